@@ -1,0 +1,371 @@
+//! The one kernel generator: a small elementwise program (one eager node, or a fused
+//! cluster later) in, WGSL out.
+//!
+//! Every thread computes four consecutive output elements and stores them with one vector
+//! store. Inputs are read one of two ways: *vector* loads (`vec4`) for contiguous inputs of
+//! the output's shape, measured about 3.5x faster than scalar loads on lavapipe, or
+//! *strided* loads (broadcasts, transposes, any view) that compute each element's offset
+//! from the shape and strides in the metadata, reading views in place without a copy.
+//! Buffers larger than one storage binding are bound as several windows; grids past the
+//! workgroup limit are two-dimensional. Everything that varies between calls of the same
+//! structure (sizes, strides, offsets, scalar parameters) lives in the metadata buffer, so
+//! the source, and with it the pipeline cache key, depends only on the structure.
+
+pub(crate) mod rules;
+
+use std::fmt::Write;
+
+use crate::dtype::DType;
+use crate::error::Result;
+use crate::lax::Primitive;
+use crate::shape::Layout;
+use rules::compute_type;
+
+/// Threads per workgroup.
+pub(crate) const WORKGROUP: u64 = 256;
+/// Output elements per thread.
+pub(crate) const PER_THREAD: u64 = 4;
+
+const PRELUDE: &str = include_str!("../../shaders/prelude.wgsl");
+
+/// One node of a program: a primitive applied to earlier values.
+#[derive(Clone, Debug)]
+pub(crate) struct Node {
+    pub(crate) prim: Primitive,
+    /// Value ids: `0..inputs.len()` are the inputs, then one per node in order.
+    pub(crate) args: Vec<usize>,
+    pub(crate) dtype: DType,
+}
+
+/// An elementwise program with one output (the last node).
+#[derive(Clone, Debug)]
+pub(crate) struct Program {
+    pub(crate) inputs: Vec<DType>,
+    pub(crate) nodes: Vec<Node>,
+}
+
+/// An input as the kernel will see it.
+pub(crate) struct InputDesc<'a> {
+    pub(crate) layout: &'a Layout,
+    /// Windows the input's buffer is bound as.
+    pub(crate) windows: u64,
+}
+
+/// What the target device supports.
+pub(crate) struct Target {
+    pub(crate) f16_native: bool,
+    /// Bytes per binding window (a power of two).
+    pub(crate) window_bytes: u64,
+}
+
+/// Generated source plus the metadata words of this call.
+pub(crate) struct Generated {
+    pub(crate) source: String,
+    pub(crate) meta: Vec<u32>,
+}
+
+/// Collects scalar parameters for the metadata while rules are emitted.
+pub(crate) struct Ctx {
+    params: Vec<u32>,
+}
+
+impl Ctx {
+    /// Stores a parameter word; returns the WGSL expression reading it.
+    pub(crate) fn param(&mut self, v: u32) -> String {
+        self.params.push(v);
+        format!("md[{}u]", self.params.len())
+    }
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Access {
+    Vector,
+    Strided,
+}
+
+/// The storage type of one element (`scalar`) and of four elements (`vector`), with the
+/// bytes of each.
+fn storage_types(d: DType, t: &Target) -> ((&'static str, u64), (&'static str, u64)) {
+    match d {
+        DType::Bool | DType::UInt32 => (("u32", 4), ("vec4<u32>", 16)),
+        DType::Int32 => (("i32", 4), ("vec4<i32>", 16)),
+        DType::Float32 => (("f32", 4), ("vec4<f32>", 16)),
+        DType::Float16 if t.f16_native => (("f16", 2), ("vec4<f16>", 8)),
+        DType::Float16 => (("u32", 4), ("vec2<u32>", 8)),
+    }
+}
+
+/// Emits the binding declarations of one buffer bound as `windows` windows, and a raw
+/// accessor `fn {name}(u: u32) -> T` (or a store `fn {name}_st(u, v)`).
+fn declare(
+    src: &mut String,
+    binding: &mut u32,
+    name: &str,
+    ty: &str,
+    unit_bytes: u64,
+    windows: u64,
+    write: bool,
+    t: &Target,
+) {
+    let access = if write { "read_write" } else { "read" };
+    for w in 0..windows {
+        let _ = writeln!(
+            src,
+            "@group(0) @binding({}) var<storage, {access}> {name}_{w}: array<{ty}>;",
+            *binding
+        );
+        *binding += 1;
+    }
+    let per = t.window_bytes / unit_bytes;
+    if write {
+        let _ = writeln!(src, "fn {name}_st(u: u32, v: {ty}) {{");
+        if windows == 1 {
+            let _ = writeln!(src, "    {name}_0[u] = v;");
+        } else {
+            let _ = writeln!(
+                src,
+                "    let w = u / {per}u;\n    let r = u - w * {per}u;\n    switch w {{"
+            );
+            for w in 0..windows {
+                let arm = if w + 1 == windows {
+                    "default".to_string()
+                } else {
+                    format!("case {w}u")
+                };
+                let _ = writeln!(src, "        {arm}: {{ {name}_{w}[r] = v; }}");
+            }
+            let _ = writeln!(src, "    }}");
+        }
+        let _ = writeln!(src, "}}");
+    } else {
+        let _ = writeln!(src, "fn {name}(u: u32) -> {ty} {{");
+        if windows == 1 {
+            let _ = writeln!(src, "    return {name}_0[u];");
+        } else {
+            let _ = writeln!(
+                src,
+                "    let w = u / {per}u;\n    let r = u - w * {per}u;\n    switch w {{"
+            );
+            for w in 0..windows {
+                let arm = if w + 1 == windows {
+                    "default".to_string()
+                } else {
+                    format!("case {w}u")
+                };
+                let _ = writeln!(src, "        {arm}: {{ return {name}_{w}[r]; }}");
+            }
+            let _ = writeln!(src, "    }}");
+        }
+        let _ = writeln!(src, "}}");
+    }
+}
+
+/// Number of windows a buffer of `bytes` bytes is bound as.
+pub(crate) fn windows_for(bytes: u64, t: &Target) -> u64 {
+    bytes.div_ceil(t.window_bytes).max(1)
+}
+
+/// Generates the kernel for `program` over `inputs`, writing a contiguous output of
+/// `out_shape` bound as `out_windows` windows.
+pub(crate) fn elementwise(
+    program: &Program,
+    inputs: &[InputDesc<'_>],
+    out_shape: &[usize],
+    out_windows: u64,
+    t: &Target,
+) -> Result<Generated> {
+    let n = crate::shape::size_of(out_shape);
+    let out_dtype = program
+        .nodes
+        .last()
+        .map(|nd| nd.dtype)
+        .unwrap_or_else(|| program.inputs[0]);
+    let mut ctx = Ctx { params: Vec::new() };
+
+    // Decide the access of each input and collect its parameters.
+    let access: Vec<Access> = inputs
+        .iter()
+        .map(|i| {
+            if i.layout.shape == out_shape && i.layout.is_contiguous() && i.layout.offset % 4 == 0 {
+                Access::Vector
+            } else {
+                Access::Strided
+            }
+        })
+        .collect();
+    let mut vec_offset = Vec::new();
+    for (k, inp) in inputs.iter().enumerate() {
+        if access[k] == Access::Vector {
+            vec_offset.push(Some(ctx.param((inp.layout.offset / 4) as u32)));
+        } else {
+            vec_offset.push(None);
+        }
+    }
+
+    // The lane function: the program on scalars of compute type.
+    let mut body = String::new();
+    let mut sig = vec!["i: u32".to_string()];
+    for (k, d) in program.inputs.iter().enumerate() {
+        sig.push(format!("x{k}: {}", compute_type(*d)));
+    }
+    let mut dtypes = program.inputs.clone();
+    let n_in = program.inputs.len();
+    for (j, node) in program.nodes.iter().enumerate() {
+        let args: Vec<String> = node.args.iter().map(|&a| format!("x{a}")).collect();
+        let arg_dtypes: Vec<DType> = node.args.iter().map(|&a| dtypes[a]).collect();
+        let mut e = rules::emit(&node.prim, &args, &arg_dtypes, node.dtype, &mut ctx)?;
+        let last = j + 1 == program.nodes.len();
+        // float16 values are rounded once per operation; the store rounds the output.
+        if node.dtype == DType::Float16 && !last && !e.starts_with("round_f16(") {
+            e = format!("round_f16({e})");
+        }
+        let _ = writeln!(body, "    let x{} = {e};", n_in + j);
+        dtypes.push(node.dtype);
+    }
+    let result = if program.nodes.is_empty() {
+        0
+    } else {
+        n_in + program.nodes.len() - 1
+    };
+
+    let uses_f16 =
+        t.f16_native && (program.inputs.contains(&DType::Float16) || out_dtype == DType::Float16);
+    let mut src = String::new();
+    if uses_f16 {
+        src.push_str("enable f16;\n");
+    }
+    src.push_str(PRELUDE);
+    src.push_str("@group(0) @binding(0) var<storage, read> md: array<u32>;\n");
+    let base = 1 + ctx.params.len();
+    let _ = writeln!(src, "const B: u32 = {base}u;");
+    let mut binding = 1u32;
+
+    // Loads.
+    let mut strided_slot = 0u32;
+    let mut lane_args: Vec<String> = Vec::new();
+    let mut pre = String::new();
+    for (k, inp) in inputs.iter().enumerate() {
+        let d = program.inputs[k];
+        let ((sty, sbytes), (vty, vbytes)) = storage_types(d, t);
+        let name = format!("in{k}");
+        match access[k] {
+            Access::Vector => {
+                declare(
+                    &mut src,
+                    &mut binding,
+                    &name,
+                    vty,
+                    vbytes,
+                    inp.windows,
+                    false,
+                    t,
+                );
+                let off = vec_offset[k]
+                    .as_ref()
+                    .expect("vector inputs have an offset param");
+                let raw = format!("{name}(t + {off})");
+                let conv = match d {
+                    DType::Bool => format!("({raw} != vec4<u32>(0u))"),
+                    DType::Float16 if t.f16_native => format!("vec4<f32>({raw})"),
+                    DType::Float16 => format!("unpack4_{k}({raw})"),
+                    _ => raw,
+                };
+                if d == DType::Float16 && !t.f16_native {
+                    let _ = writeln!(src, "fn unpack4_{k}(p: vec2<u32>) -> vec4<f32> {{ return vec4<f32>(f16_to_f32(p.x & 0xffffu), f16_to_f32(p.x >> 16u), f16_to_f32(p.y & 0xffffu), f16_to_f32(p.y >> 16u)); }}");
+                }
+                let _ = writeln!(pre, "    let v{k} = {conv};");
+                lane_args.push(format!("v{k}[L]"));
+            }
+            Access::Strided => {
+                declare(
+                    &mut src,
+                    &mut binding,
+                    &name,
+                    sty,
+                    sbytes,
+                    inp.windows,
+                    false,
+                    t,
+                );
+                let slot = strided_slot;
+                strided_slot += 1;
+                let _ = writeln!(src, "fn off{k}(i: u32) -> u32 {{\n    let rank = md[B];\n    let s = B + 1u + rank + {slot}u * (rank + 1u);\n    var o = bitcast<i32>(md[s]);\n    var rem = i;\n    for (var d = rank; d > 0u; d = d - 1u) {{\n        let sz = md[B + d];\n        o = o + i32(rem % sz) * bitcast<i32>(md[s + d]);\n        rem = rem / sz;\n    }}\n    return u32(o);\n}}");
+                let load = match d {
+                    DType::Bool => format!("({name}(e) != 0u)"),
+                    DType::Float16 if t.f16_native => format!("f32({name}(e))"),
+                    DType::Float16 => {
+                        format!("f16_to_f32(({name}(e >> 1u) >> ((e & 1u) * 16u)) & 0xffffu)")
+                    }
+                    _ => format!("{name}(e)"),
+                };
+                let _ = writeln!(
+                    src,
+                    "fn ld{k}(i: u32) -> {} {{\n    let e = off{k}(i);\n    return {load};\n}}",
+                    compute_type(d)
+                );
+                lane_args.push(format!("ld{k}(i)"));
+            }
+        }
+    }
+
+    // The store.
+    let ((_, _), (oty, obytes)) = storage_types(out_dtype, t);
+    declare(
+        &mut src,
+        &mut binding,
+        "out",
+        oty,
+        obytes,
+        out_windows,
+        true,
+        t,
+    );
+    let ct = compute_type(out_dtype);
+    let store = match out_dtype {
+        DType::Bool => "select(vec4<u32>(0u), vec4<u32>(1u), r)".to_string(),
+        DType::Float16 if t.f16_native => {
+            "bitcast<vec4<f16>>(vec2<u32>(f32_to_f16(r.x) | (f32_to_f16(r.y) << 16u), f32_to_f16(r.z) | (f32_to_f16(r.w) << 16u)))".to_string()
+        }
+        DType::Float16 => {
+            "vec2<u32>(f32_to_f16(r.x) | (f32_to_f16(r.y) << 16u), f32_to_f16(r.z) | (f32_to_f16(r.w) << 16u))".to_string()
+        }
+        _ => "r".to_string(),
+    };
+
+    let _ = writeln!(
+        src,
+        "fn lane({}) -> {ct} {{\n{body}    return x{result};\n}}",
+        sig.join(", ")
+    );
+    let _ = writeln!(
+        src,
+        "@compute @workgroup_size({WORKGROUP})\nfn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>, @builtin(local_invocation_index) li: u32) {{\n    let t = (wg.y * nwg.x + wg.x) * {WORKGROUP}u + li;\n    if (t * {PER_THREAD}u >= md[0]) {{ return; }}\n{pre}    var r: vec4<{ct}>;"
+    );
+    for lane in 0..PER_THREAD {
+        let args: Vec<String> = lane_args
+            .iter()
+            .map(|a| a.replace("[L]", &format!("[{lane}]")))
+            .collect();
+        let mut call = vec![format!("t * {PER_THREAD}u + {lane}u")];
+        for a in args {
+            call.push(a.replace("(i)", &format!("(t * {PER_THREAD}u + {lane}u)")));
+        }
+        let _ = writeln!(src, "    r[{lane}] = lane({});", call.join(", "));
+    }
+    let _ = writeln!(src, "    out_st(t, {store});\n}}");
+
+    // Metadata: n, params, rank, out shape, then offset and strides of each strided input.
+    let mut meta = Vec::with_capacity(base + 1 + out_shape.len() * 3);
+    meta.push(n as u32);
+    meta.extend_from_slice(&ctx.params);
+    meta.push(out_shape.len() as u32);
+    meta.extend(out_shape.iter().map(|&d| d as u32));
+    for (k, inp) in inputs.iter().enumerate() {
+        if access[k] == Access::Strided {
+            // Align the input's strides to the output's rank (broadcasting has been applied).
+            meta.push(inp.layout.offset as u32);
+            meta.extend(inp.layout.strides.iter().map(|&s| s as i32 as u32));
+        }
+    }
+    Ok(Generated { source: src, meta })
+}

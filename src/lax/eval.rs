@@ -1,0 +1,160 @@
+//! Eager evaluation: a view, or a one-node program through the kernel generator.
+
+use std::sync::Arc;
+
+use super::primitive::{EvalKind, Primitive};
+use crate::array::{Array, Aval};
+use crate::codegen::{self, InputDesc, Node, Program, Target};
+use crate::error::{Error, Result};
+use crate::runtime::{Binding, BufferKind, Device, Storage};
+use crate::shape::Layout;
+
+/// The device all operands live on (or `device`, or the current default for primitives
+/// without operands); an error naming the primitive when they differ.
+pub(crate) fn common_device(
+    func: &str,
+    inputs: &[&Array],
+    device: Option<&Device>,
+) -> Result<Device> {
+    let mut found: Option<&Device> = device;
+    for a in inputs {
+        match found {
+            None => found = Some(a.device()),
+            Some(d) if d != a.device() => {
+                return Err(Error::DeviceMismatch {
+                    func: func.to_string(),
+                    devices: vec![format!("{d:?}"), format!("{:?}", a.device())],
+                })
+            }
+            _ => {}
+        }
+    }
+    match found {
+        Some(d) => Ok(d.clone()),
+        None => crate::array::current_device(),
+    }
+}
+
+pub(crate) fn eval(
+    prim: Primitive,
+    inputs: &[&Array],
+    out: Aval,
+    device: Option<&Device>,
+) -> Result<Array> {
+    let dev = common_device(prim.name(), inputs, device)?;
+    match prim.eval_kind() {
+        EvalKind::View => view(&prim, inputs[0], out),
+        EvalKind::Elementwise => {
+            let program = Program {
+                inputs: inputs.iter().map(|a| a.dtype()).collect(),
+                nodes: vec![Node {
+                    args: (0..inputs.len()).collect(),
+                    dtype: out.dtype,
+                    prim,
+                }],
+            };
+            run(&dev, &program, inputs, out)
+        }
+    }
+}
+
+fn view(prim: &Primitive, x: &Array, out: Aval) -> Result<Array> {
+    match prim {
+        Primitive::BroadcastInDim {
+            shape,
+            broadcast_dimensions,
+        } => {
+            let l = x.layout();
+            let mut strides = vec![0isize; shape.len()];
+            for (i, &d) in broadcast_dimensions.iter().enumerate() {
+                strides[d] = if l.shape[i] == 1 { 0 } else { l.strides[i] };
+            }
+            let layout = Layout {
+                shape: shape.clone(),
+                strides,
+                offset: l.offset,
+            };
+            Ok(x.with_layout(layout, out))
+        }
+        _ => Err(Error::arg(prim.name(), "is not a view")),
+    }
+}
+
+/// Runs an elementwise program over `inputs`, producing a new contiguous array.
+pub(crate) fn run(dev: &Device, program: &Program, inputs: &[&Array], out: Aval) -> Result<Array> {
+    let n = out.size() as u64;
+    let padded = n.next_multiple_of(codegen::PER_THREAD);
+    let bytes = padded * out.dtype.storage_bytes() as u64;
+    let storage = dev.alloc(
+        BufferKind::Storage,
+        bytes,
+        program_name(program),
+        &out.shape,
+        out.dtype,
+    )?;
+    if n > 0 {
+        let inner = &dev.0;
+        let target = Target {
+            f16_native: inner.info.f16_native,
+            window_bytes: inner.window_bytes,
+        };
+        let descs: Vec<InputDesc<'_>> = inputs
+            .iter()
+            .map(|a| InputDesc {
+                layout: a.layout(),
+                windows: codegen::windows_for(a.storage().bytes, &target),
+            })
+            .collect();
+        let out_windows = codegen::windows_for(storage.bytes, &target);
+        let generated = codegen::elementwise(program, &descs, &out.shape, out_windows, &target)?;
+        let max_bindings = u64::from(inner.info.limits.max_storage_buffers_per_shader_stage);
+        let total: u64 = 1 + out_windows + descs.iter().map(|d| d.windows).sum::<u64>();
+        if total > max_bindings {
+            return Err(Error::OutOfMemory {
+                func: program_name(program).to_string(),
+                bytes,
+                shape: out.shape.clone(),
+                dtype: out.dtype,
+                reason: format!(
+                    "the operands need {total} storage bindings; the device allows {max_bindings}"
+                ),
+            });
+        }
+        let kernel = inner.kernel(&generated.source)?;
+        let mut bindings = Vec::new();
+        let mut push = |s: &Arc<Storage>, windows: u64| {
+            for w in 0..windows {
+                let offset = w * target.window_bytes;
+                bindings.push((
+                    s.clone(),
+                    offset,
+                    (s.bytes - offset).min(target.window_bytes),
+                ));
+            }
+        };
+        for (a, d) in inputs.iter().zip(&descs) {
+            push(a.storage(), d.windows);
+        }
+        push(&storage, out_windows);
+        let refs: Vec<Binding<'_>> = bindings
+            .iter()
+            .map(|(s, offset, size)| Binding {
+                buffer: s.buffer(),
+                offset: *offset,
+                size: *size,
+            })
+            .collect();
+        let groups = n.div_ceil(codegen::PER_THREAD).div_ceil(codegen::WORKGROUP);
+        inner.dispatch(&kernel, &refs, &generated.meta, groups)?;
+    }
+    Ok(Array::from_storage(
+        dev.clone(),
+        storage,
+        Layout::contiguous(&out.shape),
+        out,
+    ))
+}
+
+fn program_name(p: &Program) -> &'static str {
+    p.nodes.last().map(|n| n.prim.name()).unwrap_or("copy")
+}

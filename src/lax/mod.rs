@@ -1,0 +1,109 @@
+//! `olympus::lax`: the primitives, which take arrays only.
+//!
+//! Conversion of array-like values (scalars, Vecs, user types implementing
+//! [`SupportsOlympusArray`](crate::SupportsOlympusArray)) is a feature of
+//! [`olympus::numpy`](crate::numpy), as JEP 28661 decides; `lax` functions take `&Array`
+//! and check shapes and dtypes strictly (no broadcasting, no promotion), like `jax.lax`.
+//!
+//! Every operation is one variant of [`Primitive`], the one primitive table. Each variant
+//! has, in one findable place per concern, its shape/dtype rule ([`Primitive::abstract_eval`]
+//! here), its evaluation rule (view or kernel, in `eval.rs`), and its WGSL rule
+//! (`codegen/rules.rs`).
+
+mod eval;
+mod primitive;
+
+pub use primitive::{Literal, Primitive};
+
+use crate::array::Array;
+use crate::dtype::DType;
+use crate::error::Result;
+use crate::runtime::Device;
+
+/// Binds a primitive to its operands: checks them with the shape/dtype rule and evaluates
+/// (a view, or a one-node program through the kernel generator, encoded asynchronously).
+///
+/// `device` places primitives without operands (`full`, `iota`); otherwise the operands'
+/// common device is used.
+pub fn bind(prim: Primitive, inputs: &[&Array], device: Option<&Device>) -> Result<Array> {
+    let avals: Vec<_> = inputs.iter().map(|a| a.aval().clone()).collect();
+    let out = prim.abstract_eval(&avals)?;
+    eval::eval(prim, inputs, out, device)
+}
+
+/// Elementwise `x + y` (logical or for bool). Shapes and dtypes must match.
+pub fn add(x: &Array, y: &Array) -> Result<Array> {
+    bind(Primitive::Add, &[x, y], None)
+}
+
+/// Elementwise `x * y` (logical and for bool). Shapes and dtypes must match.
+pub fn mul(x: &Array, y: &Array) -> Result<Array> {
+    bind(Primitive::Mul, &[x, y], None)
+}
+
+/// Elementwise `e^x` for floating arrays.
+pub fn exp(x: &Array) -> Result<Array> {
+    bind(Primitive::Exp, &[x], None)
+}
+
+/// Converts to `dtype` (floats to ints truncate toward zero and saturate; NaN gives 0).
+/// The result is strongly typed.
+pub fn convert_element_type(x: &Array, dtype: DType) -> Result<Array> {
+    bind(
+        Primitive::ConvertElementType { dtype, weak: false },
+        &[x],
+        None,
+    )
+}
+
+/// Broadcasts `x` to `shape`; `broadcast_dimensions[i]` is the output dimension operand
+/// dimension `i` maps to (`jax.lax.broadcast_in_dim`). A view: no data is copied.
+pub fn broadcast_in_dim(
+    x: &Array,
+    shape: &[usize],
+    broadcast_dimensions: &[usize],
+) -> Result<Array> {
+    bind(
+        Primitive::BroadcastInDim {
+            shape: shape.to_vec(),
+            broadcast_dimensions: broadcast_dimensions.to_vec(),
+        },
+        &[x],
+        None,
+    )
+}
+
+/// A contiguous copy of `x` (materialises views).
+pub fn copy(x: &Array) -> Result<Array> {
+    bind(Primitive::Copy, &[x], None)
+}
+
+/// An array of `shape` filled with `value` (`jax.lax.full`).
+pub fn full(shape: &[usize], value: Literal, device: Option<&Device>) -> Result<Array> {
+    bind(
+        Primitive::Full {
+            shape: shape.to_vec(),
+            value,
+        },
+        &[],
+        device,
+    )
+}
+
+/// `0, 1, 2, …` along `dimension` of `shape` (`jax.lax.broadcasted_iota`).
+pub fn iota(
+    dtype: DType,
+    shape: &[usize],
+    dimension: usize,
+    device: Option<&Device>,
+) -> Result<Array> {
+    bind(
+        Primitive::Iota {
+            dtype,
+            shape: shape.to_vec(),
+            dimension,
+        },
+        &[],
+        device,
+    )
+}

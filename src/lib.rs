@@ -1,0 +1,50 @@
+//! # Olympus
+//!
+//! A portable GPU array library: NumPy's API and JAX's model on wgpu (Vulkan, Metal, DX12,
+//! GL, and a software adapter where no GPU exists).
+//!
+//! ```
+//! use olympus::numpy as np;
+//!
+//! let x = np::arange(5)?;                          // int32 on the default device
+//! let y = np::multiply(&x, 2)?;                    // weak scalar: stays int32
+//! assert_eq!(format!("{y:?}"), "Array([0, 2, 4, 6, 8], dtype=int32)");
+//! let z = np::exp(np::multiply(&x, 0.5)?)?;        // float32
+//! println!("{z:?}");
+//! # Ok::<(), olympus::Error>(())
+//! ```
+//!
+//! ## The path of a value
+//!
+//! [`numpy`] functions accept anything [`ArrayLike`], promote with JAX's lattice and weak
+//! types ([`result_type`]), broadcast, and bind [`lax`] primitives. Each primitive has a
+//! shape/dtype rule and a WGSL rule; eager evaluation runs a one-node program through the
+//! one kernel generator and records the dispatch without waiting. Reading data back is the
+//! only wait.
+//!
+//! ## Devices
+//!
+//! The default device is opened on first use and shared by all threads: a discrete GPU,
+//! else an integrated one, else a software adapter (lavapipe through Vulkan, then llvmpipe
+//! through GL). `OLYMPUS_BACKEND` (vulkan|metal|dx12|gl) and `OLYMPUS_ADAPTER` (a substring
+//! of the adapter name) override the choice; [`Device::new`] opens others, and
+//! [`with_device`] makes one the default for a scope.
+
+#![warn(missing_docs)]
+
+pub mod array;
+pub(crate) mod codegen;
+pub mod convert;
+pub mod dtype;
+pub mod error;
+pub mod lax;
+pub mod numpy;
+pub mod runtime;
+pub mod shape;
+
+pub use array::{current_device, with_device, Array, Aval};
+pub use convert::{ArrayLike, SupportsOlympusArray};
+pub use dtype::{promote_types, result_type, DType, Element, TypeSpec};
+pub use error::{Error, Result};
+pub use runtime::{Backend, Device, DeviceInfo, DeviceOptions, F16Mode, MemoryStats};
+pub use shape::broadcast_shapes;

@@ -1,0 +1,343 @@
+//! Array creation: zeros, ones, full, ranges, identity matrices, conversion.
+
+use std::ops::Range;
+
+use half::f16;
+
+use crate::array::{current_device, Array};
+use crate::convert::{operand, operand_device, ArrayLike, Operand};
+use crate::dtype::{result_type, DType, TypeSpec};
+use crate::error::{Error, Result};
+use crate::lax::{self, Literal};
+
+/// The literal a scalar operand gives in `dtype`, or `None` for array operands.
+fn scalar_literal(func: &str, op: &Operand, dtype: DType) -> Result<Option<Literal>> {
+    let lit = match *op {
+        Operand::WeakInt(v) => match dtype {
+            DType::Int32 => Literal::I32(
+                i32::try_from(v)
+                    .map_err(|_| Error::arg(func, format!("{v} is out of range for int32")))?,
+            ),
+            DType::UInt32 => Literal::U32(
+                u32::try_from(v)
+                    .map_err(|_| Error::arg(func, format!("{v} is out of range for uint32")))?,
+            ),
+            DType::Float16 => Literal::F16(f16::from_f64(v as f64)),
+            DType::Float32 => Literal::F32(v as f32),
+            DType::Bool => Literal::Bool(v != 0),
+        },
+        Operand::WeakFloat(v) => match dtype {
+            DType::Float16 => Literal::F16(f16::from_f64(v)),
+            DType::Float32 => Literal::F32(v as f32),
+            // An explicit dtype converts like astype does.
+            _ => Literal::F32(v as f32).cast(dtype),
+        },
+        Operand::Bool(b) => Literal::Bool(b).cast(dtype),
+        Operand::F16(h) => Literal::F16(h).cast(dtype),
+        _ => return Ok(None),
+    };
+    Ok(Some(lit))
+}
+
+fn fill(
+    func: &str,
+    shape: &[usize],
+    value: Operand,
+    dtype: Option<DType>,
+    weak: bool,
+) -> Result<Array> {
+    let spec = value.type_spec();
+    let target = TypeSpec {
+        dtype: dtype.unwrap_or(spec.dtype),
+        weak: dtype.is_none() && weak && spec.weak,
+    };
+    let device = operand_device(func, std::slice::from_ref(&value))?;
+    if let Some(lit) = scalar_literal(func, &value, target.dtype)? {
+        let a = lax::full(shape, lit, Some(&device))?;
+        return Ok(a.with_weak(target.weak));
+    }
+    let v = value.materialize(func, &device, target)?;
+    let s = crate::shape::broadcast_shapes_for(func, &[v.shape(), shape])?;
+    if s != shape {
+        return Err(Error::shape(
+            func,
+            &[v.shape(), shape],
+            "the fill value does not broadcast to the shape",
+        ));
+    }
+    let dims: Vec<usize> = (shape.len() - v.ndim()..shape.len()).collect();
+    lax::copy(&lax::broadcast_in_dim(&v, shape, &dims)?)
+}
+
+/// An array of `shape` filled with zeros.
+///
+/// ```
+/// use olympus::{numpy as np, DType};
+/// let z = np::zeros(&[2, 3], DType::Int32)?;
+/// assert_eq!(z.to_vec::<i32>()?, vec![0; 6]);
+/// # Ok::<(), olympus::Error>(())
+/// ```
+pub fn zeros(shape: &[usize], dtype: DType) -> Result<Array> {
+    lax::full(
+        shape,
+        Literal::F32(0.0).cast(dtype),
+        Some(&current_device()?),
+    )
+}
+
+/// An array of `shape` filled with ones.
+pub fn ones(shape: &[usize], dtype: DType) -> Result<Array> {
+    lax::full(
+        shape,
+        Literal::F32(1.0).cast(dtype),
+        Some(&current_device()?),
+    )
+}
+
+/// An array of `shape` without meaningful contents. As in JAX, it is filled with zeros
+/// (device memory is never exposed uninitialised).
+pub fn empty(shape: &[usize], dtype: DType) -> Result<Array> {
+    zeros(shape, dtype)
+}
+
+/// An array of `shape` filled with `fill_value` (a scalar, or an array that broadcasts to
+/// `shape`), of `dtype` or else the fill value's type (weak for a Rust scalar, as in JAX).
+///
+/// ```
+/// use olympus::{numpy as np, DType};
+/// let x = np::full(&[2, 2], 7, Some(DType::Float32))?;
+/// assert_eq!(x.to_vec::<f32>()?, vec![7.0; 4]);
+/// let r = np::full(&[2, 3], [1u32, 2, 3], None)?;
+/// assert_eq!(r.to_vec::<u32>()?, vec![1, 2, 3, 1, 2, 3]);
+/// # Ok::<(), olympus::Error>(())
+/// ```
+pub fn full(shape: &[usize], fill_value: impl ArrayLike, dtype: Option<DType>) -> Result<Array> {
+    let v = operand("full", 1, fill_value)?;
+    fill("full", shape, v, dtype, true)
+}
+
+fn like(x: Operand) -> (Vec<usize>, TypeSpec) {
+    (x.shape(), x.type_spec())
+}
+
+/// Zeros with the shape and dtype of `x`.
+pub fn zeros_like(x: impl ArrayLike) -> Result<Array> {
+    let (shape, t) = like(operand("zeros_like", 0, x)?);
+    fill(
+        "zeros_like",
+        &shape,
+        Operand::WeakInt(0),
+        Some(t.dtype),
+        false,
+    )
+    .map(|a| a.with_weak(t.weak))
+}
+
+/// Ones with the shape and dtype of `x`.
+pub fn ones_like(x: impl ArrayLike) -> Result<Array> {
+    let (shape, t) = like(operand("ones_like", 0, x)?);
+    fill(
+        "ones_like",
+        &shape,
+        Operand::WeakInt(1),
+        Some(t.dtype),
+        false,
+    )
+    .map(|a| a.with_weak(t.weak))
+}
+
+/// Zeros with the shape and dtype of `x` (see [`empty`]).
+pub fn empty_like(x: impl ArrayLike) -> Result<Array> {
+    zeros_like(x)
+}
+
+/// `fill_value` with the shape and dtype of `x`.
+pub fn full_like(x: impl ArrayLike, fill_value: impl ArrayLike) -> Result<Array> {
+    let (shape, t) = like(operand("full_like", 0, x)?);
+    let v = operand("full_like", 1, fill_value)?;
+    fill("full_like", &shape, v, Some(t.dtype), false).map(|a| a.with_weak(t.weak))
+}
+
+/// Converts `x` to an array (`jnp.asarray`): arrays pass through unchanged, host data is
+/// uploaded, Rust scalars become weakly typed 0-d arrays, and user types go through
+/// [`SupportsOlympusArray`](crate::SupportsOlympusArray).
+///
+/// ```
+/// use olympus::numpy as np;
+/// let a = np::asarray(vec![1.5f64, 2.5])?;   // f64 data becomes float32, as in JAX
+/// assert_eq!(a.dtype(), olympus::DType::Float32);
+/// let s = np::asarray(3)?;
+/// assert!(s.weak_type() && s.ndim() == 0);
+/// # Ok::<(), olympus::Error>(())
+/// ```
+pub fn asarray(x: impl ArrayLike) -> Result<Array> {
+    let op = operand("asarray", 0, x)?;
+    let t = result_type(&[op.type_spec()]);
+    let device = operand_device("asarray", std::slice::from_ref(&op))?;
+    op.materialize("asarray", &device, t)
+}
+
+/// Converts `x` to an array (`jnp.array`); the same as [`asarray`], since arrays are
+/// immutable and never need a defensive copy.
+pub fn array(x: impl ArrayLike) -> Result<Array> {
+    asarray(x)
+}
+
+/// `x` converted to `dtype` (see [`Array::astype`]).
+pub fn astype(x: impl ArrayLike, dtype: DType) -> Result<Array> {
+    asarray(x)?.astype(dtype)
+}
+
+/// The number type of an [`arange`] bound: integers give int32 (uint32 for `u32`), floats
+/// float32.
+pub trait ArangeNum: Copy {
+    #[doc(hidden)]
+    fn as_f64(self) -> f64;
+    #[doc(hidden)]
+    const DTYPE: DType;
+}
+
+macro_rules! arange_num {
+    ($($t:ty => $d:expr),*) => {$(
+        impl ArangeNum for $t {
+            fn as_f64(self) -> f64 { self as f64 }
+            const DTYPE: DType = $d;
+        }
+    )*};
+}
+arange_num!(i32 => DType::Int32, i64 => DType::Int32, usize => DType::Int32, u32 => DType::UInt32, f32 => DType::Float32, f64 => DType::Float32);
+
+/// What [`arange`] takes: `stop`, `start..stop`, or `(start, stop, step)`.
+pub trait ArangeSpec {
+    #[doc(hidden)]
+    fn bounds(self) -> (f64, f64, f64, DType);
+}
+
+impl<T: ArangeNum> ArangeSpec for T {
+    fn bounds(self) -> (f64, f64, f64, DType) {
+        (0.0, self.as_f64(), 1.0, T::DTYPE)
+    }
+}
+impl<T: ArangeNum> ArangeSpec for Range<T> {
+    fn bounds(self) -> (f64, f64, f64, DType) {
+        (self.start.as_f64(), self.end.as_f64(), 1.0, T::DTYPE)
+    }
+}
+impl<T: ArangeNum> ArangeSpec for (T, T, T) {
+    fn bounds(self) -> (f64, f64, f64, DType) {
+        (self.0.as_f64(), self.1.as_f64(), self.2.as_f64(), T::DTYPE)
+    }
+}
+
+/// Evenly spaced values in `[start, stop)` (`np.arange`): `arange(5)`, `arange(2..8)`,
+/// `arange((0.0, 1.0, 0.25))`. Integer ranges are int32 and computed on the device;
+/// float ranges are float32, computed in f64 and rounded once, as NumPy does.
+///
+/// ```
+/// use olympus::numpy as np;
+/// assert_eq!(np::arange(5)?.to_vec::<i32>()?, vec![0, 1, 2, 3, 4]);
+/// assert_eq!(np::arange((10, 0, -3))?.to_vec::<i32>()?, vec![10, 7, 4, 1]);
+/// assert_eq!(np::arange((0.0, 1.0, 0.25))?.to_vec::<f32>()?, vec![0.0, 0.25, 0.5, 0.75]);
+/// # Ok::<(), olympus::Error>(())
+/// ```
+pub fn arange(spec: impl ArangeSpec) -> Result<Array> {
+    let (start, stop, step, dtype) = spec.bounds();
+    if step == 0.0 || !step.is_finite() || !start.is_finite() || !stop.is_finite() {
+        return Err(Error::arg("arange", format!("needs finite bounds and a nonzero step, got start={start}, stop={stop}, step={step}")));
+    }
+    let n = ((stop - start) / step).ceil().max(0.0);
+    if n > u32::MAX as f64 {
+        return Err(Error::arg("arange", format!("{n} elements are too many")));
+    }
+    let n = n as usize;
+    let device = current_device()?;
+    if dtype.is_floating() {
+        let v: Vec<f32> = (0..n).map(|i| (start + i as f64 * step) as f32).collect();
+        return Array::from_slice_on(&device, &v, &[n]);
+    }
+    let last = start + (n.max(1) - 1) as f64 * step;
+    let (lo, hi) = if dtype == DType::UInt32 {
+        (0.0, u32::MAX as f64)
+    } else {
+        (i32::MIN as f64, i32::MAX as f64)
+    };
+    if start < lo || start > hi || last < lo || last > hi {
+        return Err(Error::arg(
+            "arange",
+            format!("values from {start} to {last} do not fit {dtype}"),
+        ));
+    }
+    let iota = lax::iota(dtype, &[n], 0, Some(&device))?;
+    let (s, st) = if dtype == DType::UInt32 {
+        (Literal::U32(start as u32), Literal::U32(step as i64 as u32))
+    } else {
+        (Literal::I32(start as i32), Literal::I32(step as i32))
+    };
+    let scaled = if step == 1.0 {
+        iota
+    } else {
+        lax::mul(&iota, &lax::full(&[n], st, Some(&device))?)?
+    };
+    if start == 0.0 {
+        Ok(scaled)
+    } else {
+        lax::add(&scaled, &lax::full(&[n], s, Some(&device))?)
+    }
+}
+
+/// `num` evenly spaced float32 values from `start` to `stop` (included when `endpoint`),
+/// computed in f64 and rounded once, as NumPy does.
+///
+/// ```
+/// use olympus::numpy as np;
+/// let x = np::linspace(0.0, 1.0, 5, true)?;
+/// assert_eq!(x.to_vec::<f32>()?, vec![0.0, 0.25, 0.5, 0.75, 1.0]);
+/// # Ok::<(), olympus::Error>(())
+/// ```
+pub fn linspace(start: f64, stop: f64, num: usize, endpoint: bool) -> Result<Array> {
+    let div = if endpoint { num.saturating_sub(1) } else { num };
+    let step = if div > 0 {
+        (stop - start) / div as f64
+    } else {
+        0.0
+    };
+    let mut v: Vec<f32> = (0..num).map(|i| (start + i as f64 * step) as f32).collect();
+    if endpoint && num > 1 {
+        v[num - 1] = stop as f32;
+    }
+    Array::from_slice(&v, &[num])
+}
+
+/// An `n × m` matrix (`m` defaults to `n`) with ones on diagonal `k` (0 the main one,
+/// positive above, negative below).
+///
+/// ```
+/// use olympus::{numpy as np, DType};
+/// let e = np::eye(2, Some(3), 1, DType::Int32)?;
+/// assert_eq!(e.to_vec::<i32>()?, vec![0, 1, 0, 0, 0, 1]);
+/// # Ok::<(), olympus::Error>(())
+/// ```
+pub fn eye(n: usize, m: Option<usize>, k: isize, dtype: DType) -> Result<Array> {
+    let m = m.unwrap_or(n);
+    let size = n
+        .checked_mul(m)
+        .ok_or_else(|| Error::shape("eye", &[&[n, m]], "too many elements"))?;
+    let mut v = vec![false; size];
+    for i in 0..n {
+        let j = i as isize + k;
+        if j >= 0 && (j as usize) < m {
+            v[i * m + j as usize] = true;
+        }
+    }
+    let b = Array::from_slice(&v, &[n, m])?;
+    if dtype == DType::Bool {
+        Ok(b)
+    } else {
+        b.astype(dtype)
+    }
+}
+
+/// The `n × n` identity matrix.
+pub fn identity(n: usize, dtype: DType) -> Result<Array> {
+    eye(n, None, 0, dtype)
+}

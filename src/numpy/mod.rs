@@ -1,0 +1,54 @@
+//! `olympus::numpy`: the NumPy-style API.
+//!
+//! Every function takes its array arguments as `impl ArrayLike` (arrays, Rust scalars,
+//! slices, Vecs, nested arrays, user types implementing
+//! [`SupportsOlympusArray`](crate::SupportsOlympusArray)), promotes them with JAX's
+//! lattice and weak types, broadcasts them with NumPy's rules, and calls the `lax`
+//! primitives. Results are [`Array`]s; errors are [`Error`](crate::Error)s naming the function.
+
+mod creation;
+mod ufuncs;
+
+pub use creation::{
+    arange, array, asarray, astype, empty, empty_like, eye, full, full_like, identity, linspace,
+    ones, ones_like, zeros, zeros_like, ArangeSpec,
+};
+pub use ufuncs::{add, exp, multiply};
+
+pub use crate::dtype::{promote_types, result_type, DType};
+
+use crate::array::Array;
+use crate::convert::{operand_device, Operand};
+use crate::dtype::{to_inexact, TypeSpec};
+use crate::error::Result;
+
+/// Promotes operands together (JAX's lattice; `inexact` lifts integers to float32 for
+/// functions such as `exp`), materialises host data on the operands' device and
+/// broadcasts everything to the common shape (views, no copies).
+pub(crate) fn promote_broadcast(
+    func: &str,
+    ops: Vec<Operand>,
+    inexact: bool,
+) -> Result<Vec<Array>> {
+    let types: Vec<TypeSpec> = ops.iter().map(|o| o.type_spec()).collect();
+    let mut t = result_type(&types);
+    if inexact {
+        t = to_inexact(t);
+    }
+    let shapes: Vec<Vec<usize>> = ops.iter().map(|o| o.shape()).collect();
+    let refs: Vec<&[usize]> = shapes.iter().map(|s| s.as_slice()).collect();
+    let shape = crate::shape::broadcast_shapes_for(func, &refs)?;
+    let device = operand_device(func, &ops)?;
+    ops.into_iter()
+        .map(|o| {
+            let a = o.materialize(func, &device, t)?;
+            if a.shape() == shape.as_slice() {
+                Ok(a)
+            } else {
+                let offset = shape.len() - a.ndim();
+                let dims: Vec<usize> = (offset..shape.len()).collect();
+                crate::lax::broadcast_in_dim(&a, &shape, &dims)
+            }
+        })
+        .collect()
+}

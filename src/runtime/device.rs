@@ -1,0 +1,438 @@
+//! Devices: adapter choice, options, limits, and the lazily created default device.
+
+use std::collections::HashMap;
+use std::fmt;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, OnceLock};
+
+use super::lock;
+use super::pool::{MemoryStats, Pool};
+use super::queue::Batch;
+use crate::error::{Error, Result};
+
+/// A graphics API wgpu can drive.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Backend {
+    /// Vulkan (Linux, Windows, Android; lavapipe is Mesa's software Vulkan).
+    Vulkan,
+    /// Metal (macOS, iOS).
+    Metal,
+    /// Direct3D 12 (Windows).
+    Dx12,
+    /// OpenGL / GLES through EGL or WGL (llvmpipe is Mesa's software GL).
+    Gl,
+}
+
+impl Backend {
+    /// Parses `vulkan`, `metal`, `dx12` or `gl` (case-insensitive), as `OLYMPUS_BACKEND` takes.
+    pub fn parse(s: &str) -> Option<Backend> {
+        match s.to_ascii_lowercase().as_str() {
+            "vulkan" | "vk" => Some(Backend::Vulkan),
+            "metal" | "mtl" => Some(Backend::Metal),
+            "dx12" | "d3d12" => Some(Backend::Dx12),
+            "gl" | "gles" | "opengl" => Some(Backend::Gl),
+            _ => None,
+        }
+    }
+
+    fn to_wgpu(self) -> wgpu::Backends {
+        match self {
+            Backend::Vulkan => wgpu::Backends::VULKAN,
+            Backend::Metal => wgpu::Backends::METAL,
+            Backend::Dx12 => wgpu::Backends::DX12,
+            Backend::Gl => wgpu::Backends::GL,
+        }
+    }
+
+    fn from_wgpu(b: wgpu::Backend) -> Option<Backend> {
+        match b {
+            wgpu::Backend::Vulkan => Some(Backend::Vulkan),
+            wgpu::Backend::Metal => Some(Backend::Metal),
+            wgpu::Backend::Dx12 => Some(Backend::Dx12),
+            wgpu::Backend::Gl => Some(Backend::Gl),
+            _ => None,
+        }
+    }
+}
+
+/// How `float16` arrays are stored and loaded.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum F16Mode {
+    /// Native `f16` in shaders where the adapter has `SHADER_F16`, emulation otherwise.
+    #[default]
+    Auto,
+    /// Always emulate: two halves packed in a `u32`, converted with integer code.
+    /// Results are bit-identical to the native path.
+    Emulated,
+}
+
+/// Options for [`Device::new`].
+#[derive(Clone, Debug)]
+pub struct DeviceOptions {
+    /// Only consider adapters of this backend.
+    pub backend: Option<Backend>,
+    /// Only consider adapters whose name contains this (case-insensitive).
+    pub adapter: Option<String>,
+    /// How `float16` is handled.
+    pub f16: F16Mode,
+    /// Kernels recorded before the queue is submitted without a sync point.
+    pub batch_limit: usize,
+    /// Bytes of freed buffers the pool keeps for reuse.
+    pub pool_limit_bytes: u64,
+    /// Lower the largest storage binding used (bytes); tests use it to exercise chunked
+    /// bindings on small arrays. `None` uses the adapter's limit.
+    pub max_binding_bytes: Option<u64>,
+    /// Lower the workgroups per grid dimension; tests use it to exercise 2-D grids.
+    pub max_workgroups_per_dim: Option<u32>,
+}
+
+impl Default for DeviceOptions {
+    fn default() -> Self {
+        DeviceOptions {
+            backend: None,
+            adapter: None,
+            f16: F16Mode::Auto,
+            batch_limit: 256,
+            pool_limit_bytes: 1 << 30,
+            max_binding_bytes: None,
+            max_workgroups_per_dim: None,
+        }
+    }
+}
+
+impl DeviceOptions {
+    /// Defaults overridden by `OLYMPUS_BACKEND` (vulkan|metal|dx12|gl) and `OLYMPUS_ADAPTER`
+    /// (a substring of the adapter name). The default device uses these.
+    pub fn from_env() -> Result<DeviceOptions> {
+        let mut o = DeviceOptions::default();
+        if let Ok(b) = std::env::var("OLYMPUS_BACKEND") {
+            if !b.is_empty() {
+                o.backend = Some(Backend::parse(&b).ok_or_else(|| {
+                    Error::arg(
+                        "Device::default",
+                        format!("OLYMPUS_BACKEND={b:?} is not one of vulkan, metal, dx12, gl"),
+                    )
+                })?);
+            }
+        }
+        if let Ok(a) = std::env::var("OLYMPUS_ADAPTER") {
+            if !a.is_empty() {
+                o.adapter = Some(a);
+            }
+        }
+        Ok(o)
+    }
+}
+
+/// What a device is: adapter name, backend, type, limits and features.
+#[derive(Clone, Debug)]
+pub struct DeviceInfo {
+    /// The adapter's name (`"llvmpipe (LLVM 15.0.6, 256 bits)"`).
+    pub name: String,
+    /// The backend in use.
+    pub backend: Backend,
+    /// Discrete, integrated, virtual, CPU (software) or other.
+    pub device_type: wgpu::DeviceType,
+    /// The driver and its version.
+    pub driver: String,
+    /// The limits the device was opened with (the adapter's own).
+    pub limits: wgpu::Limits,
+    /// The features the device was opened with.
+    pub features: wgpu::Features,
+    /// Whether `float16` is native (`SHADER_F16`) or emulated.
+    pub f16_native: bool,
+}
+
+impl fmt::Display for DeviceInfo {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "{} ({:?}, {:?}, {}; f16 {})",
+            self.name,
+            self.backend,
+            self.device_type,
+            self.driver,
+            if self.f16_native {
+                "native"
+            } else {
+                "emulated"
+            }
+        )
+    }
+}
+
+static NEXT_ID: AtomicU64 = AtomicU64::new(1);
+
+pub(crate) struct DeviceInner {
+    pub(crate) id: u64,
+    pub(crate) device: wgpu::Device,
+    pub(crate) queue: wgpu::Queue,
+    pub(crate) info: DeviceInfo,
+    pub(crate) options: DeviceOptions,
+    /// Bytes one storage binding may cover (a power of two).
+    pub(crate) window_bytes: u64,
+    pub(crate) max_groups: u32,
+    pub(crate) pool: Mutex<Pool>,
+    pub(crate) batch: Mutex<Batch>,
+    pub(crate) kernels: Mutex<HashMap<String, Arc<super::Kernel>>>,
+    /// Errors wgpu reported outside an error scope, surfaced at the next sync point.
+    pub(crate) errors: Arc<Mutex<Vec<String>>>,
+    pub(crate) lost: Arc<Mutex<Option<String>>>,
+}
+
+/// A GPU (or software adapter) with its queue, buffer pool and pipeline cache.
+///
+/// Cheap to clone (a shared handle), `Send` and `Sync`. Arrays remember their device, and
+/// an operation on arrays of two devices is an error.
+#[derive(Clone)]
+pub struct Device(pub(crate) Arc<DeviceInner>);
+
+impl PartialEq for Device {
+    fn eq(&self, other: &Device) -> bool {
+        self.0.id == other.0.id
+    }
+}
+impl Eq for Device {}
+
+impl fmt::Debug for Device {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "Device({}#{})", self.0.info.name, self.0.id)
+    }
+}
+
+static DEFAULT: OnceLock<Result<Device>> = OnceLock::new();
+
+fn type_rank(t: wgpu::DeviceType) -> u8 {
+    match t {
+        wgpu::DeviceType::DiscreteGpu => 0,
+        wgpu::DeviceType::IntegratedGpu => 1,
+        wgpu::DeviceType::VirtualGpu => 2,
+        wgpu::DeviceType::Other => 3,
+        wgpu::DeviceType::Cpu => 4,
+    }
+}
+
+fn backend_rank(b: wgpu::Backend) -> u8 {
+    match b {
+        wgpu::Backend::Vulkan => 0,
+        wgpu::Backend::Metal => 1,
+        wgpu::Backend::Dx12 => 2,
+        wgpu::Backend::Gl => 3,
+        _ => 4,
+    }
+}
+
+fn enumerate(backends: wgpu::Backends) -> Vec<wgpu::Adapter> {
+    let mut desc = wgpu::InstanceDescriptor::new_without_display_handle();
+    desc.backends = backends;
+    let instance = wgpu::Instance::new(desc);
+    pollster::block_on(instance.enumerate_adapters(backends))
+}
+
+fn backend_names(b: wgpu::Backends) -> String {
+    let mut v = Vec::new();
+    for (flag, name) in [
+        (wgpu::Backends::VULKAN, "Vulkan"),
+        (wgpu::Backends::METAL, "Metal"),
+        (wgpu::Backends::DX12, "DX12"),
+        (wgpu::Backends::GL, "GL"),
+    ] {
+        if b.contains(flag) {
+            v.push(name);
+        }
+    }
+    v.join("/")
+}
+
+impl Device {
+    /// The default device, opened on first use with [`DeviceOptions::from_env`] and shared by
+    /// every thread afterwards.
+    ///
+    /// Adapter choice: a discrete GPU, then an integrated one, then a software adapter
+    /// (lavapipe through Vulkan); GL (llvmpipe) is tried only when Vulkan, Metal and DX12
+    /// offer nothing. `OLYMPUS_BACKEND` and `OLYMPUS_ADAPTER` override the choice.
+    pub fn default_device() -> Result<Device> {
+        DEFAULT
+            .get_or_init(|| DeviceOptions::from_env().and_then(Device::new))
+            .clone()
+    }
+
+    /// Opens a new device with these options. Each call opens a separate device with its
+    /// own queue and pool.
+    pub fn new(options: DeviceOptions) -> Result<Device> {
+        let primary = wgpu::Backends::VULKAN | wgpu::Backends::METAL | wgpu::Backends::DX12;
+        let rounds: Vec<wgpu::Backends> = match options.backend {
+            Some(b) => vec![b.to_wgpu()],
+            None => vec![primary, wgpu::Backends::GL],
+        };
+        let mut tried = Vec::new();
+        for backends in rounds {
+            let found = enumerate(backends);
+            let names: Vec<String> = found.iter().map(|a| a.get_info().name).collect();
+            let mut candidates: Vec<wgpu::Adapter> = found
+                .into_iter()
+                .filter(|a| Backend::from_wgpu(a.get_info().backend).is_some())
+                .filter(|a| match &options.adapter {
+                    Some(want) => a
+                        .get_info()
+                        .name
+                        .to_lowercase()
+                        .contains(&want.to_lowercase()),
+                    None => true,
+                })
+                .collect();
+            candidates.sort_by_key(|a| {
+                let i = a.get_info();
+                (type_rank(i.device_type), backend_rank(i.backend))
+            });
+            if let Some(adapter) = candidates.into_iter().next() {
+                return Device::open(adapter, options);
+            }
+            tried.push(if names.is_empty() {
+                format!("{}: no adapters", backend_names(backends))
+            } else {
+                format!(
+                    "{}: {} (none named like {:?})",
+                    backend_names(backends),
+                    names.join(", "),
+                    options.adapter.as_deref().unwrap_or("")
+                )
+            });
+        }
+        Err(Error::NoAdapter {
+            tried: format!(
+                "{}; on Linux without a GPU, install Mesa's software Vulkan driver (apt-get install mesa-vulkan-drivers)",
+                tried.join("; ")
+            ),
+        })
+    }
+
+    fn open(adapter: wgpu::Adapter, options: DeviceOptions) -> Result<Device> {
+        let ainfo = adapter.get_info();
+        let backend = Backend::from_wgpu(ainfo.backend).ok_or_else(|| Error::NoAdapter {
+            tried: format!("unsupported backend {:?}", ainfo.backend),
+        })?;
+        let available = adapter.features();
+        let wanted = wgpu::Features::SHADER_F16;
+        let features = available & wanted;
+        let limits = adapter.limits();
+        let (device, queue) = pollster::block_on(adapter.request_device(&wgpu::DeviceDescriptor {
+            label: Some("olympus"),
+            required_features: features,
+            required_limits: limits.clone(),
+            experimental_features: wgpu::ExperimentalFeatures::disabled(),
+            memory_hints: wgpu::MemoryHints::Performance,
+            trace: wgpu::Trace::Off,
+        }))
+        .map_err(|e| Error::NoAdapter {
+            tried: format!("{} ({:?}): request_device failed: {e}", ainfo.name, backend),
+        })?;
+        let errors = Arc::new(Mutex::new(Vec::new()));
+        let sink = errors.clone();
+        device.on_uncaptured_error(Arc::new(move |e: wgpu::Error| {
+            lock(&sink).push(e.to_string());
+        }));
+        let lost = Arc::new(Mutex::new(None));
+        let lost_sink = lost.clone();
+        device.set_device_lost_callback(move |reason, msg| {
+            *lock(&lost_sink) = Some(format!("{reason:?}: {msg}"));
+        });
+        let f16_native =
+            features.contains(wgpu::Features::SHADER_F16) && options.f16 == F16Mode::Auto;
+        let binding = u64::from(limits.max_storage_buffer_binding_size)
+            .min(options.max_binding_bytes.unwrap_or(u64::MAX))
+            .max(256);
+        // A power of two, so windows start at offsets every alignment divides.
+        let window_bytes = 1u64 << (63 - binding.leading_zeros());
+        let max_groups = limits
+            .max_compute_workgroups_per_dimension
+            .min(options.max_workgroups_per_dim.unwrap_or(u32::MAX))
+            .max(1);
+        let info = DeviceInfo {
+            name: ainfo.name,
+            backend,
+            device_type: ainfo.device_type,
+            driver: format!("{} {}", ainfo.driver, ainfo.driver_info)
+                .trim()
+                .to_string(),
+            limits,
+            features,
+            f16_native,
+        };
+        Ok(Device(Arc::new(DeviceInner {
+            id: NEXT_ID.fetch_add(1, Ordering::Relaxed),
+            device,
+            queue,
+            info,
+            pool: Mutex::new(Pool::new(options.pool_limit_bytes)),
+            options,
+            window_bytes,
+            max_groups,
+            batch: Mutex::new(Batch::default()),
+            kernels: Mutex::new(HashMap::new()),
+            errors,
+            lost,
+        })))
+    }
+
+    /// Name, backend, type, limits and features of the device.
+    pub fn info(&self) -> &DeviceInfo {
+        &self.0.info
+    }
+
+    /// Bytes held by live arrays and by the buffer pool.
+    pub fn memory_stats(&self) -> MemoryStats {
+        lock(&self.0.pool).stats
+    }
+
+    /// Submits all recorded work and waits until the device has finished it.
+    pub fn synchronize(&self) -> Result<()> {
+        self.0.synchronize("synchronize")
+    }
+
+    /// Number of compiled kernels in the pipeline cache.
+    pub fn cached_kernels(&self) -> usize {
+        lock(&self.0.kernels).len()
+    }
+}
+
+impl DeviceInner {
+    /// `Err(DeviceLost)` once the device is gone; called before recording work.
+    pub(crate) fn check_alive(&self) -> Result<()> {
+        if let Some(reason) = lock(&self.lost).clone() {
+            return Err(Error::DeviceLost { reason });
+        }
+        Ok(())
+    }
+
+    /// Surfaces errors wgpu reported outside error scopes since the last sync point.
+    pub(crate) fn take_errors(&self, func: &str) -> Result<()> {
+        self.check_alive()?;
+        let errs: Vec<String> = std::mem::take(&mut *lock(&self.errors));
+        if errs.is_empty() {
+            Ok(())
+        } else {
+            Err(Error::Device {
+                func: func.to_string(),
+                reason: errs.join("; "),
+            })
+        }
+    }
+
+    pub(crate) fn synchronize(&self, func: &str) -> Result<()> {
+        self.check_alive()?;
+        let index = self.flush();
+        let poll = match index {
+            Some(i) => wgpu::PollType::Wait {
+                submission_index: Some(i),
+                timeout: None,
+            },
+            None => wgpu::PollType::wait_indefinitely(),
+        };
+        self.device.poll(poll).map_err(|e| Error::Device {
+            func: func.to_string(),
+            reason: e.to_string(),
+        })?;
+        self.take_errors(func)
+    }
+}

@@ -1,0 +1,437 @@
+//! Buffers, kernels, the batched command queue and readback.
+//!
+//! Work is recorded into one open compute pass and submitted at sync points (readback,
+//! `block_until_ready`, `synchronize`) or once `batch_limit` kernels are recorded: an op
+//! returns as soon as it is encoded. Kernel metadata (sizes, strides, scalar parameters)
+//! goes into one arena per batch, written with a single `write_buffer` at submit.
+
+use std::future::Future;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+
+use super::device::{Device, DeviceInner};
+use super::lock;
+use super::pool::{size_class, BufferKind};
+use crate::dtype::DType;
+use crate::error::{Error, Result};
+
+/// Bytes of kernel metadata one batch may hold.
+const META_ARENA: u64 = 64 * 1024;
+
+/// A device buffer owned by one or more arrays; returns to the pool when the last owner
+/// drops it.
+pub(crate) struct Storage {
+    buffer: Option<wgpu::Buffer>,
+    /// Size of the buffer in bytes (its pool class).
+    pub(crate) bytes: u64,
+    kind: BufferKind,
+    /// Set while a readback may leave the buffer mapped: then it is destroyed, not pooled.
+    discard: AtomicBool,
+    device: Arc<DeviceInner>,
+}
+
+impl Storage {
+    pub(crate) fn buffer(&self) -> &wgpu::Buffer {
+        self.buffer
+            .as_ref()
+            .expect("a storage buffer is present until the storage drops")
+    }
+}
+
+impl Drop for Storage {
+    fn drop(&mut self) {
+        if let Some(b) = self.buffer.take() {
+            let mut pool = lock(&self.device.pool);
+            if self.discard.load(Ordering::Relaxed) {
+                pool.stats.live_bytes -= self.bytes;
+                pool.stats.live_buffers -= 1;
+                b.destroy();
+            } else {
+                pool.release(self.kind, self.bytes, b);
+            }
+        }
+    }
+}
+
+/// A compiled compute pipeline and its bind-group layout.
+pub(crate) struct Kernel {
+    pipeline: wgpu::ComputePipeline,
+    layout: wgpu::BindGroupLayout,
+}
+
+/// One storage binding of a dispatch: a byte range of a buffer.
+pub(crate) struct Binding<'a> {
+    pub(crate) buffer: &'a wgpu::Buffer,
+    pub(crate) offset: u64,
+    pub(crate) size: u64,
+}
+
+#[derive(Default)]
+pub(crate) struct Batch {
+    encoder: Option<wgpu::CommandEncoder>,
+    pass: Option<wgpu::ComputePass<'static>>,
+    dispatches: usize,
+    meta: Vec<u8>,
+    meta_buf: Option<wgpu::Buffer>,
+    last: Option<wgpu::SubmissionIndex>,
+}
+
+impl DeviceInner {
+    fn new_buffer(&self, kind: BufferKind, class: u64) -> Option<wgpu::Buffer> {
+        if let Some(b) = lock(&self.pool).take(kind, class) {
+            return Some(b);
+        }
+        let oom = self.device.push_error_scope(wgpu::ErrorFilter::OutOfMemory);
+        let buffer = self.device.create_buffer(&wgpu::BufferDescriptor {
+            label: None,
+            size: class,
+            usage: kind.usage(),
+            mapped_at_creation: false,
+        });
+        if pollster::block_on(oom.pop()).is_some() {
+            buffer.destroy();
+            return None;
+        }
+        lock(&self.pool).created(class);
+        Some(buffer)
+    }
+
+    /// Submits everything recorded so far; returns the index of the last submission.
+    pub(crate) fn flush(&self) -> Option<wgpu::SubmissionIndex> {
+        let mut b = lock(&self.batch);
+        self.flush_locked(&mut b)
+    }
+
+    fn flush_locked(&self, b: &mut Batch) -> Option<wgpu::SubmissionIndex> {
+        b.pass = None;
+        let Some(encoder) = b.encoder.take() else {
+            return b.last.clone();
+        };
+        if let Some(mb) = &b.meta_buf {
+            if !b.meta.is_empty() {
+                self.queue.write_buffer(mb, 0, &b.meta);
+            }
+        }
+        let index = self.queue.submit([encoder.finish()]);
+        let mut pool = lock(&self.pool);
+        if let Some(mb) = b.meta_buf.take() {
+            pool.release(BufferKind::Storage, META_ARENA, mb);
+        }
+        pool.after_submit();
+        drop(pool);
+        b.meta.clear();
+        b.dispatches = 0;
+        b.last = Some(index.clone());
+        Some(index)
+    }
+
+    fn encoder<'b>(&self, b: &'b mut Batch) -> &'b mut wgpu::CommandEncoder {
+        b.encoder.get_or_insert_with(|| {
+            self.device
+                .create_command_encoder(&wgpu::CommandEncoderDescriptor { label: None })
+        })
+    }
+
+    /// The compiled kernel for a WGSL source, from the cache or freshly compiled.
+    pub(crate) fn kernel(&self, source: &str) -> Result<Arc<Kernel>> {
+        if let Some(k) = lock(&self.kernels).get(source) {
+            return Ok(k.clone());
+        }
+        let scope = self.device.push_error_scope(wgpu::ErrorFilter::Validation);
+        let module = self
+            .device
+            .create_shader_module(wgpu::ShaderModuleDescriptor {
+                label: None,
+                source: wgpu::ShaderSource::Wgsl(source.into()),
+            });
+        let pipeline = self
+            .device
+            .create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+                label: None,
+                layout: None,
+                module: &module,
+                entry_point: Some("main"),
+                compilation_options: Default::default(),
+                cache: None,
+            });
+        if let Some(e) = pollster::block_on(scope.pop()) {
+            return Err(Error::Device {
+                func: "compile kernel".into(),
+                reason: format!("{e}\n--- generated WGSL ---\n{source}"),
+            });
+        }
+        let layout = pipeline.get_bind_group_layout(0);
+        let k = Arc::new(Kernel { pipeline, layout });
+        lock(&self.kernels).insert(source.to_string(), k.clone());
+        Ok(k)
+    }
+
+    /// Records one dispatch of `groups` workgroups. `bindings` follow the metadata binding
+    /// (binding 0) in order. Returns at once; the work is submitted later.
+    pub(crate) fn dispatch(
+        &self,
+        kernel: &Kernel,
+        bindings: &[Binding<'_>],
+        meta: &[u32],
+        groups: u64,
+    ) -> Result<()> {
+        self.check_alive()?;
+        if groups == 0 {
+            return Ok(());
+        }
+        let max = u64::from(self.max_groups);
+        let x = groups.min(max);
+        let y = groups.div_ceil(x);
+        if y > max {
+            return Err(Error::arg(
+                "dispatch",
+                format!("{groups} workgroups exceed the device's {max}x{max} grid"),
+            ));
+        }
+        let align = u64::from(self.info.limits.min_storage_buffer_offset_alignment).max(16);
+        let meta_bytes: &[u8] = bytemuck::cast_slice(meta);
+        let meta_len = (meta_bytes.len() as u64).max(4);
+        let mut b = lock(&self.batch);
+        if (b.meta.len() as u64).next_multiple_of(align) + meta_len > META_ARENA {
+            self.flush_locked(&mut b);
+        }
+        if b.meta_buf.is_none() {
+            let buf = self
+                .new_buffer(BufferKind::Storage, META_ARENA)
+                .ok_or_else(|| Error::Device {
+                    func: "dispatch".into(),
+                    reason: "out of memory allocating kernel metadata".into(),
+                })?;
+            b.meta_buf = Some(buf);
+        }
+        let offset = (b.meta.len() as u64).next_multiple_of(align);
+        b.meta.resize(offset as usize, 0);
+        b.meta.extend_from_slice(meta_bytes);
+        if meta_bytes.is_empty() {
+            b.meta.extend_from_slice(&[0; 4]);
+        }
+        let meta_buf = b.meta_buf.as_ref().expect("allocated above");
+        let mut entries = Vec::with_capacity(bindings.len() + 1);
+        entries.push(wgpu::BindGroupEntry {
+            binding: 0,
+            resource: wgpu::BindingResource::Buffer(wgpu::BufferBinding {
+                buffer: meta_buf,
+                offset,
+                size: std::num::NonZeroU64::new(meta_len),
+            }),
+        });
+        for (i, bd) in bindings.iter().enumerate() {
+            entries.push(wgpu::BindGroupEntry {
+                binding: i as u32 + 1,
+                resource: wgpu::BindingResource::Buffer(wgpu::BufferBinding {
+                    buffer: bd.buffer,
+                    offset: bd.offset,
+                    size: std::num::NonZeroU64::new(bd.size),
+                }),
+            });
+        }
+        let group = self.device.create_bind_group(&wgpu::BindGroupDescriptor {
+            label: None,
+            layout: &kernel.layout,
+            entries: &entries,
+        });
+        if b.pass.is_none() {
+            let pass = self
+                .encoder(&mut b)
+                .begin_compute_pass(&wgpu::ComputePassDescriptor {
+                    label: None,
+                    timestamp_writes: None,
+                })
+                .forget_lifetime();
+            b.pass = Some(pass);
+        }
+        let pass = b.pass.as_mut().expect("opened above");
+        pass.set_pipeline(&kernel.pipeline);
+        pass.set_bind_group(0, &group, &[]);
+        pass.dispatch_workgroups(x as u32, y as u32, 1);
+        b.dispatches += 1;
+        if b.dispatches >= self.options.batch_limit {
+            self.flush_locked(&mut b);
+        }
+        Ok(())
+    }
+}
+
+impl Device {
+    /// A buffer of at least `bytes` bytes from the pool or freshly allocated, with
+    /// out-of-memory caught in an error scope (the pool is emptied and the allocation
+    /// retried once before giving up).
+    pub(crate) fn alloc(
+        &self,
+        kind: BufferKind,
+        bytes: u64,
+        func: &str,
+        shape: &[usize],
+        dtype: DType,
+    ) -> Result<Arc<Storage>> {
+        let d = &self.0;
+        d.check_alive()?;
+        let class = size_class(bytes);
+        let oom = |reason: String| Error::OutOfMemory {
+            func: func.to_string(),
+            bytes,
+            shape: shape.to_vec(),
+            dtype,
+            reason,
+        };
+        if class > d.info.limits.max_buffer_size {
+            return Err(oom(format!(
+                "the device's largest buffer is {} bytes",
+                d.info.limits.max_buffer_size
+            )));
+        }
+        let buffer = match d.new_buffer(kind, class) {
+            Some(b) => b,
+            None => {
+                d.synchronize(func)?;
+                lock(&d.pool).clear();
+                d.new_buffer(kind, class)
+                    .ok_or_else(|| oom("the device is out of memory".into()))?
+            }
+        };
+        Ok(Arc::new(Storage {
+            buffer: Some(buffer),
+            bytes: class,
+            kind,
+            discard: AtomicBool::new(false),
+            device: d.clone(),
+        }))
+    }
+
+    /// A new storage buffer holding `data` (written at the next submit, before any kernel
+    /// recorded in the meantime runs).
+    pub(crate) fn upload(
+        &self,
+        data: &[u8],
+        func: &str,
+        shape: &[usize],
+        dtype: DType,
+    ) -> Result<Arc<Storage>> {
+        let s = self.alloc(BufferKind::Storage, data.len() as u64, func, shape, dtype)?;
+        let whole = data.len() / 4 * 4;
+        if whole > 0 {
+            self.0.queue.write_buffer(s.buffer(), 0, &data[..whole]);
+        }
+        if whole < data.len() {
+            let mut tail = [0u8; 4];
+            tail[..data.len() - whole].copy_from_slice(&data[whole..]);
+            self.0.queue.write_buffer(s.buffer(), whole as u64, &tail);
+        }
+        Ok(s)
+    }
+
+    /// Copies `bytes` bytes of `src` into a staging buffer and submits; the caller maps it.
+    fn stage(
+        &self,
+        src: &Storage,
+        bytes: u64,
+        func: &str,
+    ) -> Result<(Arc<Storage>, u64, wgpu::SubmissionIndex)> {
+        let d = &self.0;
+        d.check_alive()?;
+        let len = bytes.next_multiple_of(4).max(4);
+        let staging = self.alloc(BufferKind::Staging, len, func, &[], DType::UInt32)?;
+        let mut b = lock(&d.batch);
+        b.pass = None;
+        d.encoder(&mut b)
+            .copy_buffer_to_buffer(src.buffer(), 0, staging.buffer(), 0, len);
+        let index = d.flush_locked(&mut b).expect("a copy was just recorded");
+        Ok((staging, len, index))
+    }
+
+    fn finish_read(&self, staging: &Storage, len: u64, bytes: u64, func: &str) -> Result<Vec<u8>> {
+        let slice = staging.buffer().slice(0..len);
+        let data = match slice.get_mapped_range() {
+            Ok(view) => view[..bytes as usize].to_vec(),
+            Err(e) => {
+                return Err(Error::Device {
+                    func: func.to_string(),
+                    reason: format!("reading the mapped readback buffer failed: {e}"),
+                })
+            }
+        };
+        staging.buffer().unmap();
+        staging.discard.store(false, Ordering::Relaxed);
+        self.0.take_errors(func)?;
+        Ok(data)
+    }
+
+    /// Reads the first `bytes` bytes of a buffer back, waiting for the device.
+    pub(crate) fn read(&self, src: &Storage, bytes: u64, func: &str) -> Result<Vec<u8>> {
+        let (staging, len, index) = self.stage(src, bytes, func)?;
+        staging.discard.store(true, Ordering::Relaxed);
+        let (tx, rx) = std::sync::mpsc::channel();
+        staging
+            .buffer()
+            .slice(0..len)
+            .map_async(wgpu::MapMode::Read, move |r| {
+                let _ = tx.send(r);
+            });
+        let dev_err = |reason: String| Error::Device {
+            func: func.to_string(),
+            reason,
+        };
+        self.0
+            .device
+            .poll(wgpu::PollType::Wait {
+                submission_index: Some(index),
+                timeout: None,
+            })
+            .map_err(|e| dev_err(e.to_string()))?;
+        match rx.recv() {
+            Ok(Ok(())) => self.finish_read(&staging, len, bytes, func),
+            Ok(Err(e)) => Err(dev_err(format!("mapping the readback buffer failed: {e}"))),
+            Err(_) => Err(self
+                .0
+                .take_errors(func)
+                .err()
+                .unwrap_or_else(|| dev_err("the readback never completed".into()))),
+        }
+    }
+
+    /// Like [`Device::read`], but the returned future waits without blocking the thread:
+    /// a helper thread polls the device while the future is pending.
+    pub(crate) fn read_async(
+        &self,
+        src: &Storage,
+        bytes: u64,
+        func: &'static str,
+    ) -> impl Future<Output = Result<Vec<u8>>> + Send + 'static {
+        let staged = self.stage(src, bytes, func);
+        let this = self.clone();
+        async move {
+            let (staging, len, index) = staged?;
+            staging.discard.store(true, Ordering::Relaxed);
+            let (tx, rx) = futures::channel::oneshot::channel();
+            staging
+                .buffer()
+                .slice(0..len)
+                .map_async(wgpu::MapMode::Read, move |r| {
+                    let _ = tx.send(r);
+                });
+            let device = this.0.device.clone();
+            std::thread::spawn(move || {
+                let _ = device.poll(wgpu::PollType::Wait {
+                    submission_index: Some(index),
+                    timeout: None,
+                });
+            });
+            match rx.await {
+                Ok(Ok(())) => this.finish_read(&staging, len, bytes, func),
+                Ok(Err(e)) => Err(Error::Device {
+                    func: func.to_string(),
+                    reason: format!("mapping the readback buffer failed: {e}"),
+                }),
+                Err(_) => Err(Error::Device {
+                    func: func.to_string(),
+                    reason: "the readback was cancelled".into(),
+                }),
+            }
+        }
+    }
+}

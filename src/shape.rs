@@ -1,0 +1,216 @@
+//! Shapes, strided layouts and NumPy broadcasting.
+
+use crate::error::{Error, Result};
+
+/// Formats a shape as NumPy does: `(2, 3)`, `(4,)`, `()`.
+pub fn fmt_shape(shape: &[usize]) -> String {
+    match shape {
+        [] => "()".to_string(),
+        [n] => format!("({n},)"),
+        _ => format!(
+            "({})",
+            shape
+                .iter()
+                .map(|d| d.to_string())
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+    }
+}
+
+/// Number of elements of a shape (1 for a 0-d shape).
+pub fn size_of(shape: &[usize]) -> usize {
+    shape.iter().product()
+}
+
+/// Number of elements, or an error if it overflows `usize`.
+pub(crate) fn checked_size(func: &str, shape: &[usize]) -> Result<usize> {
+    shape
+        .iter()
+        .try_fold(1usize, |acc, &d| acc.checked_mul(d))
+        .ok_or_else(|| Error::shape(func, &[shape], "the number of elements overflows"))
+}
+
+/// The shape NumPy broadcasting gives for a set of shapes.
+///
+/// ```
+/// use olympus::broadcast_shapes;
+/// assert_eq!(broadcast_shapes(&[&[3, 1], &[1, 4]]).unwrap(), vec![3, 4]);
+/// assert!(broadcast_shapes(&[&[3], &[4]]).is_err());
+/// ```
+pub fn broadcast_shapes(shapes: &[&[usize]]) -> Result<Vec<usize>> {
+    broadcast_shapes_for("broadcast_shapes", shapes)
+}
+
+pub(crate) fn broadcast_shapes_for(func: &str, shapes: &[&[usize]]) -> Result<Vec<usize>> {
+    let rank = shapes.iter().map(|s| s.len()).max().unwrap_or(0);
+    let mut out = vec![1usize; rank];
+    for s in shapes {
+        let pad = rank - s.len();
+        for (i, &d) in s.iter().enumerate() {
+            let o = &mut out[pad + i];
+            if *o == d || d == 1 {
+                continue;
+            }
+            if *o == 1 {
+                *o = d;
+            } else {
+                return Err(Error::shape(
+                    func,
+                    shapes,
+                    format!(
+                        "dimension {} is {} in one operand and {} in another; broadcasting needs them equal or 1",
+                        i as isize - s.len() as isize,
+                        *o,
+                        d
+                    ),
+                ));
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// Where the elements of an array sit in its buffer: shape, strides and offset in elements.
+///
+/// Views (broadcasts, transposes, slices) change only the layout; the buffer is shared.
+/// Strides may be zero (broadcast) or negative (reversed views).
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Layout {
+    /// The logical shape.
+    pub shape: Vec<usize>,
+    /// Element strides, one per dimension.
+    pub strides: Vec<isize>,
+    /// Element offset of index `(0, …, 0)` in the buffer.
+    pub offset: usize,
+}
+
+impl Layout {
+    /// A C-contiguous layout of `shape` at offset 0.
+    pub fn contiguous(shape: &[usize]) -> Layout {
+        Layout {
+            shape: shape.to_vec(),
+            strides: contiguous_strides(shape),
+            offset: 0,
+        }
+    }
+
+    /// Number of elements.
+    pub fn size(&self) -> usize {
+        size_of(&self.shape)
+    }
+
+    /// True when the elements are laid out in C order without gaps (strides of length-1
+    /// dimensions do not matter).
+    pub fn is_contiguous(&self) -> bool {
+        let mut expected = 1isize;
+        for (&d, &s) in self.shape.iter().zip(&self.strides).rev() {
+            if d != 1 && s != expected {
+                return false;
+            }
+            expected *= d as isize;
+        }
+        true
+    }
+
+    /// A broadcast view of this layout onto `shape` (NumPy rules; new dimensions and
+    /// stretched length-1 dimensions get stride 0).
+    pub fn broadcast_to(&self, func: &str, shape: &[usize]) -> Result<Layout> {
+        if shape.len() < self.shape.len() {
+            return Err(Error::shape(
+                func,
+                &[&self.shape, shape],
+                "cannot broadcast to a shape of lower rank",
+            ));
+        }
+        let pad = shape.len() - self.shape.len();
+        let mut strides = vec![0isize; shape.len()];
+        for (i, (&d, &s)) in self.shape.iter().zip(&self.strides).enumerate() {
+            let t = shape[pad + i];
+            if d == t {
+                strides[pad + i] = if d == 1 { 0 } else { s };
+            } else if d == 1 {
+                strides[pad + i] = 0;
+            } else {
+                return Err(Error::shape(
+                    func,
+                    &[&self.shape, shape],
+                    format!("dimension {i} of size {d} cannot be broadcast to {t}"),
+                ));
+            }
+        }
+        Ok(Layout {
+            shape: shape.to_vec(),
+            strides,
+            offset: self.offset,
+        })
+    }
+
+    /// The smallest and one past the largest element index the layout touches, or `None`
+    /// when it has no elements.
+    pub fn span(&self) -> Option<(usize, usize)> {
+        if self.size() == 0 {
+            return None;
+        }
+        let mut lo = self.offset as isize;
+        let mut hi = self.offset as isize;
+        for (&d, &s) in self.shape.iter().zip(&self.strides) {
+            let ext = (d as isize - 1) * s;
+            if ext < 0 {
+                lo += ext;
+            } else {
+                hi += ext;
+            }
+        }
+        Some((lo.max(0) as usize, hi as usize + 1))
+    }
+}
+
+/// C-order strides of a shape, in elements.
+pub fn contiguous_strides(shape: &[usize]) -> Vec<isize> {
+    let mut strides = vec![0isize; shape.len()];
+    let mut acc = 1isize;
+    for i in (0..shape.len()).rev() {
+        strides[i] = acc;
+        acc *= shape[i].max(1) as isize;
+    }
+    strides
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn broadcast_rules() {
+        assert_eq!(
+            broadcast_shapes(&[&[2, 1, 4], &[3, 1]]).unwrap(),
+            vec![2, 3, 4]
+        );
+        assert_eq!(broadcast_shapes(&[&[], &[5]]).unwrap(), vec![5]);
+        assert_eq!(broadcast_shapes(&[&[0], &[1]]).unwrap(), vec![0]);
+        let e = broadcast_shapes_for("add", &[&[2, 3], &[4]]).unwrap_err();
+        let msg = e.to_string();
+        assert!(
+            msg.contains("add") && msg.contains("(2, 3)") && msg.contains("(4,)"),
+            "{msg}"
+        );
+    }
+
+    #[test]
+    fn contiguity() {
+        let l = Layout::contiguous(&[2, 3]);
+        assert!(l.is_contiguous());
+        let b = Layout::contiguous(&[3]).broadcast_to("t", &[2, 3]).unwrap();
+        assert_eq!(b.strides, vec![0, 1]);
+        assert!(!b.is_contiguous());
+        assert_eq!(b.span(), Some((0, 3)));
+        let t = Layout {
+            shape: vec![3, 2],
+            strides: vec![1, 3],
+            offset: 0,
+        };
+        assert!(!t.is_contiguous());
+        assert_eq!(t.span(), Some((0, 6)));
+    }
+}
