@@ -81,3 +81,32 @@ fn f32_to_u32(x: f32) -> u32 {
     }
     return u32(x);
 }
+
+// e^x in float32 to about 1 ulp on every adapter (driver `exp` is allowed 3 + 2|x| ulp by
+// Vulkan; lavapipe was off by 7 ulp at x = 15). Cephes' expf: x = k ln2 + r with ln2 split
+// so k * C1 is exact, a degree-7 polynomial on |r| <= ln2/2, then scaling by 2^k.
+fn exp_f32(x: f32) -> f32 {
+    if (is_nan_f32(x)) {
+        return x;
+    }
+    if (x > 88.72283935546875) {
+        return bitcast<f32>(0x7f800000u);
+    }
+    if (x < -103.97208404541016) {
+        return 0.0;
+    }
+    let k = floor(x * 1.44269504088896341 + 0.5);
+    let r = (x - k * 0.693359375) + k * 2.12194440e-4;
+    let r2 = r * r;
+    let p = ((((((1.9875691500e-4 * r + 1.3981999507e-3) * r + 8.3334519073e-3) * r
+        + 4.1665795894e-2) * r + 1.6666665459e-1) * r + 5.0000001201e-1) * r2 + r) + 1.0;
+    let ki = i32(k);
+    if (ki < -125) {
+        // Subnormal results: scale in two steps so the exponent stays in range.
+        return ldexp(p, ki + 64) * 5.421010862427522e-20;
+    }
+    if (ki > 127) {
+        return ldexp(p, ki - 1) * 2.0;
+    }
+    return ldexp(p, ki);
+}

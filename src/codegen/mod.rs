@@ -309,7 +309,13 @@ pub(crate) fn elementwise(
     }
 
     // The store.
-    let ((_, _), (oty, obytes)) = storage_types(out_dtype, t);
+    // float16 results are always stored as packed words: the rounding is our own integer
+    // code (bit-identical everywhere), and WGSL cannot bitcast two words to four halves.
+    let packed = Target {
+        f16_native: false,
+        window_bytes: t.window_bytes,
+    };
+    let ((_, _), (oty, obytes)) = storage_types(out_dtype, &packed);
     declare(
         &mut src,
         &mut binding,
@@ -323,9 +329,6 @@ pub(crate) fn elementwise(
     let ct = compute_type(out_dtype);
     let store = match out_dtype {
         DType::Bool => "select(vec4<u32>(0u), vec4<u32>(1u), r)".to_string(),
-        DType::Float16 if t.f16_native => {
-            "bitcast<vec4<f16>>(vec2<u32>(f32_to_f16(r.x) | (f32_to_f16(r.y) << 16u), f32_to_f16(r.z) | (f32_to_f16(r.w) << 16u)))".to_string()
-        }
         DType::Float16 => {
             "vec2<u32>(f32_to_f16(r.x) | (f32_to_f16(r.y) << 16u), f32_to_f16(r.z) | (f32_to_f16(r.w) << 16u))".to_string()
         }

@@ -29,7 +29,8 @@ pub(crate) fn convert(x: &str, from: DType, to: DType) -> String {
         (_, Bool) => match from {
             Int32 => format!("({x} != 0)"),
             UInt32 => format!("({x} != 0u)"),
-            _ => format!("({x} != 0.0)"),
+            // A bit test: NaN is true, as in NumPy (an ordered `!=` would say false).
+            _ => format!("((bitcast<u32>({x}) & 0x7fffffffu) != 0u)"),
         },
         (Bool, Int32) => format!("select(0, 1, {x})"),
         (Bool, UInt32) => format!("select(0u, 1u, {x})"),
@@ -66,7 +67,7 @@ pub(crate) fn emit(
             DType::Bool => format!("({} && {})", args[0], args[1]),
             _ => format!("({} * {})", args[0], args[1]),
         },
-        Primitive::Exp => format!("exp({})", args[0]),
+        Primitive::Exp => format!("exp_f32({})", args[0]),
         Primitive::ConvertElementType { dtype, .. } => convert(&args[0], arg_dtypes[0], *dtype),
         Primitive::Copy => args[0].clone(),
         Primitive::Full { value, .. } => {
@@ -87,7 +88,7 @@ pub(crate) fn emit(
             let idx = format!("((i / {s}) % {d})");
             convert(&idx, DType::UInt32, out)
         }
-        Primitive::BroadcastInDim { .. } => {
+        Primitive::BroadcastInDim { .. } | Primitive::Transpose { .. } => {
             return Err(Error::arg(
                 prim.name(),
                 "is a view and has no elementwise rule",

@@ -76,6 +76,15 @@ fn view(prim: &Primitive, x: &Array, out: Aval) -> Result<Array> {
             };
             Ok(x.with_layout(layout, out))
         }
+        Primitive::Transpose { permutation } => {
+            let l = x.layout();
+            let layout = Layout {
+                shape: permutation.iter().map(|&p| l.shape[p]).collect(),
+                strides: permutation.iter().map(|&p| l.strides[p]).collect(),
+                offset: l.offset,
+            };
+            Ok(x.with_layout(layout, out))
+        }
         _ => Err(Error::arg(prim.name(), "is not a view")),
     }
 }

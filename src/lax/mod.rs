@@ -73,6 +73,17 @@ pub fn broadcast_in_dim(
     )
 }
 
+/// Permutes the dimensions of `x` (`jax.lax.transpose`). A view: no data is copied.
+pub fn transpose(x: &Array, permutation: &[usize]) -> Result<Array> {
+    bind(
+        Primitive::Transpose {
+            permutation: permutation.to_vec(),
+        },
+        &[x],
+        None,
+    )
+}
+
 /// A contiguous copy of `x` (materialises views).
 pub fn copy(x: &Array) -> Result<Array> {
     bind(Primitive::Copy, &[x], None)

@@ -107,6 +107,12 @@ pub enum Primitive {
         /// The dimension whose index is the value.
         dimension: usize,
     },
+    /// Permutes dimensions (a view): output dimension `i` is operand dimension
+    /// `permutation[i]`.
+    Transpose {
+        /// A permutation of `0..ndim`.
+        permutation: Vec<usize>,
+    },
     /// Broadcast to a shape (a view).
     BroadcastInDim {
         /// Output shape.
@@ -137,12 +143,13 @@ impl Primitive {
             Primitive::Full { .. } => "full",
             Primitive::Iota { .. } => "iota",
             Primitive::BroadcastInDim { .. } => "broadcast_in_dim",
+            Primitive::Transpose { .. } => "transpose",
         }
     }
 
     pub(crate) fn eval_kind(&self) -> EvalKind {
         match self {
-            Primitive::BroadcastInDim { .. } => EvalKind::View,
+            Primitive::BroadcastInDim { .. } | Primitive::Transpose { .. } => EvalKind::View,
             _ => EvalKind::Elementwise,
         }
     }
@@ -153,7 +160,8 @@ impl Primitive {
             Primitive::Exp
             | Primitive::ConvertElementType { .. }
             | Primitive::Copy
-            | Primitive::BroadcastInDim { .. } => 1,
+            | Primitive::BroadcastInDim { .. }
+            | Primitive::Transpose { .. } => 1,
             Primitive::Full { .. } | Primitive::Iota { .. } => 0,
         }
     }
@@ -224,6 +232,23 @@ impl Primitive {
                     return Err(Error::dtype(name, &[*dtype], "iota needs a numeric dtype"));
                 }
                 Ok(Aval::new(shape.clone(), *dtype, false))
+            }
+            Primitive::Transpose { permutation } => {
+                let x = &inputs[0];
+                let mut seen = vec![false; x.shape.len()];
+                let ok = permutation.len() == x.shape.len()
+                    && permutation
+                        .iter()
+                        .all(|&p| p < seen.len() && !std::mem::replace(&mut seen[p], true));
+                if !ok {
+                    return Err(Error::shape(
+                        name,
+                        &[&x.shape],
+                        format!("{permutation:?} is not a permutation of the operand's dimensions"),
+                    ));
+                }
+                let shape = permutation.iter().map(|&p| x.shape[p]).collect();
+                Ok(Aval::new(shape, x.dtype, x.weak))
             }
             Primitive::BroadcastInDim {
                 shape,

@@ -1,0 +1,157 @@
+//! Shared test helpers: random inputs, f64 references, ulp-aware comparison.
+
+use half::f16;
+use olympus::{numpy as np, Array, DType};
+use rand::rngs::StdRng;
+use rand::{Rng, SeedableRng};
+
+pub fn rng() -> StdRng {
+    // Fresh inputs on every run; the seed is printed so a failure can be replayed.
+    let seed: u64 = std::env::var("OLYMPUS_TEST_SEED")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or_else(rand::random);
+    eprintln!("OLYMPUS_TEST_SEED={seed}");
+    StdRng::seed_from_u64(seed)
+}
+
+/// Random values of `dtype` as f64 (exactly representable in the dtype).
+pub fn random_values(rng: &mut StdRng, dtype: DType, n: usize) -> Vec<f64> {
+    (0..n)
+        .map(|_| match dtype {
+            DType::Bool => f64::from(u8::from(rng.random::<bool>())),
+            DType::Int32 => f64::from(rng.random::<i32>()),
+            DType::UInt32 => f64::from(rng.random::<u32>()),
+            DType::Float16 => f16::from_f32(rng.random_range(-8.0f32..8.0)).to_f64(),
+            DType::Float32 => f64::from(rng.random_range(-8.0f32..8.0)),
+        })
+        .collect()
+}
+
+/// An array of `dtype` holding `values` (which must be representable).
+pub fn make(values: &[f64], shape: &[usize], dtype: DType) -> Array {
+    let a = match dtype {
+        DType::Bool => {
+            Array::from_slice(&values.iter().map(|&v| v != 0.0).collect::<Vec<_>>(), shape)
+        }
+        DType::Int32 => {
+            Array::from_slice(&values.iter().map(|&v| v as i32).collect::<Vec<_>>(), shape)
+        }
+        DType::UInt32 => {
+            Array::from_slice(&values.iter().map(|&v| v as u32).collect::<Vec<_>>(), shape)
+        }
+        DType::Float16 => Array::from_slice(
+            &values.iter().map(|&v| f16::from_f64(v)).collect::<Vec<_>>(),
+            shape,
+        ),
+        DType::Float32 => {
+            Array::from_slice(&values.iter().map(|&v| v as f32).collect::<Vec<_>>(), shape)
+        }
+    };
+    a.expect("upload")
+}
+
+/// Rounds an f64 to the dtype's representable value (the reference's final rounding).
+pub fn round_to(v: f64, dtype: DType) -> f64 {
+    match dtype {
+        DType::Float16 => f16::from_f64(v).to_f64(),
+        DType::Float32 => f64::from(v as f32),
+        _ => v,
+    }
+}
+
+/// Distance in units in the last place of `dtype` between two finite values.
+pub fn ulps(a: f64, b: f64, dtype: DType) -> f64 {
+    let spacing = match dtype {
+        DType::Float16 => {
+            let m = a.abs().max(b.abs()).max(6.1e-5);
+            2f64.powi(m.log2().floor() as i32 - 10)
+        }
+        _ => {
+            let m = a.abs().max(b.abs()).max(1.2e-38);
+            2f64.powi(m.log2().floor() as i32 - 23)
+        }
+    };
+    (a - b).abs() / spacing
+}
+
+/// Asserts `got` matches `want` element by element: exact for ints and bools; for floats,
+/// NaN exactly where the reference has NaN, infinities equal, and finite values within
+/// `max_ulps`.
+pub fn assert_close(what: &str, got: &Array, want: &[f64], dtype: DType, max_ulps: f64) {
+    assert_eq!(got.dtype(), dtype, "{what}: dtype");
+    let g = got.to_f64_vec().expect("readback");
+    assert_eq!(g.len(), want.len(), "{what}: length");
+    for (i, (&x, &y)) in g.iter().zip(want).enumerate() {
+        let ok = if y.is_nan() {
+            x.is_nan()
+        } else if x.is_nan() {
+            false
+        } else if !dtype.is_floating() || y.is_infinite() || x.is_infinite() {
+            x == y
+        } else {
+            ulps(x, y, dtype) <= max_ulps
+        };
+        assert!(ok, "{what}: element {i}: got {x}, want {y} ({dtype})");
+    }
+}
+
+/// The default float tolerance of exact operations: correctly rounded.
+pub const EXACT: f64 = 0.0;
+
+pub fn all_dtypes() -> [DType; 5] {
+    DType::ALL
+}
+
+#[allow(dead_code)]
+pub fn f32s(a: &Array) -> Vec<f32> {
+    a.to_vec::<f32>().expect("f32 readback")
+}
+
+#[allow(dead_code)]
+pub fn scalar_f32(v: f32) -> Array {
+    np::asarray(v).expect("scalar")
+}
+
+/// The flat index into an operand of `in_shape` that NumPy broadcasting reads for output
+/// element `flat` of `out_shape`.
+pub fn bcast_index(out_shape: &[usize], in_shape: &[usize], mut flat: usize) -> usize {
+    let pad = out_shape.len() - in_shape.len();
+    let mut idx = vec![0usize; out_shape.len()];
+    for d in (0..out_shape.len()).rev() {
+        idx[d] = flat % out_shape[d].max(1);
+        flat /= out_shape[d].max(1);
+    }
+    let mut off = 0;
+    let mut stride = 1;
+    for d in (0..in_shape.len()).rev() {
+        let i = if in_shape[d] == 1 { 0 } else { idx[pad + d] };
+        off += i * stride;
+        stride *= in_shape[d];
+    }
+    off
+}
+
+/// The broadcast shape, computed independently of the crate.
+pub fn bshape(a: &[usize], b: &[usize]) -> Vec<usize> {
+    let r = a.len().max(b.len());
+    (0..r)
+        .map(|i| {
+            let x = if i + a.len() >= r {
+                a[i + a.len() - r]
+            } else {
+                1
+            };
+            let y = if i + b.len() >= r {
+                b[i + b.len() - r]
+            } else {
+                1
+            };
+            if x == 1 {
+                y
+            } else {
+                x
+            }
+        })
+        .collect()
+}

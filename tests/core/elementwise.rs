@@ -1,0 +1,295 @@
+//! add, multiply and exp against f64 CPU references on random inputs: every dtype, 0-d,
+//! empty, broadcast and non-contiguous operands, both float16 paths.
+
+use crate::common::*;
+use half::f16;
+use olympus::{lax, numpy as np, DType, Device, DeviceOptions, F16Mode};
+
+fn add_ref(a: f64, b: f64, d: DType) -> f64 {
+    match d {
+        DType::Bool => f64::from(u8::from(a != 0.0 || b != 0.0)),
+        DType::Int32 => f64::from((a as i32).wrapping_add(b as i32)),
+        DType::UInt32 => f64::from((a as u32).wrapping_add(b as u32)),
+        DType::Float16 => f16::from_f32(a as f32 + b as f32).to_f64(),
+        DType::Float32 => f64::from(a as f32 + b as f32),
+    }
+}
+
+fn mul_ref(a: f64, b: f64, d: DType) -> f64 {
+    match d {
+        DType::Bool => f64::from(u8::from(a != 0.0 && b != 0.0)),
+        DType::Int32 => f64::from((a as i32).wrapping_mul(b as i32)),
+        DType::UInt32 => f64::from((a as u32).wrapping_mul(b as u32)),
+        DType::Float16 => f16::from_f32(a as f32 * b as f32).to_f64(),
+        DType::Float32 => f64::from(a as f32 * b as f32),
+    }
+}
+
+const SHAPE_PAIRS: &[(&[usize], &[usize])] = &[
+    (&[], &[]),
+    (&[0], &[0]),
+    (&[7], &[7]),
+    (&[1003], &[1003]),
+    (&[3, 1], &[1, 4]),
+    (&[2, 1, 4], &[3, 1]),
+    (&[], &[2, 5]),
+    (&[6, 0], &[1]),
+    (&[4, 5, 6], &[4, 5, 6]),
+];
+
+fn check_binary(name: &str, dev_f16: Option<&Device>) {
+    let mut r = rng();
+    let mut run = || {
+        for d in all_dtypes() {
+            for &(sa, sb) in SHAPE_PAIRS {
+                let na: usize = sa.iter().product();
+                let nb: usize = sb.iter().product();
+                let va = random_values(&mut r, d, na);
+                let vb = random_values(&mut r, d, nb);
+                let a = make(&va, sa, d);
+                let b = make(&vb, sb, d);
+                let out_shape = bshape(sa, sb);
+                let n: usize = out_shape.iter().product();
+                let want: Vec<f64> = (0..n)
+                    .map(|i| {
+                        let x = va[bcast_index(&out_shape, sa, i)];
+                        let y = vb[bcast_index(&out_shape, sb, i)];
+                        if name == "add" {
+                            add_ref(x, y, d)
+                        } else {
+                            mul_ref(x, y, d)
+                        }
+                    })
+                    .collect();
+                let got = if name == "add" {
+                    np::add(&a, &b)
+                } else {
+                    np::multiply(&a, &b)
+                }
+                .unwrap();
+                assert_eq!(got.shape(), out_shape.as_slice());
+                assert_close(&format!("{name} {d} {sa:?}x{sb:?}"), &got, &want, d, EXACT);
+            }
+        }
+    };
+    match dev_f16 {
+        Some(dev) => olympus::with_device(dev, run),
+        None => run(),
+    }
+}
+
+#[test]
+fn add_all_dtypes_and_shapes() {
+    check_binary("add", None);
+}
+
+#[test]
+fn multiply_all_dtypes_and_shapes() {
+    check_binary("multiply", None);
+}
+
+#[test]
+fn emulated_f16_matches_native_bits() {
+    let opts = DeviceOptions {
+        f16: F16Mode::Emulated,
+        ..DeviceOptions::default()
+    };
+    let emu = Device::new(opts).unwrap();
+    assert!(!emu.info().f16_native);
+    check_binary("add", Some(&emu));
+    check_binary("multiply", Some(&emu));
+    // Edge values through both paths: subnormals, overflow to inf, NaN, signed zero.
+    let edge: Vec<f32> = vec![
+        0.0,
+        -0.0,
+        1e-8,
+        3e-8,
+        6e-8,
+        6.1e-5,
+        65504.0,
+        65519.0,
+        65520.0,
+        1e6,
+        -1e6,
+        f32::NAN,
+        f32::INFINITY,
+        f32::NEG_INFINITY,
+        0.1,
+        1.0 / 3.0,
+        2.0009766,
+        2.0014648,
+    ];
+    let want: Vec<u16> = edge.iter().map(|&v| f16::from_f32(v).to_bits()).collect();
+    for dev in [Device::default_device().unwrap(), emu] {
+        let got = olympus::with_device(&dev, || {
+            np::asarray(edge.clone())
+                .unwrap()
+                .astype(DType::Float16)
+                .unwrap()
+                .to_vec::<f16>()
+                .unwrap()
+        });
+        let bits: Vec<u16> = got.iter().map(|h| h.to_bits()).collect();
+        assert_eq!(bits, want, "f32 -> f16 rounding on {:?}", dev);
+    }
+}
+
+#[test]
+fn exp_all_dtypes() {
+    let mut r = rng();
+    for d in all_dtypes() {
+        for shape in [&[][..], &[0], &[9], &[33, 31]] {
+            let n: usize = shape.iter().product();
+            let v: Vec<f64> = random_values(&mut r, d, n)
+                .into_iter()
+                .map(|x| {
+                    if d.is_integer() {
+                        (x % 20.0).trunc()
+                    } else {
+                        x
+                    }
+                })
+                .collect();
+            let a = make(&v, shape, d);
+            let out = if d == DType::Float16 {
+                DType::Float16
+            } else {
+                DType::Float32
+            };
+            let want: Vec<f64> = v.iter().map(|&x| round_to(x.exp(), out)).collect();
+            let got = np::exp(&a).unwrap();
+            // float32 exp: within 2 ulp of the correctly rounded value (lavapipe measured
+            // 1); float16: computed in float32 and rounded once, so within 1 ulp.
+            assert_close(
+                &format!("exp {d} {shape:?}"),
+                &got,
+                &want,
+                out,
+                if out == DType::Float16 { 1.0 } else { 2.0 },
+            );
+        }
+    }
+    // NaN and infinities.
+    let got =
+        np::exp(np::asarray(vec![f32::NAN, f32::INFINITY, f32::NEG_INFINITY, 100.0]).unwrap())
+            .unwrap();
+    assert_close(
+        "exp specials",
+        &got,
+        &[f64::NAN, f64::INFINITY, 0.0, f64::INFINITY],
+        DType::Float32,
+        0.0,
+    );
+}
+
+#[test]
+fn non_contiguous_operands_read_in_place() {
+    let mut r = rng();
+    for d in all_dtypes() {
+        let va = random_values(&mut r, d, 6 * 5);
+        let vb = random_values(&mut r, d, 5 * 6);
+        let a = make(&va, &[6, 5], d);
+        let b = make(&vb, &[5, 6], d);
+        let at = lax::transpose(&a, &[1, 0]).unwrap(); // (5, 6), strides (1, 5)
+        let got = np::add(&at, &b).unwrap();
+        let want: Vec<f64> = (0..30)
+            .map(|i| {
+                let (row, col) = (i / 6, i % 6);
+                add_ref(va[col * 5 + row], vb[i], d)
+            })
+            .collect();
+        assert_close(&format!("transposed add {d}"), &got, &want, d, EXACT);
+        // A transposed array reads back in logical order.
+        let back = at.to_f64_vec().unwrap();
+        let want_t: Vec<f64> = (0..30).map(|i| va[(i % 6) * 5 + i / 6]).collect();
+        assert_eq!(back, want_t);
+    }
+}
+
+#[test]
+fn weak_scalars_and_promotion_in_ops() {
+    let x16 = np::asarray(vec![f16::from_f32(1.5), f16::from_f32(2.0)]).unwrap();
+    assert_eq!(np::add(&x16, 2.0).unwrap().dtype(), DType::Float16);
+    let xi = np::array([1i32, 2]).unwrap();
+    let y = np::add(&xi, 1.5).unwrap();
+    assert_eq!((y.dtype(), y.weak_type()), (DType::Float32, true));
+    assert_eq!(y.to_vec::<f32>().unwrap(), vec![2.5, 3.5]);
+    let xu = np::array([1u32, 2]).unwrap();
+    assert_eq!(np::add(&xu, &xi).unwrap().dtype(), DType::Int32);
+    let xb = np::array([true, false]).unwrap();
+    assert_eq!(
+        np::add(&xb, &xu).unwrap().to_vec::<u32>().unwrap(),
+        vec![2, 2]
+    );
+    // A weak int fits the uint32 range when it meets uint32, and overflows int32.
+    assert_eq!(
+        np::add(&xu, 3_000_000_000u64)
+            .unwrap()
+            .to_vec::<u32>()
+            .unwrap(),
+        vec![3_000_000_001, 3_000_000_002]
+    );
+    let e = np::add(&xi, 3_000_000_000u64).unwrap_err();
+    assert!(e.to_string().contains("out of range for int32"), "{e}");
+    // int32 overflow wraps.
+    let big = np::array([i32::MAX, i32::MIN]).unwrap();
+    assert_eq!(
+        np::add(&big, 1).unwrap().to_vec::<i32>().unwrap(),
+        vec![i32::MIN, i32::MIN + 1]
+    );
+    // Two weak scalars stay weak.
+    let w = np::add(1, 2.5).unwrap();
+    assert!(w.weak_type() && w.ndim() == 0);
+    assert_eq!(w.item::<f32>().unwrap(), 3.5);
+}
+
+#[test]
+fn shape_errors_name_function_and_shapes() {
+    let a = np::zeros(&[2, 3], DType::Float32).unwrap();
+    let b = np::zeros(&[4], DType::Float32).unwrap();
+    let e = np::add(&a, &b).unwrap_err().to_string();
+    assert!(
+        e.contains("add") && e.contains("(2, 3)") && e.contains("(4,)"),
+        "{e}"
+    );
+    let e = np::multiply(&a, [1.0f32, 2.0]).unwrap_err().to_string();
+    assert!(e.contains("multiply") && e.contains("(2,)"), "{e}");
+    // lax does not broadcast or promote.
+    let e = lax::add(&a, &np::zeros(&[3], DType::Float32).unwrap())
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("add") && e.contains("equal shapes"), "{e}");
+    let e = lax::add(&a, &np::zeros(&[2, 3], DType::Int32).unwrap())
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("float32") && e.contains("int32"), "{e}");
+    let e = lax::exp(&np::zeros(&[2], DType::Int32).unwrap())
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("exp") && e.contains("int32"), "{e}");
+}
+
+#[test]
+fn exp_accuracy_over_the_whole_range() {
+    // 200k points from the underflow to the overflow threshold, against f64.
+    let n = 200_000;
+    let xs: Vec<f32> = (0..n)
+        .map(|i| -87.0 + 175.7 * (i as f32 / n as f32))
+        .collect();
+    let got = np::exp(np::asarray(xs.clone()).unwrap())
+        .unwrap()
+        .to_vec::<f32>()
+        .unwrap();
+    let mut worst = 0.0f64;
+    for (x, g) in xs.iter().zip(&got) {
+        let want = f64::from(*x).exp();
+        let u = ulps(
+            f64::from(*g),
+            round_to(want, DType::Float32),
+            DType::Float32,
+        );
+        worst = worst.max(u);
+    }
+    eprintln!("exp float32: worst error {worst} ulp over [-87, 88.7]");
+    assert!(worst <= 2.0, "exp worst error {worst} ulp");
+}

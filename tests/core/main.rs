@@ -1,0 +1,6 @@
+//! The foundation's tests, in one binary (each test binary links wgpu, so fewer is faster).
+
+mod common;
+mod dtypes;
+mod elementwise;
+mod runtime;

@@ -1,0 +1,238 @@
+//! The device, the queue, the pool, readback, limits and errors.
+
+use crate::common::*;
+use olympus::{lax, numpy as np, Array, DType, Device, DeviceOptions, Error};
+
+#[test]
+fn default_device_is_shared_and_described() {
+    let a = Device::default_device().unwrap();
+    let b = Device::default_device().unwrap();
+    assert_eq!(a, b);
+    let info = a.info();
+    assert!(!info.name.is_empty());
+    assert!(info.limits.max_storage_buffer_binding_size > 0);
+    eprintln!("adapter: {info}");
+    let x = np::zeros(&[2], DType::Float32).unwrap();
+    assert_eq!(x.device(), &a);
+}
+
+#[test]
+fn two_threads_use_the_default_device_at_once() {
+    let handles: Vec<_> = (0..2)
+        .map(|t| {
+            std::thread::spawn(move || {
+                for i in 0..50 {
+                    let v: Vec<f32> = (0..1000).map(|k| (k + i + t * 7) as f32).collect();
+                    let x = Array::from_slice(&v, &[1000]).unwrap();
+                    let y = np::multiply(np::add(&x, 1.0).unwrap(), 2.0).unwrap();
+                    let want: Vec<f32> = v.iter().map(|a| (a + 1.0) * 2.0).collect();
+                    assert_eq!(y.to_vec::<f32>().unwrap(), want);
+                }
+            })
+        })
+        .collect();
+    for h in handles {
+        h.join().unwrap();
+    }
+}
+
+#[test]
+fn arrays_are_send_sync_and_cheap_to_clone() {
+    fn check<T: Send + Sync + Clone>() {}
+    check::<Array>();
+    check::<Device>();
+    let x = np::arange(10).unwrap();
+    let y = x.clone();
+    let before = x.device().memory_stats().live_buffers;
+    let _z = y.clone();
+    assert_eq!(x.device().memory_stats().live_buffers, before);
+}
+
+#[test]
+fn memory_stays_flat_over_ten_thousand_ops() {
+    // A private device, so other tests do not move the counters.
+    let dev = Device::new(DeviceOptions::default()).unwrap();
+    olympus::with_device(&dev, || {
+        let a = np::asarray(vec![1.0f32; 4096]).unwrap();
+        let mut x = np::zeros(&[4096], DType::Float32).unwrap();
+        let mut samples = Vec::new();
+        for i in 0..10_000 {
+            x = np::add(&x, &a).unwrap();
+            if i % 1000 == 999 {
+                x.block_until_ready().unwrap();
+                let s = dev.memory_stats();
+                samples.push((s.live_bytes, s.pooled_bytes));
+            }
+        }
+        assert_eq!(x.to_vec::<f32>().unwrap()[17], 10_000.0);
+        eprintln!("(live, pooled) bytes every 1000 ops: {samples:?}");
+        let (l0, p0) = samples[1];
+        for &(l, p) in &samples[1..] {
+            assert_eq!(l, l0, "live bytes grew: {samples:?}");
+            assert_eq!(p, p0, "pooled bytes grew: {samples:?}");
+        }
+    });
+}
+
+#[test]
+fn dispatch_is_asynchronous_until_readback() {
+    let x = np::ones(&[1 << 20], DType::Float32).unwrap();
+    let mut y = x.clone();
+    for _ in 0..20 {
+        y = np::add(&y, &x).unwrap();
+    }
+    // Nothing has been waited for yet; reading waits.
+    let v = y.to_vec::<f32>().unwrap();
+    assert!(v.iter().all(|&e| e == 21.0));
+}
+
+#[test]
+fn to_vec_async_does_not_block() {
+    let x = np::multiply(np::arange(100).unwrap(), 3).unwrap();
+    let fut = x.to_vec_async::<i32>();
+    let v = futures::executor::block_on(fut).unwrap();
+    assert_eq!(v, (0..100).map(|i| i * 3).collect::<Vec<_>>());
+    // Two readbacks in flight at once.
+    let a = np::arange(10).unwrap().to_vec_async::<i32>();
+    let b = np::arange(20).unwrap().to_vec_async::<i32>();
+    let (a, b) = futures::executor::block_on(futures::future::join(a, b));
+    assert_eq!(a.unwrap().len() + b.unwrap().len(), 30);
+    // Reading with the wrong type is an error, not a panic.
+    let e = futures::executor::block_on(x.to_vec_async::<f32>()).unwrap_err();
+    assert!(e.to_string().contains("int32"), "{e}");
+}
+
+#[test]
+fn mixing_devices_is_an_error() {
+    let other = Device::new(DeviceOptions::default()).unwrap();
+    let a = np::ones(&[3], DType::Float32).unwrap();
+    let b = olympus::with_device(&other, || np::ones(&[3], DType::Float32)).unwrap();
+    assert_eq!(b.device(), &other);
+    let e = np::add(&a, &b).unwrap_err();
+    assert!(matches!(e, Error::DeviceMismatch { .. }), "{e}");
+    assert!(e.to_string().contains("add"), "{e}");
+    // Moving one over fixes it.
+    let c = b.to_device(a.device()).unwrap();
+    assert_eq!(
+        np::add(&a, &c).unwrap().to_vec::<f32>().unwrap(),
+        vec![2.0; 3]
+    );
+}
+
+#[test]
+fn no_adapter_says_what_was_tried() {
+    let e = Device::new(DeviceOptions {
+        adapter: Some("no-such-adapter-xyz".into()),
+        ..DeviceOptions::default()
+    })
+    .unwrap_err();
+    match &e {
+        Error::NoAdapter { tried } => assert!(
+            tried.contains("no-such-adapter-xyz") || tried.contains("no adapters"),
+            "{tried}"
+        ),
+        other => panic!("expected NoAdapter, got {other}"),
+    }
+}
+
+#[test]
+fn oversize_arrays_are_clear_errors_and_the_device_stays_usable() {
+    // More than the largest buffer the device allows.
+    let dev = Device::default_device().unwrap();
+    let max = dev.info().limits.max_buffer_size;
+    let n = (max / 4 + 1024) as usize;
+    let e = np::zeros(&[n], DType::Float32).unwrap_err();
+    match &e {
+        Error::OutOfMemory {
+            func, shape, dtype, ..
+        } => {
+            assert_eq!(func, "full");
+            assert_eq!(shape, &vec![n]);
+            assert_eq!(*dtype, DType::Float32);
+        }
+        other => panic!("expected OutOfMemory, got {other}"),
+    }
+    // Element counts past usize are shape errors, not panics.
+    assert!(np::zeros(&[usize::MAX, 4], DType::Float32).is_err());
+    // The device still works.
+    assert_eq!(
+        np::add(np::ones(&[2], DType::Int32).unwrap(), 1)
+            .unwrap()
+            .to_vec::<i32>()
+            .unwrap(),
+        vec![2, 2]
+    );
+}
+
+#[test]
+fn windows_and_2d_grids_on_small_arrays() {
+    // A device whose bindings cover 8 KiB and whose grids are 4 workgroups wide, so that
+    // chunked bindings and 2-D grids run on small, quick arrays.
+    let dev = Device::new(DeviceOptions {
+        max_binding_bytes: Some(8192),
+        max_workgroups_per_dim: Some(4),
+        ..DeviceOptions::default()
+    })
+    .unwrap();
+    let mut r = rng();
+    olympus::with_device(&dev, || {
+        for d in all_dtypes() {
+            let (rows, cols) = (90, 100);
+            let n = rows * cols;
+            let va = random_values(&mut r, d, n);
+            let vb = random_values(&mut r, d, n);
+            let vc = random_values(&mut r, d, n);
+            let a = make(&va, &[rows, cols], d);
+            let b = make(&vb, &[rows, cols], d);
+            // A transposed (strided) operand read through windows too.
+            let ct = lax::transpose(&make(&vc, &[cols, rows], d), &[1, 0]).unwrap();
+            let s = np::add(np::add(&a, &b).unwrap(), &ct).unwrap_or_else(|e| panic!("{d}: {e}"));
+            let add = |x: f64, y: f64| match d {
+                DType::Bool => f64::from(u8::from(x != 0.0 || y != 0.0)),
+                DType::Int32 => f64::from((x as i32).wrapping_add(y as i32)),
+                DType::UInt32 => f64::from((x as u32).wrapping_add(y as u32)),
+                DType::Float16 => round_to(f64::from(x as f32 + y as f32), DType::Float16),
+                DType::Float32 => f64::from(x as f32 + y as f32),
+            };
+            let want: Vec<f64> = (0..n)
+                .map(|i| add(add(va[i], vb[i]), vc[(i % cols) * rows + i / cols]))
+                .collect();
+            assert_close(&format!("windowed {d}"), &s, &want, d, EXACT);
+        }
+    });
+}
+
+#[test]
+fn forty_million_floats() {
+    // 160 MB per array: past lavapipe's 128 MiB binding limit.
+    let n = 40_000_000usize;
+    let a = np::arange((0.0f32, n as f32, 1.0f32)).unwrap();
+    let b = np::full(&[n], 0.5, Some(DType::Float32)).unwrap();
+    let c = np::add(&a, &b).unwrap();
+    let v = c.to_vec::<f32>().unwrap();
+    assert_eq!(v.len(), n);
+    for i in [
+        0,
+        1,
+        7,
+        16_777_215,
+        33_554_431,
+        33_554_432,
+        33_554_433,
+        n / 2 + 3,
+        n - 1,
+    ] {
+        let want = (i as f64 as f32) + 0.5;
+        assert_eq!(v[i], want, "element {i}");
+    }
+    // Every element, against the reference.
+    let bad = v
+        .iter()
+        .enumerate()
+        .filter(|(i, &x)| x != (*i as f32) + 0.5)
+        .count();
+    assert_eq!(bad, 0);
+    let e = np::exp(np::multiply(&b, 0.0).unwrap()).unwrap();
+    let ev = e.to_vec::<f32>().unwrap();
+    assert!(ev.iter().all(|&x| x == 1.0));
+}
