@@ -2,7 +2,8 @@
 
 use std::sync::Arc;
 
-use super::primitive::{EvalKind, Primitive};
+use super::primitive::Primitive;
+use super::EvalKind;
 use crate::array::{Array, Aval};
 use crate::codegen::{self, InputDesc, Node, Program, Target};
 use crate::error::{Error, Result};

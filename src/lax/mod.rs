@@ -13,6 +13,7 @@
 mod eval;
 mod primitive;
 
+pub(crate) use primitive::EvalKind;
 pub use primitive::{Literal, Primitive};
 
 use crate::array::Array;

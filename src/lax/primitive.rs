@@ -147,6 +147,61 @@ impl Primitive {
         }
     }
 
+    /// Position of the variant in the table (an exhaustive match, so a new variant must be
+    /// listed here, in [`Primitive::examples`], and in every rule).
+    pub(crate) fn variant_index(&self) -> usize {
+        match self {
+            Primitive::Add => 0,
+            Primitive::Mul => 1,
+            Primitive::Exp => 2,
+            Primitive::ConvertElementType { .. } => 3,
+            Primitive::Copy => 4,
+            Primitive::Full { .. } => 5,
+            Primitive::Iota { .. } => 6,
+            Primitive::Transpose { .. } => 7,
+            Primitive::BroadcastInDim { .. } => 8,
+        }
+    }
+
+    /// Number of variants in the table.
+    pub(crate) const COUNT: usize = 9;
+
+    /// One instance of every variant with every parameter value that changes the generated
+    /// code (for rule-coverage and kernel-validation tests).
+    pub(crate) fn examples() -> Vec<Primitive> {
+        let mut v = vec![
+            Primitive::Add,
+            Primitive::Mul,
+            Primitive::Exp,
+            Primitive::Copy,
+            Primitive::Transpose {
+                permutation: vec![1, 0],
+            },
+            Primitive::BroadcastInDim {
+                shape: vec![2, 3],
+                broadcast_dimensions: vec![1],
+            },
+        ];
+        for d in DType::ALL {
+            v.push(Primitive::ConvertElementType {
+                dtype: d,
+                weak: false,
+            });
+            v.push(Primitive::Full {
+                shape: vec![3],
+                value: Literal::F32(1.0).cast(d),
+            });
+            if !d.is_bool() {
+                v.push(Primitive::Iota {
+                    dtype: d,
+                    shape: vec![2, 3],
+                    dimension: 1,
+                });
+            }
+        }
+        v
+    }
+
     pub(crate) fn eval_kind(&self) -> EvalKind {
         match self {
             Primitive::BroadcastInDim { .. } | Primitive::Transpose { .. } => EvalKind::View,

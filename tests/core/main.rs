@@ -1,6 +1,8 @@
 //! The foundation's tests, in one binary (each test binary links wgpu, so fewer is faster).
 
 mod common;
+mod creation;
+mod display;
 mod dtypes;
 mod elementwise;
 mod runtime;

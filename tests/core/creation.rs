@@ -1,0 +1,248 @@
+//! Creation functions and conversions from Rust values.
+
+use crate::common::*;
+use half::f16;
+use olympus::{numpy as np, Array, DType, Error, SupportsOlympusArray};
+
+#[test]
+fn zeros_ones_full_empty_every_dtype() {
+    for d in all_dtypes() {
+        for shape in [&[][..], &[0], &[5], &[2, 3, 4]] {
+            let n: usize = shape.iter().product();
+            let z = np::zeros(shape, d).unwrap();
+            let o = np::ones(shape, d).unwrap();
+            let e = np::empty(shape, d).unwrap();
+            assert_eq!((z.shape(), z.dtype(), z.weak_type()), (shape, d, false));
+            assert_close("zeros", &z, &vec![0.0; n], d, EXACT);
+            assert_close("empty", &e, &vec![0.0; n], d, EXACT);
+            assert_close("ones", &o, &vec![1.0; n], d, EXACT);
+        }
+    }
+    let f = np::full(&[3], 2.5, None).unwrap();
+    assert_eq!((f.dtype(), f.weak_type()), (DType::Float32, true));
+    assert_eq!(f.to_vec::<f32>().unwrap(), vec![2.5; 3]);
+    let f = np::full(&[2], 7, Some(DType::UInt32)).unwrap();
+    assert_eq!(f.to_vec::<u32>().unwrap(), vec![7, 7]);
+    let f = np::full(&[2], 0.1, Some(DType::Float16)).unwrap();
+    assert_eq!(f.to_vec::<f16>().unwrap(), vec![f16::from_f64(0.1); 2]);
+    let f = np::full(&[2, 2], np::array([1.0f32, 2.0]).unwrap(), None).unwrap();
+    assert_eq!(f.to_vec::<f32>().unwrap(), vec![1.0, 2.0, 1.0, 2.0]);
+    assert!(np::full(&[2], [1, 2, 3], None).is_err());
+    let e = np::full(&[2], -1, Some(DType::UInt32)).unwrap_err();
+    assert!(e.to_string().contains("uint32"), "{e}");
+}
+
+#[test]
+fn like_functions_keep_shape_dtype_and_weakness() {
+    let x = np::array([[1u32, 2, 3], [4, 5, 6]]).unwrap();
+    for (name, a, v) in [
+        ("zeros_like", np::zeros_like(&x).unwrap(), 0.0),
+        ("ones_like", np::ones_like(&x).unwrap(), 1.0),
+        ("empty_like", np::empty_like(&x).unwrap(), 0.0),
+        ("full_like", np::full_like(&x, 9).unwrap(), 9.0),
+    ] {
+        assert_eq!(
+            (a.shape(), a.dtype()),
+            (&[2usize, 3][..], DType::UInt32),
+            "{name}"
+        );
+        assert_close(name, &a, &[v; 6], DType::UInt32, EXACT);
+    }
+    let w = np::zeros_like(1.5).unwrap();
+    assert!(w.weak_type() && w.dtype() == DType::Float32 && w.ndim() == 0);
+    let h = np::full_like(vec![f16::ONE; 3], 0.5).unwrap();
+    assert_eq!(h.to_vec::<f16>().unwrap(), vec![f16::from_f32(0.5); 3]);
+}
+
+#[test]
+fn arange_linspace_eye_identity() {
+    let mut r = rng();
+    use rand::Rng;
+    for _ in 0..20 {
+        let start: i32 = r.random_range(-50..50);
+        let stop: i32 = r.random_range(-50..50);
+        let step: i32 = *[-7, -3, -1, 1, 2, 5].get(r.random_range(0..6)).unwrap();
+        let want: Vec<i32> = if step > 0 {
+            (start..stop).step_by(step as usize).collect()
+        } else {
+            let mut v = Vec::new();
+            let mut x = start;
+            while x > stop {
+                v.push(x);
+                x += step;
+            }
+            v
+        };
+        let got = np::arange((start, stop, step)).unwrap();
+        assert_eq!(got.dtype(), DType::Int32);
+        assert_eq!(
+            got.to_vec::<i32>().unwrap(),
+            want,
+            "arange({start}, {stop}, {step})"
+        );
+    }
+    assert_eq!(np::arange(0).unwrap().shape(), &[0]);
+    assert_eq!(
+        np::arange(3u32..6).unwrap().to_vec::<u32>().unwrap(),
+        vec![3, 4, 5]
+    );
+    assert!(np::arange((0, 5, 0)).is_err());
+    let f = np::arange((0.5f64, 2.0, 0.3)).unwrap();
+    let want: Vec<f32> = (0..5).map(|i| (0.5 + i as f64 * 0.3) as f32).collect();
+    assert_eq!(f.to_vec::<f32>().unwrap(), want);
+
+    let l = np::linspace(-1.0, 3.0, 9, true).unwrap();
+    assert_eq!(
+        l.to_vec::<f32>().unwrap(),
+        vec![-1.0, -0.5, 0.0, 0.5, 1.0, 1.5, 2.0, 2.5, 3.0]
+    );
+    let l = np::linspace(0.0, 1.0, 4, false).unwrap();
+    assert_eq!(l.to_vec::<f32>().unwrap(), vec![0.0, 0.25, 0.5, 0.75]);
+    assert_eq!(np::linspace(0.0, 1.0, 0, true).unwrap().shape(), &[0]);
+    assert_eq!(
+        np::linspace(2.0, 5.0, 1, true)
+            .unwrap()
+            .to_vec::<f32>()
+            .unwrap(),
+        vec![2.0]
+    );
+
+    for d in all_dtypes() {
+        for (n, m, k) in [
+            (3, None, 0),
+            (2, Some(4), 1),
+            (4, Some(2), -1),
+            (3, Some(3), 5),
+            (0, None, 0),
+        ] {
+            let e = np::eye(n, m, k, d).unwrap();
+            let mm = m.unwrap_or(n);
+            let want: Vec<f64> = (0..n * mm)
+                .map(|i| f64::from(u8::from((i % mm) as isize - (i / mm) as isize == k)))
+                .collect();
+            assert_eq!(e.shape(), &[n, mm]);
+            assert_close("eye", &e, &want, d, EXACT);
+        }
+    }
+    assert_close(
+        "identity",
+        &np::identity(2, DType::Int32).unwrap(),
+        &[1.0, 0.0, 0.0, 1.0],
+        DType::Int32,
+        EXACT,
+    );
+}
+
+#[test]
+fn arrays_from_rust_values() {
+    let a = np::array([[1.0f32, 2.0], [3.0, 4.0]]).unwrap();
+    assert_eq!((a.shape(), a.dtype()), (&[2usize, 2][..], DType::Float32));
+    assert_eq!(a.to_vec::<f32>().unwrap(), vec![1.0, 2.0, 3.0, 4.0]);
+    let b = np::array([[[true], [false]]]).unwrap();
+    assert_eq!((b.shape(), b.dtype()), (&[1usize, 2, 1][..], DType::Bool));
+    assert_eq!(b.to_vec::<bool>().unwrap(), vec![true, false]);
+    let v = np::asarray(vec![vec![1i64, 2], vec![3, 4]]).unwrap();
+    assert_eq!((v.shape(), v.dtype()), (&[2usize, 2][..], DType::Int32));
+    let s: &[u8] = &[1, 2, 3];
+    assert_eq!(np::asarray(s).unwrap().dtype(), DType::UInt32);
+    let f = np::asarray(&vec![0.25f64; 3]).unwrap();
+    assert_eq!((f.dtype(), f.weak_type()), (DType::Float32, false));
+    let h = np::asarray(f16::from_f32(1.5)).unwrap();
+    assert_eq!(
+        (h.dtype(), h.weak_type(), h.ndim()),
+        (DType::Float16, false, 0)
+    );
+    let s = np::asarray(2.5).unwrap();
+    assert_eq!((s.dtype(), s.weak_type()), (DType::Float32, true));
+    assert_eq!(s.item::<f32>().unwrap(), 2.5);
+    let e: Vec<f32> = vec![];
+    assert_eq!(np::asarray(e).unwrap().shape(), &[0]);
+    // Ragged data and out-of-range values are conversion errors naming the function.
+    let e = np::asarray(vec![vec![1.0f32, 2.0], vec![3.0]]).unwrap_err();
+    assert!(
+        matches!(e, Error::Conversion { .. }) && e.to_string().contains("ragged"),
+        "{e}"
+    );
+    let e = np::add(vec![1i64 << 40], 1).unwrap_err();
+    match &e {
+        Error::Conversion {
+            func,
+            position,
+            type_name,
+            ..
+        } => {
+            assert_eq!((func.as_str(), *position), ("add", 0));
+            assert!(type_name.contains("Vec<i64>"), "{type_name}");
+        }
+        other => panic!("expected a conversion error, got {other}"),
+    }
+    // from_slice checks the element count.
+    assert!(Array::from_slice(&[1.0f32, 2.0, 3.0], &[2, 2]).is_err());
+}
+
+struct Fails;
+impl SupportsOlympusArray for Fails {
+    fn olympus_array(&self) -> olympus::Result<Array> {
+        Err(Error::InvalidArgument {
+            func: "Fails".into(),
+            reason: "no data".into(),
+        })
+    }
+}
+
+struct Pixels(Vec<u8>, usize);
+impl SupportsOlympusArray for Pixels {
+    fn olympus_array(&self) -> olympus::Result<Array> {
+        let v: Vec<u32> = self.0.iter().map(|&p| u32::from(p)).collect();
+        Array::from_slice(&v, &[self.0.len() / self.1, self.1])
+    }
+}
+
+#[test]
+fn the_conversion_protocol_is_accepted_everywhere() {
+    let p = Pixels(vec![1, 2, 3, 4, 5, 6], 3);
+    let y = np::multiply(&p, 2).unwrap();
+    assert_eq!((y.shape(), y.dtype()), (&[2usize, 3][..], DType::UInt32));
+    assert_eq!(y.to_vec::<u32>().unwrap(), vec![2, 4, 6, 8, 10, 12]);
+    assert_eq!(
+        np::asarray(&p).unwrap().to_vec::<u32>().unwrap(),
+        vec![1, 2, 3, 4, 5, 6]
+    );
+    let z = np::add(1.5, &p).unwrap();
+    assert_eq!(z.dtype(), DType::Float32);
+    let e = np::exp(&Fails).unwrap_err();
+    match &e {
+        Error::Conversion {
+            func,
+            position,
+            type_name,
+            reason,
+        } => {
+            assert_eq!((func.as_str(), *position), ("exp", 0));
+            assert!(
+                type_name.contains("Fails") && reason.contains("no data"),
+                "{e}"
+            );
+        }
+        other => panic!("expected a conversion error, got {other}"),
+    }
+}
+
+#[test]
+fn reading_back() {
+    let x = np::array([1i32, 2, 3]).unwrap();
+    assert!(x.to_vec::<f32>().is_err());
+    assert!(x.item::<i32>().is_err());
+    assert_eq!(
+        np::asarray(7u32)
+            .unwrap()
+            .astype(DType::UInt32)
+            .unwrap()
+            .item::<u32>()
+            .unwrap(),
+        7
+    );
+    assert_eq!(x.ndim(), 1);
+    assert_eq!(x.size(), 3);
+    assert!(x.block_until_ready().is_ok());
+}
