@@ -1,1 +1,128 @@
-fn main() {}
+//! Elementwise throughput on 16M float32 next to a plain Rust loop in the same run, and
+//! the cost of encoding one eager op. Ends with `NAME: olympus X GB/s, rust loop Y GB/s,
+//! ratio Z` lines.
+
+use std::hint::black_box;
+use std::time::{Duration, Instant};
+
+use criterion::{criterion_group, Criterion, Throughput};
+use olympus::{numpy as np, Array};
+
+const N: usize = 16 << 20;
+
+fn inputs() -> (Vec<f32>, Vec<f32>, Vec<f32>) {
+    let a: Vec<f32> = (0..N).map(|i| (i % 1000) as f32 * 1e-3).collect();
+    let b: Vec<f32> = (0..N).map(|i| (i % 777) as f32 * 1e-3).collect();
+    let c: Vec<f32> = (0..N).map(|i| (i % 555) as f32 * 1e-3).collect();
+    (a, b, c)
+}
+
+fn rust_add(a: &[f32], b: &[f32], out: &mut [f32]) {
+    for ((o, x), y) in out.iter_mut().zip(a).zip(b) {
+        *o = x + y;
+    }
+}
+
+fn rust_chain(a: &[f32], b: &[f32], c: &[f32], out: &mut [f32]) {
+    for (((o, x), y), z) in out.iter_mut().zip(a).zip(b).zip(c) {
+        *o = (x * y + z).exp();
+    }
+}
+
+fn olympus_chain(a: &Array, b: &Array, c: &Array) -> Array {
+    np::exp(np::add(np::multiply(a, b).unwrap(), c).unwrap()).unwrap()
+}
+
+fn bench(cr: &mut Criterion) {
+    let (a, b, c) = inputs();
+    let (ga, gb, gc) = (
+        Array::from_slice(&a, &[N]).unwrap(),
+        Array::from_slice(&b, &[N]).unwrap(),
+        Array::from_slice(&c, &[N]).unwrap(),
+    );
+    let mut out = vec![0f32; N];
+    let mut g = cr.benchmark_group("elementwise_16M_f32");
+    g.throughput(Throughput::Bytes((3 * N * 4) as u64));
+    g.bench_function("add/olympus", |bn| {
+        bn.iter(|| np::add(&ga, &gb).unwrap().block_until_ready().map(|_| ()).unwrap())
+    });
+    g.bench_function("add/rust_loop", |bn| bn.iter(|| rust_add(black_box(&a), black_box(&b), &mut out)));
+    g.bench_function("exp(a*b+c)/olympus", |bn| {
+        bn.iter(|| olympus_chain(&ga, &gb, &gc).block_until_ready().map(|_| ()).unwrap())
+    });
+    g.finish();
+    let tiny = Array::from_slice(&a[..1000], &[1000]).unwrap();
+    cr.bench_function("eager_op_encode_1000_elems", |bn| {
+        bn.iter(|| black_box(np::add(&tiny, &tiny).unwrap()));
+        tiny.block_until_ready().unwrap();
+    });
+}
+
+/// Best of `reps` runs of `f`.
+fn best(reps: usize, mut f: impl FnMut()) -> Duration {
+    f();
+    (0..reps)
+        .map(|_| {
+            let t = Instant::now();
+            f();
+            t.elapsed()
+        })
+        .min()
+        .unwrap_or_default()
+}
+
+fn summary() {
+    let (a, b, c) = inputs();
+    let (ga, gb, gc) = (
+        Array::from_slice(&a, &[N]).unwrap(),
+        Array::from_slice(&b, &[N]).unwrap(),
+        Array::from_slice(&c, &[N]).unwrap(),
+    );
+    let mut out = vec![0f32; N];
+    let gbps = |bytes: usize, d: Duration| bytes as f64 / d.as_secs_f64() / 1e9;
+    let line = |name: &str, bytes: usize, o: Duration, r: Duration| {
+        let (x, y) = (gbps(bytes, o), gbps(bytes, r));
+        println!("{name}: olympus {x:.2} GB/s, rust loop {y:.2} GB/s, ratio {:.2}", x / y);
+    };
+    let o = best(10, || {
+        np::add(&ga, &gb).unwrap().block_until_ready().unwrap();
+    });
+    let r = best(10, || rust_add(black_box(&a), black_box(&b), &mut out));
+    line("add_16M_f32", 3 * N * 4, o, r);
+    let o = best(5, || {
+        olympus_chain(&ga, &gb, &gc).block_until_ready().unwrap();
+    });
+    let r = best(5, || rust_chain(black_box(&a), black_box(&b), black_box(&c), &mut out));
+    line("exp(a*b+c)_16M_f32_eager", 4 * N * 4, o, r);
+    // Per-op encode cost: 1000 eager adds on 1000 elements, recorded without waiting.
+    let tiny = Array::from_slice(&a[..1000], &[1000]).unwrap();
+    tiny.block_until_ready().unwrap();
+    let t = Instant::now();
+    let mut keep = Vec::with_capacity(1000);
+    for _ in 0..1000 {
+        keep.push(np::add(&tiny, &tiny).unwrap());
+    }
+    let encode = t.elapsed();
+    keep[999].block_until_ready().unwrap();
+    let total = t.elapsed();
+    println!(
+        "eager_op_1000_elems: encode {:.1} us/op, with execution {:.1} us/op",
+        encode.as_secs_f64() * 1e6 / 1000.0,
+        total.as_secs_f64() * 1e6 / 1000.0
+    );
+    let copy = best(10, || out.copy_from_slice(black_box(&a)));
+    println!("memcpy_64MB: {:.2} GB/s (machine copy bandwidth, read + write)", gbps(2 * N * 4, copy));
+}
+
+criterion_group! {
+    name = benches;
+    config = Criterion::default().sample_size(10).measurement_time(Duration::from_secs(3));
+    targets = bench
+}
+
+fn main() {
+    println!("adapter: {}", olympus::Device::default_device().unwrap().info());
+    benches();
+    Criterion::default().configure_from_args().final_summary();
+    summary();
+}

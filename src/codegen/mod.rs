@@ -95,6 +95,7 @@ fn storage_types(d: DType, t: &Target) -> ((&'static str, u64), (&'static str, u
     }
 }
 
+#[allow(clippy::too_many_arguments)]
 /// Emits the binding declarations of one buffer bound as `windows` windows, and a raw
 /// accessor `fn {name}(u: u32) -> T` (or a store `fn {name}_st(u, v)`).
 fn declare(

@@ -149,6 +149,7 @@ impl Primitive {
 
     /// Position of the variant in the table (an exhaustive match, so a new variant must be
     /// listed here, in [`Primitive::examples`], and in every rule).
+    #[cfg(test)]
     pub(crate) fn variant_index(&self) -> usize {
         match self {
             Primitive::Add => 0,
@@ -164,10 +165,12 @@ impl Primitive {
     }
 
     /// Number of variants in the table.
+    #[cfg(test)]
     pub(crate) const COUNT: usize = 9;
 
     /// One instance of every variant with every parameter value that changes the generated
     /// code (for rule-coverage and kernel-validation tests).
+    #[cfg(test)]
     pub(crate) fn examples() -> Vec<Primitive> {
         let mut v = vec![
             Primitive::Add,

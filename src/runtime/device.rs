@@ -339,7 +339,8 @@ impl Device {
         });
         let f16_native =
             features.contains(wgpu::Features::SHADER_F16) && options.f16 == F16Mode::Auto;
-        let binding = u64::from(limits.max_storage_buffer_binding_size)
+        let binding = limits
+            .max_storage_buffer_binding_size
             .min(options.max_binding_bytes.unwrap_or(u64::MAX))
             .max(256);
         // A power of two, so windows start at offsets every alignment divides.

@@ -145,6 +145,7 @@ fn arrays_from_rust_values() {
     assert_eq!((v.shape(), v.dtype()), (&[2usize, 2][..], DType::Int32));
     let s: &[u8] = &[1, 2, 3];
     assert_eq!(np::asarray(s).unwrap().dtype(), DType::UInt32);
+    #[allow(clippy::needless_borrows_for_generic_args)] // &Vec is what this checks
     let f = np::asarray(&vec![0.25f64; 3]).unwrap();
     assert_eq!((f.dtype(), f.weak_type()), (DType::Float32, false));
     let h = np::asarray(f16::from_f32(1.5)).unwrap();
