@@ -44,11 +44,24 @@ fn bench(cr: &mut Criterion) {
     let mut g = cr.benchmark_group("elementwise_16M_f32");
     g.throughput(Throughput::Bytes((3 * N * 4) as u64));
     g.bench_function("add/olympus", |bn| {
-        bn.iter(|| np::add(&ga, &gb).unwrap().block_until_ready().map(|_| ()).unwrap())
+        bn.iter(|| {
+            np::add(&ga, &gb)
+                .unwrap()
+                .block_until_ready()
+                .map(|_| ())
+                .unwrap()
+        })
     });
-    g.bench_function("add/rust_loop", |bn| bn.iter(|| rust_add(black_box(&a), black_box(&b), &mut out)));
+    g.bench_function("add/rust_loop", |bn| {
+        bn.iter(|| rust_add(black_box(&a), black_box(&b), &mut out))
+    });
     g.bench_function("exp(a*b+c)/olympus", |bn| {
-        bn.iter(|| olympus_chain(&ga, &gb, &gc).block_until_ready().map(|_| ()).unwrap())
+        bn.iter(|| {
+            olympus_chain(&ga, &gb, &gc)
+                .block_until_ready()
+                .map(|_| ())
+                .unwrap()
+        })
     });
     g.finish();
     let tiny = Array::from_slice(&a[..1000], &[1000]).unwrap();
@@ -82,7 +95,10 @@ fn summary() {
     let gbps = |bytes: usize, d: Duration| bytes as f64 / d.as_secs_f64() / 1e9;
     let line = |name: &str, bytes: usize, o: Duration, r: Duration| {
         let (x, y) = (gbps(bytes, o), gbps(bytes, r));
-        println!("{name}: olympus {x:.2} GB/s, rust loop {y:.2} GB/s, ratio {:.2}", x / y);
+        println!(
+            "{name}: olympus {x:.2} GB/s, rust loop {y:.2} GB/s, ratio {:.2}",
+            x / y
+        );
     };
     let o = best(10, || {
         np::add(&ga, &gb).unwrap().block_until_ready().unwrap();
@@ -92,7 +108,9 @@ fn summary() {
     let o = best(5, || {
         olympus_chain(&ga, &gb, &gc).block_until_ready().unwrap();
     });
-    let r = best(5, || rust_chain(black_box(&a), black_box(&b), black_box(&c), &mut out));
+    let r = best(5, || {
+        rust_chain(black_box(&a), black_box(&b), black_box(&c), &mut out)
+    });
     line("exp(a*b+c)_16M_f32_eager", 4 * N * 4, o, r);
     // Per-op encode cost: 1000 eager adds on 1000 elements, recorded without waiting.
     let tiny = Array::from_slice(&a[..1000], &[1000]).unwrap();
@@ -111,7 +129,10 @@ fn summary() {
         total.as_secs_f64() * 1e6 / 1000.0
     );
     let copy = best(10, || out.copy_from_slice(black_box(&a)));
-    println!("memcpy_64MB: {:.2} GB/s (machine copy bandwidth, read + write)", gbps(2 * N * 4, copy));
+    println!(
+        "memcpy_64MB: {:.2} GB/s (machine copy bandwidth, read + write)",
+        gbps(2 * N * 4, copy)
+    );
 }
 
 criterion_group! {
@@ -121,7 +142,10 @@ criterion_group! {
 }
 
 fn main() {
-    println!("adapter: {}", olympus::Device::default_device().unwrap().info());
+    println!(
+        "adapter: {}",
+        olympus::Device::default_device().unwrap().info()
+    );
     benches();
     Criterion::default().configure_from_args().final_summary();
     summary();

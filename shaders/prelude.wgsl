@@ -110,3 +110,484 @@ fn exp_f32(x: f32) -> f32 {
     }
     return ldexp(p, ki);
 }
+
+fn f32_inf() -> f32 {
+    return bitcast<f32>(0x7f800000u);
+}
+
+fn f32_nan() -> f32 {
+    return bitcast<f32>(0x7fc00000u);
+}
+
+fn copysign_f32(a: f32, b: f32) -> f32 {
+    return bitcast<f32>((bitcast<u32>(a) & 0x7fffffffu) | (bitcast<u32>(b) & 0x80000000u));
+}
+
+// Round half to even, keeping the sign of zero (NumPy's rint).
+fn rint_f32(x: f32) -> f32 {
+    let f = floor(x);
+    let d = x - f;
+    var r = f;
+    if (d > 0.5) {
+        r = f + 1.0;
+    } else if (!(d < 0.5)) {
+        r = select(f + 1.0, f, f * 0.5 == floor(f * 0.5));
+    }
+    return copysign_f32(r, x);
+}
+
+// Natural log to about 1 ulp (Cephes' logf); driver `log` may be off by 2^-21 absolute
+// near 1. Subnormals are scaled first; log(0) = -inf, log(<0) = NaN.
+fn log_parts(x: f32) -> vec2<f32> {
+    // Returns (ln of the reduced mantissa part, exponent) with x = m * 2^e.
+    var b = bitcast<u32>(x);
+    var e = i32((b >> 23u) & 0xffu) - 126;
+    if ((b & 0x7f800000u) == 0u) {
+        let s = x * 8388608.0;
+        b = bitcast<u32>(s);
+        e = i32((b >> 23u) & 0xffu) - 126 - 23;
+    }
+    var m = bitcast<f32>((b & 0x007fffffu) | 0x3f000000u);
+    if (m < 0.707106781186547524) {
+        e = e - 1;
+        m = m + m - 1.0;
+    } else {
+        m = m - 1.0;
+    }
+    let z = m * m;
+    var y = ((((((((7.0376836292e-2 * m - 1.1514610310e-1) * m + 1.1676998740e-1) * m
+        - 1.2420140846e-1) * m + 1.4249322787e-1) * m - 1.6668057665e-1) * m
+        + 2.0000714765e-1) * m - 2.4999993993e-1) * m + 3.3333331174e-1) * m * z;
+    y = y - 0.5 * z;
+    return vec2<f32>(m + y, f32(e));
+}
+
+fn log_special(x: f32) -> vec2<f32> {
+    // (handled, value) for NaN, negatives, zero and infinity.
+    if (is_nan_f32(x)) {
+        return vec2<f32>(1.0, x);
+    }
+    if (x < 0.0) {
+        return vec2<f32>(1.0, f32_nan());
+    }
+    if (x == 0.0) {
+        return vec2<f32>(1.0, -f32_inf());
+    }
+    if (x == f32_inf()) {
+        return vec2<f32>(1.0, x);
+    }
+    return vec2<f32>(0.0, 0.0);
+}
+
+fn log_f32(x: f32) -> f32 {
+    let s = log_special(x);
+    if (s.x != 0.0) {
+        return s.y;
+    }
+    let p = log_parts(x);
+    return (p.x + p.y * -2.12194440e-4) + p.y * 0.693359375;
+}
+
+fn log2_f32(x: f32) -> f32 {
+    let s = log_special(x);
+    if (s.x != 0.0) {
+        return s.y;
+    }
+    let p = log_parts(x);
+    return p.x * 1.44269504088896341 + p.y;
+}
+
+fn log10_f32(x: f32) -> f32 {
+    let s = log_special(x);
+    if (s.x != 0.0) {
+        return s.y;
+    }
+    let p = log_parts(x);
+    // Cephes' split constants: log10(e) = L10EA + L10EB, log10(2) = L102A + L102B.
+    return ((p.x * 7.00731903251827651e-4 + p.y * 2.48745663981195214e-4) + p.x * 4.3359375e-1)
+        + p.y * 3.0078125e-1;
+}
+
+// 2^x: split into an integer and a fraction so the reduction is exact.
+fn exp2_f32(x: f32) -> f32 {
+    if (is_nan_f32(x)) {
+        return x;
+    }
+    if (x >= 128.0) {
+        return f32_inf();
+    }
+    if (x < -150.0) {
+        return 0.0;
+    }
+    let k = floor(x + 0.5);
+    let f = x - k;
+    let p = exp_f32(f * 0.693147180559945309);
+    let ki = i32(k);
+    if (ki < -125) {
+        return ldexp(p, ki + 64) * 5.421010862427522e-20;
+    }
+    if (ki > 127) {
+        return ldexp(p, ki - 1) * 2.0;
+    }
+    return ldexp(p, ki);
+}
+
+// e^x - 1, accurate near 0 (Kahan's trick).
+fn expm1_f32(x: f32) -> f32 {
+    if (abs(x) < 1e-5) {
+        return x + 0.5 * x * x;
+    }
+    let u = exp_f32(x);
+    if (u == f32_inf() || is_nan_f32(x)) {
+        return u;
+    }
+    if (u == 1.0) {
+        return x;
+    }
+    let um1 = u - 1.0;
+    if (um1 == -1.0) {
+        return -1.0;
+    }
+    return um1 * x / log_f32(u);
+}
+
+// ln(1 + x), accurate near 0 (Kahan's trick).
+fn log1p_f32(x: f32) -> f32 {
+    if (is_nan_f32(x) || x == f32_inf()) {
+        return x;
+    }
+    let u = 1.0 + x;
+    if (u == 1.0) {
+        return x;
+    }
+    if (u <= 0.0) {
+        return log_f32(u);
+    }
+    return log_f32(u) * x / (u - 1.0);
+}
+
+fn cbrt_f32(x: f32) -> f32 {
+    let a = abs(x);
+    if (a == 0.0 || a == f32_inf() || is_nan_f32(x)) {
+        return x;
+    }
+    var y = exp2_f32(log2_f32(a) / 3.0);
+    y = y - (y * y * y - a) / (3.0 * y * y);
+    return copysign_f32(y, x);
+}
+
+fn sinh_f32(x: f32) -> f32 {
+    let a = abs(x);
+    if (a > 88.0) {
+        return copysign_f32(exp_f32(a - 0.693147180559945309), x);
+    }
+    let e = expm1_f32(a);
+    return copysign_f32(0.5 * (e + e / (e + 1.0)), x);
+}
+
+fn cosh_f32(x: f32) -> f32 {
+    let a = abs(x);
+    if (a > 88.0) {
+        return exp_f32(a - 0.693147180559945309);
+    }
+    let e = exp_f32(a);
+    return 0.5 * (e + 1.0 / e);
+}
+
+fn tanh_f32(x: f32) -> f32 {
+    let a = abs(x);
+    if (is_nan_f32(x)) {
+        return x;
+    }
+    if (a > 9.1) {
+        return copysign_f32(1.0, x);
+    }
+    let e = expm1_f32(2.0 * a);
+    return copysign_f32(e / (e + 2.0), x);
+}
+
+fn asinh_f32(x: f32) -> f32 {
+    let a = abs(x);
+    if (a > 1e18 || is_nan_f32(x)) {
+        return copysign_f32(log_f32(a) + 0.693147180559945309, x);
+    }
+    let a2 = a * a;
+    return copysign_f32(log1p_f32(a + a2 / (1.0 + sqrt(1.0 + a2))), x);
+}
+
+fn acosh_f32(x: f32) -> f32 {
+    if (x < 1.0) {
+        return f32_nan();
+    }
+    if (x > 1e18) {
+        return log_f32(x) + 0.693147180559945309;
+    }
+    let t = x - 1.0;
+    return log1p_f32(t + sqrt(2.0 * t + t * t));
+}
+
+fn atanh_f32(x: f32) -> f32 {
+    let a = abs(x);
+    if (a > 1.0) {
+        return f32_nan();
+    }
+    return copysign_f32(0.5 * log1p_f32(2.0 * a / (1.0 - a)), x);
+}
+
+// C's fmod, exact (musl's fmodf on the bits; WGSL's % is x - y * trunc(x / y)).
+fn fmod_f32(x: f32, y: f32) -> f32 {
+    var uxi = bitcast<u32>(x);
+    var uyi = bitcast<u32>(y);
+    var ex = i32((uxi >> 23u) & 0xffu);
+    var ey = i32((uyi >> 23u) & 0xffu);
+    let sx = uxi & 0x80000000u;
+    if ((uyi << 1u) == 0u || is_nan_f32(y) || ex == 0xff) {
+        return f32_nan();
+    }
+    if ((uxi << 1u) <= (uyi << 1u)) {
+        if ((uxi << 1u) == (uyi << 1u)) {
+            return bitcast<f32>(sx);
+        }
+        return x;
+    }
+    if (ex == 0) {
+        var i = uxi << 9u;
+        while ((i >> 31u) == 0u) {
+            ex = ex - 1;
+            i = i << 1u;
+        }
+        uxi = uxi << u32(-ex + 1);
+    } else {
+        uxi = (uxi & 0x007fffffu) | 0x00800000u;
+    }
+    if (ey == 0) {
+        var i = uyi << 9u;
+        while ((i >> 31u) == 0u) {
+            ey = ey - 1;
+            i = i << 1u;
+        }
+        uyi = uyi << u32(-ey + 1);
+    } else {
+        uyi = (uyi & 0x007fffffu) | 0x00800000u;
+    }
+    while (ex > ey) {
+        let i = uxi - uyi;
+        if ((i >> 31u) == 0u) {
+            if (i == 0u) {
+                return bitcast<f32>(sx);
+            }
+            uxi = i;
+        }
+        uxi = uxi << 1u;
+        ex = ex - 1;
+    }
+    let i = uxi - uyi;
+    if ((i >> 31u) == 0u) {
+        if (i == 0u) {
+            return bitcast<f32>(sx);
+        }
+        uxi = i;
+    }
+    while ((uxi >> 23u) == 0u) {
+        uxi = uxi << 1u;
+        ex = ex - 1;
+    }
+    if (ex > 0) {
+        uxi = (uxi - 0x00800000u) | (u32(ex) << 23u);
+    } else {
+        uxi = uxi >> u32(-ex + 1);
+    }
+    return bitcast<f32>(uxi | sx);
+}
+
+// NumPy's remainder for floats (sign of the divisor), as JAX computes it.
+fn rem_f32(a: f32, b: f32) -> f32 {
+    var m = fmod_f32(a, b);
+    if (m != 0.0 && !is_nan_f32(m) && ((m < 0.0) != (b < 0.0))) {
+        m = m + b;
+    }
+    return m;
+}
+
+// NumPy's floor_divide for floats, as JAX computes it (division by zero gives a / b).
+fn floordiv_f32(a: f32, b: f32) -> f32 {
+    if (b == 0.0) {
+        return a / b;
+    }
+    let m = fmod_f32(a, b);
+    var d = (a - m) / b;
+    if (m != 0.0 && !is_nan_f32(m) && ((m < 0.0) != (b < 0.0))) {
+        d = d - 1.0;
+    }
+    return rint_f32(d);
+}
+
+fn floordiv_i32(a: i32, b: i32) -> i32 {
+    if (b == 0) {
+        return select(-2, -1, a == 0);
+    }
+    if (a == (-2147483647 - 1) && b == -1) {
+        return a;
+    }
+    let q = a / b;
+    let r = a - q * b;
+    return select(q, q - 1, r != 0 && ((r < 0) != (b < 0)));
+}
+
+fn rem_i32(a: i32, b: i32) -> i32 {
+    if (b == 0 || (a == (-2147483647 - 1) && b == -1)) {
+        return 0;
+    }
+    let r = a % b;
+    return select(r, r + b, r != 0 && ((r < 0) != (b < 0)));
+}
+
+fn fmod_i32(a: i32, b: i32) -> i32 {
+    if (b == 0 || (a == (-2147483647 - 1) && b == -1)) {
+        return 0;
+    }
+    return a % b;
+}
+
+fn pow_u32(a: u32, b: u32) -> u32 {
+    var acc = 1u;
+    var base = a;
+    var e = b;
+    while (e != 0u) {
+        if ((e & 1u) == 1u) {
+            acc = acc * base;
+        }
+        base = base * base;
+        e = e >> 1u;
+    }
+    return acc;
+}
+
+fn pow_i32(a: i32, b: i32) -> i32 {
+    if (b < 0) {
+        if (a == 1) {
+            return 1;
+        }
+        if (a == -1) {
+            return select(1, -1, (b & 1) == 1);
+        }
+        return 0;
+    }
+    return bitcast<i32>(pow_u32(bitcast<u32>(a), u32(b)));
+}
+
+fn is_int_f32(y: f32) -> bool {
+    return floor(y) == y && abs(y) != f32_inf();
+}
+
+fn is_odd_f32(y: f32) -> bool {
+    return is_int_f32(y) && abs(y) < 16777216.0 && floor(y * 0.5) != y * 0.5;
+}
+
+// C's pow special cases, then 2^(y log2 |x|).
+fn pow_f32(x: f32, y: f32) -> f32 {
+    if (y == 0.0 || x == 1.0) {
+        return 1.0;
+    }
+    if (is_nan_f32(x) || is_nan_f32(y)) {
+        return f32_nan();
+    }
+    let ax = abs(x);
+    if (abs(y) == f32_inf()) {
+        if (ax == 1.0) {
+            return 1.0;
+        }
+        return select(0.0, f32_inf(), (ax > 1.0) == (y > 0.0));
+    }
+    let odd = is_odd_f32(y);
+    if (ax == 0.0) {
+        let r = select(0.0, f32_inf(), y < 0.0);
+        return select(r, copysign_f32(r, x), odd);
+    }
+    if (ax == f32_inf()) {
+        let r = select(0.0, f32_inf(), y > 0.0);
+        return select(r, copysign_f32(r, x), odd && x < 0.0);
+    }
+    if (x < 0.0 && !is_int_f32(y)) {
+        return f32_nan();
+    }
+    let r = exp2_f32(y * log2_f32(ax));
+    return select(r, -r, x < 0.0 && odd);
+}
+
+fn hypot_f32(a: f32, b: f32) -> f32 {
+    let x = abs(a);
+    let y = abs(b);
+    if (x == f32_inf() || y == f32_inf()) {
+        return f32_inf();
+    }
+    if (is_nan_f32(x) || is_nan_f32(y)) {
+        return f32_nan();
+    }
+    let hi = max(x, y);
+    let lo = min(x, y);
+    if (hi == 0.0) {
+        return 0.0;
+    }
+    let r = lo / hi;
+    return hi * sqrt(1.0 + r * r);
+}
+
+fn nan_max_f32(a: f32, b: f32) -> f32 {
+    return select(select(max(a, b), b, is_nan_f32(b)), a, is_nan_f32(a));
+}
+
+fn nan_min_f32(a: f32, b: f32) -> f32 {
+    return select(select(min(a, b), b, is_nan_f32(b)), a, is_nan_f32(a));
+}
+
+fn logaddexp_f32(a: f32, b: f32) -> f32 {
+    let d = a - b;
+    if (is_nan_f32(d)) {
+        return a + b;
+    }
+    return nan_max_f32(a, b) + log1p_f32(exp_f32(-abs(d)));
+}
+
+fn logaddexp2_f32(a: f32, b: f32) -> f32 {
+    let d = a - b;
+    if (is_nan_f32(d)) {
+        return a + b;
+    }
+    return nan_max_f32(a, b) + log1p_f32(exp2_f32(-abs(d))) * 1.44269504088896341;
+}
+
+fn gcd_u32(a: u32, b: u32) -> u32 {
+    var x = a;
+    var y = b;
+    while (y != 0u) {
+        let t = x % y;
+        x = y;
+        y = t;
+    }
+    return x;
+}
+
+fn abs_bits_i32(a: i32) -> u32 {
+    return select(bitcast<u32>(a), 0u - bitcast<u32>(a), a < 0);
+}
+
+fn gcd_i32(a: i32, b: i32) -> i32 {
+    return bitcast<i32>(gcd_u32(abs_bits_i32(a), abs_bits_i32(b)));
+}
+
+fn lcm_i32(a: i32, b: i32) -> i32 {
+    let g = gcd_i32(a, b);
+    if (g == 0) {
+        return 0;
+    }
+    return abs(a * (b / g));
+}
+
+fn lcm_u32(a: u32, b: u32) -> u32 {
+    let g = gcd_u32(a, b);
+    if (g == 0u) {
+        return 0u;
+    }
+    return a * (b / g);
+}

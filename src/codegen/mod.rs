@@ -400,11 +400,7 @@ mod tests {
         let mut kernels = 0;
         for prim in &examples {
             covered[prim.variant_index()] = true;
-            let arity = match prim {
-                Primitive::Add | Primitive::Mul => 2,
-                Primitive::Full { .. } | Primitive::Iota { .. } => 0,
-                _ => 1,
-            };
+            let arity = prim.arity();
             for d in DType::ALL {
                 let avals: Vec<Aval> = (0..arity)
                     .map(|_| Aval::new(vec![2, 3], d, false))
@@ -416,7 +412,7 @@ mod tests {
                     continue;
                 }
                 let program = Program {
-                    inputs: vec![d; arity],
+                    inputs: avals.iter().map(|a| a.dtype).collect(),
                     nodes: vec![Node {
                         prim: prim.clone(),
                         args: (0..arity).collect(),

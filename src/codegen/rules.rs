@@ -6,7 +6,7 @@
 use super::Ctx;
 use crate::dtype::DType;
 use crate::error::{Error, Result};
-use crate::lax::Primitive;
+use crate::lax::{BinaryOp, CompareOp, Primitive, UnaryOp};
 
 /// The WGSL type values of a dtype are computed in.
 pub(crate) fn compute_type(d: DType) -> &'static str {
@@ -58,16 +58,14 @@ pub(crate) fn emit(
     out: DType,
     ctx: &mut Ctx,
 ) -> Result<String> {
+    let a = args.first().map(String::as_str).unwrap_or("");
+    let b = args.get(1).map(String::as_str).unwrap_or("");
+    let d = arg_dtypes.first().copied().unwrap_or(out);
     Ok(match prim {
-        Primitive::Add => match out {
-            DType::Bool => format!("({} || {})", args[0], args[1]),
-            _ => format!("({} + {})", args[0], args[1]),
-        },
-        Primitive::Mul => match out {
-            DType::Bool => format!("({} && {})", args[0], args[1]),
-            _ => format!("({} * {})", args[0], args[1]),
-        },
-        Primitive::Exp => format!("exp_f32({})", args[0]),
+        Primitive::Unary(op) => unary(*op, a, d),
+        Primitive::Binary(op) => binary(*op, a, b, d),
+        Primitive::Compare(op) => compare(*op, a, b, d),
+        Primitive::Select => format!("select({}, {}, {})", args[2], args[1], args[0]),
         Primitive::ConvertElementType { dtype, .. } => convert(&args[0], arg_dtypes[0], *dtype),
         Primitive::Copy => args[0].clone(),
         Primitive::Full { value, .. } => {
@@ -95,4 +93,140 @@ pub(crate) fn emit(
             ))
         }
     })
+}
+
+fn float_bits(x: &str) -> String {
+    format!("bitcast<u32>({x})")
+}
+
+fn unary(op: UnaryOp, x: &str, d: DType) -> String {
+    use UnaryOp::*;
+    let int = d == DType::Int32;
+    let uint = d == DType::UInt32;
+    match op {
+        Neg if uint => format!("(0u - {x})"),
+        Neg => format!("(-{x})"),
+        Sign if int => format!("select(select(0, -1, {x} < 0), 1, {x} > 0)"),
+        Sign if uint => format!("select(0u, 1u, {x} > 0u)"),
+        Sign => format!("select(select({x}, -1.0, {x} < 0.0), 1.0, {x} > 0.0)"),
+        Abs if uint => x.to_string(),
+        Abs => format!("abs({x})"),
+        Square => format!("({x} * {x})"),
+        Reciprocal => format!("(1.0 / {x})"),
+        Floor => format!("floor({x})"),
+        Ceil => format!("ceil({x})"),
+        Round => format!("rint_f32({x})"),
+        Trunc => format!("trunc({x})"),
+        Exp => format!("exp_f32({x})"),
+        Exp2 => format!("exp2_f32({x})"),
+        Expm1 => format!("expm1_f32({x})"),
+        Log => format!("log_f32({x})"),
+        Log2 => format!("log2_f32({x})"),
+        Log10 => format!("log10_f32({x})"),
+        Log1p => format!("log1p_f32({x})"),
+        Sqrt => format!("sqrt({x})"),
+        Cbrt => format!("cbrt_f32({x})"),
+        Sin => format!("sin({x})"),
+        Cos => format!("cos({x})"),
+        Tan => format!("tan({x})"),
+        Asin => format!("asin({x})"),
+        Acos => format!("acos({x})"),
+        Atan => format!("atan({x})"),
+        Sinh => format!("sinh_f32({x})"),
+        Cosh => format!("cosh_f32({x})"),
+        Tanh => format!("tanh_f32({x})"),
+        Asinh => format!("asinh_f32({x})"),
+        Acosh => format!("acosh_f32({x})"),
+        Atanh => format!("atanh_f32({x})"),
+        Not if d == DType::Bool => format!("(!{x})"),
+        Not => format!("(~{x})"),
+        IsNan => format!("is_nan_f32({x})"),
+        IsInf => format!("(({} & 0x7fffffffu) == 0x7f800000u)", float_bits(x)),
+        IsFinite => format!("(({} & 0x7f800000u) != 0x7f800000u)", float_bits(x)),
+        SignBit => format!("(({} >> 31u) != 0u)", float_bits(x)),
+    }
+}
+
+fn binary(op: BinaryOp, a: &str, b: &str, d: DType) -> String {
+    use BinaryOp::*;
+    let (int, uint, boolean) = (d == DType::Int32, d == DType::UInt32, d == DType::Bool);
+    match op {
+        Add if boolean => format!("({a} || {b})"),
+        Add => format!("({a} + {b})"),
+        Sub => format!("({a} - {b})"),
+        Mul if boolean => format!("({a} && {b})"),
+        Mul => format!("({a} * {b})"),
+        Div => format!("({a} / {b})"),
+        FloorDiv if int => format!("floordiv_i32({a}, {b})"),
+        FloorDiv if uint => format!("select({a} / {b}, 0xffffffffu, {b} == 0u)"),
+        FloorDiv => format!("floordiv_f32({a}, {b})"),
+        Rem if int => format!("rem_i32({a}, {b})"),
+        Rem if uint => format!("select({a} % {b}, 0u, {b} == 0u)"),
+        Rem => format!("rem_f32({a}, {b})"),
+        Fmod if int => format!("fmod_i32({a}, {b})"),
+        Fmod if uint => format!("select({a} % {b}, 0u, {b} == 0u)"),
+        Fmod => format!("fmod_f32({a}, {b})"),
+        Pow if int => format!("pow_i32({a}, {b})"),
+        Pow if uint => format!("pow_u32({a}, {b})"),
+        Pow => format!("pow_f32({a}, {b})"),
+        Max if boolean => format!("({a} || {b})"),
+        Min if boolean => format!("({a} && {b})"),
+        Max if int || uint => format!("max({a}, {b})"),
+        Min if int || uint => format!("min({a}, {b})"),
+        Max => format!("nan_max_f32({a}, {b})"),
+        Min => format!("nan_min_f32({a}, {b})"),
+        Fmax => {
+            format!("select(select(max({a}, {b}), {a}, is_nan_f32({b})), {b}, is_nan_f32({a}))")
+        }
+        Fmin => {
+            format!("select(select(min({a}, {b}), {a}, is_nan_f32({b})), {b}, is_nan_f32({a}))")
+        }
+        Atan2 => format!("atan2({a}, {b})"),
+        Hypot => format!("hypot_f32({a}, {b})"),
+        Copysign => format!("copysign_f32({a}, {b})"),
+        LogAddExp => format!("logaddexp_f32({a}, {b})"),
+        LogAddExp2 => format!("logaddexp2_f32({a}, {b})"),
+        And if boolean => format!("({a} && {b})"),
+        Or if boolean => format!("({a} || {b})"),
+        Xor if boolean => format!("({a} != {b})"),
+        And => format!("({a} & {b})"),
+        Or => format!("({a} | {b})"),
+        Xor => format!("({a} ^ {b})"),
+        // Shifts past the width give 0 (sign fill for arithmetic right shifts), as in JAX;
+        // a negative count counts as past the width.
+        ShiftLeft if int => {
+            format!("select({a} << bitcast<u32>({b}), 0, bitcast<u32>({b}) >= 32u)")
+        }
+        ShiftLeft => format!("select({a} << {b}, 0u, {b} >= 32u)"),
+        ShiftRight if int => format!(
+            "select({a} >> bitcast<u32>({b}), select(0, -1, {a} < 0), bitcast<u32>({b}) >= 32u)"
+        ),
+        ShiftRight => format!("select({a} >> {b}, 0u, {b} >= 32u)"),
+        Gcd if int => format!("gcd_i32({a}, {b})"),
+        Gcd => format!("gcd_u32({a}, {b})"),
+        Lcm if int => format!("lcm_i32({a}, {b})"),
+        Lcm => format!("lcm_u32({a}, {b})"),
+    }
+}
+
+fn compare(op: CompareOp, a: &str, b: &str, d: DType) -> String {
+    // bool has no ordering in WGSL: compare as 0/1.
+    let (a, b) = if d == DType::Bool {
+        (
+            format!("select(0u, 1u, {a})"),
+            format!("select(0u, 1u, {b})"),
+        )
+    } else {
+        (a.to_string(), b.to_string())
+    };
+    match op {
+        CompareOp::Eq => format!("({a} == {b})"),
+        // Negated equality, so NaN != NaN is true (an ordered `!=` would say false).
+        CompareOp::Ne if d.is_floating() => format!("(!({a} == {b}))"),
+        CompareOp::Ne => format!("({a} != {b})"),
+        CompareOp::Lt => format!("({a} < {b})"),
+        CompareOp::Le => format!("({a} <= {b})"),
+        CompareOp::Gt => format!("({a} > {b})"),
+        CompareOp::Ge => format!("({a} >= {b})"),
+    }
 }

@@ -14,7 +14,7 @@ mod eval;
 mod primitive;
 
 pub(crate) use primitive::EvalKind;
-pub use primitive::{Literal, Primitive};
+pub use primitive::{BinaryOp, CompareOp, Literal, Primitive, UnaryOp};
 
 use crate::array::Array;
 use crate::dtype::DType;
@@ -32,19 +32,39 @@ pub fn bind(prim: Primitive, inputs: &[&Array], device: Option<&Device>) -> Resu
     eval::eval(prim, inputs, out, device)
 }
 
+/// Applies an elementwise unary op.
+pub fn unary(op: UnaryOp, x: &Array) -> Result<Array> {
+    bind(Primitive::Unary(op), &[x], None)
+}
+
+/// Applies an elementwise binary op; shapes and dtypes must match.
+pub fn binary(op: BinaryOp, x: &Array, y: &Array) -> Result<Array> {
+    bind(Primitive::Binary(op), &[x, y], None)
+}
+
+/// Compares elementwise; shapes and dtypes must match; the result is bool.
+pub fn compare(op: CompareOp, x: &Array, y: &Array) -> Result<Array> {
+    bind(Primitive::Compare(op), &[x, y], None)
+}
+
+/// `pred ? on_true : on_false` elementwise (`jax.lax.select`).
+pub fn select(pred: &Array, on_true: &Array, on_false: &Array) -> Result<Array> {
+    bind(Primitive::Select, &[pred, on_true, on_false], None)
+}
+
 /// Elementwise `x + y` (logical or for bool). Shapes and dtypes must match.
 pub fn add(x: &Array, y: &Array) -> Result<Array> {
-    bind(Primitive::Add, &[x, y], None)
+    binary(BinaryOp::Add, x, y)
 }
 
 /// Elementwise `x * y` (logical and for bool). Shapes and dtypes must match.
 pub fn mul(x: &Array, y: &Array) -> Result<Array> {
-    bind(Primitive::Mul, &[x, y], None)
+    binary(BinaryOp::Mul, x, y)
 }
 
 /// Elementwise `e^x` for floating arrays.
 pub fn exp(x: &Array) -> Result<Array> {
-    bind(Primitive::Exp, &[x], None)
+    unary(UnaryOp::Exp, x)
 }
 
 /// Converts to `dtype` (floats to ints truncate toward zero and saturate; NaN gives 0).

@@ -72,16 +72,115 @@ impl Literal {
     }
 }
 
+/// Elementwise operations of one operand.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[allow(missing_docs)]
+pub enum UnaryOp {
+    Neg,
+    Sign,
+    Abs,
+    Square,
+    Reciprocal,
+    Floor,
+    Ceil,
+    /// Round half to even.
+    Round,
+    Trunc,
+    Exp,
+    Exp2,
+    Expm1,
+    Log,
+    Log2,
+    Log10,
+    Log1p,
+    Sqrt,
+    Cbrt,
+    Sin,
+    Cos,
+    Tan,
+    Asin,
+    Acos,
+    Atan,
+    Sinh,
+    Cosh,
+    Tanh,
+    Asinh,
+    Acosh,
+    Atanh,
+    /// Logical not on bool, bitwise not on integers.
+    Not,
+    IsNan,
+    IsInf,
+    IsFinite,
+    SignBit,
+}
+
+/// Elementwise operations of two operands of one dtype.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[allow(missing_docs)]
+pub enum BinaryOp {
+    /// Logical or on bool.
+    Add,
+    Sub,
+    /// Logical and on bool.
+    Mul,
+    /// True division (floats).
+    Div,
+    /// NumPy's `floor_divide`.
+    FloorDiv,
+    /// NumPy's `remainder` (sign of the divisor).
+    Rem,
+    /// C's `fmod` (sign of the dividend).
+    Fmod,
+    Pow,
+    /// NaN-propagating maximum.
+    Max,
+    /// NaN-propagating minimum.
+    Min,
+    /// NaN-ignoring maximum.
+    Fmax,
+    /// NaN-ignoring minimum.
+    Fmin,
+    Atan2,
+    Hypot,
+    Copysign,
+    LogAddExp,
+    LogAddExp2,
+    /// Bitwise (logical on bool).
+    And,
+    Or,
+    Xor,
+    ShiftLeft,
+    /// Arithmetic for int32, logical for uint32.
+    ShiftRight,
+    Gcd,
+    Lcm,
+}
+
+/// Elementwise comparisons (result bool).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[allow(missing_docs)]
+pub enum CompareOp {
+    Eq,
+    Ne,
+    Lt,
+    Le,
+    Gt,
+    Ge,
+}
+
 /// Every operation Olympus performs. Parameters live in the variants.
 #[derive(Clone, Debug, PartialEq)]
 #[non_exhaustive]
 pub enum Primitive {
-    /// `x + y`; logical or on bool.
-    Add,
-    /// `x * y`; logical and on bool.
-    Mul,
-    /// `e^x` on floats.
-    Exp,
+    /// An elementwise function of one operand.
+    Unary(UnaryOp),
+    /// An elementwise function of two operands of the same dtype and shape.
+    Binary(BinaryOp),
+    /// An elementwise comparison.
+    Compare(CompareOp),
+    /// `pred ? on_true : on_false` elementwise.
+    Select,
     /// Dtype conversion; `weak` is the weak-type flag of the result.
     ConvertElementType {
         /// Target dtype.
@@ -122,6 +221,202 @@ pub enum Primitive {
     },
 }
 
+/// Which dtypes an elementwise operation accepts.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Accepts {
+    Any,
+    /// Integers and floats.
+    Numeric,
+    Floats,
+    Integers,
+    /// Integers and bool.
+    IntegersBool,
+}
+
+impl Accepts {
+    fn ok(self, d: DType) -> bool {
+        match self {
+            Accepts::Any => true,
+            Accepts::Numeric => !d.is_bool(),
+            Accepts::Floats => d.is_floating(),
+            Accepts::Integers => d.is_integer(),
+            Accepts::IntegersBool => !d.is_floating(),
+        }
+    }
+
+    fn describe(self) -> &'static str {
+        match self {
+            Accepts::Any => "any dtype",
+            Accepts::Numeric => "integer or floating dtypes",
+            Accepts::Floats => "floating dtypes",
+            Accepts::Integers => "integer dtypes",
+            Accepts::IntegersBool => "integer or bool dtypes",
+        }
+    }
+}
+
+impl UnaryOp {
+    /// Every unary op.
+    pub const ALL: [UnaryOp; 35] = {
+        use UnaryOp::*;
+        [
+            Neg, Sign, Abs, Square, Reciprocal, Floor, Ceil, Round, Trunc, Exp, Exp2, Expm1, Log,
+            Log2, Log10, Log1p, Sqrt, Cbrt, Sin, Cos, Tan, Asin, Acos, Atan, Sinh, Cosh, Tanh,
+            Asinh, Acosh, Atanh, Not, IsNan, IsInf, IsFinite, SignBit,
+        ]
+    };
+
+    /// The lax name.
+    pub fn name(self) -> &'static str {
+        use UnaryOp::*;
+        match self {
+            Neg => "neg",
+            Sign => "sign",
+            Abs => "abs",
+            Square => "square",
+            Reciprocal => "reciprocal",
+            Floor => "floor",
+            Ceil => "ceil",
+            Round => "round",
+            Trunc => "trunc",
+            Exp => "exp",
+            Exp2 => "exp2",
+            Expm1 => "expm1",
+            Log => "log",
+            Log2 => "log2",
+            Log10 => "log10",
+            Log1p => "log1p",
+            Sqrt => "sqrt",
+            Cbrt => "cbrt",
+            Sin => "sin",
+            Cos => "cos",
+            Tan => "tan",
+            Asin => "asin",
+            Acos => "acos",
+            Atan => "atan",
+            Sinh => "sinh",
+            Cosh => "cosh",
+            Tanh => "tanh",
+            Asinh => "asinh",
+            Acosh => "acosh",
+            Atanh => "atanh",
+            Not => "not",
+            IsNan => "is_nan",
+            IsInf => "is_inf",
+            IsFinite => "is_finite",
+            SignBit => "signbit",
+        }
+    }
+
+    fn accepts(self) -> Accepts {
+        use UnaryOp::*;
+        match self {
+            Neg | Sign | Abs | Square => Accepts::Numeric,
+            Not => Accepts::IntegersBool,
+            _ => Accepts::Floats,
+        }
+    }
+
+    /// True for ops whose result is bool.
+    pub fn is_predicate(self) -> bool {
+        matches!(
+            self,
+            UnaryOp::IsNan | UnaryOp::IsInf | UnaryOp::IsFinite | UnaryOp::SignBit
+        )
+    }
+}
+
+impl BinaryOp {
+    /// Every binary op.
+    pub const ALL: [BinaryOp; 24] = {
+        use BinaryOp::*;
+        [
+            Add, Sub, Mul, Div, FloorDiv, Rem, Fmod, Pow, Max, Min, Fmax, Fmin, Atan2, Hypot,
+            Copysign, LogAddExp, LogAddExp2, And, Or, Xor, ShiftLeft, ShiftRight, Gcd, Lcm,
+        ]
+    };
+
+    /// The lax name.
+    pub fn name(self) -> &'static str {
+        use BinaryOp::*;
+        match self {
+            Add => "add",
+            Sub => "sub",
+            Mul => "mul",
+            Div => "div",
+            FloorDiv => "floor_divide",
+            Rem => "remainder",
+            Fmod => "fmod",
+            Pow => "pow",
+            Max => "max",
+            Min => "min",
+            Fmax => "fmax",
+            Fmin => "fmin",
+            Atan2 => "atan2",
+            Hypot => "hypot",
+            Copysign => "copysign",
+            LogAddExp => "logaddexp",
+            LogAddExp2 => "logaddexp2",
+            And => "and",
+            Or => "or",
+            Xor => "xor",
+            ShiftLeft => "shift_left",
+            ShiftRight => "shift_right",
+            Gcd => "gcd",
+            Lcm => "lcm",
+        }
+    }
+
+    fn accepts(self) -> Accepts {
+        use BinaryOp::*;
+        match self {
+            Add | Mul | Max | Min => Accepts::Any,
+            Sub | FloorDiv | Rem | Fmod | Pow => Accepts::Numeric,
+            Div | Fmax | Fmin | Atan2 | Hypot | Copysign | LogAddExp | LogAddExp2 => {
+                Accepts::Floats
+            }
+            And | Or | Xor => Accepts::IntegersBool,
+            ShiftLeft | ShiftRight | Gcd | Lcm => Accepts::Integers,
+        }
+    }
+}
+
+impl CompareOp {
+    /// Every comparison.
+    pub const ALL: [CompareOp; 6] = [
+        CompareOp::Eq,
+        CompareOp::Ne,
+        CompareOp::Lt,
+        CompareOp::Le,
+        CompareOp::Gt,
+        CompareOp::Ge,
+    ];
+
+    /// The lax name.
+    pub fn name(self) -> &'static str {
+        match self {
+            CompareOp::Eq => "eq",
+            CompareOp::Ne => "ne",
+            CompareOp::Lt => "lt",
+            CompareOp::Le => "le",
+            CompareOp::Gt => "gt",
+            CompareOp::Ge => "ge",
+        }
+    }
+}
+
+fn same_shapes(name: &str, avals: &[&Aval]) -> Result<()> {
+    if avals.windows(2).any(|w| w[0].shape != w[1].shape) {
+        let shapes: Vec<&[usize]> = avals.iter().map(|a| a.shape.as_slice()).collect();
+        return Err(Error::shape(
+            name,
+            &shapes,
+            "lax operands must have equal shapes (numpy functions broadcast)",
+        ));
+    }
+    Ok(())
+}
+
 /// How a primitive is evaluated eagerly.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum EvalKind {
@@ -135,9 +430,10 @@ impl Primitive {
     /// The primitive's name, as JAX spells it.
     pub fn name(&self) -> &'static str {
         match self {
-            Primitive::Add => "add",
-            Primitive::Mul => "mul",
-            Primitive::Exp => "exp",
+            Primitive::Unary(op) => op.name(),
+            Primitive::Binary(op) => op.name(),
+            Primitive::Compare(op) => op.name(),
+            Primitive::Select => "select_n",
             Primitive::ConvertElementType { .. } => "convert_element_type",
             Primitive::Copy => "copy",
             Primitive::Full { .. } => "full",
@@ -152,9 +448,10 @@ impl Primitive {
     #[cfg(test)]
     pub(crate) fn variant_index(&self) -> usize {
         match self {
-            Primitive::Add => 0,
-            Primitive::Mul => 1,
-            Primitive::Exp => 2,
+            Primitive::Unary(_) => 0,
+            Primitive::Binary(_) => 1,
+            Primitive::Compare(_) => 2,
+            Primitive::Select => 9,
             Primitive::ConvertElementType { .. } => 3,
             Primitive::Copy => 4,
             Primitive::Full { .. } => 5,
@@ -166,16 +463,14 @@ impl Primitive {
 
     /// Number of variants in the table.
     #[cfg(test)]
-    pub(crate) const COUNT: usize = 9;
+    pub(crate) const COUNT: usize = 10;
 
     /// One instance of every variant with every parameter value that changes the generated
     /// code (for rule-coverage and kernel-validation tests).
     #[cfg(test)]
     pub(crate) fn examples() -> Vec<Primitive> {
         let mut v = vec![
-            Primitive::Add,
-            Primitive::Mul,
-            Primitive::Exp,
+            Primitive::Select,
             Primitive::Copy,
             Primitive::Transpose {
                 permutation: vec![1, 0],
@@ -185,6 +480,9 @@ impl Primitive {
                 broadcast_dimensions: vec![1],
             },
         ];
+        v.extend(UnaryOp::ALL.iter().map(|&o| Primitive::Unary(o)));
+        v.extend(BinaryOp::ALL.iter().map(|&o| Primitive::Binary(o)));
+        v.extend(CompareOp::ALL.iter().map(|&o| Primitive::Compare(o)));
         for d in DType::ALL {
             v.push(Primitive::ConvertElementType {
                 dtype: d,
@@ -212,10 +510,11 @@ impl Primitive {
         }
     }
 
-    fn arity(&self) -> usize {
+    pub(crate) fn arity(&self) -> usize {
         match self {
-            Primitive::Add | Primitive::Mul => 2,
-            Primitive::Exp
+            Primitive::Select => 3,
+            Primitive::Binary(_) | Primitive::Compare(_) => 2,
+            Primitive::Unary(_)
             | Primitive::ConvertElementType { .. }
             | Primitive::Copy
             | Primitive::BroadcastInDim { .. }
@@ -236,15 +535,29 @@ impl Primitive {
         }
         let weak = inputs.iter().all(|a| a.weak);
         match self {
-            Primitive::Add | Primitive::Mul => {
-                let (x, y) = (&inputs[0], &inputs[1]);
-                if x.shape != y.shape {
-                    return Err(Error::shape(
+            Primitive::Unary(op) => {
+                let x = &inputs[0];
+                if !op.accepts().ok(x.dtype) {
+                    return Err(Error::dtype(
                         name,
-                        &[&x.shape, &y.shape],
-                        "lax operands must have equal shapes (numpy functions broadcast)",
+                        &[x.dtype],
+                        format!("accepts {}", op.accepts().describe()),
                     ));
                 }
+                let dtype = if op.is_predicate() {
+                    DType::Bool
+                } else {
+                    x.dtype
+                };
+                Ok(Aval::new(
+                    x.shape.clone(),
+                    dtype,
+                    weak && !op.is_predicate(),
+                ))
+            }
+            Primitive::Binary(_) | Primitive::Compare(_) => {
+                let (x, y) = (&inputs[0], &inputs[1]);
+                same_shapes(name, &[x, y])?;
                 if x.dtype != y.dtype {
                     return Err(Error::dtype(
                         name,
@@ -252,18 +565,31 @@ impl Primitive {
                         "lax operands must have equal dtypes (numpy functions promote)",
                     ));
                 }
-                Ok(Aval::new(x.shape.clone(), x.dtype, weak))
+                match self {
+                    Primitive::Binary(op) => {
+                        if !op.accepts().ok(x.dtype) {
+                            return Err(Error::dtype(
+                                name,
+                                &[x.dtype],
+                                format!("accepts {}", op.accepts().describe()),
+                            ));
+                        }
+                        Ok(Aval::new(x.shape.clone(), x.dtype, weak))
+                    }
+                    _ => Ok(Aval::new(x.shape.clone(), DType::Bool, false)),
+                }
             }
-            Primitive::Exp => {
-                let x = &inputs[0];
-                if !x.dtype.is_floating() {
+            Primitive::Select => {
+                let (p, x, y) = (&inputs[0], &inputs[1], &inputs[2]);
+                same_shapes(name, &[p, x, y])?;
+                if p.dtype != DType::Bool || x.dtype != y.dtype {
                     return Err(Error::dtype(
                         name,
-                        &[x.dtype],
-                        "needs a floating operand (numpy.exp converts integers to float32)",
+                        &[p.dtype, x.dtype, y.dtype],
+                        "needs a bool predicate and two cases of one dtype",
                     ));
                 }
-                Ok(Aval::new(x.shape.clone(), x.dtype, weak))
+                Ok(Aval::new(x.shape.clone(), x.dtype, x.weak && y.weak))
             }
             Primitive::ConvertElementType { dtype, weak } => {
                 Ok(Aval::new(inputs[0].shape.clone(), *dtype, *weak))

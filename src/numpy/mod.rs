@@ -13,7 +13,16 @@ pub use creation::{
     arange, array, asarray, astype, empty, empty_like, eye, full, full_like, identity, linspace,
     ones, ones_like, zeros, zeros_like, ArangeSpec,
 };
-pub use ufuncs::{add, exp, multiply};
+pub use ufuncs::{
+    abs, absolute, add, allclose, arccos, arccosh, arcsin, arcsinh, arctan, arctan2, arctanh,
+    array_equal, bitwise_and, bitwise_not, bitwise_or, bitwise_xor, cbrt, ceil, clip, copysign,
+    cos, cosh, deg2rad, divide, equal, exp, exp2, expm1, floor, floor_divide, fmax, fmin, fmod,
+    gcd, greater, greater_equal, hypot, invert, isclose, isfinite, isinf, isnan, lcm, left_shift,
+    less, less_equal, log, log10, log1p, log2, logaddexp, logaddexp2, logical_and, logical_not,
+    logical_or, logical_xor, maximum, minimum, multiply, nan_to_num, negative, not_equal, positive,
+    power, r#mod, r#where, rad2deg, reciprocal, remainder, right_shift, rint, round, sign, signbit,
+    sin, sinh, sqrt, square, subtract, tan, tanh, true_divide, trunc,
+};
 
 pub use crate::dtype::{promote_types, result_type, DType};
 

@@ -1,12 +1,309 @@
-//! Elementwise functions (ufuncs). Each promotes and broadcasts its operands, then binds one
-//! `lax` primitive; the kernel comes from the one generator.
+//! Elementwise functions (ufuncs). Each promotes and broadcasts its operands with JAX's
+//! rules, then binds `lax` primitives; every kernel comes from the one generator.
 
 use crate::array::Array;
 use crate::convert::{operand, ArrayLike};
-use crate::error::Result;
-use crate::lax;
+use crate::dtype::DType;
+use crate::error::{Error, Result};
+use crate::lax::{self, BinaryOp, CompareOp, UnaryOp};
 
 use super::promote_broadcast;
+
+/// One operand, promoted (to float when `inexact`).
+fn one(func: &str, x: impl ArrayLike, inexact: bool) -> Result<Array> {
+    let mut v = promote_broadcast(func, vec![operand(func, 0, x)?], inexact)?;
+    Ok(v.remove(0))
+}
+
+/// Two operands, promoted together and broadcast.
+fn two(func: &str, x: impl ArrayLike, y: impl ArrayLike, inexact: bool) -> Result<(Array, Array)> {
+    let ops = vec![operand(func, 0, x)?, operand(func, 1, y)?];
+    let mut v = promote_broadcast(func, ops, inexact)?;
+    let b = v.pop().expect("two operands");
+    let a = v.pop().expect("two operands");
+    Ok((a, b))
+}
+
+fn reject_bool(func: &str, x: &Array) -> Result<()> {
+    if x.dtype() == DType::Bool {
+        return Err(Error::dtype(
+            func,
+            &[DType::Bool],
+            "is not defined for bool arrays (NumPy and JAX raise TypeError)",
+        ));
+    }
+    Ok(())
+}
+
+fn reject_float(func: &str, x: &Array) -> Result<()> {
+    if x.dtype().is_floating() {
+        return Err(Error::dtype(
+            func,
+            &[x.dtype()],
+            "needs integer or bool operands",
+        ));
+    }
+    Ok(())
+}
+
+/// `x` cast to bool (NumPy's truth value) unless it already is.
+fn truth(x: &Array) -> Result<Array> {
+    if x.dtype() == DType::Bool {
+        Ok(x.clone())
+    } else {
+        x.astype(DType::Bool)
+    }
+}
+
+macro_rules! float_unary {
+    ($($(#[$doc:meta])* $name:ident => $op:ident;)*) => {$(
+        $(#[$doc])*
+        ///
+        /// Integer and bool inputs become float32 first; float16 is computed in float32 and
+        /// rounded once.
+        pub fn $name(x: impl ArrayLike) -> Result<Array> {
+            lax::unary(UnaryOp::$op, &one(stringify!($name), x, true)?)
+        }
+    )*};
+}
+
+float_unary! {
+    /// `√x` elementwise.
+    sqrt => Sqrt;
+    /// Cube root, real for negative inputs.
+    cbrt => Cbrt;
+    /// `e^x` elementwise.
+    ///
+    /// ```
+    /// use olympus::numpy as np;
+    /// let y = np::exp(np::array([0.0f32, 1.0])?)?;
+    /// let v = y.to_vec::<f32>()?;
+    /// assert_eq!(v[0], 1.0);
+    /// assert!((v[1] - std::f32::consts::E).abs() < 1e-6);
+    /// # Ok::<(), olympus::Error>(())
+    /// ```
+    exp => Exp;
+    /// `2^x` elementwise.
+    exp2 => Exp2;
+    /// `e^x - 1`, accurate near zero.
+    expm1 => Expm1;
+    /// Natural logarithm.
+    log => Log;
+    /// Base-2 logarithm.
+    log2 => Log2;
+    /// Base-10 logarithm.
+    log10 => Log10;
+    /// `ln(1 + x)`, accurate near zero.
+    log1p => Log1p;
+    /// Sine.
+    sin => Sin;
+    /// Cosine.
+    cos => Cos;
+    /// Tangent.
+    tan => Tan;
+    /// Inverse sine.
+    arcsin => Asin;
+    /// Inverse cosine.
+    arccos => Acos;
+    /// Inverse tangent.
+    arctan => Atan;
+    /// Hyperbolic sine.
+    sinh => Sinh;
+    /// Hyperbolic cosine.
+    cosh => Cosh;
+    /// Hyperbolic tangent.
+    tanh => Tanh;
+    /// Inverse hyperbolic sine.
+    arcsinh => Asinh;
+    /// Inverse hyperbolic cosine.
+    arccosh => Acosh;
+    /// Inverse hyperbolic tangent.
+    arctanh => Atanh;
+    /// `1 / x`; integers become float32 first, as in JAX.
+    reciprocal => Reciprocal;
+}
+
+/// `-x` elementwise (integers wrap: `-i32::MIN == i32::MIN`). Bool is an error.
+pub fn negative(x: impl ArrayLike) -> Result<Array> {
+    let x = one("negative", x, false)?;
+    reject_bool("negative", &x)?;
+    lax::unary(UnaryOp::Neg, &x)
+}
+
+/// `+x`: the input, promoted. Bool is an error.
+pub fn positive(x: impl ArrayLike) -> Result<Array> {
+    let x = one("positive", x, false)?;
+    reject_bool("positive", &x)?;
+    Ok(x)
+}
+
+/// `|x|` elementwise (`abs(i32::MIN) == i32::MIN`, as in NumPy); bool is returned as is.
+pub fn abs(x: impl ArrayLike) -> Result<Array> {
+    let x = one("abs", x, false)?;
+    match x.dtype() {
+        DType::Bool | DType::UInt32 => Ok(x),
+        _ => lax::unary(UnaryOp::Abs, &x),
+    }
+}
+
+/// Same as [`abs`].
+pub fn absolute(x: impl ArrayLike) -> Result<Array> {
+    abs(x)
+}
+
+/// -1, 0 or 1 by sign (NaN stays NaN, -0.0 stays -0.0). Bool is an error.
+pub fn sign(x: impl ArrayLike) -> Result<Array> {
+    let x = one("sign", x, false)?;
+    reject_bool("sign", &x)?;
+    lax::unary(UnaryOp::Sign, &x)
+}
+
+/// `x * x`, keeping integer dtypes (wrapping). Bool is an error.
+pub fn square(x: impl ArrayLike) -> Result<Array> {
+    let x = one("square", x, false)?;
+    reject_bool("square", &x)?;
+    lax::unary(UnaryOp::Square, &x)
+}
+
+/// Degrees to radians.
+pub fn deg2rad(x: impl ArrayLike) -> Result<Array> {
+    multiply(one("deg2rad", x, true)?, std::f64::consts::PI / 180.0)
+}
+
+/// Radians to degrees.
+pub fn rad2deg(x: impl ArrayLike) -> Result<Array> {
+    multiply(one("rad2deg", x, true)?, 180.0 / std::f64::consts::PI)
+}
+
+fn int_identity(func: &str, x: impl ArrayLike, op: UnaryOp) -> Result<Array> {
+    let x = one(func, x, false)?;
+    if x.dtype().is_floating() {
+        lax::unary(op, &x)
+    } else {
+        // JAX returns integer and bool inputs unchanged.
+        Ok(x)
+    }
+}
+
+/// Largest integer `<= x`; integers are returned unchanged, as in JAX.
+pub fn floor(x: impl ArrayLike) -> Result<Array> {
+    int_identity("floor", x, UnaryOp::Floor)
+}
+
+/// Smallest integer `>= x`; integers are returned unchanged.
+pub fn ceil(x: impl ArrayLike) -> Result<Array> {
+    int_identity("ceil", x, UnaryOp::Ceil)
+}
+
+/// Rounds toward zero; integers are returned unchanged.
+pub fn trunc(x: impl ArrayLike) -> Result<Array> {
+    int_identity("trunc", x, UnaryOp::Trunc)
+}
+
+/// Rounds half to even; integers and bool become float32 first, as in JAX.
+pub fn rint(x: impl ArrayLike) -> Result<Array> {
+    lax::unary(UnaryOp::Round, &one("rint", x, true)?)
+}
+
+/// Rounds half to even at `decimals` decimal places (`np.round`); float16 is scaled in
+/// float32. Integers are returned unchanged for `decimals >= 0`; negative decimals on
+/// integers are an error, as in JAX.
+///
+/// ```
+/// use olympus::numpy as np;
+/// let r = np::round(np::array([0.5f32, 1.5, 2.5, 1.25])?, 0)?;
+/// assert_eq!(r.to_vec::<f32>()?, vec![0.0, 2.0, 2.0, 1.0]);
+/// let r = np::round(np::array([1.25f32, 123.456])?, 1)?;
+/// assert_eq!(r.to_vec::<f32>()?, vec![1.2, 123.5]);
+/// # Ok::<(), olympus::Error>(())
+/// ```
+pub fn round(x: impl ArrayLike, decimals: i32) -> Result<Array> {
+    let x = one("round", x, false)?;
+    if !x.dtype().is_floating() {
+        if decimals < 0 {
+            return Err(Error::arg(
+                "round",
+                "negative decimals on integer arrays are not implemented (as in JAX)",
+            ));
+        }
+        return Ok(x);
+    }
+    if decimals == 0 {
+        return lax::unary(UnaryOp::Round, &x);
+    }
+    let dtype = x.dtype();
+    let xf = if dtype == DType::Float16 {
+        x.astype(DType::Float32)?
+    } else {
+        x.clone()
+    };
+    let factor = 10f64.powi(decimals.abs());
+    let r = if decimals > 0 {
+        divide(lax::unary(UnaryOp::Round, &multiply(&xf, factor)?)?, factor)?
+    } else {
+        multiply(lax::unary(UnaryOp::Round, &divide(&xf, factor)?)?, factor)?
+    };
+    if dtype == DType::Float16 {
+        r.astype(DType::Float16)
+    } else {
+        Ok(r)
+    }
+}
+
+fn float_predicate(func: &str, x: impl ArrayLike, op: UnaryOp, int_value: bool) -> Result<Array> {
+    let x = one(func, x, false)?;
+    if x.dtype().is_floating() {
+        lax::unary(op, &x)
+    } else {
+        super::full(x.shape(), int_value, None)
+    }
+}
+
+/// True where `x` is NaN (never for integers).
+pub fn isnan(x: impl ArrayLike) -> Result<Array> {
+    float_predicate("isnan", x, UnaryOp::IsNan, false)
+}
+
+/// True where `x` is ±inf (never for integers).
+pub fn isinf(x: impl ArrayLike) -> Result<Array> {
+    float_predicate("isinf", x, UnaryOp::IsInf, false)
+}
+
+/// True where `x` is neither NaN nor ±inf (always for integers).
+pub fn isfinite(x: impl ArrayLike) -> Result<Array> {
+    float_predicate("isfinite", x, UnaryOp::IsFinite, true)
+}
+
+/// True where the sign bit is set (`-0.0` and negative NaN included).
+pub fn signbit(x: impl ArrayLike) -> Result<Array> {
+    let x = one("signbit", x, false)?;
+    match x.dtype() {
+        DType::Int32 => less(&x, 0),
+        DType::UInt32 | DType::Bool => super::full(x.shape(), false, None),
+        _ => lax::unary(UnaryOp::SignBit, &x),
+    }
+}
+
+/// Logical not of the truth value of `x`.
+pub fn logical_not(x: impl ArrayLike) -> Result<Array> {
+    lax::unary(UnaryOp::Not, &truth(&one("logical_not", x, false)?)?)
+}
+
+/// Bitwise not (logical not on bool). Floats are an error.
+pub fn invert(x: impl ArrayLike) -> Result<Array> {
+    let x = one("invert", x, false)?;
+    reject_float("invert", &x)?;
+    lax::unary(UnaryOp::Not, &x)
+}
+
+/// Same as [`invert`].
+pub fn bitwise_not(x: impl ArrayLike) -> Result<Array> {
+    let x = one("bitwise_not", x, false)?;
+    reject_float("bitwise_not", &x)?;
+    lax::unary(UnaryOp::Not, &x)
+}
+
+// ---- binary ----
 
 /// Elementwise `x + y` with broadcasting and promotion (logical or for bool).
 ///
@@ -20,38 +317,356 @@ use super::promote_broadcast;
 /// # Ok::<(), olympus::Error>(())
 /// ```
 pub fn add(x: impl ArrayLike, y: impl ArrayLike) -> Result<Array> {
-    let ops = vec![operand("add", 0, x)?, operand("add", 1, y)?];
-    let v = promote_broadcast("add", ops, false)?;
-    lax::add(&v[0], &v[1])
+    let (a, b) = two("add", x, y, false)?;
+    lax::binary(BinaryOp::Add, &a, &b)
+}
+
+/// Elementwise `x - y`. Bool is an error.
+pub fn subtract(x: impl ArrayLike, y: impl ArrayLike) -> Result<Array> {
+    let (a, b) = two("subtract", x, y, false)?;
+    reject_bool("subtract", &a)?;
+    lax::binary(BinaryOp::Sub, &a, &b)
 }
 
 /// Elementwise `x * y` with broadcasting and promotion (logical and for bool).
 ///
 /// ```
 /// use olympus::numpy as np;
-/// let x = np::array([[1.0f32], [2.0]])?;   // (2, 1)
+/// let x = np::array([[1.0f32], [2.0]])?;     // (2, 1)
 /// let y = np::array([1.0f32, 10.0, 100.0])?; // (3,)
-/// let z = np::multiply(&x, &y)?;           // (2, 3)
+/// let z = np::multiply(&x, &y)?;             // (2, 3)
 /// assert_eq!(z.to_vec::<f32>()?, vec![1.0, 10.0, 100.0, 2.0, 20.0, 200.0]);
 /// # Ok::<(), olympus::Error>(())
 /// ```
 pub fn multiply(x: impl ArrayLike, y: impl ArrayLike) -> Result<Array> {
-    let ops = vec![operand("multiply", 0, x)?, operand("multiply", 1, y)?];
-    let v = promote_broadcast("multiply", ops, false)?;
-    lax::mul(&v[0], &v[1])
+    let (a, b) = two("multiply", x, y, false)?;
+    lax::binary(BinaryOp::Mul, &a, &b)
 }
 
-/// Elementwise `e^x`; integer and bool inputs become float32 first.
+/// True division; integers become float32 first.
+pub fn divide(x: impl ArrayLike, y: impl ArrayLike) -> Result<Array> {
+    let (a, b) = two("divide", x, y, true)?;
+    lax::binary(BinaryOp::Div, &a, &b)
+}
+
+/// Same as [`divide`].
+pub fn true_divide(x: impl ArrayLike, y: impl ArrayLike) -> Result<Array> {
+    let (a, b) = two("true_divide", x, y, true)?;
+    lax::binary(BinaryOp::Div, &a, &b)
+}
+
+macro_rules! numeric_binary {
+    ($($(#[$doc:meta])* $name:ident => $op:ident;)*) => {$(
+        $(#[$doc])*
+        pub fn $name(x: impl ArrayLike, y: impl ArrayLike) -> Result<Array> {
+            let (a, b) = two(stringify!($name), x, y, false)?;
+            reject_bool(stringify!($name), &a)?;
+            lax::binary(BinaryOp::$op, &a, &b)
+        }
+    )*};
+}
+
+numeric_binary! {
+    /// Floor of the quotient (`x // y`). Integer division by zero gives JAX's values
+    /// (-1 for 0 // 0, -2 otherwise for int32; `u32::MAX` for uint32) and never faults.
+    floor_divide => FloorDiv;
+    /// Remainder with the sign of the divisor (`x % y`, NumPy's `mod`); `x % 0` is 0 for
+    /// integers and NaN for floats.
+    remainder => Rem;
+    /// Remainder with the sign of the dividend (C's `fmod`), exact for floats.
+    fmod => Fmod;
+    /// `x ** y`. Integer powers wrap; a negative integer exponent gives 0 (1 and -1 for
+    /// bases 1 and -1), as in JAX.
+    power => Pow;
+}
+
+/// Same as [`remainder`].
+pub fn r#mod(x: impl ArrayLike, y: impl ArrayLike) -> Result<Array> {
+    let (a, b) = two("mod", x, y, false)?;
+    reject_bool("mod", &a)?;
+    lax::binary(BinaryOp::Rem, &a, &b)
+}
+
+/// Elementwise maximum; NaN propagates.
+pub fn maximum(x: impl ArrayLike, y: impl ArrayLike) -> Result<Array> {
+    let (a, b) = two("maximum", x, y, false)?;
+    lax::binary(BinaryOp::Max, &a, &b)
+}
+
+/// Elementwise minimum; NaN propagates.
+pub fn minimum(x: impl ArrayLike, y: impl ArrayLike) -> Result<Array> {
+    let (a, b) = two("minimum", x, y, false)?;
+    lax::binary(BinaryOp::Min, &a, &b)
+}
+
+/// Elementwise maximum ignoring NaN (NaN only where both are NaN).
+pub fn fmax(x: impl ArrayLike, y: impl ArrayLike) -> Result<Array> {
+    let (a, b) = two("fmax", x, y, false)?;
+    let op = if a.dtype().is_floating() {
+        BinaryOp::Fmax
+    } else {
+        BinaryOp::Max
+    };
+    lax::binary(op, &a, &b)
+}
+
+/// Elementwise minimum ignoring NaN (NaN only where both are NaN).
+pub fn fmin(x: impl ArrayLike, y: impl ArrayLike) -> Result<Array> {
+    let (a, b) = two("fmin", x, y, false)?;
+    let op = if a.dtype().is_floating() {
+        BinaryOp::Fmin
+    } else {
+        BinaryOp::Min
+    };
+    lax::binary(op, &a, &b)
+}
+
+macro_rules! float_binary {
+    ($($(#[$doc:meta])* $name:ident => $op:ident;)*) => {$(
+        $(#[$doc])*
+        ///
+        /// Integer and bool inputs become float32 first.
+        pub fn $name(x: impl ArrayLike, y: impl ArrayLike) -> Result<Array> {
+            let (a, b) = two(stringify!($name), x, y, true)?;
+            lax::binary(BinaryOp::$op, &a, &b)
+        }
+    )*};
+}
+
+float_binary! {
+    /// Angle of the point `(x2, x1)` (`arctan2(y, x)`), in `[-π, π]`.
+    arctan2 => Atan2;
+    /// `√(x² + y²)` without overflow or underflow in between.
+    hypot => Hypot;
+    /// `|x|` with the sign of `y`.
+    copysign => Copysign;
+    /// `ln(e^x + e^y)` without overflow.
+    logaddexp => LogAddExp;
+    /// `log2(2^x + 2^y)` without overflow.
+    logaddexp2 => LogAddExp2;
+}
+
+macro_rules! comparison {
+    ($($(#[$doc:meta])* $name:ident => $op:ident;)*) => {$(
+        $(#[$doc])*
+        pub fn $name(x: impl ArrayLike, y: impl ArrayLike) -> Result<Array> {
+            let (a, b) = two(stringify!($name), x, y, false)?;
+            lax::compare(CompareOp::$op, &a, &b)
+        }
+    )*};
+}
+
+comparison! {
+    /// `x == y` elementwise (NaN is unequal to everything).
+    equal => Eq;
+    /// `x != y` elementwise (true where either is NaN).
+    not_equal => Ne;
+    /// `x < y` elementwise.
+    less => Lt;
+    /// `x <= y` elementwise.
+    less_equal => Le;
+    /// `x > y` elementwise.
+    greater => Gt;
+    /// `x >= y` elementwise.
+    greater_equal => Ge;
+}
+
+macro_rules! logical {
+    ($($(#[$doc:meta])* $name:ident => $op:ident;)*) => {$(
+        $(#[$doc])*
+        pub fn $name(x: impl ArrayLike, y: impl ArrayLike) -> Result<Array> {
+            let (a, b) = two(stringify!($name), x, y, false)?;
+            lax::binary(BinaryOp::$op, &truth(&a)?, &truth(&b)?)
+        }
+    )*};
+}
+
+logical! {
+    /// Logical and of the truth values.
+    logical_and => And;
+    /// Logical or of the truth values.
+    logical_or => Or;
+    /// Logical exclusive or of the truth values.
+    logical_xor => Xor;
+}
+
+macro_rules! bitwise {
+    ($($(#[$doc:meta])* $name:ident => $op:ident;)*) => {$(
+        $(#[$doc])*
+        pub fn $name(x: impl ArrayLike, y: impl ArrayLike) -> Result<Array> {
+            let (a, b) = two(stringify!($name), x, y, false)?;
+            reject_float(stringify!($name), &a)?;
+            lax::binary(BinaryOp::$op, &a, &b)
+        }
+    )*};
+}
+
+bitwise! {
+    /// Bitwise and (logical on bool).
+    bitwise_and => And;
+    /// Bitwise or (logical on bool).
+    bitwise_or => Or;
+    /// Bitwise exclusive or (logical on bool).
+    bitwise_xor => Xor;
+}
+
+macro_rules! integer_binary {
+    ($($(#[$doc:meta])* $name:ident => $op:ident;)*) => {$(
+        $(#[$doc])*
+        pub fn $name(x: impl ArrayLike, y: impl ArrayLike) -> Result<Array> {
+            let (a, b) = two(stringify!($name), x, y, false)?;
+            if !a.dtype().is_integer() {
+                return Err(Error::dtype(stringify!($name), &[a.dtype()], "needs integer operands"));
+            }
+            lax::binary(BinaryOp::$op, &a, &b)
+        }
+    )*};
+}
+
+integer_binary! {
+    /// `x << y`; shifting by 32 or more (or a negative count) gives 0, as in JAX.
+    left_shift => ShiftLeft;
+    /// `x >> y`, arithmetic for int32 and logical for uint32; counts of 32 or more give
+    /// the sign fill (0 or -1).
+    right_shift => ShiftRight;
+    /// Greatest common divisor (non-negative; `gcd(0, 0) == 0`).
+    gcd => Gcd;
+    /// Least common multiple (non-negative, wrapping on overflow; `lcm(0, y) == 0`).
+    lcm => Lcm;
+}
+
+// ---- others ----
+
+/// `x` where `condition` is true, else `y` (`np.where` with three arguments); `condition`
+/// is converted to its truth value, `x` and `y` promote together, all three broadcast.
 ///
 /// ```
 /// use olympus::numpy as np;
-/// let y = np::exp(np::array([0.0f32, 1.0])?)?;
-/// let v = y.to_vec::<f32>()?;
-/// assert_eq!(v[0], 1.0);
-/// assert!((v[1] - std::f32::consts::E).abs() < 1e-6);
+/// let x = np::arange(5)?;
+/// let y = np::r#where(np::less(&x, 2)?, &x, -1)?;
+/// assert_eq!(y.to_vec::<i32>()?, vec![0, 1, -1, -1, -1]);
 /// # Ok::<(), olympus::Error>(())
 /// ```
-pub fn exp(x: impl ArrayLike) -> Result<Array> {
-    let v = promote_broadcast("exp", vec![operand("exp", 0, x)?], true)?;
-    lax::exp(&v[0])
+pub fn r#where(condition: impl ArrayLike, x: impl ArrayLike, y: impl ArrayLike) -> Result<Array> {
+    let c = operand("where", 0, condition)?;
+    let ops = vec![operand("where", 1, x)?, operand("where", 2, y)?];
+    let shapes = [c.shape(), ops[0].shape(), ops[1].shape()];
+    let refs: Vec<&[usize]> = shapes.iter().map(|s| s.as_slice()).collect();
+    let shape = crate::shape::broadcast_shapes_for("where", &refs)?;
+    let mut v = promote_broadcast("where", ops, false)?;
+    let b = v.pop().expect("two cases");
+    let a = v.pop().expect("two cases");
+    let c = truth(&super::asarray(c)?)?;
+    let bcast = |t: &Array| -> Result<Array> {
+        if t.shape() == shape.as_slice() {
+            Ok(t.clone())
+        } else {
+            let dims: Vec<usize> = (shape.len() - t.ndim()..shape.len()).collect();
+            lax::broadcast_in_dim(t, &shape, &dims)
+        }
+    };
+    lax::select(&bcast(&c)?, &bcast(&a)?, &bcast(&b)?)
+}
+
+/// Limits values to `[a_min, a_max]` (`minimum(maximum(x, a_min), a_max)`, so NaN
+/// propagates as in JAX). Pass `f32::NEG_INFINITY` / `f32::INFINITY` for an open side.
+pub fn clip(x: impl ArrayLike, a_min: impl ArrayLike, a_max: impl ArrayLike) -> Result<Array> {
+    let lo = maximum(operand("clip", 0, x)?, operand("clip", 1, a_min)?)?;
+    minimum(lo, operand("clip", 2, a_max)?)
+}
+
+/// Replaces NaN with `nan`, +inf with `posinf` (default: the dtype's largest finite
+/// value) and -inf with `neginf` (default: the most negative finite value). Integers pass
+/// through.
+pub fn nan_to_num(
+    x: impl ArrayLike,
+    nan: f64,
+    posinf: Option<f64>,
+    neginf: Option<f64>,
+) -> Result<Array> {
+    let x = one("nan_to_num", x, false)?;
+    let big = match x.dtype() {
+        DType::Float16 => 65504.0,
+        DType::Float32 => f64::from(f32::MAX),
+        _ => return Ok(x),
+    };
+    let posinf = posinf.unwrap_or(big);
+    let neginf = neginf.unwrap_or(-big);
+    let y = r#where(isnan(&x)?, super::full_like(&x, nan)?, &x)?;
+    let y = r#where(
+        logical_and(isinf(&y)?, greater(&y, 0)?)?,
+        super::full_like(&x, posinf)?,
+        &y,
+    )?;
+    r#where(
+        logical_and(isinf(&y)?, less(&y, 0)?)?,
+        super::full_like(&x, neginf)?,
+        &y,
+    )
+}
+
+/// `|a - b| <= atol + rtol * |b|` elementwise, with infinities equal only to themselves
+/// and NaN equal to NaN only when `equal_nan` (`np.isclose`). Integers compare in float32.
+pub fn isclose(
+    a: impl ArrayLike,
+    b: impl ArrayLike,
+    rtol: f64,
+    atol: f64,
+    equal_nan: bool,
+) -> Result<Array> {
+    let (a, b) = two("isclose", a, b, false)?;
+    if a.dtype() == DType::Bool {
+        return equal(&a, &b);
+    }
+    let (a, b) = if a.dtype().is_floating() {
+        (a, b)
+    } else {
+        (a.astype(DType::Float32)?, b.astype(DType::Float32)?)
+    };
+    let tol = add(multiply(abs(&b)?, rtol)?, atol)?;
+    let close = less_equal(abs(subtract(&a, &b)?)?, tol)?;
+    let inf = logical_or(isinf(&a)?, isinf(&b)?)?;
+    let close = r#where(inf, equal(&a, &b)?, close)?;
+    if equal_nan {
+        logical_or(close, logical_and(isnan(&a)?, isnan(&b)?)?)
+    } else {
+        Ok(close)
+    }
+}
+
+fn all_true(func: &str, x: &Array, device: &crate::Device) -> Result<Array> {
+    // Reads the predicate back and reduces on the host; a device reduction replaces this
+    // once reductions exist.
+    let all = x.to_vec::<bool>()?.iter().all(|&v| v);
+    let _ = func;
+    Array::from_slice_on(device, &[all], &[])
+}
+
+/// True when every element is close ([`isclose`]); a 0-d bool array. Waits for the device.
+pub fn allclose(
+    a: impl ArrayLike,
+    b: impl ArrayLike,
+    rtol: f64,
+    atol: f64,
+    equal_nan: bool,
+) -> Result<Array> {
+    let c = isclose(a, b, rtol, atol, equal_nan)?;
+    let dev = c.device().clone();
+    all_true("allclose", &c, &dev)
+}
+
+/// True when both have the same shape and equal elements (NaN equal to NaN when
+/// `equal_nan`); a 0-d bool array. Waits for the device.
+pub fn array_equal(a: impl ArrayLike, b: impl ArrayLike, equal_nan: bool) -> Result<Array> {
+    let a = super::asarray(operand("array_equal", 0, a)?)?;
+    let b = super::asarray(operand("array_equal", 1, b)?)?;
+    let dev = a.device().clone();
+    if a.shape() != b.shape() {
+        return Array::from_slice_on(&dev, &[false], &[]);
+    }
+    let mut eq = equal(&a, &b)?;
+    if equal_nan {
+        eq = logical_or(eq, logical_and(isnan(&a)?, isnan(&b)?)?)?;
+    }
+    all_true("array_equal", &eq, &dev)
 }
