@@ -251,19 +251,22 @@ fn expm1_f32(x: f32) -> f32 {
     return um1 * x / log_f32(u);
 }
 
-// ln(1 + x), accurate near 0 (Kahan's trick).
+// ln(1 + x), accurate near 0. Near zero the Cephes polynomial takes x itself (lavapipe's
+// compiler folds Kahan's `x / ((1 + x) - 1)` correction to 1, so no cancellation tricks).
 fn log1p_f32(x: f32) -> f32 {
     if (is_nan_f32(x) || x == f32_inf()) {
         return x;
     }
-    let u = 1.0 + x;
-    if (u == 1.0) {
-        return x;
+    if (x > -0.2928932 && x < 0.4142135) {
+        let m = x;
+        let z = m * m;
+        var y = ((((((((7.0376836292e-2 * m - 1.1514610310e-1) * m + 1.1676998740e-1) * m
+            - 1.2420140846e-1) * m + 1.4249322787e-1) * m - 1.6668057665e-1) * m
+            + 2.0000714765e-1) * m - 2.4999993993e-1) * m + 3.3333331174e-1) * m * z;
+        y = y - 0.5 * z;
+        return m + y;
     }
-    if (u <= 0.0) {
-        return log_f32(u);
-    }
-    return log_f32(u) * x / (u - 1.0);
+    return log_f32(1.0 + x);
 }
 
 fn cbrt_f32(x: f32) -> f32 {
@@ -590,4 +593,89 @@ fn lcm_u32(a: u32, b: u32) -> u32 {
         return 0u;
     }
     return a * (b / g);
+}
+
+// Inverse trigonometric functions after Cephes (lavapipe's asin was off by over 1000 ulp
+// and its atan2 by about 50).
+fn atan_f32(x0: f32) -> f32 {
+    var x = abs(x0);
+    var y = 0.0;
+    if (x > 2.414213562373095) {
+        y = 1.5707963267948966;
+        x = -1.0 / x;
+    } else if (x > 0.4142135623730950) {
+        y = 0.7853981633974483;
+        x = (x - 1.0) / (x + 1.0);
+    }
+    let z = x * x;
+    y = y + ((((8.05374449538e-2 * z - 1.38776856032e-1) * z + 1.99777106478e-1) * z
+        - 3.33329491539e-1) * z * x + x);
+    if (is_nan_f32(x0)) {
+        return x0;
+    }
+    return copysign_f32(y, x0);
+}
+
+fn asin_f32(x0: f32) -> f32 {
+    let a = abs(x0);
+    if (a > 1.0 || is_nan_f32(x0)) {
+        return f32_nan();
+    }
+    var x = a;
+    var z = x * x;
+    let big = a > 0.5;
+    if (big) {
+        z = 0.5 * (1.0 - a);
+        x = sqrt(z);
+    }
+    var r = ((((4.2163199048e-2 * z + 2.4181311049e-2) * z + 4.5470025998e-2) * z
+        + 7.4953002686e-2) * z + 1.6666752422e-1) * z * x + x;
+    if (big) {
+        r = 1.5707963267948966 - (r + r);
+    }
+    return copysign_f32(r, x0);
+}
+
+fn acos_f32(x: f32) -> f32 {
+    if (abs(x) > 1.0 || is_nan_f32(x)) {
+        return f32_nan();
+    }
+    if (x < -0.5) {
+        return 3.141592653589793 - 2.0 * asin_f32(sqrt(0.5 * (1.0 + x)));
+    }
+    if (x > 0.5) {
+        return 2.0 * asin_f32(sqrt(0.5 * (1.0 - x)));
+    }
+    return 1.5707963267948966 - asin_f32(x);
+}
+
+fn atan2_f32(y: f32, x: f32) -> f32 {
+    if (is_nan_f32(x) || is_nan_f32(y)) {
+        return f32_nan();
+    }
+    let pi = 3.141592653589793;
+    let xneg = (bitcast<u32>(x) >> 31u) != 0u;
+    if (y == 0.0) {
+        // atan2(±0, +x) = ±0; atan2(±0, -x) = ±π (signed zeros included).
+        return select(y, copysign_f32(pi, y), xneg);
+    }
+    if (x == 0.0) {
+        return copysign_f32(1.5707963267948966, y);
+    }
+    let xinf = abs(x) == f32_inf();
+    let yinf = abs(y) == f32_inf();
+    if (xinf && yinf) {
+        return copysign_f32(select(0.7853981633974483, 2.356194490192345, xneg), y);
+    }
+    if (xinf) {
+        return copysign_f32(select(0.0, pi, xneg), y);
+    }
+    if (yinf) {
+        return copysign_f32(1.5707963267948966, y);
+    }
+    let z = atan_f32(y / x);
+    if (!xneg) {
+        return z;
+    }
+    return select(z - pi, z + pi, y > 0.0);
 }

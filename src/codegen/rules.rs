@@ -129,9 +129,9 @@ fn unary(op: UnaryOp, x: &str, d: DType) -> String {
         Sin => format!("sin({x})"),
         Cos => format!("cos({x})"),
         Tan => format!("tan({x})"),
-        Asin => format!("asin({x})"),
-        Acos => format!("acos({x})"),
-        Atan => format!("atan({x})"),
+        Asin => format!("asin_f32({x})"),
+        Acos => format!("acos_f32({x})"),
+        Atan => format!("atan_f32({x})"),
         Sinh => format!("sinh_f32({x})"),
         Cosh => format!("cosh_f32({x})"),
         Tanh => format!("tanh_f32({x})"),
@@ -181,7 +181,7 @@ fn binary(op: BinaryOp, a: &str, b: &str, d: DType) -> String {
         Fmin => {
             format!("select(select(min({a}, {b}), {a}, is_nan_f32({b})), {b}, is_nan_f32({a}))")
         }
-        Atan2 => format!("atan2({a}, {b})"),
+        Atan2 => format!("atan2_f32({a}, {b})"),
         Hypot => format!("hypot_f32({a}, {b})"),
         Copysign => format!("copysign_f32({a}, {b})"),
         LogAddExp => format!("logaddexp_f32({a}, {b})"),

@@ -375,8 +375,11 @@ numeric_binary! {
     remainder => Rem;
     /// Remainder with the sign of the dividend (C's `fmod`), exact for floats.
     fmod => Fmod;
-    /// `x ** y`. Integer powers wrap; a negative integer exponent gives 0 (1 and -1 for
-    /// bases 1 and -1), as in JAX.
+    /// `x ** y`. Integer powers wrap (the full modular power, as NumPy computes it; JAX
+    /// looks at the low 6 bits of the exponent only); a negative integer exponent gives 0
+    /// (1 and ±1 for bases 1 and -1), as in JAX. Float powers follow C's special cases and
+    /// are computed as `2^(y log2 x)`: the error grows with `log2` of the result, about
+    /// `2 + 1.5 |log2 result|` ulp.
     power => Pow;
 }
 

@@ -6,3 +6,4 @@ mod display;
 mod dtypes;
 mod elementwise;
 mod runtime;
+mod ufuncs;

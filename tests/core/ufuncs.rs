@@ -1,0 +1,857 @@
+//! Every ufunc × every dtype it accepts, against f64 CPU references on fresh random inputs,
+//! with NaN/inf, integer edge cases from JAX, and broadcasting.
+//!
+//! Tolerances (float32, in ulps of the correctly rounded result; float16: 1 ulp everywhere,
+//! since it is computed in float32 and rounded once): exact ops (add, subtract, multiply,
+//! divide, sqrt, floor, ceil, trunc, rint, fmod, remainder, copysign, comparisons,
+//! max/min) 0–1 ulp; our own exp/exp2/log/log2/log10/expm1/log1p/sinh/cosh/tanh and their
+//! inverses as in `UNARY` below; sin/cos/tan/arcsin/arccos/arctan/arctan2 are the driver's
+//! builtins, whose documented accuracy the table records.
+
+use crate::common::*;
+use half::f16;
+use olympus::{numpy as np, Array, DType};
+use rand::Rng;
+
+type NpUnary = fn(&Array) -> olympus::Result<Array>;
+
+struct Unary {
+    name: &'static str,
+    f: NpUnary,
+    reference: fn(f64) -> f64,
+    lo: f64,
+    hi: f64,
+    ulps: f64,
+}
+
+macro_rules! u {
+    ($name:ident, $r:expr, $lo:expr, $hi:expr, $ulps:expr) => {
+        Unary {
+            name: stringify!($name),
+            f: |a| np::$name(a),
+            reference: $r,
+            lo: $lo,
+            hi: $hi,
+            ulps: $ulps,
+        }
+    };
+}
+
+const UNARY: &[Unary] = &[
+    u!(sqrt, f64::sqrt, 0.0, 1e4, 1.0),
+    u!(cbrt, f64::cbrt, -1e6, 1e6, 2.0),
+    u!(exp, f64::exp, -80.0, 80.0, 2.0),
+    u!(exp2, f64::exp2, -120.0, 120.0, 2.0),
+    u!(expm1, f64::exp_m1, -10.0, 10.0, 3.0),
+    u!(log, f64::ln, 1e-3, 1e3, 2.0),
+    u!(log2, f64::log2, 1e-3, 1e3, 2.0),
+    u!(log10, f64::log10, 1e-3, 1e3, 2.0),
+    u!(log1p, f64::ln_1p, -0.9, 10.0, 3.0),
+    u!(sin, f64::sin, -10.0, 10.0, 4.0),
+    u!(cos, f64::cos, -10.0, 10.0, 4.0),
+    u!(tan, f64::tan, -1.5, 1.5, 4.0),
+    u!(arcsin, f64::asin, -1.0, 1.0, 4.0),
+    u!(arccos, f64::acos, -1.0, 1.0, 4.0),
+    u!(arctan, f64::atan, -20.0, 20.0, 4.0),
+    u!(sinh, f64::sinh, -80.0, 80.0, 3.0),
+    u!(cosh, f64::cosh, -80.0, 80.0, 3.0),
+    u!(tanh, f64::tanh, -10.0, 10.0, 3.0),
+    u!(arcsinh, f64::asinh, -1e3, 1e3, 3.0),
+    u!(arccosh, f64::acosh, 1.0, 1e3, 3.0),
+    u!(arctanh, f64::atanh, -0.999, 0.999, 3.0),
+    u!(reciprocal, |x| 1.0 / x, -100.0, 100.0, 0.0),
+    u!(floor, f64::floor, -100.0, 100.0, 0.0),
+    u!(ceil, f64::ceil, -100.0, 100.0, 0.0),
+    u!(trunc, f64::trunc, -100.0, 100.0, 0.0),
+    u!(rint, |x: f64| x.round_ties_even(), -100.0, 100.0, 0.0),
+    u!(negative, |x| -x, -100.0, 100.0, 0.0),
+    u!(abs, f64::abs, -100.0, 100.0, 0.0),
+    u!(square, |x| x * x, -100.0, 100.0, 0.0),
+    u!(
+        sign,
+        |x: f64| if x > 0.0 {
+            1.0
+        } else if x < 0.0 {
+            -1.0
+        } else {
+            x
+        },
+        -2.0,
+        2.0,
+        0.0
+    ),
+    u!(deg2rad, f64::to_radians, -720.0, 720.0, 1.0),
+    u!(rad2deg, f64::to_degrees, -10.0, 10.0, 1.0),
+];
+
+fn random_in(r: &mut impl Rng, lo: f64, hi: f64, n: usize, d: DType) -> Vec<f64> {
+    (0..n)
+        .map(|_| round_to(r.random_range(lo..=hi), d))
+        .collect()
+}
+
+#[test]
+fn unary_float_functions_against_f64() {
+    let mut r = rng();
+    let mut report = Vec::new();
+    for u in UNARY {
+        for d in [DType::Float32, DType::Float16] {
+            let (lo, hi) = if d == DType::Float16 {
+                (u.lo.max(-60000.0), u.hi.min(60000.0))
+            } else {
+                (u.lo, u.hi)
+            };
+            let mut v = random_in(&mut r, lo, hi, 4099, d);
+            // Tiny arguments, where expm1/log1p/sinh/tanh must not cancel.
+            v.extend(
+                [1e-7, -3e-6, 2.5e-4, 0.0, -0.0]
+                    .iter()
+                    .map(|&x| round_to(x, d))
+                    .filter(|&x| x >= lo && x <= hi),
+            );
+            let a = make(&v, &[v.len()], d);
+            let got = (u.f)(&a).unwrap();
+            assert_eq!(got.dtype(), d, "{} keeps {d}", u.name);
+            let g = got.to_f64_vec().unwrap();
+            let mut worst = 0.0f64;
+            for (i, (&x, &y)) in v.iter().zip(&g).enumerate() {
+                let want = round_to((u.reference)(x), d);
+                let err = if want.is_nan() || y.is_nan() {
+                    if want.is_nan() && y.is_nan() {
+                        0.0
+                    } else {
+                        f64::INFINITY
+                    }
+                } else if want.is_infinite() || y.is_infinite() {
+                    if want == y {
+                        0.0
+                    } else {
+                        f64::INFINITY
+                    }
+                } else {
+                    ulps(y, want, d)
+                };
+                let tol = if d == DType::Float16 {
+                    u.ulps.max(1.0)
+                } else {
+                    u.ulps
+                };
+                assert!(
+                    err <= tol,
+                    "{}({x}) on {d}: got {y}, want {want} ({err} ulp > {tol}); element {i}",
+                    u.name
+                );
+                worst = worst.max(err);
+            }
+            report.push(format!("{} {d}: {worst} ulp", u.name));
+        }
+    }
+    eprintln!("worst errors: {}", report.join(", "));
+}
+
+#[test]
+fn unary_specials() {
+    let inf = f64::INFINITY;
+    let nan = f64::NAN;
+    let cases: &[(&str, NpUnary, &[(f64, f64)])] = &[
+        (
+            "exp",
+            |a| np::exp(a),
+            &[
+                (inf, inf),
+                (-inf, 0.0),
+                (nan, nan),
+                (89.0, inf),
+                (-104.0, 0.0),
+            ],
+        ),
+        (
+            "log",
+            |a| np::log(a),
+            &[(0.0, -inf), (-1.0, nan), (inf, inf), (nan, nan), (1.0, 0.0)],
+        ),
+        (
+            "log2",
+            |a| np::log2(a),
+            &[(8.0, 3.0), (1024.0, 10.0), (0.5, -1.0), (0.0, -inf)],
+        ),
+        (
+            "log10",
+            |a| np::log10(a),
+            &[(1000.0, 3.0), (1.0, 0.0), (0.1, -1.0)],
+        ),
+        (
+            "log1p",
+            |a| np::log1p(a),
+            &[(-1.0, -inf), (-2.0, nan), (inf, inf), (0.0, 0.0)],
+        ),
+        (
+            "expm1",
+            |a| np::expm1(a),
+            &[(inf, inf), (-inf, -1.0), (0.0, 0.0), (100.0, inf)],
+        ),
+        (
+            "sqrt",
+            |a| np::sqrt(a),
+            &[(-1.0, nan), (inf, inf), (-0.0, -0.0)],
+        ),
+        (
+            "cbrt",
+            |a| np::cbrt(a),
+            &[(-8.0, -2.0), (27.0, 3.0), (-inf, -inf), (0.0, 0.0)],
+        ),
+        (
+            "tanh",
+            |a| np::tanh(a),
+            &[(inf, 1.0), (-inf, -1.0), (nan, nan)],
+        ),
+        (
+            "sinh",
+            |a| np::sinh(a),
+            &[(inf, inf), (-inf, -inf), (100.0, inf)],
+        ),
+        ("cosh", |a| np::cosh(a), &[(inf, inf), (-inf, inf)]),
+        (
+            "arctanh",
+            |a| np::arctanh(a),
+            &[(1.0, inf), (-1.0, -inf), (2.0, nan)],
+        ),
+        (
+            "arccosh",
+            |a| np::arccosh(a),
+            &[(0.5, nan), (1.0, 0.0), (inf, inf)],
+        ),
+        (
+            "arcsinh",
+            |a| np::arcsinh(a),
+            &[(inf, inf), (-inf, -inf), (0.0, 0.0)],
+        ),
+        (
+            "rint",
+            |a| np::rint(a),
+            &[
+                (0.5, 0.0),
+                (1.5, 2.0),
+                (2.5, 2.0),
+                (-0.5, -0.0),
+                (-1.5, -2.0),
+                (inf, inf),
+                (nan, nan),
+            ],
+        ),
+        (
+            "sign",
+            |a| np::sign(a),
+            &[(nan, nan), (-0.0, -0.0), (-inf, -1.0)],
+        ),
+        (
+            "floor",
+            |a| np::floor(a),
+            &[(-0.5, -1.0), (inf, inf), (nan, nan)],
+        ),
+        (
+            "reciprocal",
+            |a| np::reciprocal(a),
+            &[(0.0, inf), (-0.0, -inf), (inf, 0.0)],
+        ),
+    ];
+    for (name, f, pairs) in cases {
+        let xs: Vec<f32> = pairs.iter().map(|p| p.0 as f32).collect();
+        let got = f(&np::asarray(xs).unwrap())
+            .unwrap()
+            .to_vec::<f32>()
+            .unwrap();
+        for ((x, want), g) in pairs.iter().zip(got) {
+            let g = f64::from(g);
+            let ok = (want.is_nan() && g.is_nan())
+                || (g == *want && g.is_sign_negative() == want.is_sign_negative());
+            assert!(ok, "{name}({x}) = {g}, want {want}");
+        }
+    }
+    // Predicates, with integer inputs too.
+    let x = np::array([1.0f32, f32::NAN, f32::INFINITY, -f32::INFINITY, -0.0]).unwrap();
+    assert_eq!(
+        np::isnan(&x).unwrap().to_vec::<bool>().unwrap(),
+        vec![false, true, false, false, false]
+    );
+    assert_eq!(
+        np::isinf(&x).unwrap().to_vec::<bool>().unwrap(),
+        vec![false, false, true, true, false]
+    );
+    assert_eq!(
+        np::isfinite(&x).unwrap().to_vec::<bool>().unwrap(),
+        vec![true, false, false, false, true]
+    );
+    assert_eq!(
+        np::signbit(&x).unwrap().to_vec::<bool>().unwrap(),
+        vec![false, false, false, true, true]
+    );
+    let i = np::array([-3i32, 0, 5]).unwrap();
+    assert_eq!(
+        np::isnan(&i).unwrap().to_vec::<bool>().unwrap(),
+        vec![false; 3]
+    );
+    assert_eq!(
+        np::isfinite(&i).unwrap().to_vec::<bool>().unwrap(),
+        vec![true; 3]
+    );
+    assert_eq!(
+        np::signbit(&i).unwrap().to_vec::<bool>().unwrap(),
+        vec![true, false, false]
+    );
+    // Integer inputs: floor keeps int32, sqrt and rint go to float32, as in JAX.
+    assert_eq!(np::floor(&i).unwrap().dtype(), DType::Int32);
+    assert_eq!(np::sqrt(&i).unwrap().dtype(), DType::Float32);
+    assert_eq!(np::rint(&i).unwrap().dtype(), DType::Float32);
+    assert_eq!(
+        np::round(&i, 1).unwrap().to_vec::<i32>().unwrap(),
+        vec![-3, 0, 5]
+    );
+    assert!(np::round(&i, -1).is_err());
+    assert!(np::negative(np::array([true]).unwrap()).is_err());
+    assert_eq!(
+        np::abs(np::array([true]).unwrap()).unwrap().dtype(),
+        DType::Bool
+    );
+    let r = np::round(np::array([1.25f32, 2.5, -0.5, 123.456]).unwrap(), 1).unwrap();
+    assert_eq!(r.to_vec::<f32>().unwrap(), vec![1.2, 2.5, -0.5, 123.5]);
+}
+
+#[test]
+fn integer_unary_functions() {
+    let mut r = rng();
+    for d in [DType::Int32, DType::UInt32] {
+        let mut v = random_values(&mut r, d, 1000);
+        v.extend(if d == DType::Int32 {
+            vec![0.0, -1.0, 2147483647.0, -2147483648.0]
+        } else {
+            vec![0.0, 4294967295.0]
+        });
+        let a = make(&v, &[v.len()], d);
+        let wrap = |x: i64| -> f64 {
+            if d == DType::Int32 {
+                f64::from(x as i32)
+            } else {
+                f64::from(x as u32)
+            }
+        };
+        let checks: &[(&str, NpUnary, fn(i64) -> i64)] = &[
+            ("negative", |a| np::negative(a), |x| x.wrapping_neg()),
+            ("abs", |a| np::abs(a), |x| x.abs()),
+            ("square", |a| np::square(a), |x| x.wrapping_mul(x)),
+            ("sign", |a| np::sign(a), |x| x.signum()),
+            ("invert", |a| np::invert(a), |x| !x),
+        ];
+        for (name, f, rf) in checks {
+            let want: Vec<f64> = v.iter().map(|&x| wrap(rf(x as i64))).collect();
+            assert_close(&format!("{name} {d}"), &f(&a).unwrap(), &want, d, EXACT);
+        }
+    }
+    let b = np::array([true, false]).unwrap();
+    assert_eq!(
+        np::invert(&b).unwrap().to_vec::<bool>().unwrap(),
+        vec![false, true]
+    );
+    assert_eq!(
+        np::logical_not(np::array([0.0f32, 2.0, f32::NAN]).unwrap())
+            .unwrap()
+            .to_vec::<bool>()
+            .unwrap(),
+        vec![true, false, false]
+    );
+    assert!(np::invert(np::array([1.0f32]).unwrap()).is_err());
+}
+
+/// Integer binary edge cases recorded from JAX (`tests/data/gen_int_edges.py`).
+#[test]
+fn integer_binary_edges_match_jax() {
+    let table = include_str!("../data/int_edges.txt");
+    let mut n = 0;
+    let mut by_op: std::collections::BTreeMap<
+        (String, String),
+        (Vec<f64>, Vec<f64>, Vec<String>, String),
+    > = Default::default();
+    for line in table.lines().filter(|l| !l.starts_with('#')) {
+        let f: Vec<&str> = line.split_whitespace().collect();
+        if f[3] == "-" {
+            continue;
+        }
+        let e = by_op
+            .entry((f[0].to_string(), f[1].to_string()))
+            .or_default();
+        e.0.push(f[2].parse().unwrap());
+        e.1.push(f[3].parse().unwrap());
+        e.2.push(f[4].to_string());
+        e.3 = f[5].to_string();
+    }
+    for ((op, dt), (xs, ys, want, out_dt)) in by_op {
+        let d = DType::from_name(&dt).unwrap();
+        let a = make(&xs, &[xs.len()], d);
+        let b = make(&ys, &[ys.len()], d);
+        let got = match op.as_str() {
+            "floor_divide" => np::floor_divide(&a, &b),
+            "remainder" => np::remainder(&a, &b),
+            "fmod" => np::fmod(&a, &b),
+            "left_shift" => np::left_shift(&a, &b),
+            "right_shift" => np::right_shift(&a, &b),
+            "power" => np::power(&a, &b),
+            "gcd" => np::gcd(&a, &b),
+            "lcm" => np::lcm(&a, &b),
+            "maximum" => np::maximum(&a, &b),
+            "minimum" => np::minimum(&a, &b),
+            "bitwise_and" => np::bitwise_and(&a, &b),
+            "bitwise_or" => np::bitwise_or(&a, &b),
+            "bitwise_xor" => np::bitwise_xor(&a, &b),
+            "add" => np::add(&a, &b),
+            "subtract" => np::subtract(&a, &b),
+            "multiply" => np::multiply(&a, &b),
+            "true_divide" => np::true_divide(&a, &b),
+            "arctan2" => np::arctan2(&a, &b),
+            "hypot" => np::hypot(&a, &b),
+            "copysign" => np::copysign(&a, &b),
+            other => panic!("unknown op {other}"),
+        }
+        .unwrap();
+        assert_eq!(got.dtype().name(), out_dt, "{op} {dt}");
+        let g = got.to_f64_vec().unwrap();
+        for i in 0..xs.len() {
+            let w: f64 = want[i].parse().unwrap_or(f64::NAN);
+            // JAX's integer power looks at the low 6 bits of the exponent only; we compute the
+            // full wrapped power (NumPy's value), so larger exponents are not compared.
+            if op == "power" && ys[i].abs() >= 64.0 && xs[i].abs() > 1.0 {
+                continue;
+            }
+            let ok = if out_dt.starts_with("float") {
+                (w.is_nan() && g[i].is_nan()) || g[i] == w || ulps(g[i], w, DType::Float32) <= 4.0
+            } else {
+                g[i] == w
+            };
+            assert!(
+                ok,
+                "{op}({}, {}) on {dt}: got {}, JAX gives {}",
+                xs[i], ys[i], g[i], want[i]
+            );
+            n += 1;
+        }
+    }
+    assert!(n > 1500, "{n}");
+}
+
+fn floordiv_ref(a: f64, b: f64) -> f64 {
+    if b == 0.0 {
+        return a / b;
+    }
+    let m = a % b;
+    let mut d = (a - m) / b;
+    if m != 0.0 && (m < 0.0) != (b < 0.0) {
+        d -= 1.0;
+    }
+    d.round_ties_even()
+}
+
+fn rem_ref(a: f64, b: f64) -> f64 {
+    let mut m = a % b;
+    if m != 0.0 && !m.is_nan() && (m < 0.0) != (b < 0.0) {
+        m += b;
+    }
+    m
+}
+
+#[test]
+fn binary_float_functions_against_f64() {
+    let mut r = rng();
+    type NpBinary = fn(&Array, &Array) -> olympus::Result<Array>;
+    let table: &[(&str, NpBinary, fn(f64, f64) -> f64, f64)] = &[
+        ("add", |a, b| np::add(a, b), |a, b| a + b, 0.0),
+        ("subtract", |a, b| np::subtract(a, b), |a, b| a - b, 0.0),
+        ("multiply", |a, b| np::multiply(a, b), |a, b| a * b, 0.0),
+        ("divide", |a, b| np::divide(a, b), |a, b| a / b, 0.0),
+        ("fmod", |a, b| np::fmod(a, b), |a, b| a % b, 0.0),
+        ("remainder", |a, b| np::remainder(a, b), rem_ref, 1.0),
+        (
+            "floor_divide",
+            |a, b| np::floor_divide(a, b),
+            floordiv_ref,
+            0.0,
+        ),
+        ("power", |a, b| np::power(a, b), f64::powf, 8.0),
+        (
+            "maximum",
+            |a, b| np::maximum(a, b),
+            |a, b| {
+                if a.is_nan() || b.is_nan() {
+                    f64::NAN
+                } else {
+                    a.max(b)
+                }
+            },
+            0.0,
+        ),
+        (
+            "minimum",
+            |a, b| np::minimum(a, b),
+            |a, b| {
+                if a.is_nan() || b.is_nan() {
+                    f64::NAN
+                } else {
+                    a.min(b)
+                }
+            },
+            0.0,
+        ),
+        ("fmax", |a, b| np::fmax(a, b), f64::max, 0.0),
+        ("fmin", |a, b| np::fmin(a, b), f64::min, 0.0),
+        ("arctan2", |a, b| np::arctan2(a, b), f64::atan2, 4.0),
+        ("hypot", |a, b| np::hypot(a, b), f64::hypot, 2.0),
+        ("copysign", |a, b| np::copysign(a, b), f64::copysign, 0.0),
+        (
+            "logaddexp",
+            |a, b| np::logaddexp(a, b),
+            |a: f64, b: f64| {
+                if (a - b).is_nan() {
+                    a + b
+                } else {
+                    a.max(b) + (-(a - b).abs()).exp().ln_1p()
+                }
+            },
+            3.0,
+        ),
+        (
+            "logaddexp2",
+            |a, b| np::logaddexp2(a, b),
+            |a: f64, b: f64| {
+                if (a - b).is_nan() {
+                    a + b
+                } else {
+                    a.max(b) + (-(a - b).abs()).exp2().ln_1p() / std::f64::consts::LN_2
+                }
+            },
+            3.0,
+        ),
+    ];
+    for (name, f, rf, tol) in table {
+        for d in [DType::Float32, DType::Float16] {
+            let n = 2000;
+            let (lo, hi) = if *name == "power" {
+                (0.01, 8.0)
+            } else {
+                (-50.0, 50.0)
+            };
+            let mut xs = random_in(&mut r, lo, hi, n, d);
+            let mut ys = random_in(
+                &mut r,
+                if *name == "power" { -6.0 } else { lo },
+                if *name == "power" { 6.0 } else { hi },
+                n,
+                d,
+            );
+            // Specials.
+            let sp = [
+                0.0,
+                -0.0,
+                f64::INFINITY,
+                f64::NEG_INFINITY,
+                f64::NAN,
+                1.0,
+                -1.0,
+                2.0,
+            ];
+            for &x in &sp {
+                for &y in &sp {
+                    xs.push(x);
+                    ys.push(y);
+                }
+            }
+            let a = make(&xs, &[xs.len()], d);
+            let b = make(&ys, &[ys.len()], d);
+            let got = f(&a, &b).unwrap();
+            let g = got.to_f64_vec().unwrap();
+            for i in 0..xs.len() {
+                let want = round_to(rf(xs[i], ys[i]), d);
+                let y = g[i];
+                let ok = if want.is_nan() {
+                    y.is_nan()
+                } else if want.is_infinite() || y.is_infinite() || want == 0.0 {
+                    y == want
+                } else {
+                    // pow's error grows with log2 of the result (2^(y log2 x) in float32).
+                    let tol = if *name == "power" {
+                        2.0 + 1.5 * want.abs().log2().abs()
+                    } else {
+                        *tol
+                    };
+                    ulps(y, want, d)
+                        <= if d == DType::Float16 {
+                            tol.max(1.0)
+                        } else {
+                            tol
+                        }
+                };
+                assert!(
+                    ok,
+                    "{name}({}, {}) on {d}: got {y}, want {want}",
+                    xs[i], ys[i]
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn comparisons_logic_and_where_every_dtype() {
+    let mut r = rng();
+    for d in all_dtypes() {
+        let xs = random_values(&mut r, d, 500);
+        let mut ys = random_values(&mut r, d, 500);
+        ys[..100].copy_from_slice(&xs[..100]);
+        let a = make(&xs, &[500], d);
+        let b = make(&ys, &[500], d);
+        type Cmp = fn(&Array, &Array) -> olympus::Result<Array>;
+        let cmps: &[(&str, Cmp, fn(f64, f64) -> bool)] = &[
+            ("equal", |a, b| np::equal(a, b), |a, b| a == b),
+            ("not_equal", |a, b| np::not_equal(a, b), |a, b| a != b),
+            ("less", |a, b| np::less(a, b), |a, b| a < b),
+            ("less_equal", |a, b| np::less_equal(a, b), |a, b| a <= b),
+            ("greater", |a, b| np::greater(a, b), |a, b| a > b),
+            (
+                "greater_equal",
+                |a, b| np::greater_equal(a, b),
+                |a, b| a >= b,
+            ),
+            (
+                "logical_and",
+                |a, b| np::logical_and(a, b),
+                |a, b| a != 0.0 && b != 0.0,
+            ),
+            (
+                "logical_or",
+                |a, b| np::logical_or(a, b),
+                |a, b| a != 0.0 || b != 0.0,
+            ),
+            (
+                "logical_xor",
+                |a, b| np::logical_xor(a, b),
+                |a, b| (a != 0.0) != (b != 0.0),
+            ),
+        ];
+        for (name, f, rf) in cmps {
+            let want: Vec<f64> = xs
+                .iter()
+                .zip(&ys)
+                .map(|(&x, &y)| f64::from(u8::from(rf(x, y))))
+                .collect();
+            assert_close(
+                &format!("{name} {d}"),
+                &f(&a, &b).unwrap(),
+                &want,
+                DType::Bool,
+                EXACT,
+            );
+        }
+        let c = np::greater(&a, &b).unwrap();
+        let w = np::r#where(&c, &a, &b).unwrap();
+        let want: Vec<f64> = xs
+            .iter()
+            .zip(&ys)
+            .map(|(&x, &y)| if x > y { x } else { y })
+            .collect();
+        assert_close(&format!("where {d}"), &w, &want, d, EXACT);
+    }
+    // NaN compares unequal, and not_equal is true.
+    let n = np::array([f32::NAN, 1.0]).unwrap();
+    assert_eq!(
+        np::not_equal(&n, &n).unwrap().to_vec::<bool>().unwrap(),
+        vec![true, false]
+    );
+    assert_eq!(
+        np::equal(&n, &n).unwrap().to_vec::<bool>().unwrap(),
+        vec![false, true]
+    );
+    // where broadcasts its condition and promotes its cases.
+    let w = np::r#where(
+        np::array([[true], [false]]).unwrap(),
+        np::arange(3).unwrap(),
+        0.5,
+    )
+    .unwrap();
+    assert_eq!(w.shape(), &[2, 3]);
+    assert_eq!(
+        w.to_vec::<f32>().unwrap(),
+        vec![0.0, 1.0, 2.0, 0.5, 0.5, 0.5]
+    );
+}
+
+#[test]
+fn integer_binary_random_against_reference() {
+    let mut r = rng();
+    for d in [DType::Int32, DType::UInt32] {
+        let xs = random_values(&mut r, d, 3000);
+        let ys: Vec<f64> = random_values(&mut r, d, 3000)
+            .into_iter()
+            .enumerate()
+            .map(|(i, y)| {
+                if i % 3 == 0 {
+                    (y as i64 % 40) as f64
+                } else {
+                    y
+                }
+            })
+            .collect();
+        let a = make(&xs, &[3000], d);
+        let b = make(&ys, &[3000], d);
+        let wrap = |x: i128| -> f64 {
+            if d == DType::Int32 {
+                f64::from(x as i32)
+            } else {
+                f64::from(x as u32)
+            }
+        };
+        type NpBinary = fn(&Array, &Array) -> olympus::Result<Array>;
+        let ops: &[(&str, NpBinary, fn(i128, i128, bool) -> i128)] = &[
+            ("add", |a, b| np::add(a, b), |a, b, _| a + b),
+            ("subtract", |a, b| np::subtract(a, b), |a, b, _| a - b),
+            ("multiply", |a, b| np::multiply(a, b), |a, b, _| a * b),
+            (
+                "floor_divide",
+                |a, b| np::floor_divide(a, b),
+                |a, b, s| {
+                    if b == 0 {
+                        if s {
+                            if a == 0 {
+                                -1
+                            } else {
+                                -2
+                            }
+                        } else {
+                            u32::MAX as i128
+                        }
+                    } else {
+                        a.div_euclid(b) - if b < 0 && a.rem_euclid(b) != 0 { 1 } else { 0 }
+                    }
+                },
+            ),
+            (
+                "remainder",
+                |a, b| np::remainder(a, b),
+                |a, b, _| {
+                    if b == 0 {
+                        0
+                    } else {
+                        let m = a % b;
+                        if m != 0 && (m < 0) != (b < 0) {
+                            m + b
+                        } else {
+                            m
+                        }
+                    }
+                },
+            ),
+            (
+                "fmod",
+                |a, b| np::fmod(a, b),
+                |a, b, _| if b == 0 { 0 } else { a % b },
+            ),
+            ("maximum", |a, b| np::maximum(a, b), |a, b, _| a.max(b)),
+            ("minimum", |a, b| np::minimum(a, b), |a, b, _| a.min(b)),
+            ("bitwise_and", |a, b| np::bitwise_and(a, b), |a, b, _| a & b),
+            ("bitwise_or", |a, b| np::bitwise_or(a, b), |a, b, _| a | b),
+            ("bitwise_xor", |a, b| np::bitwise_xor(a, b), |a, b, _| a ^ b),
+            (
+                "left_shift",
+                |a, b| np::left_shift(a, b),
+                |a, b, _| if !(0..32).contains(&b) { 0 } else { a << b },
+            ),
+            (
+                "right_shift",
+                |a, b| np::right_shift(a, b),
+                |a, b, _| {
+                    if !(0..32).contains(&b) {
+                        if a < 0 {
+                            -1
+                        } else {
+                            0
+                        }
+                    } else {
+                        a >> b
+                    }
+                },
+            ),
+        ];
+        let signed = d == DType::Int32;
+        for (name, f, rf) in ops {
+            let want: Vec<f64> = xs
+                .iter()
+                .zip(&ys)
+                .map(|(&x, &y)| wrap(rf(x as i128, y as i128, signed)))
+                .collect();
+            assert_close(&format!("{name} {d}"), &f(&a, &b).unwrap(), &want, d, EXACT);
+        }
+    }
+}
+
+#[test]
+fn others_clip_nan_to_num_isclose() {
+    let x = np::array([f32::NAN, -5.0, 0.5, 5.0]).unwrap();
+    let c = np::clip(&x, 0.0, 1.0).unwrap().to_vec::<f32>().unwrap();
+    assert!(c[0].is_nan());
+    assert_eq!(&c[1..], &[0.0, 0.5, 1.0]);
+    let n = np::nan_to_num(
+        np::array([f32::NAN, f32::INFINITY, -f32::INFINITY, 1.5]).unwrap(),
+        0.0,
+        None,
+        None,
+    )
+    .unwrap();
+    assert_eq!(
+        n.to_vec::<f32>().unwrap(),
+        vec![0.0, f32::MAX, f32::MIN, 1.5]
+    );
+    let h = np::nan_to_num(
+        np::asarray(vec![f16::NAN, f16::INFINITY]).unwrap(),
+        1.0,
+        None,
+        Some(-1.0),
+    )
+    .unwrap();
+    assert_eq!(h.to_vec::<f16>().unwrap(), vec![f16::ONE, f16::MAX]);
+    let a = np::array([1.0f32, f32::INFINITY, f32::NAN, 1.0, f32::INFINITY]).unwrap();
+    let b = np::array([1.0f32 + 1e-7, f32::INFINITY, f32::NAN, 1.1, -f32::INFINITY]).unwrap();
+    assert_eq!(
+        np::isclose(&a, &b, 1e-5, 1e-8, false)
+            .unwrap()
+            .to_vec::<bool>()
+            .unwrap(),
+        vec![true, true, false, false, false]
+    );
+    assert_eq!(
+        np::isclose(&a, &b, 1e-5, 1e-8, true)
+            .unwrap()
+            .to_vec::<bool>()
+            .unwrap(),
+        vec![true, true, true, false, false]
+    );
+    assert!(!np::allclose(&a, &b, 1e-5, 1e-8, true)
+        .unwrap()
+        .item::<bool>()
+        .unwrap());
+    assert!(np::allclose(&a, &a, 1e-5, 1e-8, true)
+        .unwrap()
+        .item::<bool>()
+        .unwrap());
+    assert!(!np::array_equal(&a, &a, false)
+        .unwrap()
+        .item::<bool>()
+        .unwrap());
+    assert!(np::array_equal(&a, &a, true)
+        .unwrap()
+        .item::<bool>()
+        .unwrap());
+    assert!(!np::array_equal(&a, [1.0f32], false)
+        .unwrap()
+        .item::<bool>()
+        .unwrap());
+    assert!(np::array_equal(np::arange(4).unwrap(), [0, 1, 2, 3], false)
+        .unwrap()
+        .item::<bool>()
+        .unwrap());
+}
