@@ -39,6 +39,7 @@ pub mod dtype;
 pub mod error;
 pub mod lax;
 pub mod numpy;
+pub mod ops;
 pub mod runtime;
 pub mod shape;
 

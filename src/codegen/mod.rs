@@ -28,6 +28,60 @@ pub(crate) const PER_THREAD: u64 = 4;
 
 const PRELUDE: &str = include_str!("../../shaders/prelude.wgsl");
 
+/// The prelude split into its functions: `(name, text)` in file order.
+fn prelude_functions() -> &'static [(String, String)] {
+    static SPLIT: std::sync::OnceLock<Vec<(String, String)>> = std::sync::OnceLock::new();
+    SPLIT.get_or_init(|| {
+        // Each function runs from its `fn` line to the closing `}` in column 0; the
+        // comments between functions are for readers of the file and are left out.
+        let mut out = Vec::new();
+        let mut cur: Option<(String, String)> = None;
+        for line in PRELUDE.lines() {
+            if let Some(rest) = line.strip_prefix("fn ") {
+                let name = rest.split('(').next().unwrap_or("").trim().to_string();
+                cur = Some((name, String::new()));
+            }
+            if let Some((_, text)) = cur.as_mut() {
+                text.push_str(line);
+                text.push('\n');
+            }
+            if line == "}" {
+                if let Some(f) = cur.take() {
+                    out.push(f);
+                }
+            }
+        }
+        out
+    })
+}
+
+/// The prelude functions `body` calls, directly or through each other, in file order.
+/// Including only these keeps shader compilation quick.
+fn prelude_for(body: &str) -> String {
+    let funcs = prelude_functions();
+    let mut used = vec![false; funcs.len()];
+    let mut scan = body.to_string();
+    loop {
+        let mut added = String::new();
+        for (i, (name, text)) in funcs.iter().enumerate() {
+            if !used[i] && scan.contains(&format!("{name}(")) {
+                used[i] = true;
+                added.push_str(text);
+            }
+        }
+        if added.is_empty() {
+            break;
+        }
+        scan = added;
+    }
+    funcs
+        .iter()
+        .zip(&used)
+        .filter(|(_, &u)| u)
+        .map(|((_, text), _)| text.as_str())
+        .collect()
+}
+
 /// One node of a program: a primitive applied to earlier values.
 #[derive(Clone, Debug)]
 pub(crate) struct Node {
@@ -232,10 +286,6 @@ pub(crate) fn elementwise(
     let uses_f16 =
         t.f16_native && (program.inputs.contains(&DType::Float16) || out_dtype == DType::Float16);
     let mut src = String::new();
-    if uses_f16 {
-        src.push_str("enable f16;\n");
-    }
-    src.push_str(PRELUDE);
     src.push_str("@group(0) @binding(0) var<storage, read> md: array<u32>;\n");
     let base = 1 + ctx.params.len();
     let _ = writeln!(src, "const B: u32 = {base}u;");
@@ -357,6 +407,13 @@ pub(crate) fn elementwise(
         let _ = writeln!(src, "    r[{lane}] = lane({});", call.join(", "));
     }
     let _ = writeln!(src, "    out_st(t, {store});\n}}");
+    let mut full = String::new();
+    if uses_f16 {
+        full.push_str("enable f16;\n");
+    }
+    full.push_str(&prelude_for(&src));
+    full.push_str(&src);
+    let src = full;
 
     // Metadata: n, params, rank, out shape, then offset and strides of each strided input.
     let mut meta = Vec::with_capacity(base + 1 + out_shape.len() * 3);
@@ -393,6 +450,21 @@ mod tests {
     /// Every primitive has a shape rule, and every elementwise one a WGSL rule, and every
     /// kernel the generator can emit for it (each dtype it accepts, vector and strided
     /// inputs, native and emulated float16, one and several binding windows) is valid WGSL.
+    #[test]
+    fn kernels_carry_only_the_helpers_they_call() {
+        let names: Vec<&str> = prelude_functions()
+            .iter()
+            .map(|(n, _)| n.as_str())
+            .collect();
+        assert!(
+            names.contains(&"fmod_f32") && names.contains(&"exp_f32") && names.len() > 30,
+            "{names:?}"
+        );
+        let p = prelude_for("x = exp_f32(y);");
+        assert!(p.contains("fn exp_f32(") && p.contains("fn is_nan_f32("));
+        assert!(!p.contains("fn fmod_f32("));
+    }
+
     #[test]
     fn every_primitive_has_rules_and_every_kernel_validates() {
         let examples = Primitive::examples();

@@ -5,5 +5,6 @@ mod creation;
 mod display;
 mod dtypes;
 mod elementwise;
+mod operators;
 mod runtime;
 mod ufuncs;
