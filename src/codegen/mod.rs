@@ -112,10 +112,26 @@ pub(crate) struct Target {
     pub(crate) window_bytes: u64,
 }
 
-/// Generated source plus the metadata words of this call.
+/// A generated kernel: its body (bindings, loads, the program, stores), which identifies
+/// it, and the metadata words of this call. The full source adds the prelude helpers the
+/// body calls; it is only built when the pipeline cache misses.
 pub(crate) struct Generated {
-    pub(crate) source: String,
+    pub(crate) body: String,
+    pub(crate) uses_f16: bool,
     pub(crate) meta: Vec<u32>,
+}
+
+impl Generated {
+    /// The complete WGSL module.
+    pub(crate) fn source(&self) -> String {
+        let mut full = String::new();
+        if self.uses_f16 {
+            full.push_str("enable f16;\n");
+        }
+        full.push_str(&prelude_for(&self.body));
+        full.push_str(&self.body);
+        full
+    }
 }
 
 /// Collects scalar parameters for the metadata while rules are emitted.
@@ -407,13 +423,6 @@ pub(crate) fn elementwise(
         let _ = writeln!(src, "    r[{lane}] = lane({});", call.join(", "));
     }
     let _ = writeln!(src, "    out_st(t, {store});\n}}");
-    let mut full = String::new();
-    if uses_f16 {
-        full.push_str("enable f16;\n");
-    }
-    full.push_str(&prelude_for(&src));
-    full.push_str(&src);
-    let src = full;
 
     // Metadata: n, params, rank, out shape, then offset and strides of each strided input.
     let mut meta = Vec::with_capacity(base + 1 + out_shape.len() * 3);
@@ -428,7 +437,11 @@ pub(crate) fn elementwise(
             meta.extend(inp.layout.strides.iter().map(|&s| s as i32 as u32));
         }
     }
-    Ok(Generated { source: src, meta })
+    Ok(Generated {
+        body: src,
+        uses_f16,
+        meta,
+    })
 }
 
 #[cfg(test)]
@@ -508,8 +521,9 @@ mod tests {
                                 (0..arity).map(|_| InputDesc { layout, windows }).collect();
                             let g =
                                 elementwise(&program, &inputs, &out.shape, windows, &t).unwrap();
-                            if let Err(e) = validate(&g.source) {
-                                panic!("{} on {d} (f16 native {f16_native}, {windows} windows): {e}\n{}", prim.name(), g.source);
+                            let source = g.source();
+                            if let Err(e) = validate(&source) {
+                                panic!("{} on {d} (f16 native {f16_native}, {windows} windows): {e}\n{source}", prim.name());
                             }
                             kernels += 1;
                         }

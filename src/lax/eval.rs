@@ -130,7 +130,7 @@ pub(crate) fn run(dev: &Device, program: &Program, inputs: &[&Array], out: Aval)
                 ),
             });
         }
-        let kernel = inner.kernel(&generated.source)?;
+        let kernel = inner.kernel(&generated.body, || generated.source())?;
         let mut bindings = Vec::new();
         let mut push = |s: &Arc<Storage>, windows: u64| {
             for w in 0..windows {

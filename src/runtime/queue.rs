@@ -132,11 +132,14 @@ impl DeviceInner {
         })
     }
 
-    /// The compiled kernel for a WGSL source, from the cache or freshly compiled.
-    pub(crate) fn kernel(&self, source: &str) -> Result<Arc<Kernel>> {
-        if let Some(k) = lock(&self.kernels).get(source) {
+    /// The compiled kernel identified by `key`, from the cache, or compiled from
+    /// `source()` on a miss.
+    pub(crate) fn kernel(&self, key: &str, source: impl FnOnce() -> String) -> Result<Arc<Kernel>> {
+        if let Some(k) = lock(&self.kernels).get(key) {
             return Ok(k.clone());
         }
+        let source = source();
+        let source = source.as_str();
         let scope = self.device.push_error_scope(wgpu::ErrorFilter::Validation);
         let module = self
             .device
@@ -162,7 +165,7 @@ impl DeviceInner {
         }
         let layout = pipeline.get_bind_group_layout(0);
         let k = Arc::new(Kernel { pipeline, layout });
-        lock(&self.kernels).insert(source.to_string(), k.clone());
+        lock(&self.kernels).insert(key.to_string(), k.clone());
         Ok(k)
     }
 

@@ -1,3 +1,4 @@
+#![allow(clippy::type_complexity)]
 //! The foundation's tests, in one binary (each test binary links wgpu, so fewer is faster).
 
 mod common;
