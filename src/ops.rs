@@ -10,7 +10,7 @@
 //! let a = np::array([1.0f32, 2.0, 3.0])?;
 //! let b = np::array([4.0f32, 5.0, 6.0])?;
 //! let c = ((&a * &b) + &a)?;            // one `?` at the end
-//! let d = (2.0 * &c - 1.0)?;            // scalars on either side
+//! let d = ((2.0 * &c)? - 1.0)?;         // scalars on either side
 //! assert_eq!(d.to_vec::<f32>()?, vec![9.0, 23.0, 41.0]);
 //! let e = (&a + np::array([1.0f32, 2.0])?);  // shape errors are errors, not panics
 //! assert!(e.is_err());
