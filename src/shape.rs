@@ -166,6 +166,36 @@ impl Layout {
     }
 }
 
+/// A possibly negative axis as an index into `ndim` dimensions (NumPy's rule), or an
+/// error naming the function.
+pub fn normalize_axis(func: &str, axis: isize, ndim: usize) -> Result<usize> {
+    let n = ndim as isize;
+    if axis < -n || axis >= n {
+        return Err(Error::arg(
+            func,
+            format!("axis {axis} is out of bounds for an array of dimension {ndim}"),
+        ));
+    }
+    Ok(if axis < 0 {
+        (axis + n) as usize
+    } else {
+        axis as usize
+    })
+}
+
+/// Normalises a list of axes, rejecting repeats.
+pub fn normalize_axes(func: &str, axes: &[isize], ndim: usize) -> Result<Vec<usize>> {
+    let mut out = Vec::with_capacity(axes.len());
+    for &a in axes {
+        let a = normalize_axis(func, a, ndim)?;
+        if out.contains(&a) {
+            return Err(Error::arg(func, format!("repeated axis {a}")));
+        }
+        out.push(a);
+    }
+    Ok(out)
+}
+
 /// C-order strides of a shape, in elements.
 pub fn contiguous_strides(shape: &[usize]) -> Vec<isize> {
     let mut strides = vec![0isize; shape.len()];

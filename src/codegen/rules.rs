@@ -86,7 +86,10 @@ pub(crate) fn emit(
             let idx = format!("((i / {s}) % {d})");
             convert(&idx, DType::UInt32, out)
         }
-        Primitive::BroadcastInDim { .. } | Primitive::Transpose { .. } => {
+        Primitive::BroadcastInDim { .. }
+        | Primitive::Transpose { .. }
+        | Primitive::Reshape { .. }
+        | Primitive::Rev { .. } => {
             return Err(Error::arg(
                 prim.name(),
                 "is a view and has no elementwise rule",

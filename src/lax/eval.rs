@@ -86,6 +86,27 @@ fn view(prim: &Primitive, x: &Array, out: Aval) -> Result<Array> {
             };
             Ok(x.with_layout(layout, out))
         }
+        Primitive::Reshape { new_sizes } => {
+            let base = x.contiguous()?;
+            let layout = Layout {
+                shape: new_sizes.clone(),
+                strides: crate::shape::contiguous_strides(new_sizes),
+                offset: base.layout().offset,
+            };
+            Ok(base.with_layout(layout, out))
+        }
+        Primitive::Rev { dimensions } => {
+            let l = x.layout();
+            let mut layout = l.clone();
+            for &d in dimensions {
+                if l.shape[d] > 1 {
+                    let shift = (l.shape[d] as isize - 1) * l.strides[d];
+                    layout.offset = (layout.offset as isize + shift) as usize;
+                    layout.strides[d] = -l.strides[d];
+                }
+            }
+            Ok(x.with_layout(layout, out))
+        }
         _ => Err(Error::arg(prim.name(), "is not a view")),
     }
 }

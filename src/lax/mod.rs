@@ -105,6 +105,28 @@ pub fn transpose(x: &Array, permutation: &[usize]) -> Result<Array> {
     )
 }
 
+/// Reshapes `x` in C order (`jax.lax.reshape`): a view when `x` is contiguous.
+pub fn reshape(x: &Array, new_sizes: &[usize]) -> Result<Array> {
+    bind(
+        Primitive::Reshape {
+            new_sizes: new_sizes.to_vec(),
+        },
+        &[x],
+        None,
+    )
+}
+
+/// Reverses `x` along `dimensions` (`jax.lax.rev`): a view with negative strides.
+pub fn rev(x: &Array, dimensions: &[usize]) -> Result<Array> {
+    bind(
+        Primitive::Rev {
+            dimensions: dimensions.to_vec(),
+        },
+        &[x],
+        None,
+    )
+}
+
 /// A contiguous copy of `x` (materialises views).
 pub fn copy(x: &Array) -> Result<Array> {
     bind(Primitive::Copy, &[x], None)

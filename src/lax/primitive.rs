@@ -212,6 +212,16 @@ pub enum Primitive {
         /// A permutation of `0..ndim`.
         permutation: Vec<usize>,
     },
+    /// Reshape in C order (a view of a contiguous operand; others are copied first).
+    Reshape {
+        /// Output shape (same number of elements).
+        new_sizes: Vec<usize>,
+    },
+    /// Reverses the order of elements along some dimensions (a view with negative strides).
+    Rev {
+        /// The dimensions to reverse.
+        dimensions: Vec<usize>,
+    },
     /// Broadcast to a shape (a view).
     BroadcastInDim {
         /// Output shape.
@@ -440,6 +450,8 @@ impl Primitive {
             Primitive::Iota { .. } => "iota",
             Primitive::BroadcastInDim { .. } => "broadcast_in_dim",
             Primitive::Transpose { .. } => "transpose",
+            Primitive::Reshape { .. } => "reshape",
+            Primitive::Rev { .. } => "rev",
         }
     }
 
@@ -452,6 +464,8 @@ impl Primitive {
             Primitive::Binary(_) => 1,
             Primitive::Compare(_) => 2,
             Primitive::Select => 9,
+            Primitive::Reshape { .. } => 10,
+            Primitive::Rev { .. } => 11,
             Primitive::ConvertElementType { .. } => 3,
             Primitive::Copy => 4,
             Primitive::Full { .. } => 5,
@@ -463,7 +477,7 @@ impl Primitive {
 
     /// Number of variants in the table.
     #[cfg(test)]
-    pub(crate) const COUNT: usize = 10;
+    pub(crate) const COUNT: usize = 12;
 
     /// One instance of every variant with every parameter value that changes the generated
     /// code (for rule-coverage and kernel-validation tests).
@@ -505,7 +519,10 @@ impl Primitive {
 
     pub(crate) fn eval_kind(&self) -> EvalKind {
         match self {
-            Primitive::BroadcastInDim { .. } | Primitive::Transpose { .. } => EvalKind::View,
+            Primitive::BroadcastInDim { .. }
+            | Primitive::Transpose { .. }
+            | Primitive::Reshape { .. }
+            | Primitive::Rev { .. } => EvalKind::View,
             _ => EvalKind::Elementwise,
         }
     }
@@ -518,6 +535,8 @@ impl Primitive {
             | Primitive::ConvertElementType { .. }
             | Primitive::Copy
             | Primitive::BroadcastInDim { .. }
+            | Primitive::Reshape { .. }
+            | Primitive::Rev { .. }
             | Primitive::Transpose { .. } => 1,
             Primitive::Full { .. } | Primitive::Iota { .. } => 0,
         }
@@ -616,6 +635,29 @@ impl Primitive {
                     return Err(Error::dtype(name, &[*dtype], "iota needs a numeric dtype"));
                 }
                 Ok(Aval::new(shape.clone(), *dtype, false))
+            }
+            Primitive::Reshape { new_sizes } => {
+                let x = &inputs[0];
+                let n = crate::shape::checked_size(name, new_sizes)?;
+                if n != x.size() {
+                    return Err(Error::shape(
+                        name,
+                        &[&x.shape, new_sizes],
+                        format!("cannot reshape {} elements into {n}", x.size()),
+                    ));
+                }
+                Ok(Aval::new(new_sizes.clone(), x.dtype, x.weak))
+            }
+            Primitive::Rev { dimensions } => {
+                let x = &inputs[0];
+                if dimensions.iter().any(|&d| d >= x.shape.len()) {
+                    return Err(Error::shape(
+                        name,
+                        &[&x.shape],
+                        format!("dimensions {dimensions:?} are out of range"),
+                    ));
+                }
+                Ok(x.clone())
             }
             Primitive::Transpose { permutation } => {
                 let x = &inputs[0];

@@ -7,11 +7,16 @@
 //! primitives. Results are [`Array`]s; errors are [`Error`](crate::Error)s naming the function.
 
 mod creation;
+mod shapes;
 mod ufuncs;
 
 pub use creation::{
     arange, array, asarray, astype, empty, empty_like, eye, full, full_like, identity, linspace,
     ones, ones_like, zeros, zeros_like, ArangeSpec,
+};
+pub use shapes::{
+    atleast_1d, atleast_2d, atleast_3d, broadcast_arrays, broadcast_to, expand_dims, flip,
+    moveaxis, ravel, reshape, squeeze, swapaxes, transpose,
 };
 pub use ufuncs::{
     abs, absolute, add, allclose, arccos, arccosh, arcsin, arcsinh, arctan, arctan2, arctanh,

@@ -8,4 +8,5 @@ mod dtypes;
 mod elementwise;
 mod operators;
 mod runtime;
+mod shapes;
 mod ufuncs;
