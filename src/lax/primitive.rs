@@ -485,6 +485,12 @@ impl Primitive {
     pub(crate) fn examples() -> Vec<Primitive> {
         let mut v = vec![
             Primitive::Select,
+            Primitive::Reshape {
+                new_sizes: vec![3, 2],
+            },
+            Primitive::Rev {
+                dimensions: vec![0],
+            },
             Primitive::Copy,
             Primitive::Transpose {
                 permutation: vec![1, 0],

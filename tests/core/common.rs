@@ -60,19 +60,17 @@ pub fn round_to(v: f64, dtype: DType) -> f64 {
     }
 }
 
+/// The spacing of `dtype` values at magnitude `x`.
+pub fn ulp_of(x: f64, dtype: DType) -> f64 {
+    match dtype {
+        DType::Float16 => 2f64.powi(x.abs().max(6.1e-5).log2().floor() as i32 - 10),
+        _ => 2f64.powi(x.abs().max(1.2e-38).log2().floor() as i32 - 23),
+    }
+}
+
 /// Distance in units in the last place of `dtype` between two finite values.
 pub fn ulps(a: f64, b: f64, dtype: DType) -> f64 {
-    let spacing = match dtype {
-        DType::Float16 => {
-            let m = a.abs().max(b.abs()).max(6.1e-5);
-            2f64.powi(m.log2().floor() as i32 - 10)
-        }
-        _ => {
-            let m = a.abs().max(b.abs()).max(1.2e-38);
-            2f64.powi(m.log2().floor() as i32 - 23)
-        }
-    };
-    (a - b).abs() / spacing
+    (a - b).abs() / ulp_of(a.abs().max(b.abs()), dtype)
 }
 
 /// Asserts `got` matches `want` element by element: exact for ints and bools; for floats,

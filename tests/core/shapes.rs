@@ -60,7 +60,7 @@ fn transposes_swaps_and_moves_every_dtype() {
         assert_close("moveaxis 2", &m, &permute(&v, &shape, &[2, 0, 1]), d, EXACT);
         // An op on a transposed view reads it in place.
         let y = np::add(
-            &np::transpose(&x, None).unwrap(),
+            np::transpose(&x, None).unwrap(),
             np::zeros(&[4, 3, 2], d).unwrap(),
         )
         .unwrap();
@@ -147,7 +147,7 @@ fn flips_and_broadcasts() {
         // A flipped view through a kernel (negative strides).
         let g = np::add(&f1, np::zeros(&[3, 4], d).unwrap()).unwrap();
         assert_close("flip + 0", &g, &want, d, EXACT);
-        let b = np::broadcast_to(&make(&v[..4], &[4], d), &[2, 3, 4]).unwrap();
+        let b = np::broadcast_to(make(&v[..4], &[4], d), &[2, 3, 4]).unwrap();
         let want: Vec<f64> = (0..24).map(|i| v[i % 4]).collect();
         assert_close("broadcast_to", &b, &want, d, EXACT);
     }

@@ -580,12 +580,19 @@ fn binary_float_functions_against_f64() {
                     } else {
                         *tol
                     };
-                    ulps(y, want, d)
-                        <= if d == DType::Float16 {
-                            tol.max(1.0)
-                        } else {
-                            tol
-                        }
+                    let tol = if d == DType::Float16 {
+                        tol.max(1.0)
+                    } else {
+                        tol
+                    };
+                    if name.starts_with("logaddexp") {
+                        // max(x, y) + log1p(...) cancels when the terms nearly cancel: the
+                        // error is bounded at the scale of the terms, not of the result.
+                        let scale = xs[i].abs().max(ys[i].abs()).max(0.7);
+                        ulps(y, want, d) <= tol || (y - want).abs() <= tol * ulp_of(scale, d)
+                    } else {
+                        ulps(y, want, d) <= tol
+                    }
                 };
                 assert!(
                     ok,
