@@ -391,6 +391,16 @@ impl Device {
         self.0.synchronize("synchronize")
     }
 
+    /// Destroys the device now, releasing its memory. Every later operation on it, and on
+    /// arrays that live on it, returns [`Error::DeviceLost`] (as when a driver loses the
+    /// device), never a panic.
+    pub fn destroy(&self) {
+        let _ = self.0.flush();
+        *lock(&self.0.lost) = Some("the device was destroyed with Device::destroy".into());
+        lock(&self.0.pool).clear();
+        self.0.device.destroy();
+    }
+
     /// Number of compiled kernels in the pipeline cache.
     pub fn cached_kernels(&self) -> usize {
         lock(&self.0.kernels).len()

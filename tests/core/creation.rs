@@ -96,6 +96,17 @@ fn arange_linspace_eye_identity() {
         l.to_vec::<f32>().unwrap(),
         vec![-1.0, -0.5, 0.0, 0.5, 1.0, 1.5, 2.0, 2.5, 3.0]
     );
+    // A range that is not exactly representable: within float32 rounding of the f64 values.
+    let l = np::linspace(0.1, 0.7, 7, true)
+        .unwrap()
+        .to_vec::<f32>()
+        .unwrap();
+    for (i, v) in l.iter().enumerate() {
+        assert!(
+            approx::relative_eq!(f64::from(*v), 0.1 + 0.1 * i as f64, max_relative = 6e-8),
+            "{i}: {v}"
+        );
+    }
     let l = np::linspace(0.0, 1.0, 4, false).unwrap();
     assert_eq!(l.to_vec::<f32>().unwrap(), vec![0.0, 0.25, 0.5, 0.75]);
     assert_eq!(np::linspace(0.0, 1.0, 0, true).unwrap().shape(), &[0]);

@@ -236,3 +236,28 @@ fn forty_million_floats() {
     let ev = e.to_vec::<f32>().unwrap();
     assert!(ev.iter().all(|&x| x == 1.0));
 }
+
+#[test]
+fn a_lost_device_gives_errors_not_panics() {
+    let dev = Device::new(DeviceOptions::default()).unwrap();
+    let x = olympus::with_device(&dev, || np::arange(10)).unwrap();
+    let y = np::add(&x, 1).unwrap();
+    dev.destroy();
+    for e in [
+        np::add(&x, 1).unwrap_err(),
+        y.to_vec::<i32>().unwrap_err(),
+        olympus::with_device(&dev, || np::zeros(&[3], DType::Float32)).unwrap_err(),
+        dev.synchronize().unwrap_err(),
+        futures::executor::block_on(x.to_vec_async::<i32>()).unwrap_err(),
+    ] {
+        assert!(matches!(e, Error::DeviceLost { .. }), "{e}");
+    }
+    // Other devices are unaffected.
+    assert_eq!(
+        np::add(np::arange(3).unwrap(), 1)
+            .unwrap()
+            .to_vec::<i32>()
+            .unwrap(),
+        vec![1, 2, 3]
+    );
+}
