@@ -11,6 +11,7 @@
 //! structure (sizes, strides, offsets, scalar parameters) lives in the metadata buffer, so
 //! the source, and with it the pipeline cache key, depends only on the structure.
 
+pub(crate) mod reduce;
 pub(crate) mod rules;
 
 use std::fmt::Write;
@@ -463,6 +464,45 @@ mod tests {
     /// Every primitive has a shape rule, and every elementwise one a WGSL rule, and every
     /// kernel the generator can emit for it (each dtype it accepts, vector and strided
     /// inputs, native and emulated float16, one and several binding windows) is valid WGSL.
+    /// Every reduction kernel (each op and dtype it accepts, contiguous and strided inputs,
+    /// native and emulated float16, one and several windows) is valid WGSL.
+    #[test]
+    fn every_reduction_kernel_validates() {
+        use crate::lax::ReduceOp;
+        let mut kernels = 0;
+        for op in ReduceOp::ALL {
+            for d in DType::ALL {
+                let logical = matches!(op, ReduceOp::And | ReduceOp::Or);
+                if logical != (d == DType::Bool) {
+                    continue;
+                }
+                let contiguous = Layout::contiguous(&[4, 8]);
+                let strided = Layout {
+                    shape: vec![4, 8],
+                    strides: vec![1, 4],
+                    offset: 0,
+                };
+                for f16_native in [false, true] {
+                    for windows in [1u64, 2] {
+                        for layout in [&contiguous, &strided] {
+                            let t = Target {
+                                f16_native,
+                                window_bytes: 1 << 27,
+                            };
+                            let g = reduce::reduction(op, d, layout, windows, 4, 8, 1, windows, &t);
+                            let source = g.source();
+                            if let Err(e) = validate(&source) {
+                                panic!("{} on {d}: {e}\n{source}", op.name());
+                            }
+                            kernels += 1;
+                        }
+                    }
+                }
+            }
+        }
+        assert!(kernels >= 40, "{kernels}");
+    }
+
     #[test]
     fn kernels_carry_only_the_helpers_they_call() {
         let names: Vec<&str> = prelude_functions()

@@ -89,7 +89,8 @@ pub(crate) fn emit(
         Primitive::BroadcastInDim { .. }
         | Primitive::Transpose { .. }
         | Primitive::Reshape { .. }
-        | Primitive::Rev { .. } => {
+        | Primitive::Rev { .. }
+        | Primitive::Reduce { .. } => {
             return Err(Error::arg(
                 prim.name(),
                 "is a view and has no elementwise rule",

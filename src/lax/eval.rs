@@ -45,6 +45,10 @@ pub(crate) fn eval(
     let dev = common_device(prim.name(), inputs, device)?;
     match prim.eval_kind() {
         EvalKind::View => view(&prim, inputs[0], out),
+        EvalKind::Reduce => match prim {
+            Primitive::Reduce { op, axes } => reduce(&dev, op, inputs[0], &axes, out),
+            _ => Err(Error::arg(prim.name(), "is not a reduction")),
+        },
         EvalKind::Elementwise => {
             let program = Program {
                 inputs: inputs.iter().map(|a| a.dtype()).collect(),
@@ -188,4 +192,90 @@ pub(crate) fn run(dev: &Device, program: &Program, inputs: &[&Array], out: Aval)
 
 fn program_name(p: &Program) -> &'static str {
     p.nodes.last().map(|n| n.prim.name()).unwrap_or("copy")
+}
+
+/// Runs a reduction: the reduced axes are moved last (a view), each pass reduces chunks of
+/// every row to partials, until one value per row is left.
+fn reduce(
+    dev: &Device,
+    op: crate::lax::ReduceOp,
+    x: &Array,
+    axes: &[usize],
+    out: Aval,
+) -> Result<Array> {
+    use crate::codegen::reduce::{accumulator, reduction, CHUNK};
+    let keep: Vec<usize> = (0..x.ndim()).filter(|i| !axes.contains(i)).collect();
+    let perm: Vec<usize> = keep.iter().chain(axes.iter()).copied().collect();
+    let mut cur = if perm.iter().enumerate().all(|(i, &p)| i == p) {
+        x.clone()
+    } else {
+        crate::lax::transpose(x, &perm)?
+    };
+    let rows: u64 = keep.iter().map(|&i| x.shape()[i] as u64).product();
+    let mut k: u64 = axes.iter().map(|&i| x.shape()[i] as u64).product();
+    let acc = accumulator(op, x.dtype());
+    let inner = &dev.0;
+    let target = Target {
+        f16_native: inner.info.f16_native,
+        window_bytes: inner.window_bytes,
+    };
+    let name = op.name();
+    loop {
+        let parts = k.div_ceil(CHUNK).max(1);
+        let n = rows * parts;
+        let bytes = n * acc.storage_bytes() as u64;
+        let storage = dev.alloc(BufferKind::Storage, bytes, name, &out.shape, out.dtype)?;
+        if n > 0 {
+            let windows = codegen::windows_for(cur.storage().bytes, &target);
+            let out_windows = codegen::windows_for(storage.bytes, &target);
+            let g = reduction(
+                op,
+                cur.dtype(),
+                cur.layout(),
+                windows,
+                rows,
+                k,
+                parts,
+                out_windows,
+                &target,
+            );
+            let kernel = inner.kernel(&g.body, || g.source())?;
+            let mut bindings = Vec::new();
+            for (s, w) in [(cur.storage(), windows), (&storage, out_windows)] {
+                for i in 0..w {
+                    let offset = i * target.window_bytes;
+                    bindings.push(Binding {
+                        buffer: s.buffer(),
+                        offset,
+                        size: (s.bytes - offset).min(target.window_bytes),
+                    });
+                }
+            }
+            inner.dispatch(&kernel, &bindings, &g.meta, n)?;
+        }
+        let shape = [rows as usize, parts as usize];
+        let partial = Array::from_storage(
+            dev.clone(),
+            storage,
+            Layout::contiguous(&shape),
+            Aval::new(shape.to_vec(), acc, false),
+        );
+        if parts == 1 {
+            let r = crate::lax::reshape(&partial, &out.shape)?;
+            return if acc == out.dtype {
+                Ok(r.with_weak(out.weak))
+            } else {
+                crate::lax::bind(
+                    Primitive::ConvertElementType {
+                        dtype: out.dtype,
+                        weak: out.weak,
+                    },
+                    &[&r],
+                    None,
+                )
+            };
+        }
+        cur = partial;
+        k = parts;
+    }
 }

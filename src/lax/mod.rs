@@ -14,7 +14,7 @@ mod eval;
 mod primitive;
 
 pub(crate) use primitive::EvalKind;
-pub use primitive::{BinaryOp, CompareOp, Literal, Primitive, UnaryOp};
+pub use primitive::{BinaryOp, CompareOp, Literal, Primitive, ReduceOp, UnaryOp};
 
 use crate::array::Array;
 use crate::dtype::DType;
@@ -121,6 +121,19 @@ pub fn rev(x: &Array, dimensions: &[usize]) -> Result<Array> {
     bind(
         Primitive::Rev {
             dimensions: dimensions.to_vec(),
+        },
+        &[x],
+        None,
+    )
+}
+
+/// Reduces `x` over `axes` with `op` (`jax.lax.reduce_sum` and friends); float16
+/// accumulates in float32, float32 sums accumulate as a tree.
+pub fn reduce(op: ReduceOp, x: &Array, axes: &[usize]) -> Result<Array> {
+    bind(
+        Primitive::Reduce {
+            op,
+            axes: axes.to_vec(),
         },
         &[x],
         None,

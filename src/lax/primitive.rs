@@ -169,6 +169,46 @@ pub enum CompareOp {
     Ge,
 }
 
+/// Reductions over axes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[allow(missing_docs)]
+pub enum ReduceOp {
+    Sum,
+    Prod,
+    /// NaN-propagating.
+    Max,
+    /// NaN-propagating.
+    Min,
+    /// All true (bool).
+    And,
+    /// Any true (bool).
+    Or,
+}
+
+impl ReduceOp {
+    /// Every reduction.
+    pub const ALL: [ReduceOp; 6] = [
+        ReduceOp::Sum,
+        ReduceOp::Prod,
+        ReduceOp::Max,
+        ReduceOp::Min,
+        ReduceOp::And,
+        ReduceOp::Or,
+    ];
+
+    /// The lax name.
+    pub fn name(self) -> &'static str {
+        match self {
+            ReduceOp::Sum => "reduce_sum",
+            ReduceOp::Prod => "reduce_prod",
+            ReduceOp::Max => "reduce_max",
+            ReduceOp::Min => "reduce_min",
+            ReduceOp::And => "reduce_and",
+            ReduceOp::Or => "reduce_or",
+        }
+    }
+}
+
 /// Every operation Olympus performs. Parameters live in the variants.
 #[derive(Clone, Debug, PartialEq)]
 #[non_exhaustive]
@@ -221,6 +261,13 @@ pub enum Primitive {
     Rev {
         /// The dimensions to reverse.
         dimensions: Vec<usize>,
+    },
+    /// Combines elements over `axes` (removed from the shape).
+    Reduce {
+        /// The combining operation.
+        op: ReduceOp,
+        /// The reduced axes (distinct, in range).
+        axes: Vec<usize>,
     },
     /// Broadcast to a shape (a view).
     BroadcastInDim {
@@ -434,6 +481,8 @@ pub(crate) enum EvalKind {
     View,
     /// One elementwise kernel from the generator.
     Elementwise,
+    /// Reduction kernels (one pass per level of the tree).
+    Reduce,
 }
 
 impl Primitive {
@@ -451,6 +500,7 @@ impl Primitive {
             Primitive::BroadcastInDim { .. } => "broadcast_in_dim",
             Primitive::Transpose { .. } => "transpose",
             Primitive::Reshape { .. } => "reshape",
+            Primitive::Reduce { op, .. } => op.name(),
             Primitive::Rev { .. } => "rev",
         }
     }
@@ -466,6 +516,7 @@ impl Primitive {
             Primitive::Select => 9,
             Primitive::Reshape { .. } => 10,
             Primitive::Rev { .. } => 11,
+            Primitive::Reduce { .. } => 12,
             Primitive::ConvertElementType { .. } => 3,
             Primitive::Copy => 4,
             Primitive::Full { .. } => 5,
@@ -477,7 +528,7 @@ impl Primitive {
 
     /// Number of variants in the table.
     #[cfg(test)]
-    pub(crate) const COUNT: usize = 12;
+    pub(crate) const COUNT: usize = 13;
 
     /// One instance of every variant with every parameter value that changes the generated
     /// code (for rule-coverage and kernel-validation tests).
@@ -485,6 +536,10 @@ impl Primitive {
     pub(crate) fn examples() -> Vec<Primitive> {
         let mut v = vec![
             Primitive::Select,
+            Primitive::Reduce {
+                op: ReduceOp::Sum,
+                axes: vec![0],
+            },
             Primitive::Reshape {
                 new_sizes: vec![3, 2],
             },
@@ -529,6 +584,7 @@ impl Primitive {
             | Primitive::Transpose { .. }
             | Primitive::Reshape { .. }
             | Primitive::Rev { .. } => EvalKind::View,
+            Primitive::Reduce { .. } => EvalKind::Reduce,
             _ => EvalKind::Elementwise,
         }
     }
@@ -543,6 +599,7 @@ impl Primitive {
             | Primitive::BroadcastInDim { .. }
             | Primitive::Reshape { .. }
             | Primitive::Rev { .. }
+            | Primitive::Reduce { .. }
             | Primitive::Transpose { .. } => 1,
             Primitive::Full { .. } | Primitive::Iota { .. } => 0,
         }
@@ -653,6 +710,33 @@ impl Primitive {
                     ));
                 }
                 Ok(Aval::new(new_sizes.clone(), x.dtype, x.weak))
+            }
+            Primitive::Reduce { op, axes } => {
+                let x = &inputs[0];
+                let mut seen = vec![false; x.shape.len()];
+                if !axes
+                    .iter()
+                    .all(|&a| a < seen.len() && !std::mem::replace(&mut seen[a], true))
+                {
+                    return Err(Error::shape(
+                        name,
+                        &[&x.shape],
+                        format!("axes {axes:?} are out of range or repeated"),
+                    ));
+                }
+                let logical = matches!(op, ReduceOp::And | ReduceOp::Or);
+                if logical != (x.dtype == DType::Bool) || (x.dtype == DType::Bool && !logical) {
+                    return Err(Error::dtype(
+                        name,
+                        &[x.dtype],
+                        "and/or reduce bool arrays; sum, prod, max and min reduce numbers",
+                    ));
+                }
+                let shape = (0..x.shape.len())
+                    .filter(|i| !axes.contains(i))
+                    .map(|i| x.shape[i])
+                    .collect();
+                Ok(Aval::new(shape, x.dtype, x.weak))
             }
             Primitive::Rev { dimensions } => {
                 let x = &inputs[0];

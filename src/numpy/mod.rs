@@ -7,6 +7,7 @@
 //! primitives. Results are [`Array`]s; errors are [`Error`](crate::Error)s naming the function.
 
 mod creation;
+mod reductions;
 mod shapes;
 mod ufuncs;
 
@@ -14,6 +15,7 @@ pub use creation::{
     arange, array, asarray, astype, empty, empty_like, eye, full, full_like, identity, linspace,
     ones, ones_like, zeros, zeros_like, ArangeSpec,
 };
+pub use reductions::{all, any, max, mean, min, prod, sum};
 pub use shapes::{
     atleast_1d, atleast_2d, atleast_3d, broadcast_arrays, broadcast_to, expand_dims, flip,
     moveaxis, ravel, reshape, squeeze, swapaxes, transpose,

@@ -671,5 +671,5 @@ pub fn array_equal(a: impl ArrayLike, b: impl ArrayLike, equal_nan: bool) -> Res
     if equal_nan {
         eq = logical_or(eq, logical_and(isnan(&a)?, isnan(&b)?)?)?;
     }
-    all_true("array_equal", &eq, &dev)
+    super::all(eq, None, false)
 }

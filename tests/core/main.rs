@@ -7,6 +7,7 @@ mod display;
 mod dtypes;
 mod elementwise;
 mod operators;
+mod reductions;
 mod runtime;
 mod shapes;
 mod ufuncs;

@@ -1,0 +1,309 @@
+//! Reductions against f64 host references: every dtype, axes, keepdims, empty axes,
+//! non-contiguous inputs, odd sizes, and 16M-element float32 sums.
+
+use crate::common::*;
+use half::f16;
+use olympus::{numpy as np, DType};
+
+type Reduce = fn(&olympus::Array, Option<&[isize]>, bool) -> olympus::Result<olympus::Array>;
+
+fn host_reduce(
+    v: &[f64],
+    shape: &[usize],
+    axes: &[usize],
+    init: f64,
+    f: impl Fn(f64, f64) -> f64,
+) -> (Vec<usize>, Vec<f64>) {
+    let out_shape: Vec<usize> = (0..shape.len())
+        .filter(|i| !axes.contains(i))
+        .map(|i| shape[i])
+        .collect();
+    let n_out: usize = out_shape.iter().product();
+    let mut out = vec![init; n_out];
+    let n: usize = shape.iter().product();
+    for (i, &x) in v.iter().enumerate().take(n) {
+        let mut rem = i;
+        let mut idx = vec![0; shape.len()];
+        for d in (0..shape.len()).rev() {
+            idx[d] = rem % shape[d];
+            rem /= shape[d];
+        }
+        let o = (0..shape.len())
+            .filter(|d| !axes.contains(d))
+            .fold(0, |acc, d| acc * shape[d] + idx[d]);
+        out[o] = f(out[o], x);
+    }
+    (out_shape, out)
+}
+
+#[test]
+fn every_reduction_every_dtype_and_axes() {
+    let mut r = rng();
+    let shape = [3usize, 4, 5];
+    let axes_cases: &[Option<&[isize]>] = &[
+        None,
+        Some(&[0]),
+        Some(&[1]),
+        Some(&[-1]),
+        Some(&[0, 2]),
+        Some(&[2, 0, 1]),
+        Some(&[]),
+    ];
+    for d in all_dtypes() {
+        let v: Vec<f64> = random_values(&mut r, d, 60)
+            .into_iter()
+            .map(|x| if d.is_integer() { (x % 7.0).trunc() } else { x })
+            .collect();
+        let x = make(&v, &shape, d);
+        for &axis in axes_cases {
+            let axes: Vec<usize> = match axis {
+                None => vec![0, 1, 2],
+                Some(a) => a
+                    .iter()
+                    .map(|&i| if i < 0 { (i + 3) as usize } else { i as usize })
+                    .collect(),
+            };
+            let sum_dtype = match d {
+                DType::Bool => DType::Int32,
+                d => d,
+            };
+            let wrap = |x: f64| -> f64 {
+                match sum_dtype {
+                    DType::Int32 => f64::from(x as i64 as i32),
+                    DType::UInt32 => f64::from(x as i64 as u32),
+                    _ => x,
+                }
+            };
+            let cases: &[(&str, Reduce, f64, fn(f64, f64) -> f64, DType)] = &[
+                (
+                    "sum",
+                    |a, x, k| np::sum(a, x, k),
+                    0.0,
+                    |a, b| a + b,
+                    sum_dtype,
+                ),
+                (
+                    "prod",
+                    |a, x, k| np::prod(a, x, k),
+                    1.0,
+                    |a, b| a * b,
+                    sum_dtype,
+                ),
+                (
+                    "max",
+                    |a, x, k| np::max(a, x, k),
+                    f64::NEG_INFINITY,
+                    f64::max,
+                    d,
+                ),
+                (
+                    "min",
+                    |a, x, k| np::min(a, x, k),
+                    f64::INFINITY,
+                    f64::min,
+                    d,
+                ),
+                (
+                    "any",
+                    |a, x, k| np::any(a, x, k),
+                    0.0,
+                    |a, b| f64::from(u8::from(a != 0.0 || b != 0.0)),
+                    DType::Bool,
+                ),
+                (
+                    "all",
+                    |a, x, k| np::all(a, x, k),
+                    1.0,
+                    |a, b| f64::from(u8::from(a != 0.0 && b != 0.0)),
+                    DType::Bool,
+                ),
+            ];
+            for (name, f, init, op, out_dtype) in cases {
+                let (out_shape, want) = host_reduce(&v, &shape, &axes, *init, op);
+                let want: Vec<f64> = want
+                    .into_iter()
+                    .map(|w| {
+                        if out_dtype.is_integer() {
+                            wrap(w)
+                        } else {
+                            round_to(w, *out_dtype)
+                        }
+                    })
+                    .collect();
+                let got = f(&x, axis, false).unwrap();
+                assert_eq!(got.shape(), out_shape.as_slice(), "{name} {d} {axis:?}");
+                let count: usize = axes.iter().map(|&a| shape[a]).product();
+                if out_dtype.is_floating() && (*name == "sum" || *name == "prod") {
+                    // Rounding differs with the order: sums are bounded at the scale of the
+                    // summed magnitudes, products relatively, both growing with the count.
+                    let (_, mag) = host_reduce(&v, &shape, &axes, *init, |a, b| {
+                        if *name == "sum" {
+                            a + b.abs()
+                        } else {
+                            a * b.abs()
+                        }
+                    });
+                    let g = got.to_f64_vec().unwrap();
+                    for ((&gi, &wi), &mi) in g.iter().zip(&want).zip(&mag) {
+                        let bound =
+                            (count as f64 + 2.0) * ulp_of(mi, *out_dtype) + ulp_of(wi, *out_dtype);
+                        assert!(
+                            gi == wi || (gi - wi).abs() <= bound,
+                            "{name} {d} {axis:?}: got {gi}, want {wi}"
+                        );
+                    }
+                } else {
+                    assert_close(
+                        &format!("{name} {d} {axis:?}"),
+                        &got,
+                        &want,
+                        *out_dtype,
+                        EXACT,
+                    );
+                }
+                let kept = f(&x, axis, true).unwrap();
+                let kshape: Vec<usize> = (0..3)
+                    .map(|i| if axes.contains(&i) { 1 } else { shape[i] })
+                    .collect();
+                assert_eq!(kept.shape(), kshape.as_slice());
+            }
+            let (_, s) = host_reduce(&v, &shape, &axes, 0.0, |a, b| a + b);
+            let count: usize = axes.iter().map(|&a| shape[a]).product();
+            let md = if d == DType::Float16 {
+                DType::Float16
+            } else {
+                DType::Float32
+            };
+            let want: Vec<f64> = s.iter().map(|x| round_to(x / count as f64, md)).collect();
+            let (_, mag) = host_reduce(&v, &shape, &axes, 0.0, |a, b| a + b.abs());
+            let g = np::mean(&x, axis, false).unwrap().to_f64_vec().unwrap();
+            for ((&gi, &wi), &mi) in g.iter().zip(&want).zip(&mag) {
+                let bound = (count as f64 + 2.0) * ulp_of(mi / count as f64, DType::Float32)
+                    + ulp_of(wi, md);
+                assert!(
+                    count == 0 || (gi - wi).abs() <= bound,
+                    "mean {d} {axis:?}: got {gi}, want {wi}"
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn reductions_of_views_odd_sizes_and_empty_axes() {
+    let mut r = rng();
+    // A transposed input.
+    let v = random_values(&mut r, DType::Float32, 7 * 257);
+    let x = make(&v, &[7, 257], DType::Float32);
+    let t = np::transpose(&x, None).unwrap();
+    let got = np::sum(&t, Some(&[1]), false)
+        .unwrap()
+        .to_f64_vec()
+        .unwrap();
+    for (j, g) in got.iter().enumerate() {
+        let want: f64 = (0..7).map(|i| v[i * 257 + j]).sum();
+        assert!(
+            (g - want).abs() <= 1e-5 * (1.0 + want.abs()),
+            "{j}: {g} vs {want}"
+        );
+    }
+    for n in [1usize, 7, 257, 4096, 4097, 1_000_003] {
+        let v = random_values(&mut r, DType::Int32, n)
+            .into_iter()
+            .map(|x| (x % 1000.0).trunc())
+            .collect::<Vec<_>>();
+        let a = make(&v, &[n], DType::Int32);
+        let want: f64 = v.iter().sum();
+        assert_eq!(
+            np::sum(&a, None, false).unwrap().item::<i32>().unwrap() as f64,
+            want,
+            "n = {n}"
+        );
+        let mx = v.iter().cloned().fold(f64::NEG_INFINITY, f64::max);
+        assert_eq!(
+            f64::from(np::max(&a, None, false).unwrap().item::<i32>().unwrap()),
+            mx,
+            "n = {n}"
+        );
+    }
+    let e = np::zeros(&[3, 0], DType::Float32).unwrap();
+    assert_eq!(
+        np::sum(&e, Some(&[1]), false)
+            .unwrap()
+            .to_vec::<f32>()
+            .unwrap(),
+        vec![0.0; 3]
+    );
+    assert_eq!(
+        np::prod(&e, Some(&[1]), false)
+            .unwrap()
+            .to_vec::<f32>()
+            .unwrap(),
+        vec![1.0; 3]
+    );
+    assert_eq!(np::sum(&e, Some(&[0]), false).unwrap().shape(), &[0]);
+    assert!(np::all(&e, None, false).unwrap().item::<bool>().unwrap());
+    assert!(!np::any(&e, None, false).unwrap().item::<bool>().unwrap());
+    let err = np::max(&e, Some(&[1]), false).unwrap_err().to_string();
+    assert!(err.contains("max") && err.contains("(3, 0)"), "{err}");
+    assert!(np::min(&e, None, false).is_err());
+    assert!(np::max(&e, Some(&[0]), false).is_ok());
+    assert!(np::mean(&e, None, false)
+        .unwrap()
+        .item::<f32>()
+        .unwrap()
+        .is_nan());
+    assert!(np::sum(&x, Some(&[2]), false).is_err());
+    assert!(np::sum(&x, Some(&[0, 0]), false).is_err());
+    // NaN propagates through max and min.
+    let n = np::array([1.0f32, f32::NAN, 3.0]).unwrap();
+    assert!(np::max(&n, None, false)
+        .unwrap()
+        .item::<f32>()
+        .unwrap()
+        .is_nan());
+    assert!(np::min(&n, None, false)
+        .unwrap()
+        .item::<f32>()
+        .unwrap()
+        .is_nan());
+    // float16 accumulates in float32: 4096 ones (float16 alone saturates at 2048).
+    let h = np::asarray(vec![f16::ONE; 4096]).unwrap();
+    assert_eq!(
+        np::sum(&h, None, false).unwrap().item::<f16>().unwrap(),
+        f16::from_f32(4096.0)
+    );
+}
+
+#[test]
+fn sixteen_million_float32_sum_against_f64() {
+    let n = 16 << 20;
+    // ones: exact in every partial (a peer returned 262132 here).
+    let ones = np::ones(&[n], DType::Float32).unwrap();
+    assert_eq!(
+        np::sum(&ones, None, false).unwrap().item::<f32>().unwrap(),
+        n as f32
+    );
+    let mut r = rng();
+    let v: Vec<f32> = random_values(&mut r, DType::Float32, n)
+        .into_iter()
+        .map(|x| x as f32)
+        .collect();
+    let a = olympus::Array::from_slice(&v, &[n]).unwrap();
+    let got = f64::from(np::sum(&a, None, false).unwrap().item::<f32>().unwrap());
+    let want: f64 = v.iter().map(|&x| f64::from(x)).sum();
+    let abs_sum: f64 = v.iter().map(|&x| f64::from(x).abs()).sum();
+    // Tree accumulation: the error bound grows like log2(n) (plus the 16-element runs).
+    let bound = (f64::from(n as u32).log2() + 16.0) * 2f64.powi(-24) * abs_sum;
+    eprintln!(
+        "16M float32 sum: error {:.3e}, bound {:.3e}",
+        (got - want).abs(),
+        bound
+    );
+    assert!(
+        (got - want).abs() <= bound,
+        "sum {got} vs {want}, bound {bound}"
+    );
+    let m = f64::from(np::mean(&a, None, false).unwrap().item::<f32>().unwrap());
+    assert!((m - want / n as f64).abs() <= bound / n as f64 + 1e-7);
+}
