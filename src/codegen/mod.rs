@@ -99,11 +99,29 @@ pub(crate) struct Program {
     pub(crate) nodes: Vec<Node>,
 }
 
+/// How an input's element for an output index is found.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) enum InputMap {
+    /// The layout (over the output's shape, broadcasting applied) gives the element.
+    Plain,
+    /// Per dimension `(lo, len)`: the coordinate `c` of the output reads the operand's
+    /// coordinate `clamp(c - lo, 0, len - 1)`; `inb_x{k}(i)` tells whether every coordinate
+    /// was in range. The layout's shape is the output's; its strides are the operand's.
+    /// (Concatenation, padding.)
+    Clamp(Vec<(isize, usize)>),
+    /// Not loaded per element: the rule calls `ld_x{k}(i, j)`, which reads the element at
+    /// the output index with coordinate `clamp(j, 0, len - 1)` along a dimension of
+    /// `stride` (the layout has stride 0 there). (Gathers.)
+    Gather { stride: isize, len: usize },
+}
+
 /// An input as the kernel will see it.
 pub(crate) struct InputDesc<'a> {
     pub(crate) layout: &'a Layout,
     /// Windows the input's buffer is bound as.
     pub(crate) windows: u64,
+    /// How elements are found.
+    pub(crate) map: &'a InputMap,
 }
 
 /// What the target device supports.
@@ -258,7 +276,11 @@ pub(crate) fn elementwise(
     let access: Vec<Access> = inputs
         .iter()
         .map(|i| {
-            if i.layout.shape == out_shape && i.layout.is_contiguous() && i.layout.offset % 4 == 0 {
+            if *i.map == InputMap::Plain
+                && i.layout.shape == out_shape
+                && i.layout.is_contiguous()
+                && i.layout.offset % 4 == 0
+            {
                 Access::Vector
             } else {
                 Access::Strided
@@ -266,11 +288,20 @@ pub(crate) fn elementwise(
         })
         .collect();
     let mut vec_offset = Vec::new();
+    let mut gather_params = Vec::new();
     for (k, inp) in inputs.iter().enumerate() {
         if access[k] == Access::Vector {
             vec_offset.push(Some(ctx.param((inp.layout.offset / 4) as u32)));
         } else {
             vec_offset.push(None);
+        }
+        if let InputMap::Gather { stride, len } = inp.map {
+            gather_params.push(Some((
+                ctx.param(*stride as i32 as u32),
+                ctx.param(*len as u32),
+            )));
+        } else {
+            gather_params.push(None);
         }
     }
 
@@ -278,7 +309,9 @@ pub(crate) fn elementwise(
     let mut body = String::new();
     let mut sig = vec!["i: u32".to_string()];
     for (k, d) in program.inputs.iter().enumerate() {
-        sig.push(format!("x{k}: {}", compute_type(*d)));
+        if gather_params[k].is_none() {
+            sig.push(format!("x{k}: {}", compute_type(*d)));
+        }
     }
     let mut dtypes = program.inputs.clone();
     let n_in = program.inputs.len();
@@ -309,7 +342,7 @@ pub(crate) fn elementwise(
     let mut binding = 1u32;
 
     // Loads.
-    let mut strided_slot = 0u32;
+    let (mut plain_slots, mut clamp_slots) = (0u32, 0u32);
     let mut lane_args: Vec<String> = Vec::new();
     let mut pre = String::new();
     for (k, inp) in inputs.iter().enumerate() {
@@ -355,9 +388,28 @@ pub(crate) fn elementwise(
                     false,
                     t,
                 );
-                let slot = strided_slot;
-                strided_slot += 1;
-                let _ = writeln!(src, "fn off{k}(i: u32) -> u32 {{\n    let rank = md[B];\n    let s = B + 1u + rank + {slot}u * (rank + 1u);\n    var o = bitcast<i32>(md[s]);\n    var rem = i;\n    for (var d = rank; d > 0u; d = d - 1u) {{\n        let sz = md[B + d];\n        o = o + i32(rem % sz) * bitcast<i32>(md[s + d]);\n        rem = rem / sz;\n    }}\n    return u32(o);\n}}");
+                // Where this input's metadata starts: after the rank and the output
+                // shape, past the slots of earlier strided inputs (plain and gather slots
+                // hold an offset and the strides, clamp slots also a (lo, len) per
+                // dimension).
+                let slot = format!(
+                    "B + 1u + rank + {plain_slots}u * (rank + 1u) + {clamp_slots}u * (3u * rank + 1u)"
+                );
+                let clamp = matches!(inp.map, InputMap::Clamp(_));
+                if clamp {
+                    clamp_slots += 1;
+                } else {
+                    plain_slots += 1;
+                }
+                let coord = if clamp {
+                    "let c = clamp(i32(rem % sz) - bitcast<i32>(md[s + rank + 2u * d - 1u]), 0, i32(md[s + rank + 2u * d]) - 1);"
+                } else {
+                    "let c = i32(rem % sz);"
+                };
+                let _ = writeln!(src, "fn off{k}(i: u32) -> u32 {{\n    let rank = md[B];\n    let s = {slot};\n    var o = bitcast<i32>(md[s]);\n    var rem = i;\n    for (var d = rank; d > 0u; d = d - 1u) {{\n        let sz = md[B + d];\n        {coord}\n        o = o + c * bitcast<i32>(md[s + d]);\n        rem = rem / sz;\n    }}\n    return u32(o);\n}}");
+                if clamp {
+                    let _ = writeln!(src, "fn inb_x{k}(i: u32) -> bool {{\n    let rank = md[B];\n    let s = {slot};\n    var rem = i;\n    var ok = true;\n    for (var d = rank; d > 0u; d = d - 1u) {{\n        let sz = md[B + d];\n        let c = i32(rem % sz) - bitcast<i32>(md[s + rank + 2u * d - 1u]);\n        ok = ok && c >= 0 && c < i32(md[s + rank + 2u * d]);\n        rem = rem / sz;\n    }}\n    return ok;\n}}");
+                }
                 let load = match d {
                     DType::Bool => format!("({name}(e) != 0u)"),
                     DType::Float16 if t.f16_native => format!("f32({name}(e))"),
@@ -366,12 +418,20 @@ pub(crate) fn elementwise(
                     }
                     _ => format!("{name}(e)"),
                 };
-                let _ = writeln!(
-                    src,
-                    "fn ld{k}(i: u32) -> {} {{\n    let e = off{k}(i);\n    return {load};\n}}",
-                    compute_type(d)
-                );
-                lane_args.push(format!("ld{k}(i)"));
+                if let Some((stride, len)) = &gather_params[k] {
+                    let _ = writeln!(
+                        src,
+                        "fn ld_x{k}(i: u32, j: i32) -> {} {{\n    let e = u32(i32(off{k}(i)) + clamp(j, 0, i32({len}) - 1) * bitcast<i32>({stride}));\n    return {load};\n}}",
+                        compute_type(d)
+                    );
+                } else {
+                    let _ = writeln!(
+                        src,
+                        "fn ld{k}(i: u32) -> {} {{\n    let e = off{k}(i);\n    return {load};\n}}",
+                        compute_type(d)
+                    );
+                    lane_args.push(format!("ld{k}(i)"));
+                }
             }
         }
     }
@@ -433,9 +493,15 @@ pub(crate) fn elementwise(
     meta.extend(out_shape.iter().map(|&d| d as u32));
     for (k, inp) in inputs.iter().enumerate() {
         if access[k] == Access::Strided {
-            // Align the input's strides to the output's rank (broadcasting has been applied).
+            // The strides are aligned to the output's rank (broadcasting applied).
             meta.push(inp.layout.offset as u32);
             meta.extend(inp.layout.strides.iter().map(|&s| s as i32 as u32));
+            if let InputMap::Clamp(m) = inp.map {
+                for &(lo, len) in m {
+                    meta.push(lo as i32 as u32);
+                    meta.push(len as u32);
+                }
+            }
         }
     }
     Ok(Generated {
@@ -525,10 +591,18 @@ mod tests {
         let mut kernels = 0;
         for prim in &examples {
             covered[prim.variant_index()] = true;
-            let arity = prim.arity();
+            let arity = match prim.arity() {
+                usize::MAX => 3,
+                a => a,
+            };
             for d in DType::ALL {
                 let avals: Vec<Aval> = (0..arity)
-                    .map(|_| Aval::new(vec![2, 3], d, false))
+                    .map(|k| match prim {
+                        Primitive::Gather { .. } if k == 1 => {
+                            Aval::new(vec![2, 3], DType::Int32, false)
+                        }
+                        _ => Aval::new(vec![2, 3], d, false),
+                    })
                     .collect();
                 let Ok(out) = prim.abstract_eval(&avals) else {
                     continue;
@@ -544,9 +618,9 @@ mod tests {
                         dtype: out.dtype,
                     }],
                 };
-                let contiguous = Layout::contiguous(&out.shape);
+                let contiguous = Layout::contiguous(&[2, 3]);
                 let strided = Layout {
-                    shape: out.shape.clone(),
+                    shape: vec![2, 3],
                     strides: vec![1, 2],
                     offset: 0,
                 };
@@ -557,8 +631,16 @@ mod tests {
                                 f16_native,
                                 window_bytes: 1 << 27,
                             };
-                            let inputs: Vec<InputDesc<'_>> =
-                                (0..arity).map(|_| InputDesc { layout, windows }).collect();
+                            let layouts: Vec<&Layout> = (0..arity).map(|_| layout).collect();
+                            let mapped = crate::lax::input_maps(prim, &layouts, &out.shape);
+                            let inputs: Vec<InputDesc<'_>> = mapped
+                                .iter()
+                                .map(|(layout, map)| InputDesc {
+                                    layout,
+                                    windows,
+                                    map,
+                                })
+                                .collect();
                             let g =
                                 elementwise(&program, &inputs, &out.shape, windows, &t).unwrap();
                             let source = g.source();

@@ -86,7 +86,40 @@ pub(crate) fn emit(
             let idx = format!("((i / {s}) % {d})");
             convert(&idx, DType::UInt32, out)
         }
+        Primitive::Concatenate { .. } => {
+            // Operand k covers the output where its coordinates are in range; the last
+            // covers the rest.
+            let mut e = args[args.len() - 1].clone();
+            for a in args[..args.len() - 1].iter().rev() {
+                e = format!("select({e}, {a}, inb_{a}(i))");
+            }
+            e
+        }
+        Primitive::Pad { value, .. } => match value {
+            None => args[0].clone(),
+            Some(v) => {
+                let fill = emit(
+                    &Primitive::Full {
+                        shape: vec![],
+                        value: *v,
+                    },
+                    &[],
+                    &[],
+                    out,
+                    ctx,
+                )?;
+                format!("select({fill}, {a}, inb_{a}(i))")
+            }
+        },
+        Primitive::Gather { .. } => {
+            let j = match arg_dtypes[1] {
+                DType::UInt32 => format!("i32(min({b}, 0x7fffffffu))"),
+                _ => b.to_string(),
+            };
+            format!("ld_{a}(i, {j})")
+        }
         Primitive::BroadcastInDim { .. }
+        | Primitive::Slice { .. }
         | Primitive::Transpose { .. }
         | Primitive::Reshape { .. }
         | Primitive::Rev { .. }

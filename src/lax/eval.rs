@@ -5,7 +5,7 @@ use std::sync::Arc;
 use super::primitive::Primitive;
 use super::EvalKind;
 use crate::array::{Array, Aval};
-use crate::codegen::{self, InputDesc, Node, Program, Target};
+use crate::codegen::{self, InputDesc, InputMap, Node, Program, Target};
 use crate::error::{Error, Result};
 use crate::runtime::{Binding, BufferKind, Device, Storage};
 use crate::shape::Layout;
@@ -50,6 +50,16 @@ pub(crate) fn eval(
             _ => Err(Error::arg(prim.name(), "is not a reduction")),
         },
         EvalKind::Elementwise => {
+            if let Primitive::Concatenate { dimension } = prim {
+                return concatenate(&dev, dimension, inputs, out);
+            }
+            if let Primitive::Pad { value: Some(v), .. } = prim {
+                if inputs[0].size() == 0 {
+                    // Nothing to copy: the result is all padding.
+                    let full = crate::lax::full(&out.shape, v, Some(&dev))?;
+                    return Ok(full.with_weak(out.weak));
+                }
+            }
             let program = Program {
                 inputs: inputs.iter().map(|a| a.dtype()).collect(),
                 nodes: vec![Node {
@@ -99,6 +109,31 @@ fn view(prim: &Primitive, x: &Array, out: Aval) -> Result<Array> {
             };
             Ok(base.with_layout(layout, out))
         }
+        Primitive::Slice {
+            start_indices,
+            strides,
+            ..
+        } => {
+            let l = x.layout();
+            let offset = l.offset as isize
+                + start_indices
+                    .iter()
+                    .zip(&l.strides)
+                    .map(|(&s, &st)| s as isize * st)
+                    .sum::<isize>();
+            let layout = Layout {
+                shape: out.shape.clone(),
+                strides: (0..l.shape.len())
+                    .map(|d| l.strides[d] * strides[d] as isize)
+                    .collect(),
+                offset: if out.size() == 0 {
+                    l.offset
+                } else {
+                    offset as usize
+                },
+            };
+            Ok(x.with_layout(layout, out))
+        }
         Primitive::Rev { dimensions } => {
             let l = x.layout();
             let mut layout = l.clone();
@@ -133,10 +168,15 @@ pub(crate) fn run(dev: &Device, program: &Program, inputs: &[&Array], out: Aval)
             f16_native: inner.info.f16_native,
             window_bytes: inner.window_bytes,
         };
+        let prim = &program.nodes.last().expect("a program has a node").prim;
+        let layouts: Vec<&Layout> = inputs.iter().map(|a| a.layout()).collect();
+        let mapped = input_maps(prim, &layouts, &out.shape);
         let descs: Vec<InputDesc<'_>> = inputs
             .iter()
-            .map(|a| InputDesc {
-                layout: a.layout(),
+            .zip(&mapped)
+            .map(|(a, (layout, map))| InputDesc {
+                layout,
+                map,
                 windows: codegen::windows_for(a.storage().bytes, &target),
             })
             .collect();
@@ -188,6 +228,111 @@ pub(crate) fn run(dev: &Device, program: &Program, inputs: &[&Array], out: Aval)
         Layout::contiguous(&out.shape),
         out,
     ))
+}
+
+/// How the generator finds each operand's element for an output index: the operand's
+/// layout re-expressed over the output's shape and an [`InputMap`]. Plain for every
+/// primitive that reads its operands at the output index; concatenation and padding clamp
+/// coordinates, gathers read along an axis at a loaded index.
+pub(crate) fn input_maps(
+    prim: &Primitive,
+    layouts: &[&Layout],
+    out_shape: &[usize],
+) -> Vec<(Layout, InputMap)> {
+    let over_out = |l: &Layout| Layout {
+        shape: out_shape.to_vec(),
+        strides: l.strides.clone(),
+        offset: l.offset,
+    };
+    let full = |d: usize| (0isize, out_shape[d]);
+    match prim {
+        Primitive::Concatenate { dimension } => {
+            let mut lo = 0usize;
+            layouts
+                .iter()
+                .map(|l| {
+                    let map = (0..out_shape.len())
+                        .map(|d| {
+                            if d == *dimension {
+                                (lo as isize, l.shape[d])
+                            } else {
+                                full(d)
+                            }
+                        })
+                        .collect();
+                    lo += l.shape[*dimension];
+                    (over_out(l), InputMap::Clamp(map))
+                })
+                .collect()
+        }
+        Primitive::Pad { low, .. } => {
+            let l = layouts[0];
+            let map = (0..out_shape.len())
+                .map(|d| (low[d] as isize, l.shape[d]))
+                .collect();
+            vec![(over_out(l), InputMap::Clamp(map))]
+        }
+        Primitive::Gather { axis } => {
+            let (x, idx) = (layouts[0], layouts[1]);
+            let mut v = over_out(x);
+            v.strides[*axis] = 0;
+            vec![
+                (
+                    v,
+                    InputMap::Gather {
+                        stride: x.strides[*axis],
+                        len: x.shape[*axis],
+                    },
+                ),
+                (idx.clone(), InputMap::Plain),
+            ]
+        }
+        _ => layouts
+            .iter()
+            .map(|l| ((*l).clone(), InputMap::Plain))
+            .collect(),
+    }
+}
+
+/// Concatenation: empty operands are dropped; at most 8 operands go into one kernel
+/// (storage bindings are limited), more are joined in groups first.
+fn concatenate(dev: &Device, dimension: usize, inputs: &[&Array], out: Aval) -> Result<Array> {
+    let parts: Vec<&Array> = inputs
+        .iter()
+        .copied()
+        .filter(|a| a.shape()[dimension] > 0)
+        .collect();
+    if parts.is_empty() {
+        // Every operand is empty along the axis: any of them gives the (empty) result.
+        let mut shape = inputs[0].shape().to_vec();
+        shape[dimension] = 0;
+        return crate::lax::full(
+            &shape,
+            crate::lax::Literal::I32(0).cast(out.dtype),
+            Some(dev),
+        )
+        .map(|a| a.with_weak(out.weak));
+    }
+    if parts.len() == 1 {
+        return Ok(parts[0].with_weak(out.weak));
+    }
+    if parts.len() > 8 {
+        let groups: Vec<Array> = parts
+            .chunks(8)
+            .map(|c| crate::lax::bind(Primitive::Concatenate { dimension }, c, Some(dev)))
+            .collect::<Result<_>>()?;
+        let refs: Vec<&Array> = groups.iter().collect();
+        return concatenate(dev, dimension, &refs, out);
+    }
+    let program = Program {
+        inputs: parts.iter().map(|a| a.dtype()).collect(),
+        nodes: vec![Node {
+            args: (0..parts.len()).collect(),
+            dtype: out.dtype,
+            prim: Primitive::Concatenate { dimension },
+        }],
+    };
+    run(dev, &program, &parts, out)
 }
 
 fn program_name(p: &Program) -> &'static str {

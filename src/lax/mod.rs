@@ -13,6 +13,8 @@
 mod eval;
 mod primitive;
 
+#[cfg(test)]
+pub(crate) use eval::input_maps;
 pub(crate) use primitive::EvalKind;
 pub use primitive::{BinaryOp, CompareOp, Literal, Primitive, ReduceOp, UnaryOp};
 
@@ -173,4 +175,50 @@ pub fn iota(
         &[],
         device,
     )
+}
+
+/// A strided window of `x` (`jax.lax.slice`): `start..limit` by `strides` (at least 1)
+/// along each dimension. A view: no data is copied.
+pub fn slice(
+    x: &Array,
+    start_indices: &[usize],
+    limit_indices: &[usize],
+    strides: Option<&[usize]>,
+) -> Result<Array> {
+    let strides = strides.map_or_else(|| vec![1; x.ndim()], <[usize]>::to_vec);
+    bind(
+        Primitive::Slice {
+            start_indices: start_indices.to_vec(),
+            limit_indices: limit_indices.to_vec(),
+            strides,
+        },
+        &[x],
+        None,
+    )
+}
+
+/// Joins arrays of one dtype along `dimension` (`jax.lax.concatenate`).
+pub fn concatenate(operands: &[&Array], dimension: usize) -> Result<Array> {
+    bind(Primitive::Concatenate { dimension }, operands, None)
+}
+
+/// Pads `x` with `low`/`high` elements per dimension: copies of `value` (in `x`'s dtype),
+/// or of the edge element when `value` is `None`.
+pub fn pad(x: &Array, low: &[usize], high: &[usize], value: Option<Literal>) -> Result<Array> {
+    bind(
+        Primitive::Pad {
+            low: low.to_vec(),
+            high: high.to_vec(),
+            value,
+        },
+        &[x],
+        None,
+    )
+}
+
+/// `out[p] = x[p with p[axis] = indices[p]]`: `indices` (int32/uint32) has `x`'s shape
+/// except along `axis`. Out-of-range indices are clamped (JAX's behaviour where it cannot
+/// check); `olympus::numpy::take_along_axis` checks them eagerly.
+pub fn gather(x: &Array, indices: &Array, axis: usize) -> Result<Array> {
+    bind(Primitive::Gather { axis }, &[x, indices], None)
 }

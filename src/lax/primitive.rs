@@ -43,6 +43,18 @@ impl Literal {
         }
     }
 
+    /// `v` converted to `dtype` (integers truncate and saturate, NaN gives 0, bool is
+    /// `v != 0`): how a Rust number becomes a fill value of an array's dtype.
+    pub fn from_f64(v: f64, dtype: DType) -> Literal {
+        match dtype {
+            DType::Bool => Literal::Bool(v != 0.0),
+            DType::Int32 => Literal::I32(v as i32),
+            DType::UInt32 => Literal::U32(v as u32),
+            DType::Float16 => Literal::F16(f16::from_f64(v)),
+            DType::Float32 => Literal::F32(v as f32),
+        }
+    }
+
     /// The value converted to `dtype` with the crate's conversion rules (as `astype`).
     pub fn cast(self, dtype: DType) -> Literal {
         let f = match self {
@@ -268,6 +280,40 @@ pub enum Primitive {
         op: ReduceOp,
         /// The reduced axes (distinct, in range).
         axes: Vec<usize>,
+    },
+    /// A strided window (a view): elements `start..limit` stepping by `strides` along each
+    /// dimension (`jax.lax.slice`).
+    Slice {
+        /// First index of each dimension.
+        start_indices: Vec<usize>,
+        /// One past the last index of each dimension (`start <= limit <= size`).
+        limit_indices: Vec<usize>,
+        /// Step of each dimension (at least 1).
+        strides: Vec<usize>,
+    },
+    /// Joins operands of one dtype along `dimension`; the other dimensions must match
+    /// (`jax.lax.concatenate`). Variadic.
+    Concatenate {
+        /// The joined dimension.
+        dimension: usize,
+    },
+    /// Pads each dimension with `low` elements before and `high` after: copies of `value`,
+    /// or of the nearest edge element when `value` is `None` (`jax.lax.pad` without
+    /// interior padding, plus NumPy's edge mode).
+    Pad {
+        /// Elements added before each dimension.
+        low: Vec<usize>,
+        /// Elements added after each dimension.
+        high: Vec<usize>,
+        /// The fill value (in the operand's dtype), or `None` for edge padding.
+        value: Option<Literal>,
+    },
+    /// `out[p] = x[p with p[axis] = idx[p]]` where `idx` (int32 or uint32) has the output's
+    /// shape, which equals `x`'s except along `axis` (`take_along_axis`). Indices are clamped
+    /// into range, as JAX does where it cannot check.
+    Gather {
+        /// The indexed dimension.
+        axis: usize,
     },
     /// Broadcast to a shape (a view).
     BroadcastInDim {
@@ -502,6 +548,10 @@ impl Primitive {
             Primitive::Reshape { .. } => "reshape",
             Primitive::Reduce { op, .. } => op.name(),
             Primitive::Rev { .. } => "rev",
+            Primitive::Slice { .. } => "slice",
+            Primitive::Concatenate { .. } => "concatenate",
+            Primitive::Pad { .. } => "pad",
+            Primitive::Gather { .. } => "gather",
         }
     }
 
@@ -523,12 +573,16 @@ impl Primitive {
             Primitive::Iota { .. } => 6,
             Primitive::Transpose { .. } => 7,
             Primitive::BroadcastInDim { .. } => 8,
+            Primitive::Slice { .. } => 13,
+            Primitive::Concatenate { .. } => 14,
+            Primitive::Pad { .. } => 15,
+            Primitive::Gather { .. } => 16,
         }
     }
 
     /// Number of variants in the table.
     #[cfg(test)]
-    pub(crate) const COUNT: usize = 13;
+    pub(crate) const COUNT: usize = 17;
 
     /// One instance of every variant with every parameter value that changes the generated
     /// code (for rule-coverage and kernel-validation tests).
@@ -554,6 +608,23 @@ impl Primitive {
                 shape: vec![2, 3],
                 broadcast_dimensions: vec![1],
             },
+            Primitive::Slice {
+                start_indices: vec![0, 1],
+                limit_indices: vec![2, 3],
+                strides: vec![1, 2],
+            },
+            Primitive::Concatenate { dimension: 1 },
+            Primitive::Pad {
+                low: vec![0, 1],
+                high: vec![1, 0],
+                value: None,
+            },
+            Primitive::Pad {
+                low: vec![0, 1],
+                high: vec![1, 0],
+                value: Some(Literal::F32(0.0)),
+            },
+            Primitive::Gather { axis: 1 },
         ];
         v.extend(UnaryOp::ALL.iter().map(|&o| Primitive::Unary(o)));
         v.extend(BinaryOp::ALL.iter().map(|&o| Primitive::Binary(o)));
@@ -583,16 +654,19 @@ impl Primitive {
             Primitive::BroadcastInDim { .. }
             | Primitive::Transpose { .. }
             | Primitive::Reshape { .. }
-            | Primitive::Rev { .. } => EvalKind::View,
+            | Primitive::Rev { .. }
+            | Primitive::Slice { .. } => EvalKind::View,
             Primitive::Reduce { .. } => EvalKind::Reduce,
             _ => EvalKind::Elementwise,
         }
     }
 
+    /// Number of operands (`usize::MAX` for variadic primitives).
     pub(crate) fn arity(&self) -> usize {
         match self {
+            Primitive::Concatenate { .. } => usize::MAX,
             Primitive::Select => 3,
-            Primitive::Binary(_) | Primitive::Compare(_) => 2,
+            Primitive::Binary(_) | Primitive::Compare(_) | Primitive::Gather { .. } => 2,
             Primitive::Unary(_)
             | Primitive::ConvertElementType { .. }
             | Primitive::Copy
@@ -600,6 +674,8 @@ impl Primitive {
             | Primitive::Reshape { .. }
             | Primitive::Rev { .. }
             | Primitive::Reduce { .. }
+            | Primitive::Slice { .. }
+            | Primitive::Pad { .. }
             | Primitive::Transpose { .. } => 1,
             Primitive::Full { .. } | Primitive::Iota { .. } => 0,
         }
@@ -609,10 +685,15 @@ impl Primitive {
     /// primitive, the shapes and the dtypes.
     pub fn abstract_eval(&self, inputs: &[Aval]) -> Result<Aval> {
         let name = self.name();
-        if inputs.len() != self.arity() {
+        let variadic = self.arity() == usize::MAX;
+        if (variadic && inputs.is_empty()) || (!variadic && inputs.len() != self.arity()) {
             return Err(Error::arg(
                 name,
-                format!("takes {} operands, got {}", self.arity(), inputs.len()),
+                if variadic {
+                    "takes at least one operand".to_string()
+                } else {
+                    format!("takes {} operands, got {}", self.arity(), inputs.len())
+                },
             ));
         }
         let weak = inputs.iter().all(|a| a.weak);
@@ -765,6 +846,122 @@ impl Primitive {
                 }
                 let shape = permutation.iter().map(|&p| x.shape[p]).collect();
                 Ok(Aval::new(shape, x.dtype, x.weak))
+            }
+            Primitive::Slice {
+                start_indices,
+                limit_indices,
+                strides,
+            } => {
+                let x = &inputs[0];
+                let r = x.shape.len();
+                let ok = start_indices.len() == r
+                    && limit_indices.len() == r
+                    && strides.len() == r
+                    && (0..r).all(|d| {
+                        start_indices[d] <= limit_indices[d]
+                            && limit_indices[d] <= x.shape[d]
+                            && strides[d] >= 1
+                    });
+                if !ok {
+                    return Err(Error::shape(
+                        name,
+                        &[&x.shape],
+                        format!("start {start_indices:?}, limit {limit_indices:?}, strides {strides:?} do not describe a window of the operand"),
+                    ));
+                }
+                let shape = (0..r)
+                    .map(|d| (limit_indices[d] - start_indices[d]).div_ceil(strides[d]))
+                    .collect();
+                Ok(Aval::new(shape, x.dtype, x.weak))
+            }
+            Primitive::Concatenate { dimension } => {
+                let x = &inputs[0];
+                let r = x.shape.len();
+                let shapes: Vec<&[usize]> = inputs.iter().map(|a| a.shape.as_slice()).collect();
+                if *dimension >= r
+                    || inputs.iter().any(|a| {
+                        a.shape.len() != r
+                            || (0..r).any(|d| d != *dimension && a.shape[d] != x.shape[d])
+                    })
+                {
+                    return Err(Error::shape(
+                        name,
+                        &shapes,
+                        format!(
+                            "operands must have equal shapes except along dimension {dimension}"
+                        ),
+                    ));
+                }
+                if inputs.iter().any(|a| a.dtype != x.dtype) {
+                    let dtypes: Vec<DType> = inputs.iter().map(|a| a.dtype).collect();
+                    return Err(Error::dtype(
+                        name,
+                        &dtypes,
+                        "lax operands must have equal dtypes (numpy functions promote)",
+                    ));
+                }
+                let mut shape = x.shape.clone();
+                shape[*dimension] = inputs.iter().map(|a| a.shape[*dimension]).sum();
+                crate::shape::checked_size(name, &shape)?;
+                Ok(Aval::new(shape, x.dtype, weak))
+            }
+            Primitive::Pad { low, high, value } => {
+                let x = &inputs[0];
+                let r = x.shape.len();
+                if low.len() != r || high.len() != r {
+                    return Err(Error::shape(
+                        name,
+                        &[&x.shape],
+                        format!("low {low:?} and high {high:?} need one entry per dimension"),
+                    ));
+                }
+                if let Some(v) = value {
+                    if v.dtype() != x.dtype {
+                        return Err(Error::dtype(
+                            name,
+                            &[x.dtype, v.dtype()],
+                            "the padding value must have the operand's dtype",
+                        ));
+                    }
+                } else if (0..r).any(|d| x.shape[d] == 0 && low[d] + high[d] > 0) {
+                    return Err(Error::shape(
+                        name,
+                        &[&x.shape],
+                        "edge padding needs a non-empty operand along padded dimensions",
+                    ));
+                }
+                let shape: Vec<usize> = (0..r).map(|d| low[d] + x.shape[d] + high[d]).collect();
+                crate::shape::checked_size(name, &shape)?;
+                Ok(Aval::new(shape, x.dtype, x.weak))
+            }
+            Primitive::Gather { axis } => {
+                let (x, idx) = (&inputs[0], &inputs[1]);
+                let r = x.shape.len();
+                if *axis >= r
+                    || idx.shape.len() != r
+                    || (0..r).any(|d| d != *axis && idx.shape[d] != x.shape[d])
+                {
+                    return Err(Error::shape(
+                        name,
+                        &[&x.shape, &idx.shape],
+                        format!("indices must have the operand's shape except along axis {axis}"),
+                    ));
+                }
+                if !idx.dtype.is_integer() {
+                    return Err(Error::dtype(
+                        name,
+                        &[x.dtype, idx.dtype],
+                        "indices must be int32 or uint32",
+                    ));
+                }
+                if x.shape[*axis] == 0 && idx.size() > 0 {
+                    return Err(Error::shape(
+                        name,
+                        &[&x.shape, &idx.shape],
+                        format!("cannot index an empty axis {axis}"),
+                    ));
+                }
+                Ok(Aval::new(idx.shape.clone(), x.dtype, x.weak))
             }
             Primitive::BroadcastInDim {
                 shape,

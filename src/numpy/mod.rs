@@ -7,6 +7,8 @@
 //! primitives. Results are [`Array`]s; errors are [`Error`](crate::Error)s naming the function.
 
 mod creation;
+mod indexing;
+mod joins;
 mod reductions;
 mod shapes;
 mod ufuncs;
@@ -14,6 +16,14 @@ mod ufuncs;
 pub use creation::{
     arange, array, asarray, astype, empty, empty_like, eye, full, full_like, identity, linspace,
     ones, ones_like, zeros, zeros_like, ArangeSpec,
+};
+pub use indexing::{
+    argwhere, compress, extract, nonzero, take, take_along_axis, Ellipsis, NewAxis, SliceElem,
+    SliceSpec,
+};
+pub use joins::{
+    array_split, concatenate, dstack, hstack, pad, repeat, roll, split, stack, tile, tril, triu,
+    vstack, PadMode, Repeats, Sections,
 };
 pub use reductions::{all, any, max, mean, min, prod, sum};
 pub use shapes::{
@@ -39,25 +49,31 @@ use crate::dtype::{to_inexact, TypeSpec};
 use crate::error::Result;
 
 /// Promotes operands together (JAX's lattice; `inexact` lifts integers to float32 for
-/// functions such as `exp`), materialises host data on the operands' device and
-/// broadcasts everything to the common shape (views, no copies).
-pub(crate) fn promote_broadcast(
-    func: &str,
-    ops: Vec<Operand>,
-    inexact: bool,
-) -> Result<Vec<Array>> {
+/// functions such as `exp`) and materialises host data on the operands' device.
+pub(crate) fn promote(func: &str, ops: Vec<Operand>, inexact: bool) -> Result<Vec<Array>> {
     let types: Vec<TypeSpec> = ops.iter().map(|o| o.type_spec()).collect();
     let mut t = result_type(&types);
     if inexact {
         t = to_inexact(t);
     }
+    let device = operand_device(func, &ops)?;
+    ops.into_iter()
+        .map(|o| o.materialize(func, &device, t))
+        .collect()
+}
+
+/// [`promote`], then broadcasts everything to the common shape (views, no copies).
+pub(crate) fn promote_broadcast(
+    func: &str,
+    ops: Vec<Operand>,
+    inexact: bool,
+) -> Result<Vec<Array>> {
     let shapes: Vec<Vec<usize>> = ops.iter().map(|o| o.shape()).collect();
     let refs: Vec<&[usize]> = shapes.iter().map(|s| s.as_slice()).collect();
     let shape = crate::shape::broadcast_shapes_for(func, &refs)?;
-    let device = operand_device(func, &ops)?;
-    ops.into_iter()
-        .map(|o| {
-            let a = o.materialize(func, &device, t)?;
+    promote(func, ops, inexact)?
+        .into_iter()
+        .map(|a| {
             if a.shape() == shape.as_slice() {
                 Ok(a)
             } else {

@@ -153,3 +153,68 @@ pub fn bshape(a: &[usize], b: &[usize]) -> Vec<usize> {
         })
         .collect()
 }
+
+/// Multi-index of flat position `i` in C order.
+#[allow(dead_code)]
+pub fn unravel_c(mut i: usize, shape: &[usize]) -> Vec<usize> {
+    let mut idx = vec![0; shape.len()];
+    for d in (0..shape.len()).rev() {
+        idx[d] = i % shape[d].max(1);
+        i /= shape[d].max(1);
+    }
+    idx
+}
+
+/// Flat C-order position of a multi-index.
+#[allow(dead_code)]
+pub fn ravel_c(idx: &[usize], shape: &[usize]) -> usize {
+    idx.iter().zip(shape).fold(0, |acc, (&i, &s)| acc * s + i)
+}
+
+/// The reference of an index-mapping op: output element at multi-index `o` is
+/// `src(o)` (an f64 computed on the host).
+#[allow(dead_code)]
+pub fn map_ref(out_shape: &[usize], src: impl Fn(&[usize]) -> f64) -> Vec<f64> {
+    let n: usize = out_shape.iter().product();
+    (0..n).map(|i| src(&unravel_c(i, out_shape))).collect()
+}
+
+/// Values as the array will hold them (bools as 0/1).
+#[allow(dead_code)]
+pub fn stored(v: &[f64], dtype: DType) -> Vec<f64> {
+    v.iter()
+        .map(|&e| {
+            if dtype == DType::Bool {
+                f64::from(u8::from(e != 0.0))
+            } else {
+                e
+            }
+        })
+        .collect()
+}
+
+/// A random array of `shape` and `dtype` and its values; with `transposed`, the array is
+/// a non-contiguous view (a transpose of a contiguous array) holding the same values.
+#[allow(dead_code)]
+pub fn random_array(
+    rng: &mut StdRng,
+    shape: &[usize],
+    dtype: DType,
+    transposed: bool,
+) -> (Array, Vec<f64>) {
+    let n: usize = shape.iter().product();
+    let v = stored(&random_values(rng, dtype, n), dtype);
+    if !transposed || shape.len() < 2 {
+        return (make(&v, shape, dtype), v);
+    }
+    // Store the transpose, then transpose it back as a view.
+    let r = shape.len();
+    let tshape: Vec<usize> = shape.iter().rev().copied().collect();
+    let tv = map_ref(&tshape, |o| {
+        let idx: Vec<usize> = o.iter().rev().copied().collect();
+        v[ravel_c(&idx, shape)]
+    });
+    let t = make(&tv, &tshape, dtype);
+    let perm: Vec<isize> = (0..r as isize).rev().collect();
+    (np::transpose(&t, Some(&perm)).unwrap(), v)
+}

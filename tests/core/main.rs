@@ -6,6 +6,8 @@ mod creation;
 mod display;
 mod dtypes;
 mod elementwise;
+mod indexing;
+mod joins;
 mod operators;
 mod reductions;
 mod runtime;

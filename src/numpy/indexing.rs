@@ -1,0 +1,556 @@
+//! Indexing: basic slices (`s![...]`, views), gathers (`take`, `take_along_axis`),
+//! boolean selection (`extract`, `compress`), `nonzero` and `argwhere`.
+//!
+//! Eager gathers check their indices (a readback of one flag, so they wait for the device)
+//! and report out-of-range ones as errors; the `lax::gather` primitive underneath clamps,
+//! as JAX does where it cannot check. Boolean selection has a data-dependent shape, so it
+//! reads the mask back.
+
+use crate::array::Array;
+use crate::convert::{operand, ArrayLike};
+use crate::dtype::DType;
+use crate::error::{Error, Result};
+use crate::lax::{self, BinaryOp, CompareOp, Literal, ReduceOp};
+use crate::shape::{fmt_shape, normalize_axis};
+
+/// One entry of a basic index: see [`s!`](crate::s).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SliceElem {
+    /// One position (negative counts from the end); the axis is removed.
+    Index(isize),
+    /// `start..end` stepping by `step` (non-zero; negative walks backwards, with NumPy's
+    /// defaults for missing bounds).
+    Range {
+        /// First position (default: the start, or the end for negative steps).
+        start: Option<isize>,
+        /// Bound not reached (default: past the end, or before the start).
+        end: Option<isize>,
+        /// Step.
+        step: isize,
+    },
+    /// A new axis of length 1.
+    NewAxis,
+    /// As many full ranges as needed for the remaining axes.
+    Ellipsis,
+}
+
+/// Inserts an axis of length 1 in [`s!`](crate::s).
+#[allow(non_upper_case_globals)]
+pub const NewAxis: SliceElem = SliceElem::NewAxis;
+/// Stands for the remaining axes in [`s!`](crate::s).
+#[allow(non_upper_case_globals)]
+pub const Ellipsis: SliceElem = SliceElem::Ellipsis;
+
+impl SliceElem {
+    /// Gives a range a step (used by `s![a..b; step]`).
+    pub fn step_by(self, step: isize) -> SliceElem {
+        match self {
+            SliceElem::Range { start, end, .. } => SliceElem::Range { start, end, step },
+            other => other,
+        }
+    }
+}
+
+macro_rules! slice_elem_from {
+    ($($t:ty),*) => {$(
+        impl From<$t> for SliceElem {
+            fn from(i: $t) -> SliceElem {
+                SliceElem::Index(i as isize)
+            }
+        }
+        impl From<std::ops::Range<$t>> for SliceElem {
+            fn from(r: std::ops::Range<$t>) -> SliceElem {
+                SliceElem::Range { start: Some(r.start as isize), end: Some(r.end as isize), step: 1 }
+            }
+        }
+        impl From<std::ops::RangeFrom<$t>> for SliceElem {
+            fn from(r: std::ops::RangeFrom<$t>) -> SliceElem {
+                SliceElem::Range { start: Some(r.start as isize), end: None, step: 1 }
+            }
+        }
+        impl From<std::ops::RangeTo<$t>> for SliceElem {
+            fn from(r: std::ops::RangeTo<$t>) -> SliceElem {
+                SliceElem::Range { start: None, end: Some(r.end as isize), step: 1 }
+            }
+        }
+        impl From<std::ops::RangeInclusive<$t>> for SliceElem {
+            fn from(r: std::ops::RangeInclusive<$t>) -> SliceElem {
+                let end = *r.end() as isize;
+                // `a..=-1` runs to the end.
+                let end = if end == -1 { None } else { Some(end + 1) };
+                SliceElem::Range { start: Some(*r.start() as isize), end, step: 1 }
+            }
+        }
+        impl From<std::ops::RangeToInclusive<$t>> for SliceElem {
+            fn from(r: std::ops::RangeToInclusive<$t>) -> SliceElem {
+                let end = r.end as isize;
+                let end = if end == -1 { None } else { Some(end + 1) };
+                SliceElem::Range { start: None, end, step: 1 }
+            }
+        }
+    )*};
+}
+slice_elem_from!(i32, isize, usize, i64, u32);
+
+impl From<std::ops::RangeFull> for SliceElem {
+    fn from(_: std::ops::RangeFull) -> SliceElem {
+        SliceElem::Range {
+            start: None,
+            end: None,
+            step: 1,
+        }
+    }
+}
+
+/// A basic index: built by [`s!`](crate::s), applied by [`Array::slice`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SliceSpec(pub Vec<SliceElem>);
+
+/// A basic index, NumPy's `x[...]` without arrays: integers (negative from the end),
+/// ranges with an optional `; step` (negative steps too), `..`, [`NewAxis`] and
+/// [`Ellipsis`]. Applied with [`Array::slice`], it gives a view.
+///
+/// ```
+/// use olympus::{numpy as np, s};
+/// use olympus::numpy::{Ellipsis, NewAxis};
+/// let x = np::reshape(np::arange(12)?, &[3, 4])?;
+/// assert_eq!(x.slice(s![1, ..])?.to_vec::<i32>()?, vec![4, 5, 6, 7]);
+/// assert_eq!(x.slice(s![-1, ..;-2])?.to_vec::<i32>()?, vec![11, 9]);
+/// assert_eq!(x.slice(s![Ellipsis, 1..3])?.shape(), &[3, 2]);
+/// assert_eq!(x.slice(s![NewAxis, .., 0])?.shape(), &[1, 3]);
+/// # Ok::<(), olympus::Error>(())
+/// ```
+#[macro_export]
+macro_rules! s {
+    (@go [$($acc:expr),*]) => {
+        $crate::numpy::SliceSpec(vec![$($acc),*])
+    };
+    (@go [$($acc:expr),*] $e:expr ; $step:expr , $($rest:tt)*) => {
+        $crate::s!(@go [$($acc,)* $crate::numpy::SliceElem::from($e).step_by($step as isize)] $($rest)*)
+    };
+    (@go [$($acc:expr),*] $e:expr ; $step:expr) => {
+        $crate::s!(@go [$($acc,)* $crate::numpy::SliceElem::from($e).step_by($step as isize)])
+    };
+    (@go [$($acc:expr),*] $e:expr , $($rest:tt)*) => {
+        $crate::s!(@go [$($acc,)* $crate::numpy::SliceElem::from($e)] $($rest)*)
+    };
+    (@go [$($acc:expr),*] $e:expr) => {
+        $crate::s!(@go [$($acc,)* $crate::numpy::SliceElem::from($e)])
+    };
+    ($($t:tt)*) => {
+        $crate::s!(@go [] $($t)*)
+    };
+}
+
+impl Array {
+    /// Basic indexing (see [`s!`](crate::s)): a view over the same buffer, no copy.
+    /// Out-of-range integers are errors; ranges are clipped, as in NumPy.
+    pub fn slice(&self, spec: SliceSpec) -> Result<Array> {
+        let func = "slice";
+        let elems = spec.0;
+        let consumed = elems
+            .iter()
+            .filter(|e| matches!(e, SliceElem::Index(_) | SliceElem::Range { .. }))
+            .count();
+        let ellipses = elems.iter().filter(|e| **e == SliceElem::Ellipsis).count();
+        if ellipses > 1 {
+            return Err(Error::arg(func, "an index can only have a single ellipsis"));
+        }
+        if consumed > self.ndim() {
+            return Err(Error::shape(
+                func,
+                &[self.shape()],
+                format!(
+                    "too many indices: {consumed} for {} dimensions",
+                    self.ndim()
+                ),
+            ));
+        }
+        // Expand the ellipsis (or append one at the end).
+        let mut full = Vec::new();
+        let fill = self.ndim() - consumed;
+        let mut filled = false;
+        for e in &elems {
+            if *e == SliceElem::Ellipsis {
+                full.extend(std::iter::repeat_n(SliceElem::from(..), fill));
+                filled = true;
+            } else {
+                full.push(*e);
+            }
+        }
+        if !filled {
+            full.extend(std::iter::repeat_n(SliceElem::from(..), fill));
+        }
+        // Positive-step windows (a lax slice), reversed axes, then integer axes removed
+        // and new axes inserted (a reshape of the view).
+        let (mut start, mut limit, mut step, mut rev) = (vec![], vec![], vec![], vec![]);
+        let mut out_shape = Vec::new();
+        let mut axis = 0;
+        for e in &full {
+            match *e {
+                SliceElem::NewAxis => out_shape.push(1),
+                SliceElem::Index(i) => {
+                    let n = self.shape()[axis] as isize;
+                    let j = if i < 0 { i + n } else { i };
+                    if j < 0 || j >= n {
+                        return Err(Error::shape(
+                            func,
+                            &[self.shape()],
+                            format!("index {i} is out of bounds for axis {axis} with size {n}"),
+                        ));
+                    }
+                    start.push(j as usize);
+                    limit.push(j as usize + 1);
+                    step.push(1);
+                    axis += 1;
+                }
+                SliceElem::Range {
+                    start: a,
+                    end: b,
+                    step: st,
+                } => {
+                    if st == 0 {
+                        return Err(Error::arg(func, "slice step cannot be zero"));
+                    }
+                    let n = self.shape()[axis] as isize;
+                    let (lo, count) = range_window(a, b, st, n);
+                    if st > 0 {
+                        start.push(lo as usize);
+                        limit.push((lo + (count - 1).max(0) * st + 1).min(n).max(lo) as usize);
+                        if count == 0 {
+                            limit.pop();
+                            limit.push(lo as usize);
+                        }
+                        step.push(st as usize);
+                    } else {
+                        // Walk backwards from `lo`: take the forward window ending at `lo`
+                        // with step |st|, then reverse it.
+                        let s = -st;
+                        let first = lo - (count - 1).max(0) * s;
+                        if count == 0 {
+                            start.push(0);
+                            limit.push(0);
+                        } else {
+                            start.push(first as usize);
+                            limit.push(lo as usize + 1);
+                        }
+                        step.push(s as usize);
+                        rev.push(axis);
+                    }
+                    out_shape.push(count as usize);
+                    axis += 1;
+                }
+                SliceElem::Ellipsis => unreachable!("expanded above"),
+            }
+        }
+        let mut v = lax::slice(self, &start, &limit, Some(&step))?;
+        if !rev.is_empty() {
+            v = lax::rev(&v, &rev)?;
+        }
+        if v.shape() != out_shape.as_slice() {
+            v = lax::reshape(&v, &out_shape)?;
+        }
+        Ok(v)
+    }
+}
+
+/// NumPy's slice arithmetic: the first position and the number of elements of
+/// `start..end` by `step` over an axis of `n`.
+fn range_window(start: Option<isize>, end: Option<isize>, step: isize, n: isize) -> (isize, isize) {
+    let norm = |v: isize| if v < 0 { v + n } else { v };
+    if step > 0 {
+        let a = start.map_or(0, |v| norm(v).clamp(0, n));
+        let b = end.map_or(n, |v| norm(v).clamp(0, n));
+        let count = if b > a { (b - a + step - 1) / step } else { 0 };
+        (a, count)
+    } else {
+        let a = start.map_or(n - 1, |v| norm(v).clamp(-1, n - 1));
+        let b = end.map_or(-1, |v| norm(v).clamp(-1, n - 1));
+        let count = if a > b {
+            (a - b + (-step) - 1) / (-step)
+        } else {
+            0
+        };
+        (a, count)
+    }
+}
+
+/// Normalises negative indices (`i < 0` means `i + n`) and checks every index against
+/// `n`: an eager error naming the function when one is out of range (this reads one flag
+/// back, so it waits for the device).
+fn checked_indices(
+    func: &str,
+    idx: &Array,
+    n: usize,
+    x_shape: &[usize],
+    axis: usize,
+) -> Result<Array> {
+    if !idx.dtype().is_integer() {
+        return Err(Error::dtype(
+            func,
+            &[idx.dtype()],
+            "indices must be integers (int32 or uint32)",
+        ));
+    }
+    if idx.size() == 0 {
+        return idx.astype(DType::Int32);
+    }
+    let dev = idx.device();
+    let idx = if idx.dtype() == DType::UInt32 {
+        // uint32 indices past i32::MAX are out of range for any axis we can hold.
+        let big = lax::full(idx.shape(), Literal::U32(i32::MAX as u32), Some(dev))?;
+        let over = lax::compare(CompareOp::Gt, idx, &big)?;
+        if lax::reduce(ReduceOp::Or, &over, &(0..idx.ndim()).collect::<Vec<_>>())?.item::<bool>()? {
+            return Err(out_of_range(func, x_shape, axis, n));
+        }
+        idx.astype(DType::Int32)?
+    } else {
+        idx.clone()
+    };
+    let shape = idx.shape().to_vec();
+    let zero = lax::full(&shape, Literal::I32(0), Some(dev))?;
+    let len = lax::full(&shape, Literal::I32(n as i32), Some(dev))?;
+    let neg = lax::compare(CompareOp::Lt, &idx, &zero)?;
+    let wrapped = lax::select(&neg, &lax::binary(BinaryOp::Add, &idx, &len)?, &idx)?;
+    let low = lax::compare(CompareOp::Lt, &wrapped, &zero)?;
+    let high = lax::compare(CompareOp::Ge, &wrapped, &len)?;
+    let bad = lax::binary(BinaryOp::Or, &low, &high)?;
+    let all: Vec<usize> = (0..shape.len()).collect();
+    if lax::reduce(ReduceOp::Or, &bad, &all)?.item::<bool>()? {
+        return Err(out_of_range(func, x_shape, axis, n));
+    }
+    Ok(wrapped)
+}
+
+fn out_of_range(func: &str, x_shape: &[usize], axis: usize, n: usize) -> Error {
+    Error::shape(
+        func,
+        &[x_shape],
+        format!("an index is out of bounds for axis {axis} with size {n}"),
+    )
+}
+
+/// Elements at integer `indices` along `axis` (of the flattened array when `None`): the
+/// result's shape is `x.shape[..axis] + indices.shape + x.shape[axis+1..]`. Negative
+/// indices count from the end; out-of-range ones are an error.
+///
+/// ```
+/// use olympus::numpy as np;
+/// let x = np::array([[1.0f32, 2.0, 3.0], [4.0, 5.0, 6.0]])?;
+/// assert_eq!(np::take(&x, [2, 0], Some(1))?.to_vec::<f32>()?, vec![3.0, 1.0, 6.0, 4.0]);
+/// assert_eq!(np::take(&x, [-1], None)?.to_vec::<f32>()?, vec![6.0]);
+/// # Ok::<(), olympus::Error>(())
+/// ```
+pub fn take(x: impl ArrayLike, indices: impl ArrayLike, axis: Option<isize>) -> Result<Array> {
+    let func = "take";
+    let x = super::asarray(operand(func, 0, x)?)?;
+    let idx = super::asarray(operand(func, 1, indices)?)?;
+    let (x, axis) = match axis {
+        None => (super::ravel(&x)?, 0),
+        Some(a) => {
+            let ax = normalize_axis(func, a, x.ndim())?;
+            (x, ax)
+        }
+    };
+    let n = x.shape()[axis];
+    let idx = checked_indices(func, &idx, n, x.shape(), axis)?;
+    // x as (pre, n, 1.., post) broadcast to (pre, n, idx[1..].., post); idx broadcast to
+    // (pre, idx.., post); then a gather along `axis`.
+    let pre = &x.shape()[..axis];
+    let post = &x.shape()[axis + 1..];
+    let k = idx.ndim();
+    let mut out_shape: Vec<usize> = pre.to_vec();
+    out_shape.extend_from_slice(idx.shape());
+    out_shape.extend_from_slice(post);
+    crate::shape::checked_size(func, &out_shape)?;
+    if k == 0 {
+        // A scalar index: a gather with a length-1 axis, then drop it.
+        let mut shape1 = pre.to_vec();
+        shape1.push(1);
+        shape1.extend_from_slice(post);
+        let i1 = lax::broadcast_in_dim(&idx, &shape1, &[])?;
+        let g = lax::gather(&x, &i1, axis)?;
+        return lax::reshape(&g, &out_shape);
+    }
+    let mut xs: Vec<usize> = pre.to_vec();
+    xs.push(n);
+    xs.extend(std::iter::repeat_n(1, k - 1));
+    xs.extend_from_slice(post);
+    let xv = lax::reshape(&x, &xs)?;
+    let mut xb: Vec<usize> = pre.to_vec();
+    xb.push(n);
+    xb.extend_from_slice(&idx.shape()[1..]);
+    xb.extend_from_slice(post);
+    let xv = lax::broadcast_in_dim(&xv, &xb, &(0..xs.len()).collect::<Vec<_>>())?;
+    let dims: Vec<usize> = (axis..axis + k).collect();
+    let iv = lax::broadcast_in_dim(&idx, &out_shape, &dims)?;
+    lax::gather(&xv, &iv, axis)
+}
+
+/// `out[..., j, ...] = x[..., indices[..., j, ...], ...]` along `axis`: `indices` has
+/// `x`'s number of dimensions and broadcasts against it on the other axes (NumPy's
+/// `take_along_axis`, the inverse of `argsort`). Out-of-range indices are an error.
+///
+/// ```
+/// use olympus::numpy as np;
+/// let x = np::array([[10, 30, 20], [60, 40, 50]])?;
+/// let i = np::array([[0, 2, 1], [1, 2, 0]])?;
+/// assert_eq!(np::take_along_axis(&x, &i, 1)?.to_vec::<i32>()?, vec![10, 20, 30, 40, 50, 60]);
+/// # Ok::<(), olympus::Error>(())
+/// ```
+pub fn take_along_axis(x: impl ArrayLike, indices: impl ArrayLike, axis: isize) -> Result<Array> {
+    let func = "take_along_axis";
+    let x = super::asarray(operand(func, 0, x)?)?;
+    let idx = super::asarray(operand(func, 1, indices)?)?;
+    if idx.ndim() != x.ndim() {
+        return Err(Error::shape(
+            func,
+            &[x.shape(), idx.shape()],
+            "indices must have the same number of dimensions as the array",
+        ));
+    }
+    let ax = normalize_axis(func, axis, x.ndim())?;
+    let n = x.shape()[ax];
+    let idx = checked_indices(func, &idx, n, x.shape(), ax)?;
+    // Broadcast the other axes against each other.
+    let mut xs = x.shape().to_vec();
+    let mut is = idx.shape().to_vec();
+    xs[ax] = 1;
+    is[ax] = 1;
+    let common = crate::shape::broadcast_shapes_for(func, &[&xs, &is])?;
+    let mut xt = common.clone();
+    xt[ax] = n;
+    let mut it = common;
+    it[ax] = idx.shape()[ax];
+    let all: Vec<usize> = (0..x.ndim()).collect();
+    let xv = lax::broadcast_in_dim(&x, &xt, &all)?;
+    let iv = lax::broadcast_in_dim(&idx, &it, &all)?;
+    lax::gather(&xv, &iv, ax)
+}
+
+/// Indices of the non-zero (true) elements, one int32 array per axis (NumPy's `nonzero`).
+/// The count is data-dependent, so this reads `x` back.
+///
+/// ```
+/// use olympus::numpy as np;
+/// let (r, c) = {
+///     let v = np::nonzero(np::array([[0, 3], [4, 0]])?)?;
+///     (v[0].to_vec::<i32>()?, v[1].to_vec::<i32>()?)
+/// };
+/// assert_eq!((r, c), (vec![0, 1], vec![1, 0]));
+/// # Ok::<(), olympus::Error>(())
+/// ```
+pub fn nonzero(x: impl ArrayLike) -> Result<Vec<Array>> {
+    let x = super::asarray(operand("nonzero", 0, x)?)?;
+    let x = if x.ndim() == 0 {
+        lax::reshape(&x, &[1])?
+    } else {
+        x
+    };
+    let pos = true_positions(&x)?;
+    let shape = x.shape().to_vec();
+    let mut out = vec![Vec::with_capacity(pos.len()); shape.len()];
+    for &p in &pos {
+        let mut rem = p;
+        for d in (0..shape.len()).rev() {
+            out[d].push((rem % shape[d]) as i32);
+            rem /= shape[d];
+        }
+    }
+    out.iter()
+        .map(|v| Array::from_slice_on(x.device(), v, &[v.len()]))
+        .collect()
+}
+
+/// Indices of the non-zero elements as one int32 array of shape `(count, ndim)`.
+pub fn argwhere(x: impl ArrayLike) -> Result<Array> {
+    let x = super::asarray(operand("argwhere", 0, x)?)?;
+    let pos = true_positions(&x)?;
+    let shape = x.shape().to_vec();
+    let r = shape.len();
+    let mut flat = vec![0i32; pos.len() * r];
+    for (k, &p) in pos.iter().enumerate() {
+        let mut rem = p;
+        for d in (0..r).rev() {
+            flat[k * r + d] = (rem % shape[d]) as i32;
+            rem /= shape[d];
+        }
+    }
+    Array::from_slice_on(x.device(), &flat, &[pos.len(), r])
+}
+
+/// Flat positions of the true (non-zero, NaN counts as true) elements, read back.
+fn true_positions(x: &Array) -> Result<Vec<usize>> {
+    let b = x.astype(DType::Bool)?;
+    let v = b.to_vec::<bool>()?;
+    Ok(v.iter()
+        .enumerate()
+        .filter(|(_, &t)| t)
+        .map(|(i, _)| i)
+        .collect())
+}
+
+/// The elements of `arr` where `condition` is true, flattened (NumPy's `extract`, and
+/// `x[mask]` for a mask of `x`'s shape). The mask is read back (the result's size depends
+/// on it); the selection is a gather on the device.
+///
+/// ```
+/// use olympus::numpy as np;
+/// let x = np::array([1.0f32, -2.0, 3.0])?;
+/// let m = np::greater(&x, 0.0)?;
+/// assert_eq!(np::extract(&m, &x)?.to_vec::<f32>()?, vec![1.0, 3.0]);
+/// # Ok::<(), olympus::Error>(())
+/// ```
+pub fn extract(condition: impl ArrayLike, arr: impl ArrayLike) -> Result<Array> {
+    let func = "extract";
+    let c = super::asarray(operand(func, 0, condition)?)?;
+    let x = super::asarray(operand(func, 1, arr)?)?;
+    if c.size() != x.size() {
+        return Err(Error::shape(
+            func,
+            &[c.shape(), x.shape()],
+            format!(
+                "the condition ({}) must have as many elements as the array ({})",
+                fmt_shape(c.shape()),
+                fmt_shape(x.shape())
+            ),
+        ));
+    }
+    let pos: Vec<i32> = true_positions(&c)?.iter().map(|&p| p as i32).collect();
+    let idx = Array::from_slice_on(x.device(), &pos, &[pos.len()])?;
+    let flat = super::ravel(&x)?;
+    lax::gather(&flat, &idx, 0)
+}
+
+/// The slices of `a` along `axis` (the flattened array when `None`) where the 1-D
+/// `condition` is true (NumPy's `compress`; a shorter condition selects among the first
+/// elements).
+pub fn compress(
+    condition: impl ArrayLike,
+    a: impl ArrayLike,
+    axis: Option<isize>,
+) -> Result<Array> {
+    let func = "compress";
+    let c = super::asarray(operand(func, 0, condition)?)?;
+    let x = super::asarray(operand(func, 1, a)?)?;
+    if c.ndim() != 1 {
+        return Err(Error::shape(func, &[c.shape()], "condition must be 1-D"));
+    }
+    let (x, ax) = match axis {
+        None => (super::ravel(&x)?, 0),
+        Some(a) => {
+            let ax = normalize_axis(func, a, x.ndim())?;
+            (x, ax)
+        }
+    };
+    if c.size() > x.shape()[ax] {
+        return Err(Error::shape(
+            func,
+            &[c.shape(), x.shape()],
+            format!("condition is longer than axis {ax}"),
+        ));
+    }
+    let pos: Vec<i32> = true_positions(&c)?.iter().map(|&p| p as i32).collect();
+    let idx = Array::from_slice_on(x.device(), &pos, &[pos.len()])?;
+    take(&x, &idx, Some(ax as isize))
+}

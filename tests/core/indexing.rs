@@ -1,0 +1,192 @@
+//! Basic indexing (views), gathers, boolean selection, nonzero, argwhere.
+
+use crate::common::*;
+use olympus::numpy::{self as np, Ellipsis, NewAxis};
+use olympus::{s, DType};
+
+/// NumPy's slice arithmetic, written independently: the positions a range selects.
+fn positions(start: Option<isize>, end: Option<isize>, step: isize, n: usize) -> Vec<usize> {
+    let n = n as isize;
+    let mut out = Vec::new();
+    if step > 0 {
+        let mut a = start.unwrap_or(0);
+        if a < 0 {
+            a += n;
+        }
+        let a = a.clamp(0, n);
+        let mut b = end.unwrap_or(n);
+        if b < 0 {
+            b += n;
+        }
+        let b = b.clamp(0, n);
+        let mut i = a;
+        while i < b {
+            out.push(i as usize);
+            i += step;
+        }
+    } else {
+        let mut a = start.unwrap_or(n - 1);
+        if a < 0 {
+            a += n;
+        }
+        let a = a.clamp(-1, n - 1);
+        let mut b = end.unwrap_or(-n - 1);
+        if b < 0 {
+            b += n;
+        }
+        let b = b.clamp(-1, n - 1);
+        let mut i = a;
+        while i > b {
+            out.push(i as usize);
+            i += step;
+        }
+    }
+    out
+}
+
+#[test]
+fn basic_slices_are_views_with_numpy_arithmetic() {
+    let mut r = rng();
+    let shape = [5usize, 7];
+    for d in all_dtypes() {
+        for transposed in [false, true] {
+            let (x, xv) = random_array(&mut r, &shape, d, transposed);
+            let cases: Vec<(Option<isize>, Option<isize>, isize)> = vec![
+                (None, None, 1),
+                (Some(1), Some(4), 1),
+                (Some(-3), None, 1),
+                (None, Some(-1), 2),
+                (None, None, -1),
+                (Some(5), Some(1), -2),
+                (Some(-1), Some(-8), -3),
+                (Some(4), Some(2), 1),
+                (Some(9), None, 1),
+                (None, Some(-9), -1),
+            ];
+            for &(a, b, st) in &cases {
+                let elem = olympus::numpy::SliceElem::Range {
+                    start: a,
+                    end: b,
+                    step: st,
+                };
+                let rows = positions(a, b, st, 5);
+                let cols = positions(b.map(|v| -v), None, -st, 7);
+                let y = x
+                    .slice(np::SliceSpec(vec![
+                        elem,
+                        olympus::numpy::SliceElem::Range {
+                            start: b.map(|v| -v),
+                            end: None,
+                            step: -st,
+                        },
+                    ]))
+                    .unwrap();
+                assert_eq!(y.shape(), &[rows.len(), cols.len()], "{a:?} {b:?} {st}");
+                let want: Vec<f64> = rows
+                    .iter()
+                    .flat_map(|&i| cols.iter().map(move |&j| (i, j)))
+                    .map(|(i, j)| xv[i * 7 + j])
+                    .collect();
+                assert_close("slice", &y, &want, d, EXACT);
+            }
+        }
+    }
+    let x = np::reshape(np::arange(24).unwrap(), &[2, 3, 4]).unwrap();
+    let y = x.slice(s![-1, 1..;1, ..;-2]).unwrap();
+    assert_eq!(y.shape(), &[2, 2]);
+    assert_eq!(y.to_vec::<i32>().unwrap(), vec![19, 17, 23, 21]);
+    assert_eq!(x.slice(s![Ellipsis, 0]).unwrap().shape(), &[2, 3]);
+    assert_eq!(x.slice(s![0, Ellipsis]).unwrap().shape(), &[3, 4]);
+    assert_eq!(
+        x.slice(s![NewAxis, 1, NewAxis]).unwrap().shape(),
+        &[1, 1, 3, 4]
+    );
+    assert_eq!(x.slice(s![1, 2, 3]).unwrap().item::<i32>().unwrap(), 23);
+    assert_eq!(
+        x.slice(s![.., 0..=1, -1]).unwrap().to_vec::<i32>().unwrap(),
+        vec![3, 7, 15, 19]
+    );
+    // Errors: out-of-range integer, too many indices, two ellipses, zero step.
+    let e = x.slice(s![2]).unwrap_err().to_string();
+    assert!(e.contains("out of bounds") && e.contains("size 2"), "{e}");
+    assert!(x.slice(s![0, 0, 0, 0]).is_err());
+    assert!(x.slice(s![Ellipsis, Ellipsis]).is_err());
+    assert!(x.slice(s![..;0]).is_err());
+    // A view: same buffer, and an op on it reads in place.
+    let v = x.slice(s![.., 1, 1..]).unwrap();
+    let w = np::add(&v, 0).unwrap();
+    assert_eq!(w.to_vec::<i32>().unwrap(), vec![5, 6, 7, 17, 18, 19]);
+}
+
+#[test]
+fn take_and_take_along_axis() {
+    let mut r = rng();
+    for d in all_dtypes() {
+        let (x, xv) = random_array(&mut r, &[3, 4, 2], d, true);
+        let idx = np::array([[3, -1], [0, 2], [1, 1]]).unwrap();
+        let t = np::take(&x, &idx, Some(1)).unwrap();
+        assert_eq!(t.shape(), &[3, 3, 2, 2]);
+        let iv = [[3usize, 3], [0, 2], [1, 1]];
+        let want = map_ref(&[3, 3, 2, 2], |o| xv[o[0] * 8 + iv[o[1]][o[2]] * 2 + o[3]]);
+        assert_close("take", &t, &want, d, EXACT);
+        let t = np::take(&x, 5, None).unwrap();
+        assert_eq!(t.shape(), &[] as &[usize]);
+        assert_close("take scalar", &t, &[xv[5]], d, EXACT);
+        let t = np::take(&x, np::array([0u32, 2]).unwrap(), Some(-3)).unwrap();
+        let want = map_ref(&[2, 4, 2], |o| xv[(o[0] * 2) * 8 + o[1] * 2 + o[2]]);
+        assert_close("take uint", &t, &want, d, EXACT);
+        // take_along_axis with argsort-like indices and broadcasting on another axis.
+        let ia = np::array([[[1, 0]], [[0, 0]], [[1, 1]]]).unwrap();
+        let t = np::take_along_axis(&x, &ia, 2).unwrap();
+        assert_eq!(t.shape(), &[3, 4, 2]);
+        let iav = [[1usize, 0], [0, 0], [1, 1]];
+        let want = map_ref(&[3, 4, 2], |o| xv[o[0] * 8 + o[1] * 2 + iav[o[0]][o[2]]]);
+        assert_close("take_along_axis", &t, &want, d, EXACT);
+    }
+    let x = np::arange(5).unwrap();
+    let e = np::take(&x, [5], None).unwrap_err().to_string();
+    assert!(e.contains("take") && e.contains("out of bounds"), "{e}");
+    assert!(np::take(&x, [-6], None).is_err());
+    assert!(np::take(&x, [1.0f32], None).is_err());
+    assert!(np::take_along_axis(&x, np::array([[0]]).unwrap(), 0).is_err());
+    assert_eq!(
+        np::take(&x, np::zeros(&[0], DType::Int32).unwrap(), None)
+            .unwrap()
+            .shape(),
+        &[0]
+    );
+    // The lax primitive clamps (JAX's behaviour where it cannot check).
+    let g = olympus::lax::gather(&x, &np::array([-3, 9]).unwrap(), 0).unwrap();
+    assert_eq!(g.to_vec::<i32>().unwrap(), vec![0, 4]);
+}
+
+#[test]
+fn masks_nonzero_argwhere() {
+    let mut r = rng();
+    let (x, xv) = random_array(&mut r, &[4, 5], DType::Float32, true);
+    let m = np::greater(&x, 0.0).unwrap();
+    let got = np::extract(&m, &x).unwrap();
+    let want: Vec<f64> = xv.iter().copied().filter(|&v| v > 0.0).collect();
+    assert_close("extract", &got, &want, DType::Float32, EXACT);
+    let nz = np::nonzero(&m).unwrap();
+    let want_pos: Vec<usize> = (0..20).filter(|&i| xv[i] > 0.0).collect();
+    assert_eq!(nz.len(), 2);
+    assert_eq!(
+        nz[0].to_vec::<i32>().unwrap(),
+        want_pos.iter().map(|&p| (p / 5) as i32).collect::<Vec<_>>()
+    );
+    assert_eq!(
+        nz[1].to_vec::<i32>().unwrap(),
+        want_pos.iter().map(|&p| (p % 5) as i32).collect::<Vec<_>>()
+    );
+    let aw = np::argwhere(&m).unwrap();
+    assert_eq!(aw.shape(), &[want_pos.len(), 2]);
+    let c = np::compress([true, false, true], &x, Some(1)).unwrap();
+    let want = map_ref(&[4, 2], |o| xv[o[0] * 5 + o[1] * 2]);
+    assert_close("compress", &c, &want, DType::Float32, EXACT);
+    // NaN counts as non-zero, as in NumPy.
+    let n = np::nonzero(np::array([0.0f32, f32::NAN, 1.0]).unwrap()).unwrap();
+    assert_eq!(n[0].to_vec::<i32>().unwrap(), vec![1, 2]);
+    assert!(np::extract([true], &x).is_err());
+    assert!(np::compress([true; 6], &x, Some(1)).is_err());
+}
