@@ -113,6 +113,74 @@ impl Layout {
         true
     }
 
+    /// This layout reshaped to `shape` (same size) without moving data, when the strides
+    /// allow it (NumPy's no-copy reshape: each run of old dimensions that merges into new
+    /// ones must itself be mergeable). `None` when a copy is needed.
+    pub fn reshaped(&self, shape: &[usize]) -> Option<Layout> {
+        if self.is_contiguous() || size_of(shape) == 0 {
+            return Some(Layout {
+                shape: shape.to_vec(),
+                strides: contiguous_strides(shape),
+                offset: self.offset,
+            });
+        }
+        // Drop length-1 dimensions of the old layout; they carry no stride information.
+        let old: Vec<(usize, isize)> = self
+            .shape
+            .iter()
+            .zip(&self.strides)
+            .filter(|(&d, _)| d != 1)
+            .map(|(&d, &s)| (d, s))
+            .collect();
+        let mut strides = vec![0isize; shape.len()];
+        let (mut oi, mut ni) = (0usize, 0usize);
+        while ni < shape.len() {
+            if shape[ni] == 1 {
+                strides[ni] = 0;
+                ni += 1;
+                continue;
+            }
+            // Grow a group of old dims [oi, oj) and new dims [ni, nj) with equal products.
+            let (mut oj, mut nj) = (oi, ni);
+            let (mut op, mut np) = (1usize, 1usize);
+            loop {
+                if op <= np && oj < old.len() && (op < np || op == 1) {
+                    op *= old[oj].0;
+                    oj += 1;
+                } else if nj < shape.len() && np < op {
+                    np *= shape[nj];
+                    nj += 1;
+                } else {
+                    break;
+                }
+            }
+            if op != np || oj == oi {
+                return None;
+            }
+            // The old group must be one strided run.
+            for k in oi..oj - 1 {
+                if old[k].1 != old[k + 1].1 * old[k + 1].0 as isize {
+                    return None;
+                }
+            }
+            let mut st = old[oj - 1].1;
+            for k in (ni..nj).rev() {
+                strides[k] = st;
+                st *= shape[k] as isize;
+            }
+            oi = oj;
+            ni = nj;
+        }
+        if oi != old.len() {
+            return None;
+        }
+        Some(Layout {
+            shape: shape.to_vec(),
+            strides,
+            offset: self.offset,
+        })
+    }
+
     /// A broadcast view of this layout onto `shape` (NumPy rules; new dimensions and
     /// stretched length-1 dimensions get stride 0).
     pub fn broadcast_to(&self, func: &str, shape: &[usize]) -> Result<Layout> {
@@ -225,6 +293,42 @@ mod tests {
             msg.contains("add") && msg.contains("(2, 3)") && msg.contains("(4,)"),
             "{msg}"
         );
+    }
+
+    #[test]
+    fn no_copy_reshapes() {
+        // A transpose cannot be flattened, but its rows can be split.
+        let t = Layout {
+            shape: vec![3, 4],
+            strides: vec![1, 3],
+            offset: 5,
+        };
+        assert!(t.reshaped(&[12]).is_none());
+        let r = t.reshaped(&[3, 2, 2]).unwrap();
+        assert_eq!(r.strides, vec![1, 6, 3]);
+        assert_eq!(r.offset, 5);
+        // Broadcast batch dimensions merge into one stride-0 dimension.
+        let b = Layout {
+            shape: vec![2, 5, 3, 4],
+            strides: vec![0, 0, 4, 1],
+            offset: 0,
+        };
+        assert_eq!(b.reshaped(&[10, 3, 4]).unwrap().strides, vec![0, 4, 1]);
+        let b = Layout {
+            shape: vec![2, 5, 3],
+            strides: vec![0, 3, 1],
+            offset: 0,
+        };
+        assert!(b.reshaped(&[10, 3]).is_none());
+        assert_eq!(b.reshaped(&[2, 1, 5, 3]).unwrap().strides, vec![0, 0, 3, 1]);
+        // A step slice of a row.
+        let s = Layout {
+            shape: vec![4, 6],
+            strides: vec![20, 2],
+            offset: 0,
+        };
+        assert_eq!(s.reshaped(&[4, 3, 2]).unwrap().strides, vec![20, 4, 2]);
+        assert!(s.reshaped(&[24]).is_none());
     }
 
     #[test]

@@ -11,6 +11,7 @@
 //! structure (sizes, strides, offsets, scalar parameters) lives in the metadata buffer, so
 //! the source, and with it the pipeline cache key, depends only on the structure.
 
+pub(crate) mod matmul;
 pub(crate) mod reduce;
 pub(crate) mod rules;
 
@@ -567,6 +568,31 @@ mod tests {
             }
         }
         assert!(kernels >= 40, "{kernels}");
+    }
+
+    #[test]
+    fn every_matmul_kernel_validates() {
+        let a = Layout {
+            shape: vec![2, 3, 4],
+            strides: vec![0, 1, 3],
+            offset: 1,
+        };
+        let b = Layout::contiguous(&[2, 4, 5]);
+        for d in DType::ALL {
+            for f16_native in [false, true] {
+                for windows in [1u64, 2] {
+                    let t = Target {
+                        f16_native,
+                        window_bytes: 1 << 27,
+                    };
+                    let g = matmul::matmul(d, &a, windows, &b, windows, windows, (2, 3, 5, 4), &t);
+                    let source = g.source();
+                    if let Err(e) = validate(&source) {
+                        panic!("matmul on {d}: {e}\n{source}");
+                    }
+                }
+            }
+        }
     }
 
     #[test]

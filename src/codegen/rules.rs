@@ -120,13 +120,14 @@ pub(crate) fn emit(
         }
         Primitive::BroadcastInDim { .. }
         | Primitive::Slice { .. }
+        | Primitive::Dot
         | Primitive::Transpose { .. }
         | Primitive::Reshape { .. }
         | Primitive::Rev { .. }
         | Primitive::Reduce { .. } => {
             return Err(Error::arg(
                 prim.name(),
-                "is a view and has no elementwise rule",
+                "is not elementwise (a view, a reduction or a matmul)",
             ))
         }
     })

@@ -45,6 +45,7 @@ pub(crate) fn eval(
     let dev = common_device(prim.name(), inputs, device)?;
     match prim.eval_kind() {
         EvalKind::View => view(&prim, inputs[0], out),
+        EvalKind::Dot => dot(&dev, inputs[0], inputs[1], out),
         EvalKind::Reduce => match prim {
             Primitive::Reduce { op, axes } => reduce(&dev, op, inputs[0], &axes, out),
             _ => Err(Error::arg(prim.name(), "is not a reduction")),
@@ -101,6 +102,9 @@ fn view(prim: &Primitive, x: &Array, out: Aval) -> Result<Array> {
             Ok(x.with_layout(layout, out))
         }
         Primitive::Reshape { new_sizes } => {
+            if let Some(layout) = x.layout().reshaped(new_sizes) {
+                return Ok(x.with_layout(layout, out));
+            }
             let base = x.contiguous()?;
             let layout = Layout {
                 shape: new_sizes.clone(),
@@ -337,6 +341,69 @@ fn concatenate(dev: &Device, dimension: usize, inputs: &[&Array], out: Aval) -> 
 
 fn program_name(p: &Program) -> &'static str {
     p.nodes.last().map(|n| n.prim.name()).unwrap_or("copy")
+}
+
+/// Runs the tiled matmul kernel on `[b, m, k] x [b, k, n]` operands (read through their
+/// layouts), then rounds float16 results from the float32 accumulator.
+fn dot(dev: &Device, a: &Array, b: &Array, out: Aval) -> Result<Array> {
+    use crate::codegen::matmul::{accumulator, matmul, TILE};
+    let (batch, m, k, n) = (a.shape()[0], a.shape()[1], a.shape()[2], b.shape()[2]);
+    let acc = accumulator(out.dtype);
+    let count = (batch * m * n) as u64;
+    let bytes = count * acc.storage_bytes() as u64;
+    let storage = dev.alloc(BufferKind::Storage, bytes, "matmul", &out.shape, out.dtype)?;
+    if count > 0 {
+        let inner = &dev.0;
+        let target = Target {
+            f16_native: inner.info.f16_native,
+            window_bytes: inner.window_bytes,
+        };
+        let wa = codegen::windows_for(a.storage().bytes, &target);
+        let wb = codegen::windows_for(b.storage().bytes, &target);
+        let wo = codegen::windows_for(storage.bytes, &target);
+        let g = matmul(
+            out.dtype,
+            a.layout(),
+            wa,
+            b.layout(),
+            wb,
+            wo,
+            (batch as u64, m as u64, n as u64, k as u64),
+            &target,
+        );
+        let kernel = inner.kernel(&g.body, || g.source())?;
+        let mut bindings = Vec::new();
+        for (s, w) in [(a.storage(), wa), (b.storage(), wb), (&storage, wo)] {
+            for i in 0..w {
+                let offset = i * target.window_bytes;
+                bindings.push(Binding {
+                    buffer: s.buffer(),
+                    offset,
+                    size: (s.bytes - offset).min(target.window_bytes),
+                });
+            }
+        }
+        let groups = batch as u64 * (m as u64).div_ceil(TILE) * (n as u64).div_ceil(TILE);
+        inner.dispatch(&kernel, &bindings, &g.meta, groups)?;
+    }
+    let r = Array::from_storage(
+        dev.clone(),
+        storage,
+        Layout::contiguous(&out.shape),
+        Aval::new(out.shape.clone(), acc, out.weak),
+    );
+    if acc == out.dtype {
+        Ok(r)
+    } else {
+        crate::lax::bind(
+            Primitive::ConvertElementType {
+                dtype: out.dtype,
+                weak: out.weak,
+            },
+            &[&r],
+            None,
+        )
+    }
 }
 
 /// Runs a reduction: the reduced axes are moved last (a view), each pass reduces chunks of

@@ -222,3 +222,10 @@ pub fn pad(x: &Array, low: &[usize], high: &[usize], value: Option<Literal>) -> 
 pub fn gather(x: &Array, indices: &Array, axis: usize) -> Result<Array> {
     bind(Primitive::Gather { axis }, &[x, indices], None)
 }
+
+/// Batched matrix product `[b, m, k] x [b, k, n] -> [b, m, n]` of one dtype, computed by
+/// the tiled matmul kernel (operands are read through their strides: transposed and
+/// broadcast views are not copied). float16 accumulates in float32.
+pub fn dot(a: &Array, b: &Array) -> Result<Array> {
+    bind(Primitive::Dot, &[a, b], None)
+}

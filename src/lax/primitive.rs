@@ -315,6 +315,11 @@ pub enum Primitive {
         /// The indexed dimension.
         axis: usize,
     },
+    /// Batched matrix product: `[b, m, k] x [b, k, n] -> [b, m, n]` over operands of one
+    /// dtype (a `dot_general` with one batch and one contracting dimension; NumPy's
+    /// `matmul`, `tensordot` and `einsum` reduce to it with views). float16 accumulates in
+    /// float32, int32 wraps, bool is "any of and".
+    Dot,
     /// Broadcast to a shape (a view).
     BroadcastInDim {
         /// Output shape.
@@ -529,6 +534,8 @@ pub(crate) enum EvalKind {
     Elementwise,
     /// Reduction kernels (one pass per level of the tree).
     Reduce,
+    /// The tiled matmul kernel.
+    Dot,
 }
 
 impl Primitive {
@@ -552,6 +559,7 @@ impl Primitive {
             Primitive::Concatenate { .. } => "concatenate",
             Primitive::Pad { .. } => "pad",
             Primitive::Gather { .. } => "gather",
+            Primitive::Dot => "dot_general",
         }
     }
 
@@ -577,12 +585,13 @@ impl Primitive {
             Primitive::Concatenate { .. } => 14,
             Primitive::Pad { .. } => 15,
             Primitive::Gather { .. } => 16,
+            Primitive::Dot => 17,
         }
     }
 
     /// Number of variants in the table.
     #[cfg(test)]
-    pub(crate) const COUNT: usize = 17;
+    pub(crate) const COUNT: usize = 18;
 
     /// One instance of every variant with every parameter value that changes the generated
     /// code (for rule-coverage and kernel-validation tests).
@@ -625,6 +634,7 @@ impl Primitive {
                 value: Some(Literal::F32(0.0)),
             },
             Primitive::Gather { axis: 1 },
+            Primitive::Dot,
         ];
         v.extend(UnaryOp::ALL.iter().map(|&o| Primitive::Unary(o)));
         v.extend(BinaryOp::ALL.iter().map(|&o| Primitive::Binary(o)));
@@ -657,6 +667,7 @@ impl Primitive {
             | Primitive::Rev { .. }
             | Primitive::Slice { .. } => EvalKind::View,
             Primitive::Reduce { .. } => EvalKind::Reduce,
+            Primitive::Dot => EvalKind::Dot,
             _ => EvalKind::Elementwise,
         }
     }
@@ -666,7 +677,10 @@ impl Primitive {
         match self {
             Primitive::Concatenate { .. } => usize::MAX,
             Primitive::Select => 3,
-            Primitive::Binary(_) | Primitive::Compare(_) | Primitive::Gather { .. } => 2,
+            Primitive::Binary(_)
+            | Primitive::Compare(_)
+            | Primitive::Gather { .. }
+            | Primitive::Dot => 2,
             Primitive::Unary(_)
             | Primitive::ConvertElementType { .. }
             | Primitive::Copy
@@ -933,6 +947,30 @@ impl Primitive {
                 let shape: Vec<usize> = (0..r).map(|d| low[d] + x.shape[d] + high[d]).collect();
                 crate::shape::checked_size(name, &shape)?;
                 Ok(Aval::new(shape, x.dtype, x.weak))
+            }
+            Primitive::Dot => {
+                let (a, b) = (&inputs[0], &inputs[1]);
+                if a.shape.len() != 3
+                    || b.shape.len() != 3
+                    || a.shape[0] != b.shape[0]
+                    || a.shape[2] != b.shape[1]
+                {
+                    return Err(Error::shape(
+                        name,
+                        &[&a.shape, &b.shape],
+                        "operands must be [batch, m, k] and [batch, k, n]",
+                    ));
+                }
+                if a.dtype != b.dtype {
+                    return Err(Error::dtype(
+                        name,
+                        &[a.dtype, b.dtype],
+                        "lax operands must have equal dtypes (numpy functions promote)",
+                    ));
+                }
+                let shape = vec![a.shape[0], a.shape[1], b.shape[2]];
+                crate::shape::checked_size(name, &shape)?;
+                Ok(Aval::new(shape, a.dtype, weak))
             }
             Primitive::Gather { axis } => {
                 let (x, idx) = (&inputs[0], &inputs[1]);

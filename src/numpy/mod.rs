@@ -9,6 +9,7 @@
 mod creation;
 mod indexing;
 mod joins;
+mod linalg;
 mod reductions;
 mod shapes;
 mod ufuncs;
@@ -25,6 +26,7 @@ pub use joins::{
     array_split, concatenate, dstack, hstack, pad, repeat, roll, split, stack, tile, tril, triu,
     vstack, PadMode, Repeats, Sections,
 };
+pub use linalg::{diagonal, dot, einsum, inner, matmul, outer, tensordot, trace, vdot};
 pub use reductions::{all, any, max, mean, min, prod, sum};
 pub use shapes::{
     atleast_1d, atleast_2d, atleast_3d, broadcast_arrays, broadcast_to, expand_dims, flip,

@@ -8,6 +8,7 @@ mod dtypes;
 mod elementwise;
 mod indexing;
 mod joins;
+mod linalg;
 mod operators;
 mod reductions;
 mod runtime;

@@ -1,0 +1,167 @@
+//! Reductions and matmul next to CPU baselines measured in the same run: the full sum of
+//! 16M float32 vs `iter().sum()`, sums along each axis of 4096x4096 vs the full sum, and
+//! float32 matmul (1024², 2048²) vs the `matrixmultiply` crate's sgemm. Ends with
+//! `NAME: olympus X, baseline Y, ratio Z` lines.
+
+use std::hint::black_box;
+use std::time::{Duration, Instant};
+
+use criterion::{criterion_group, Criterion, Throughput};
+use olympus::{numpy as np, Array};
+
+const N: usize = 16 << 20;
+
+fn best(reps: usize, mut f: impl FnMut()) -> Duration {
+    f();
+    (0..reps)
+        .map(|_| {
+            let t = Instant::now();
+            f();
+            t.elapsed()
+        })
+        .min()
+        .unwrap_or_default()
+}
+
+fn data(n: usize) -> Vec<f32> {
+    (0..n).map(|i| ((i * 7919) % 1000) as f32 * 1e-3).collect()
+}
+
+fn sgemm(a: &[f32], b: &[f32], c: &mut [f32], n: usize) {
+    // Row-major n x n: row stride n, column stride 1.
+    unsafe {
+        // SAFETY: the slices hold n*n elements each, as the strides describe.
+        matrixmultiply::sgemm(
+            n,
+            n,
+            n,
+            1.0,
+            a.as_ptr(),
+            n as isize,
+            1,
+            b.as_ptr(),
+            n as isize,
+            1,
+            0.0,
+            c.as_mut_ptr(),
+            n as isize,
+            1,
+        );
+    }
+}
+
+fn bench(cr: &mut Criterion) {
+    let v = data(N);
+    let x = Array::from_slice(&v, &[N]).unwrap();
+    let mut g = cr.benchmark_group("sum_16M_f32");
+    g.throughput(Throughput::Bytes((N * 4) as u64));
+    g.bench_function("olympus", |b| {
+        b.iter(|| {
+            np::sum(&x, None, false)
+                .unwrap()
+                .block_until_ready()
+                .map(|_| ())
+                .unwrap()
+        })
+    });
+    g.bench_function("iter_sum", |b| b.iter(|| black_box(&v).iter().sum::<f32>()));
+    g.finish();
+    let n = 1024;
+    let (a, bm) = (data(n * n), data(n * n));
+    let (ga, gb) = (
+        Array::from_slice(&a, &[n, n]).unwrap(),
+        Array::from_slice(&bm, &[n, n]).unwrap(),
+    );
+    let mut c = vec![0f32; n * n];
+    let mut g = cr.benchmark_group("matmul_1024_f32");
+    g.throughput(Throughput::Elements((2 * n * n * n) as u64));
+    g.bench_function("olympus", |b| {
+        b.iter(|| {
+            np::matmul(&ga, &gb)
+                .unwrap()
+                .block_until_ready()
+                .map(|_| ())
+                .unwrap()
+        })
+    });
+    g.bench_function("matrixmultiply", |b| b.iter(|| sgemm(&a, &bm, &mut c, n)));
+    g.finish();
+}
+
+fn summary() {
+    let line = |name: &str, unit: &str, o: f64, b: f64| {
+        println!(
+            "{name}: olympus {o:.2} {unit}, baseline {b:.2} {unit}, ratio {:.2}",
+            o / b
+        );
+    };
+    let v = data(N);
+    let x = Array::from_slice(&v, &[N]).unwrap();
+    let gbps = |bytes: usize, d: Duration| bytes as f64 / d.as_secs_f64() / 1e9;
+    let o = best(10, || {
+        np::sum(&x, None, false)
+            .unwrap()
+            .block_until_ready()
+            .unwrap();
+    });
+    let r = best(10, || {
+        black_box(black_box(&v).iter().sum::<f32>());
+    });
+    let full = gbps(N * 4, o);
+    line(
+        "sum_16M_f32 (GB/s, baseline iter().sum())",
+        "GB/s",
+        full,
+        gbps(N * 4, r),
+    );
+    let sq = np::reshape(&x, &[4096, 4096]).unwrap();
+    for axis in [0isize, 1] {
+        let o = best(5, || {
+            np::sum(&sq, Some(&[axis]), false)
+                .unwrap()
+                .block_until_ready()
+                .unwrap();
+        });
+        line(
+            &format!("sum_4096x4096_axis{axis} (GB/s, baseline the full sum)"),
+            "GB/s",
+            gbps(N * 4, o),
+            full,
+        );
+    }
+    for n in [1024usize, 2048] {
+        let (a, b) = (data(n * n), data(n * n));
+        let (ga, gb) = (
+            Array::from_slice(&a, &[n, n]).unwrap(),
+            Array::from_slice(&b, &[n, n]).unwrap(),
+        );
+        let mut c = vec![0f32; n * n];
+        let flops = 2.0 * (n * n * n) as f64;
+        let o = best(3, || {
+            np::matmul(&ga, &gb).unwrap().block_until_ready().unwrap();
+        });
+        let r = best(3, || sgemm(&a, &b, &mut c, n));
+        line(
+            &format!("matmul_{n}_f32 (GFLOP/s, baseline matrixmultiply sgemm)"),
+            "GFLOP/s",
+            flops / o.as_secs_f64() / 1e9,
+            flops / r.as_secs_f64() / 1e9,
+        );
+    }
+}
+
+criterion_group! {
+    name = benches;
+    config = Criterion::default().sample_size(10).measurement_time(Duration::from_secs(3));
+    targets = bench
+}
+
+fn main() {
+    println!(
+        "adapter: {}",
+        olympus::Device::default_device().unwrap().info()
+    );
+    benches();
+    Criterion::default().configure_from_args().final_summary();
+    summary();
+}

@@ -1,0 +1,543 @@
+//! Linear algebra: matmul and friends, all through the one tiled matmul kernel
+//! (`lax::dot`, batched `[b, m, k] x [b, k, n]`), with transposes, broadcasts and
+//! reshapes as views wherever the strides allow.
+
+use crate::array::Array;
+use crate::convert::{operand, ArrayLike};
+use crate::dtype::DType;
+use crate::error::{Error, Result};
+use crate::lax::{self, ReduceOp};
+use crate::shape::normalize_axis;
+
+fn two(func: &str, a: impl ArrayLike, b: impl ArrayLike) -> Result<(Array, Array)> {
+    let ops = vec![operand(func, 0, a)?, operand(func, 1, b)?];
+    let mut v = super::promote(func, ops, false)?;
+    let b = v.pop().expect("two operands");
+    let a = v.pop().expect("two operands");
+    Ok((a, b))
+}
+
+/// `[.., m, k] x [.., k, n]` with broadcast batch dimensions, as views where possible.
+fn batched(func: &str, a: &Array, b: &Array) -> Result<Array> {
+    let (ra, rb) = (a.ndim(), b.ndim());
+    let (m, k) = (a.shape()[ra - 2], a.shape()[ra - 1]);
+    let (k2, n) = (b.shape()[rb - 2], b.shape()[rb - 1]);
+    if k != k2 {
+        return Err(Error::shape(
+            func,
+            &[a.shape(), b.shape()],
+            format!("contracted dimensions differ: {k} (last of the first operand) vs {k2} (second to last of the second)"),
+        ));
+    }
+    let batch =
+        crate::shape::broadcast_shapes_for(func, &[&a.shape()[..ra - 2], &b.shape()[..rb - 2]])?;
+    let nb: usize = batch.iter().product();
+    let expand = |x: &Array, tail: [usize; 2]| -> Result<Array> {
+        let mut full = batch.clone();
+        full.extend_from_slice(&tail);
+        let off = full.len() - x.ndim();
+        let xb = if x.shape() == full.as_slice() {
+            x.clone()
+        } else {
+            lax::broadcast_in_dim(x, &full, &(off..full.len()).collect::<Vec<_>>())?
+        };
+        lax::reshape(&xb, &[nb, tail[0], tail[1]])
+    };
+    let a3 = expand(a, [m, k])?;
+    let b3 = expand(b, [k, n])?;
+    let r = lax::dot(&a3, &b3)?;
+    let mut out = batch;
+    out.extend_from_slice(&[m, n]);
+    lax::reshape(&r, &out)
+}
+
+/// Matrix product with NumPy's rules: the last two axes multiply, leading axes broadcast
+/// as a batch; a 1-D first operand is a row vector and a 1-D second one a column vector
+/// (their axis is removed from the result). float16 accumulates in float32; 0-d operands
+/// are an error.
+///
+/// ```
+/// use olympus::numpy as np;
+/// let a = np::array([[1.0f32, 2.0], [3.0, 4.0]])?;
+/// let b = np::array([[5.0f32], [6.0]])?;
+/// assert_eq!(np::matmul(&a, &b)?.to_vec::<f32>()?, vec![17.0, 39.0]);
+/// assert_eq!(np::matmul(&a, [1.0f32, 1.0])?.shape(), &[2]);
+/// # Ok::<(), olympus::Error>(())
+/// ```
+pub fn matmul(a: impl ArrayLike, b: impl ArrayLike) -> Result<Array> {
+    let func = "matmul";
+    let (a, b) = two(func, a, b)?;
+    if a.ndim() == 0 || b.ndim() == 0 {
+        return Err(Error::shape(
+            func,
+            &[a.shape(), b.shape()],
+            "operands must be at least 1-D (use multiply for scalars)",
+        ));
+    }
+    let a1 = a.ndim() == 1;
+    let b1 = b.ndim() == 1;
+    let a2 = if a1 {
+        lax::reshape(&a, &[1, a.size()])?
+    } else {
+        a.clone()
+    };
+    let b2 = if b1 {
+        lax::reshape(&b, &[b.size(), 1])?
+    } else {
+        b.clone()
+    };
+    let r = batched(func, &a2, &b2).map_err(|e| with_shapes(e, func, &a, &b))?;
+    let mut shape = r.shape().to_vec();
+    let rn = shape.len();
+    if b1 {
+        shape.remove(rn - 1);
+    }
+    if a1 {
+        shape.remove(rn - 2);
+    }
+    if shape.len() == rn {
+        Ok(r)
+    } else {
+        lax::reshape(&r, &shape)
+    }
+}
+
+/// Reports the user's shapes (not the internal 2-D/3-D views) in shape errors.
+fn with_shapes(e: Error, func: &str, a: &Array, b: &Array) -> Error {
+    match e {
+        Error::ShapeMismatch { reason, .. } => Error::ShapeMismatch {
+            func: func.to_string(),
+            shapes: vec![a.shape().to_vec(), b.shape().to_vec()],
+            reason,
+        },
+        e => e,
+    }
+}
+
+/// Sum of products over the axes `axes_a` of `a` paired in order with `axes_b` of `b`
+/// (NumPy's `tensordot` with explicit axis lists); the result has `a`'s free axes then
+/// `b`'s.
+///
+/// ```
+/// use olympus::numpy as np;
+/// let a = np::ones(&[2, 3, 4], np::DType::Float32)?;
+/// let b = np::ones(&[4, 3, 5], np::DType::Float32)?;
+/// let c = np::tensordot(&a, &b, &[1, 2], &[1, 0])?;
+/// assert_eq!(c.shape(), &[2, 5]);
+/// assert_eq!(c.to_vec::<f32>()?[0], 12.0);
+/// # Ok::<(), olympus::Error>(())
+/// ```
+pub fn tensordot(
+    a: impl ArrayLike,
+    b: impl ArrayLike,
+    axes_a: &[isize],
+    axes_b: &[isize],
+) -> Result<Array> {
+    let func = "tensordot";
+    let (a, b) = two(func, a, b)?;
+    contract(func, &a, &b, axes_a, axes_b)
+}
+
+fn contract(func: &str, a: &Array, b: &Array, axes_a: &[isize], axes_b: &[isize]) -> Result<Array> {
+    if axes_a.len() != axes_b.len() {
+        return Err(Error::arg(
+            func,
+            format!("axes {axes_a:?} and {axes_b:?} must pair up (equal lengths)"),
+        ));
+    }
+    let ca = crate::shape::normalize_axes(func, axes_a, a.ndim())?;
+    let cb = crate::shape::normalize_axes(func, axes_b, b.ndim())?;
+    for (&i, &j) in ca.iter().zip(&cb) {
+        if a.shape()[i] != b.shape()[j] {
+            return Err(Error::shape(
+                func,
+                &[a.shape(), b.shape()],
+                format!(
+                    "axis {i} of the first operand ({}) does not match axis {j} of the second ({})",
+                    a.shape()[i],
+                    b.shape()[j]
+                ),
+            ));
+        }
+    }
+    let fa: Vec<usize> = (0..a.ndim()).filter(|i| !ca.contains(i)).collect();
+    let fb: Vec<usize> = (0..b.ndim()).filter(|i| !cb.contains(i)).collect();
+    let m: usize = fa.iter().map(|&i| a.shape()[i]).product();
+    let n: usize = fb.iter().map(|&i| b.shape()[i]).product();
+    let k: usize = ca.iter().map(|&i| a.shape()[i]).product();
+    let pa: Vec<usize> = fa.iter().chain(&ca).copied().collect();
+    let pb: Vec<usize> = cb.iter().chain(&fb).copied().collect();
+    let at = lax::reshape(&lax::transpose(a, &pa)?, &[1, m, k])?;
+    let bt = lax::reshape(&lax::transpose(b, &pb)?, &[1, k, n])?;
+    let r = lax::dot(&at, &bt)?;
+    let shape: Vec<usize> = fa
+        .iter()
+        .map(|&i| a.shape()[i])
+        .chain(fb.iter().map(|&i| b.shape()[i]))
+        .collect();
+    lax::reshape(&r, &shape)
+}
+
+/// NumPy's `dot`: scalars multiply; 1-D with 1-D is the inner product; otherwise a sum over
+/// the last axis of `a` and the second-to-last of `b` (the last when `b` is 1-D).
+///
+/// ```
+/// use olympus::numpy as np;
+/// assert_eq!(np::dot([1, 2, 3], [4, 5, 6])?.item::<i32>()?, 32);
+/// # Ok::<(), olympus::Error>(())
+/// ```
+pub fn dot(a: impl ArrayLike, b: impl ArrayLike) -> Result<Array> {
+    let func = "dot";
+    let (a, b) = two(func, a, b)?;
+    if a.ndim() == 0 || b.ndim() == 0 {
+        return super::multiply(&a, &b);
+    }
+    let bj = if b.ndim() == 1 {
+        0
+    } else {
+        b.ndim() as isize - 2
+    };
+    contract(func, &a, &b, &[a.ndim() as isize - 1], &[bj])
+}
+
+/// Inner product over the last axes (NumPy's `inner`): the result has `a`'s other axes
+/// then `b`'s. Scalars multiply.
+pub fn inner(a: impl ArrayLike, b: impl ArrayLike) -> Result<Array> {
+    let func = "inner";
+    let (a, b) = two(func, a, b)?;
+    if a.ndim() == 0 || b.ndim() == 0 {
+        return super::multiply(&a, &b);
+    }
+    contract(func, &a, &b, &[-1], &[-1])
+}
+
+/// Dot product of the flattened operands (which must have equal sizes).
+pub fn vdot(a: impl ArrayLike, b: impl ArrayLike) -> Result<Array> {
+    let func = "vdot";
+    let (a, b) = two(func, a, b)?;
+    if a.size() != b.size() {
+        return Err(Error::shape(
+            func,
+            &[a.shape(), b.shape()],
+            "operands must have the same number of elements",
+        ));
+    }
+    let (fa, fb) = (super::ravel(&a)?, super::ravel(&b)?);
+    contract(func, &fa, &fb, &[0], &[0])
+}
+
+/// Outer product of the flattened operands: `out[i, j] = a[i] * b[j]`.
+pub fn outer(a: impl ArrayLike, b: impl ArrayLike) -> Result<Array> {
+    let func = "outer";
+    let (a, b) = two(func, a, b)?;
+    let ca = lax::reshape(&a, &[a.size(), 1])?;
+    let rb = lax::reshape(&b, &[1, b.size()])?;
+    super::multiply(&ca, &rb)
+}
+
+/// The diagonal `offset` of the 2-D planes spanned by `axis1` and `axis2` (NumPy's
+/// `diagonal`): those axes are removed and the diagonal is appended as the last axis.
+///
+/// ```
+/// use olympus::numpy as np;
+/// let x = np::reshape(np::arange(9)?, &[3, 3])?;
+/// assert_eq!(np::diagonal(&x, 0, 0, 1)?.to_vec::<i32>()?, vec![0, 4, 8]);
+/// assert_eq!(np::diagonal(&x, 1, 0, 1)?.to_vec::<i32>()?, vec![1, 5]);
+/// assert_eq!(np::trace(&x, -1, 0, 1)?.item::<i32>()?, 3 + 7);
+/// # Ok::<(), olympus::Error>(())
+/// ```
+pub fn diagonal(x: impl ArrayLike, offset: isize, axis1: isize, axis2: isize) -> Result<Array> {
+    let x = super::asarray(operand("diagonal", 0, x)?)?;
+    diag_impl("diagonal", &x, offset, axis1, axis2)
+}
+
+fn diag_impl(func: &str, x: &Array, offset: isize, axis1: isize, axis2: isize) -> Result<Array> {
+    if x.ndim() < 2 {
+        return Err(Error::shape(
+            func,
+            &[x.shape()],
+            "needs at least 2 dimensions",
+        ));
+    }
+    let a1 = normalize_axis(func, axis1, x.ndim())?;
+    let a2 = normalize_axis(func, axis2, x.ndim())?;
+    if a1 == a2 {
+        return Err(Error::arg(func, "axis1 and axis2 cannot be the same"));
+    }
+    let mut perm: Vec<usize> = (0..x.ndim()).filter(|&i| i != a1 && i != a2).collect();
+    perm.push(a1);
+    perm.push(a2);
+    let y = lax::transpose(x, &perm)?;
+    let r = y.ndim();
+    let (n1, n2) = (y.shape()[r - 2] as isize, y.shape()[r - 1] as isize);
+    let (r0, c0) = if offset >= 0 {
+        (0, offset)
+    } else {
+        (-offset, 0)
+    };
+    let len = (n1 - r0).min(n2 - c0).max(0) as usize;
+    let mut lead = y.shape()[..r - 2].to_vec();
+    if len == 0 {
+        lead.push(0);
+        return lax::full(
+            &lead,
+            crate::lax::Literal::I32(0).cast(x.dtype()),
+            Some(x.device()),
+        )
+        .map(|a| a.with_weak(x.weak_type()));
+    }
+    // Rows r0..r0+len, then along each row the column c0 + row: a gather.
+    let mut start = vec![0; r];
+    let mut limit = y.shape().to_vec();
+    start[r - 2] = r0 as usize;
+    limit[r - 2] = r0 as usize + len;
+    let rows = lax::slice(&y, &start, &limit, None)?;
+    let cols = lax::iota(DType::Int32, &[len, 1], 0, Some(x.device()))?;
+    let cols = super::add(&cols, c0 as i32)?;
+    let mut ishape = lead.clone();
+    ishape.extend_from_slice(&[len, 1]);
+    let cols = lax::broadcast_in_dim(&cols, &ishape, &[r - 2, r - 1])?;
+    let g = lax::gather(&rows, &cols, r - 1)?;
+    lead.push(len);
+    lax::reshape(&g, &lead)
+}
+
+/// Sum along a diagonal (see [`diagonal`]); bool counts as int32.
+pub fn trace(x: impl ArrayLike, offset: isize, axis1: isize, axis2: isize) -> Result<Array> {
+    let x = super::asarray(operand("trace", 0, x)?)?;
+    let d = diag_impl("trace", &x, offset, axis1, axis2)?;
+    super::sum(&d, Some(&[-1]), false)
+}
+
+/// Einstein summation over one or more operands with explicit (`"ij,jk->ik"`) or implicit
+/// (`"ij,jk"`: the labels that appear once, sorted) output. Supports matmul, batched
+/// matmul, transposes, traces and diagonals (repeated labels), outer products and sums over
+/// axes; operands are contracted pairwise left to right through the matmul kernel.
+/// Ellipses are not supported.
+///
+/// ```
+/// use olympus::numpy as np;
+/// let a = np::reshape(np::arange(6)?, &[2, 3])?;
+/// let b = np::reshape(np::arange(12)?, &[3, 4])?;
+/// let c = np::einsum("ij,jk->ik", [&a, &b])?;
+/// assert_eq!(c.to_vec::<i32>()?, np::matmul(&a, &b)?.to_vec::<i32>()?);
+/// assert_eq!(np::einsum("ii", [np::eye(3, None, 0, np::DType::Int32)?])?.item::<i32>()?, 3);
+/// assert_eq!(np::einsum("ij->j", [&a])?.to_vec::<i32>()?, vec![3, 5, 7]);
+/// # Ok::<(), olympus::Error>(())
+/// ```
+pub fn einsum<A: ArrayLike>(
+    subscripts: &str,
+    operands: impl IntoIterator<Item = A>,
+) -> Result<Array> {
+    let func = "einsum";
+    let ops: Vec<crate::convert::Operand> = operands
+        .into_iter()
+        .enumerate()
+        .map(|(i, a)| operand(func, i, a))
+        .collect::<Result<_>>()?;
+    if ops.is_empty() {
+        return Err(Error::arg(func, "needs at least one operand"));
+    }
+    let xs = super::promote(func, ops, false)?;
+    let spec: String = subscripts.chars().filter(|c| !c.is_whitespace()).collect();
+    if spec.contains('.') {
+        return Err(Error::arg(func, "ellipses ('...') are not supported"));
+    }
+    let (lhs, rhs) = match spec.split_once("->") {
+        Some((l, r)) => (l.to_string(), Some(r.to_string())),
+        None => (spec.clone(), None),
+    };
+    let inputs: Vec<Vec<char>> = lhs.split(',').map(|s| s.chars().collect()).collect();
+    if inputs.len() != xs.len() {
+        return Err(Error::arg(
+            func,
+            format!(
+                "\"{subscripts}\" names {} operands, got {}",
+                inputs.len(),
+                xs.len()
+            ),
+        ));
+    }
+    if let Some(c) = spec
+        .chars()
+        .find(|c| !c.is_ascii_alphabetic() && !",->".contains(*c))
+    {
+        return Err(Error::arg(
+            func,
+            format!("invalid subscript character {c:?}"),
+        ));
+    }
+    let output: Vec<char> = match rhs {
+        Some(r) => r.chars().collect(),
+        None => {
+            let mut once: Vec<char> = inputs
+                .iter()
+                .flatten()
+                .copied()
+                .filter(|c| inputs.iter().flatten().filter(|d| *d == c).count() == 1)
+                .collect();
+            once.sort_unstable();
+            once
+        }
+    };
+    // Sizes of each label must agree.
+    let mut sizes: std::collections::BTreeMap<char, usize> = Default::default();
+    for (labels, x) in inputs.iter().zip(&xs) {
+        if labels.len() != x.ndim() {
+            return Err(Error::shape(
+                func,
+                &[x.shape()],
+                format!(
+                    "subscripts {:?} name {} axes of an operand with {}",
+                    labels.iter().collect::<String>(),
+                    labels.len(),
+                    x.ndim()
+                ),
+            ));
+        }
+        for (&c, &s) in labels.iter().zip(x.shape()) {
+            if let Some(&prev) = sizes.get(&c) {
+                if prev != s {
+                    return Err(Error::shape(
+                        func,
+                        &[x.shape()],
+                        format!("label {c:?} has sizes {prev} and {s}"),
+                    ));
+                }
+            } else {
+                sizes.insert(c, s);
+            }
+        }
+    }
+    if let Some(c) = output.iter().find(|c| !sizes.contains_key(c)) {
+        return Err(Error::arg(
+            func,
+            format!("output label {c:?} is not in any operand"),
+        ));
+    }
+    // Reduce each operand to distinct labels (diagonals of repeats, sums of labels used
+    // nowhere else), then contract pairwise.
+    let mut terms: Vec<(Vec<char>, Array)> = Vec::new();
+    for (i, (labels, x)) in inputs.iter().zip(&xs).enumerate() {
+        let others: Vec<char> = inputs
+            .iter()
+            .enumerate()
+            .filter(|(j, _)| *j != i)
+            .flat_map(|(_, l)| l.iter().copied())
+            .chain(output.iter().copied())
+            .collect();
+        terms.push(simplify(labels.clone(), x.clone(), &others)?);
+    }
+    let mut acc = terms.remove(0);
+    while !terms.is_empty() {
+        let next = terms.remove(0);
+        let keep: Vec<char> = terms
+            .iter()
+            .flat_map(|(l, _)| l.iter().copied())
+            .chain(output.iter().copied())
+            .collect();
+        acc = pair(acc, next, &keep)?;
+    }
+    // Final: sum labels not in the output, then transpose into the output order.
+    let (labels, x) = simplify(acc.0, acc.1, &output)?;
+    let perm: Vec<usize> = output
+        .iter()
+        .map(|c| {
+            labels
+                .iter()
+                .position(|d| d == c)
+                .expect("output labels survive")
+        })
+        .collect();
+    lax::transpose(&x, &perm)
+}
+
+/// Takes diagonals of repeated labels and sums labels not in `keep`.
+fn simplify(mut labels: Vec<char>, mut x: Array, keep: &[char]) -> Result<(Vec<char>, Array)> {
+    // Repeated labels: take the diagonal (appended last), until labels are distinct.
+    while let Some((i, j)) = (0..labels.len()).find_map(|i| {
+        (i + 1..labels.len())
+            .find(|&j| labels[j] == labels[i])
+            .map(|j| (i, j))
+    }) {
+        let c = labels[i];
+        x = diag_impl("einsum", &x, 0, i as isize, j as isize)?;
+        labels = labels
+            .iter()
+            .enumerate()
+            .filter(|(k, _)| *k != i && *k != j)
+            .map(|(_, &l)| l)
+            .collect();
+        labels.push(c);
+    }
+    let drop: Vec<usize> = (0..labels.len())
+        .filter(|&i| !keep.contains(&labels[i]))
+        .collect();
+    if !drop.is_empty() {
+        let xs = if x.dtype() == DType::Bool {
+            x.astype(DType::Int32)?
+        } else {
+            x
+        };
+        x = lax::reduce(ReduceOp::Sum, &xs, &drop)?;
+        labels = labels
+            .iter()
+            .enumerate()
+            .filter(|(k, _)| !drop.contains(k))
+            .map(|(_, &l)| l)
+            .collect();
+    }
+    Ok((labels, x))
+}
+
+/// Contracts two terms: labels in both and kept are batch, in both and not kept are
+/// contracted, the rest free; one batched matmul.
+fn pair(a: (Vec<char>, Array), b: (Vec<char>, Array), keep: &[char]) -> Result<(Vec<char>, Array)> {
+    let (la, xa) = a;
+    let (lb, xb) = b;
+    let batch: Vec<char> = la
+        .iter()
+        .copied()
+        .filter(|c| lb.contains(c) && keep.contains(c))
+        .collect();
+    let con: Vec<char> = la
+        .iter()
+        .copied()
+        .filter(|c| lb.contains(c) && !keep.contains(c))
+        .collect();
+    let fa: Vec<char> = la.iter().copied().filter(|c| !lb.contains(c)).collect();
+    let fb: Vec<char> = lb.iter().copied().filter(|c| !la.contains(c)).collect();
+    let pos = |l: &[char], cs: &[char]| -> Vec<usize> {
+        cs.iter()
+            .map(|c| l.iter().position(|d| d == c).expect("label present"))
+            .collect()
+    };
+    let size = |x: &Array, l: &[char], cs: &[char]| -> usize {
+        pos(l, cs).iter().map(|&i| x.shape()[i]).product()
+    };
+    let (nb, m, k, n) = (
+        size(&xa, &la, &batch),
+        size(&xa, &la, &fa),
+        size(&xa, &la, &con),
+        size(&xb, &lb, &fb),
+    );
+    let pa: Vec<usize> = [pos(&la, &batch), pos(&la, &fa), pos(&la, &con)].concat();
+    let pb: Vec<usize> = [pos(&lb, &batch), pos(&lb, &con), pos(&lb, &fb)].concat();
+    let a3 = lax::reshape(&lax::transpose(&xa, &pa)?, &[nb, m, k])?;
+    let b3 = lax::reshape(&lax::transpose(&xb, &pb)?, &[nb, k, n])?;
+    let r = lax::dot(&a3, &b3)?;
+    let labels: Vec<char> = [batch.clone(), fa.clone(), fb.clone()].concat();
+    let shape: Vec<usize> = batch
+        .iter()
+        .map(|c| xa.shape()[la.iter().position(|d| d == c).expect("label")])
+        .chain(
+            fa.iter()
+                .map(|c| xa.shape()[la.iter().position(|d| d == c).expect("label")]),
+        )
+        .chain(
+            fb.iter()
+                .map(|c| xb.shape()[lb.iter().position(|d| d == c).expect("label")]),
+        )
+        .collect();
+    Ok((labels, lax::reshape(&r, &shape)?))
+}

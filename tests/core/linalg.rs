@@ -1,0 +1,298 @@
+//! Linear algebra against f64 (and wrapping-integer) host references.
+
+use crate::common::*;
+use olympus::numpy as np;
+use olympus::{Array, DType};
+
+/// Host batched matmul of `[b, m, k] x [b, k, n]` values in dtype semantics; returns the
+/// result and, for floats, the sum of |products| of each element (the error scale).
+fn host_matmul(
+    a: &[f64],
+    b: &[f64],
+    dims: (usize, usize, usize, usize),
+    d: DType,
+) -> (Vec<f64>, Vec<f64>) {
+    let (nb, m, k, n) = dims;
+    let mut out = vec![0.0; nb * m * n];
+    let mut scale = vec![0.0; nb * m * n];
+    for p in 0..nb {
+        for i in 0..m {
+            for j in 0..n {
+                let (mut s, mut sa) = (0.0f64, 0.0f64);
+                let (mut si, mut su, mut sb) = (0i32, 0u32, false);
+                for q in 0..k {
+                    let x = a[(p * m + i) * k + q];
+                    let y = b[(p * k + q) * n + j];
+                    s += x * y;
+                    sa += (x * y).abs();
+                    si = si.wrapping_add((x as i32).wrapping_mul(y as i32));
+                    su = su.wrapping_add((x as u32).wrapping_mul(y as u32));
+                    sb |= x != 0.0 && y != 0.0;
+                }
+                let o = (p * m + i) * n + j;
+                out[o] = match d {
+                    DType::Int32 => f64::from(si),
+                    DType::UInt32 => f64::from(su),
+                    DType::Bool => f64::from(u8::from(sb)),
+                    _ => s,
+                };
+                scale[o] = sa;
+            }
+        }
+    }
+    (out, scale)
+}
+
+fn check(what: &str, got: &Array, want: &[f64], scale: &[f64], k: usize, d: DType) {
+    assert_eq!(got.dtype(), d, "{what}");
+    let g = got.to_f64_vec().unwrap();
+    assert_eq!(g.len(), want.len(), "{what}");
+    for i in 0..g.len() {
+        let ok = if d.is_floating() {
+            // float32 accumulation error (k terms) plus the final rounding.
+            let tol = scale[i] * (k as f64 + 2.0) * 2f64.powi(-24) + ulp_of(want[i], d);
+            !g[i].is_nan() && (g[i] - want[i]).abs() <= tol
+        } else {
+            g[i] == want[i]
+        };
+        assert!(
+            ok,
+            "{what}: element {i}: got {}, want {} ({d}, k={k})",
+            g[i], want[i]
+        );
+    }
+}
+
+#[test]
+fn matmul_every_dtype_odd_sizes_and_views() {
+    let mut r = rng();
+    for d in all_dtypes() {
+        for &(m, k, n) in &[
+            (1, 1, 1),
+            (7, 5, 3),
+            (65, 17, 70),
+            (3, 130, 1),
+            (0, 4, 3),
+            (2, 0, 3),
+        ] {
+            for transposed in [false, true] {
+                let (a, av) = random_array(&mut r, &[m, k], d, transposed);
+                let (b, bv) = random_array(&mut r, &[k, n], d, !transposed);
+                let c = np::matmul(&a, &b).unwrap();
+                assert_eq!(c.shape(), &[m, n]);
+                let (want, scale) = host_matmul(&av, &bv, (1, m, k, n), d);
+                check(&format!("matmul {m}x{k}x{n}"), &c, &want, &scale, k, d);
+            }
+        }
+    }
+}
+
+#[test]
+fn matmul_batches_broadcast_and_vectors() {
+    let mut r = rng();
+    let d = DType::Float32;
+    let (a, av) = random_array(&mut r, &[2, 3, 4, 5], d, false);
+    let (b, bv) = random_array(&mut r, &[5, 6], d, false);
+    let c = np::matmul(&a, &b).unwrap();
+    assert_eq!(c.shape(), &[2, 3, 4, 6]);
+    let bb: Vec<f64> = (0..6).flat_map(|_| bv.clone()).collect();
+    let (want, scale) = host_matmul(&av, &bb, (6, 4, 5, 6), d);
+    check("broadcast batch", &c, &want, &scale, 5, d);
+    // Batch dims broadcast against each other: [3, 1, 2, 4] x [5, 4, 2].
+    let (a, av) = random_array(&mut r, &[3, 1, 2, 4], d, false);
+    let (b, bv) = random_array(&mut r, &[5, 4, 2], d, false);
+    let c = np::matmul(&a, &b).unwrap();
+    assert_eq!(c.shape(), &[3, 5, 2, 2]);
+    let mut aa = Vec::new();
+    let mut bb = Vec::new();
+    for i in 0..3 {
+        for j in 0..5 {
+            aa.extend_from_slice(&av[i * 8..(i + 1) * 8]);
+            bb.extend_from_slice(&bv[j * 8..(j + 1) * 8]);
+        }
+    }
+    let (want, scale) = host_matmul(&aa, &bb, (15, 2, 4, 2), d);
+    check("mutual broadcast", &c, &want, &scale, 4, d);
+    // 1-D operands.
+    let (v, vv) = random_array(&mut r, &[4], d, false);
+    let (m2, mv) = random_array(&mut r, &[4, 3], d, false);
+    let c = np::matmul(&v, &m2).unwrap();
+    assert_eq!(c.shape(), &[3]);
+    let (want, scale) = host_matmul(&vv, &mv, (1, 1, 4, 3), d);
+    check("vector matrix", &c, &want, &scale, 4, d);
+    let c = np::matmul(np::transpose(&m2, None).unwrap(), &v).unwrap();
+    assert_eq!(c.shape(), &[3]);
+    check("matrix vector", &c, &want, &scale, 4, d);
+    let c = np::matmul(&v, &v).unwrap();
+    assert_eq!(c.shape(), &[] as &[usize]);
+    // Promotion: int32 x float32 -> float32; weak scalars are rejected as 0-d.
+    assert_eq!(
+        np::matmul(
+            np::ones(&[2, 2], DType::Int32).unwrap(),
+            np::ones(&[2, 2], DType::Float16).unwrap()
+        )
+        .unwrap()
+        .dtype(),
+        DType::Float16
+    );
+    let e = np::matmul(
+        np::ones(&[2, 3], DType::Float32).unwrap(),
+        np::ones(&[2, 3], DType::Float32).unwrap(),
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(e.contains("matmul") && e.contains("(2, 3)"), "{e}");
+    assert!(np::matmul(2.0, np::ones(&[2], DType::Float32).unwrap()).is_err());
+    assert!(np::matmul(
+        np::ones(&[2, 2, 2], DType::Float32).unwrap(),
+        np::ones(&[3, 2, 2], DType::Float32).unwrap()
+    )
+    .is_err());
+}
+
+#[test]
+fn dot_inner_outer_vdot_tensordot() {
+    let mut r = rng();
+    let d = DType::Float32;
+    let (a, av) = random_array(&mut r, &[3, 4], d, true);
+    let (b, bv) = random_array(&mut r, &[2, 4, 5], d, false);
+    // dot(2-D, 3-D): sum over a's last and b's second-to-last.
+    let c = np::dot(&a, &b).unwrap();
+    assert_eq!(c.shape(), &[3, 2, 5]);
+    let want = map_ref(&[3, 2, 5], |o| {
+        (0..4)
+            .map(|q| av[o[0] * 4 + q] * bv[(o[1] * 4 + q) * 5 + o[2]])
+            .sum()
+    });
+    assert_close_tol("dot", &c, &want, 1e-5);
+    let (v, vv) = random_array(&mut r, &[4], d, false);
+    let c = np::dot(&a, &v).unwrap();
+    let want = map_ref(&[3], |o| (0..4).map(|q| av[o[0] * 4 + q] * vv[q]).sum());
+    assert_close_tol("dot matrix vector", &c, &want, 1e-5);
+    assert_eq!(
+        np::dot(2, np::array([1, 2]).unwrap())
+            .unwrap()
+            .to_vec::<i32>()
+            .unwrap(),
+        vec![2, 4]
+    );
+    let c = np::inner(&a, &a).unwrap();
+    let want = map_ref(&[3, 3], |o| {
+        (0..4).map(|q| av[o[0] * 4 + q] * av[o[1] * 4 + q]).sum()
+    });
+    assert_close_tol("inner", &c, &want, 1e-5);
+    let c = np::outer(&v, &a).unwrap();
+    assert_eq!(c.shape(), &[4, 12]);
+    let want = map_ref(&[4, 12], |o| round_to(vv[o[0]] * av[o[1]], d));
+    assert_close("outer", &c, &want, d, EXACT);
+    let c = np::vdot(&a, &a).unwrap();
+    assert_close_tol("vdot", &c, &[av.iter().map(|x| x * x).sum()], 1e-5);
+    assert!(np::vdot(&a, &v).is_err());
+    let c = np::tensordot(&b, &a, &[1], &[1]).unwrap();
+    assert_eq!(c.shape(), &[2, 5, 3]);
+    let want = map_ref(&[2, 5, 3], |o| {
+        (0..4)
+            .map(|q| bv[(o[0] * 4 + q) * 5 + o[1]] * av[o[2] * 4 + q])
+            .sum()
+    });
+    assert_close_tol("tensordot", &c, &want, 1e-5);
+    assert!(np::tensordot(&b, &a, &[0], &[1]).is_err());
+}
+
+fn assert_close_tol(what: &str, got: &Array, want: &[f64], rel: f64) {
+    let g = got.to_f64_vec().unwrap();
+    assert_eq!(g.len(), want.len(), "{what}");
+    for (i, (&x, &y)) in g.iter().zip(want).enumerate() {
+        assert!(
+            !x.is_nan() && (x - y).abs() <= rel * (1.0 + y.abs()) * 8.0,
+            "{what}: element {i}: got {x}, want {y}"
+        );
+    }
+}
+
+#[test]
+fn diagonal_trace_einsum() {
+    let mut r = rng();
+    for d in all_dtypes() {
+        let (x, xv) = random_array(&mut r, &[3, 4, 5], d, true);
+        for off in [-2isize, 0, 1, 4, 7] {
+            let g = np::diagonal(&x, off, 1, 2).unwrap();
+            let (r0, c0) = if off >= 0 {
+                (0, off as usize)
+            } else {
+                ((-off) as usize, 0)
+            };
+            let len = (4usize.saturating_sub(r0)).min(5usize.saturating_sub(c0));
+            assert_eq!(g.shape(), &[3, len]);
+            let want = map_ref(&[3, len], |o| xv[o[0] * 20 + (r0 + o[1]) * 5 + c0 + o[1]]);
+            assert_close("diagonal", &g, &want, d, EXACT);
+        }
+        let g = np::diagonal(&x, 0, 2, 0).unwrap();
+        let want = map_ref(&[4, 3], |o| xv[o[1] * 20 + o[0] * 5 + o[1]]);
+        assert_close("diagonal axes", &g, &want, d, EXACT);
+    }
+    let x = np::reshape(np::arange(12).unwrap(), &[3, 4]).unwrap();
+    assert_eq!(np::trace(&x, 0, 0, 1).unwrap().item::<i32>().unwrap(), 15);
+    assert_eq!(
+        np::trace(&x, 1, 0, 1).unwrap().item::<i32>().unwrap(),
+        1 + 6 + 11
+    );
+    assert!(np::diagonal(np::arange(3).unwrap(), 0, 0, 1).is_err());
+    assert!(np::diagonal(&x, 0, 1, 1).is_err());
+
+    let mut r2 = rng();
+    let f = DType::Float32;
+    let (a, av) = random_array(&mut r2, &[2, 3, 4], f, false);
+    let (b, bv) = random_array(&mut r2, &[2, 4, 5], f, true);
+    let c = np::einsum("bij,bjk->bik", [&a, &b]).unwrap();
+    let (want, _) = host_matmul(&av, &bv, (2, 3, 4, 5), f);
+    assert_close_tol("einsum batched", &c, &want, 1e-5);
+    let c = np::einsum("bij,bjk->kib", [&a, &b]).unwrap();
+    assert_eq!(c.shape(), &[5, 3, 2]);
+    let want2 = map_ref(&[5, 3, 2], |o| want[(o[2] * 3 + o[1]) * 5 + o[0]]);
+    assert_close_tol("einsum permuted output", &c, &want2, 1e-5);
+    let c = np::einsum("bij->jb", [&a]).unwrap();
+    let want = map_ref(&[4, 2], |o| {
+        (0..3).map(|i| av[o[1] * 12 + i * 4 + o[0]]).sum()
+    });
+    assert_close_tol("einsum sum", &c, &want, 1e-5);
+    let c = np::einsum(
+        "i,j",
+        [
+            np::array([1.0f32, 2.0]).unwrap(),
+            np::array([3.0f32, 4.0, 5.0]).unwrap(),
+        ],
+    )
+    .unwrap();
+    assert_eq!(
+        c.to_vec::<f32>().unwrap(),
+        vec![3.0, 4.0, 5.0, 6.0, 8.0, 10.0]
+    );
+    let sq = np::reshape(np::arange(9).unwrap(), &[3, 3]).unwrap();
+    assert_eq!(np::einsum("ii", [&sq]).unwrap().item::<i32>().unwrap(), 12);
+    assert_eq!(
+        np::einsum("ii->i", [&sq]).unwrap().to_vec::<i32>().unwrap(),
+        vec![0, 4, 8]
+    );
+    assert_eq!(
+        np::einsum("ij->ji", [&sq])
+            .unwrap()
+            .to_vec::<i32>()
+            .unwrap(),
+        vec![0, 3, 6, 1, 4, 7, 2, 5, 8]
+    );
+    assert_eq!(
+        np::einsum("ij,jk,kl->il", [&sq, &sq, &sq])
+            .unwrap()
+            .to_vec::<i32>()
+            .unwrap(),
+        np::matmul(np::matmul(&sq, &sq).unwrap(), &sq)
+            .unwrap()
+            .to_vec::<i32>()
+            .unwrap()
+    );
+    assert!(np::einsum("ij,jk", [&sq]).is_err());
+    assert!(np::einsum("ij,jk", [&sq, &a]).is_err());
+    assert!(np::einsum("ij->q", [&sq]).is_err());
+    assert!(np::einsum("...i", [&sq]).is_err());
+}
