@@ -14,6 +14,7 @@
 pub(crate) mod matmul;
 pub(crate) mod reduce;
 pub(crate) mod rules;
+pub(crate) mod sort;
 
 use std::fmt::Write;
 
@@ -568,6 +569,17 @@ mod tests {
             }
         }
         assert!(kernels >= 40, "{kernels}");
+    }
+
+    #[test]
+    fn every_sort_kernel_validates() {
+        for d in DType::ALL {
+            let g = sort::stage(sort::key_dtype(d), 2, 8, 5, 2, 4);
+            let source = g.source();
+            if let Err(e) = validate(&source) {
+                panic!("sort on {d}: {e}\n{source}");
+            }
+        }
     }
 
     #[test]

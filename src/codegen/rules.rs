@@ -121,6 +121,7 @@ pub(crate) fn emit(
         Primitive::BroadcastInDim { .. }
         | Primitive::Slice { .. }
         | Primitive::Dot
+        | Primitive::Sort { .. }
         | Primitive::Transpose { .. }
         | Primitive::Reshape { .. }
         | Primitive::Rev { .. }

@@ -46,6 +46,10 @@ pub(crate) fn eval(
     match prim.eval_kind() {
         EvalKind::View => view(&prim, inputs[0], out),
         EvalKind::Dot => dot(&dev, inputs[0], inputs[1], out),
+        EvalKind::Sort => match prim {
+            Primitive::Sort { indices } => sort(&dev, inputs[0], indices, out),
+            _ => Err(Error::arg(prim.name(), "is not a sort")),
+        },
         EvalKind::Reduce => match prim {
             Primitive::Reduce { op, axes } => reduce(&dev, op, inputs[0], &axes, out),
             _ => Err(Error::arg(prim.name(), "is not a reduction")),
@@ -401,6 +405,84 @@ fn dot(dev: &Device, a: &Array, b: &Array, out: Aval) -> Result<Array> {
                 weak: out.weak,
             },
             &[&r],
+            None,
+        )
+    }
+}
+
+/// Sorts along the last dimension: keys padded to a power of two with their positions,
+/// then the bitonic stages in place, then a view of the first `n` columns.
+fn sort(dev: &Device, x: &Array, indices: bool, out: Aval) -> Result<Array> {
+    use crate::codegen::sort::{key_dtype, stage};
+    use crate::lax::Literal;
+    let r = x.ndim();
+    let n = x.shape()[r - 1];
+    let rows: usize = x.shape()[..r - 1].iter().product();
+    if out.size() == 0 {
+        return crate::lax::full(&out.shape, Literal::I32(0).cast(out.dtype), Some(dev));
+    }
+    let p = n.next_power_of_two();
+    let kd = key_dtype(x.dtype());
+    let keys = crate::lax::reshape(x, &[rows, n])?;
+    let keys = if kd == x.dtype() {
+        keys
+    } else {
+        crate::lax::convert_element_type(&keys, kd)?
+    };
+    // Fresh buffers the stages may overwrite (padding values are never compared: positions
+    // past `n` sort last).
+    let keys = crate::lax::pad(&keys, &[0, 0], &[0, p - n], Some(Literal::I32(0).cast(kd)))?;
+    let pos = crate::lax::iota(crate::dtype::DType::UInt32, &[rows, p], 1, Some(dev))?;
+    let inner = &dev.0;
+    let total = (rows * p) as u64;
+    if total * 4 > inner.window_bytes {
+        return Err(Error::OutOfMemory {
+            func: "sort".into(),
+            bytes: total * 4,
+            shape: x.shape().to_vec(),
+            dtype: x.dtype(),
+            reason: format!(
+                "sorting needs the padded rows in one storage binding of {} bytes",
+                inner.window_bytes
+            ),
+        });
+    }
+    let bindings = [
+        Binding {
+            buffer: keys.storage().buffer(),
+            offset: 0,
+            size: keys.storage().bytes,
+        },
+        Binding {
+            buffer: pos.storage().buffer(),
+            offset: 0,
+            size: pos.storage().bytes,
+        },
+    ];
+    let groups = total.div_ceil(codegen::WORKGROUP);
+    let mut k = 2u64;
+    while k <= p as u64 {
+        let mut j = k / 2;
+        while j >= 1 {
+            let g = stage(kd, rows as u64, p as u64, n as u64, j, k);
+            let kernel = inner.kernel(&g.body, || g.source())?;
+            inner.dispatch(&kernel, &bindings, &g.meta, groups)?;
+            j /= 2;
+        }
+        k *= 2;
+    }
+    let src = if indices { &pos } else { &keys };
+    let cols = crate::lax::slice(src, &[0, 0], &[rows, n], None)?;
+    let cols = crate::lax::reshape(&cols, &out.shape)?;
+    if cols.dtype() == out.dtype {
+        Ok(cols.with_weak(out.weak))
+    } else {
+        crate::lax::bind(
+            Primitive::ConvertElementType {
+                dtype: out.dtype,
+                weak: out.weak,
+            },
+            &[&cols],
             None,
         )
     }

@@ -229,3 +229,9 @@ pub fn gather(x: &Array, indices: &Array, axis: usize) -> Result<Array> {
 pub fn dot(a: &Array, b: &Array) -> Result<Array> {
     bind(Primitive::Dot, &[a, b], None)
 }
+
+/// Stable ascending sort of `x` along its last dimension, NaN last (`jax.lax.sort`);
+/// with `indices`, the int32 positions that sort each row instead (`argsort`).
+pub fn sort(x: &Array, indices: bool) -> Result<Array> {
+    bind(Primitive::Sort { indices }, &[x], None)
+}

@@ -320,6 +320,13 @@ pub enum Primitive {
     /// `matmul`, `tensordot` and `einsum` reduce to it with views). float16 accumulates in
     /// float32, int32 wraps, bool is "any of and".
     Dot,
+    /// Stable ascending sort along the last dimension, NaN last (a bitonic network of
+    /// compare-exchange kernels). Gives the sorted values, or with `indices` the int32
+    /// positions that sort each row (`argsort`).
+    Sort {
+        /// Return positions instead of values.
+        indices: bool,
+    },
     /// Broadcast to a shape (a view).
     BroadcastInDim {
         /// Output shape.
@@ -536,6 +543,8 @@ pub(crate) enum EvalKind {
     Reduce,
     /// The tiled matmul kernel.
     Dot,
+    /// Bitonic sort stages.
+    Sort,
 }
 
 impl Primitive {
@@ -560,6 +569,7 @@ impl Primitive {
             Primitive::Pad { .. } => "pad",
             Primitive::Gather { .. } => "gather",
             Primitive::Dot => "dot_general",
+            Primitive::Sort { .. } => "sort",
         }
     }
 
@@ -586,12 +596,13 @@ impl Primitive {
             Primitive::Pad { .. } => 15,
             Primitive::Gather { .. } => 16,
             Primitive::Dot => 17,
+            Primitive::Sort { .. } => 18,
         }
     }
 
     /// Number of variants in the table.
     #[cfg(test)]
-    pub(crate) const COUNT: usize = 18;
+    pub(crate) const COUNT: usize = 19;
 
     /// One instance of every variant with every parameter value that changes the generated
     /// code (for rule-coverage and kernel-validation tests).
@@ -635,6 +646,7 @@ impl Primitive {
             },
             Primitive::Gather { axis: 1 },
             Primitive::Dot,
+            Primitive::Sort { indices: true },
         ];
         v.extend(UnaryOp::ALL.iter().map(|&o| Primitive::Unary(o)));
         v.extend(BinaryOp::ALL.iter().map(|&o| Primitive::Binary(o)));
@@ -668,6 +680,7 @@ impl Primitive {
             | Primitive::Slice { .. } => EvalKind::View,
             Primitive::Reduce { .. } => EvalKind::Reduce,
             Primitive::Dot => EvalKind::Dot,
+            Primitive::Sort { .. } => EvalKind::Sort,
             _ => EvalKind::Elementwise,
         }
     }
@@ -690,6 +703,7 @@ impl Primitive {
             | Primitive::Reduce { .. }
             | Primitive::Slice { .. }
             | Primitive::Pad { .. }
+            | Primitive::Sort { .. }
             | Primitive::Transpose { .. } => 1,
             Primitive::Full { .. } | Primitive::Iota { .. } => 0,
         }
@@ -947,6 +961,17 @@ impl Primitive {
                 let shape: Vec<usize> = (0..r).map(|d| low[d] + x.shape[d] + high[d]).collect();
                 crate::shape::checked_size(name, &shape)?;
                 Ok(Aval::new(shape, x.dtype, x.weak))
+            }
+            Primitive::Sort { indices } => {
+                let x = &inputs[0];
+                if x.shape.is_empty() {
+                    return Err(Error::shape(name, &[&x.shape], "cannot sort a 0-d array"));
+                }
+                if *indices {
+                    Ok(Aval::new(x.shape.clone(), DType::Int32, false))
+                } else {
+                    Ok(x.clone())
+                }
             }
             Primitive::Dot => {
                 let (a, b) = (&inputs[0], &inputs[1]);

@@ -27,7 +27,10 @@ pub use joins::{
     vstack, PadMode, Repeats, Sections,
 };
 pub use linalg::{diagonal, dot, einsum, inner, matmul, outer, tensordot, trace, vdot};
-pub use reductions::{all, any, max, mean, min, prod, sum};
+pub use reductions::{
+    all, any, argmax, argmin, argsort, count_nonzero, cumprod, cumsum, logsumexp, max, mean,
+    median, min, nanmax, nanmean, nanmin, nansum, prod, sort, std, sum, var,
+};
 pub use shapes::{
     atleast_1d, atleast_2d, atleast_3d, broadcast_arrays, broadcast_to, expand_dims, flip,
     moveaxis, ravel, reshape, squeeze, swapaxes, transpose,

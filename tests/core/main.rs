@@ -13,4 +13,5 @@ mod operators;
 mod reductions;
 mod runtime;
 mod shapes;
+mod statistics;
 mod ufuncs;

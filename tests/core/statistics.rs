@@ -1,0 +1,452 @@
+//! argmax/argmin, var/std, logsumexp, nan-reductions, count_nonzero, cumsum/cumprod,
+//! sort/argsort and median against f64 host references.
+
+use crate::common::*;
+use olympus::{numpy as np, Array, DType};
+
+/// The elements of each output position's slice over `axes`, in C order, and the output
+/// shape (reduced axes removed).
+fn groups(v: &[f64], shape: &[usize], axes: &[usize]) -> (Vec<usize>, Vec<Vec<f64>>) {
+    let out_shape: Vec<usize> = (0..shape.len())
+        .filter(|i| !axes.contains(i))
+        .map(|i| shape[i])
+        .collect();
+    let n_out: usize = out_shape.iter().product();
+    let mut out = vec![Vec::new(); n_out];
+    for (i, &x) in v.iter().enumerate() {
+        let idx = unravel_c(i, shape);
+        let o = (0..shape.len())
+            .filter(|d| !axes.contains(d))
+            .fold(0, |acc, d| acc * shape[d] + idx[d]);
+        out[o].push(x);
+    }
+    (out_shape, out)
+}
+
+fn with_nans(r: &mut rand::rngs::StdRng, v: &mut [f64]) {
+    use rand::Rng;
+    for x in v.iter_mut() {
+        if r.random_range(0..5) == 0 {
+            *x = f64::NAN;
+        }
+    }
+}
+
+#[test]
+fn argmax_argmin_first_occurrence_and_nan() {
+    let mut r = rng();
+    let shape = [4usize, 6];
+    for d in all_dtypes() {
+        for transposed in [false, true] {
+            let (_, mut v) = random_array(&mut r, &shape, d, false);
+            // Repeats, so "first occurrence" matters; NaNs for floats.
+            for i in 0..v.len() / 3 {
+                v[i * 3 + 1] = v[i * 3];
+            }
+            if d.is_floating() {
+                with_nans(&mut r, &mut v);
+            }
+            let x = if transposed {
+                np::transpose(
+                    make(&map_ref(&[6, 4], |o| v[o[1] * 6 + o[0]]), &[6, 4], d),
+                    None,
+                )
+                .unwrap()
+            } else {
+                make(&v, &shape, d)
+            };
+            for axis in [None, Some(0isize), Some(-1)] {
+                for is_max in [true, false] {
+                    let got = if is_max {
+                        np::argmax(&x, axis, false)
+                    } else {
+                        np::argmin(&x, axis, false)
+                    }
+                    .unwrap();
+                    let axes: Vec<usize> = match axis {
+                        None => vec![0, 1],
+                        Some(a) => vec![a.rem_euclid(2) as usize],
+                    };
+                    let (os, gs) = groups(&v, &shape, &axes);
+                    let want: Vec<f64> = gs
+                        .iter()
+                        .map(|g| {
+                            if let Some(p) = g.iter().position(|x| x.is_nan()) {
+                                return p as f64;
+                            }
+                            let mut best = 0;
+                            for (i, &e) in g.iter().enumerate() {
+                                if (is_max && e > g[best]) || (!is_max && e < g[best]) {
+                                    best = i;
+                                }
+                            }
+                            best as f64
+                        })
+                        .collect();
+                    assert_eq!(got.shape(), os.as_slice());
+                    assert_close(
+                        &format!("arg{} {axis:?} {d}", if is_max { "max" } else { "min" }),
+                        &got,
+                        &want,
+                        DType::Int32,
+                        EXACT,
+                    );
+                }
+            }
+            let k = np::argmax(&x, Some(1), true).unwrap();
+            assert_eq!(k.shape(), &[4, 1]);
+            assert_eq!(np::argmin(&x, None, true).unwrap().shape(), &[1, 1]);
+        }
+    }
+    let e = np::argmax(np::zeros(&[3, 0], DType::Float32).unwrap(), Some(1), false)
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("argmax") && e.contains("empty"), "{e}");
+    assert_eq!(
+        np::argmax(np::zeros(&[0, 3], DType::Float32).unwrap(), Some(1), false)
+            .unwrap()
+            .shape(),
+        &[0]
+    );
+}
+
+#[test]
+fn var_std_logsumexp_nan_reductions_count() {
+    let mut r = rng();
+    let shape = [5usize, 7, 3];
+    for d in [DType::Float32, DType::Float16, DType::Int32] {
+        let (x, mut v) = random_array(&mut r, &shape, d, true);
+        let f = if d == DType::Float16 {
+            DType::Float16
+        } else {
+            DType::Float32
+        };
+        let tol = if d == DType::Float16 { 2.0 } else { 8.0 };
+        for axes in [vec![1usize], vec![0, 2], vec![0, 1, 2]] {
+            let ax: Vec<isize> = axes.iter().map(|&a| a as isize).collect();
+            let (os, gs) = groups(&v, &shape, &axes);
+            for ddof in [0usize, 1] {
+                let want: Vec<f64> = gs
+                    .iter()
+                    .map(|g| {
+                        let m = g.iter().sum::<f64>() / g.len() as f64;
+                        round_to(
+                            g.iter().map(|x| (x - m) * (x - m)).sum::<f64>()
+                                / (g.len() - ddof) as f64,
+                            f,
+                        )
+                    })
+                    .collect();
+                let got = np::var(&x, Some(&ax), ddof, false).unwrap();
+                assert_eq!(got.shape(), os.as_slice());
+                assert_close(&format!("var {axes:?} {d}"), &got, &want, f, tol * 4.0);
+                let got = np::std(&x, Some(&ax), ddof, true).unwrap();
+                assert_eq!(got.ndim(), 3);
+                let want: Vec<f64> = want.iter().map(|w| round_to(w.sqrt(), f)).collect();
+                assert_close(&format!("std {axes:?} {d}"), &got, &want, f, tol * 4.0);
+            }
+            if d.is_floating() {
+                let want: Vec<f64> = gs
+                    .iter()
+                    .map(|g| {
+                        let m = g.iter().cloned().fold(f64::NEG_INFINITY, f64::max);
+                        round_to(m + g.iter().map(|x| (x - m).exp()).sum::<f64>().ln(), f)
+                    })
+                    .collect();
+                assert_close(
+                    &format!("logsumexp {axes:?}"),
+                    &np::logsumexp(&x, Some(&ax), false).unwrap(),
+                    &want,
+                    f,
+                    tol,
+                );
+            }
+        }
+        if d.is_floating() {
+            with_nans(&mut r, &mut v);
+            // Make one slice all NaN.
+            v[..3].fill(f64::NAN);
+            let x = make(&v, &shape, d);
+            let (_, gs) = groups(&v, &shape, &[2]);
+            let clean = |g: &Vec<f64>| {
+                g.iter()
+                    .copied()
+                    .filter(|x| !x.is_nan())
+                    .collect::<Vec<f64>>()
+            };
+            let want: Vec<f64> = gs
+                .iter()
+                .map(|g| round_to(clean(g).iter().sum(), f))
+                .collect();
+            assert_close(
+                "nansum",
+                &np::nansum(&x, Some(&[2]), false).unwrap(),
+                &want,
+                f,
+                tol,
+            );
+            let want: Vec<f64> = gs
+                .iter()
+                .map(|g| {
+                    let c = clean(g);
+                    round_to(c.iter().sum::<f64>() / c.len() as f64, f)
+                })
+                .collect();
+            assert_close(
+                "nanmean",
+                &np::nanmean(&x, Some(&[2]), false).unwrap(),
+                &want,
+                f,
+                tol,
+            );
+            let want: Vec<f64> = gs
+                .iter()
+                .map(|g| {
+                    let c = clean(g);
+                    if c.is_empty() {
+                        f64::NAN
+                    } else {
+                        c.iter().cloned().fold(f64::NEG_INFINITY, f64::max)
+                    }
+                })
+                .collect();
+            assert_close(
+                "nanmax",
+                &np::nanmax(&x, Some(&[2]), false).unwrap(),
+                &want,
+                f,
+                EXACT,
+            );
+            let want: Vec<f64> = gs
+                .iter()
+                .map(|g| {
+                    let c = clean(g);
+                    if c.is_empty() {
+                        f64::NAN
+                    } else {
+                        c.iter().cloned().fold(f64::INFINITY, f64::min)
+                    }
+                })
+                .collect();
+            assert_close(
+                "nanmin",
+                &np::nanmin(&x, Some(&[2]), false).unwrap(),
+                &want,
+                f,
+                EXACT,
+            );
+            let want: Vec<f64> = gs
+                .iter()
+                .map(|g| g.iter().filter(|&&x| x != 0.0).count() as f64)
+                .collect();
+            assert_close(
+                "count_nonzero",
+                &np::count_nonzero(&x, Some(&[-1]), false).unwrap(),
+                &want,
+                DType::Int32,
+                EXACT,
+            );
+        }
+    }
+    // logsumexp edge values: all -inf, +inf, empty.
+    let x = np::array([f32::NEG_INFINITY, f32::NEG_INFINITY]).unwrap();
+    assert_eq!(
+        np::logsumexp(&x, None, false)
+            .unwrap()
+            .item::<f32>()
+            .unwrap(),
+        f32::NEG_INFINITY
+    );
+    let x = np::array([1.0f32, f32::INFINITY]).unwrap();
+    assert_eq!(
+        np::logsumexp(&x, None, false)
+            .unwrap()
+            .item::<f32>()
+            .unwrap(),
+        f32::INFINITY
+    );
+    assert_eq!(
+        np::logsumexp(np::zeros(&[0], DType::Float32).unwrap(), None, false)
+            .unwrap()
+            .item::<f32>()
+            .unwrap(),
+        f32::NEG_INFINITY
+    );
+    assert!(np::nanmax(np::zeros(&[0], DType::Float32).unwrap(), None, false).is_err());
+    assert_eq!(
+        np::count_nonzero([true, false, true], None, false)
+            .unwrap()
+            .item::<i32>()
+            .unwrap(),
+        2
+    );
+}
+
+#[test]
+fn cumsum_cumprod() {
+    let mut r = rng();
+    for d in all_dtypes() {
+        for &n in &[1usize, 7, 257] {
+            let (x, v) = random_array(&mut r, &[3, n], d, true);
+            let got = np::cumsum(&x, Some(1)).unwrap();
+            let out = if d == DType::Bool { DType::Int32 } else { d };
+            let want = map_ref(&[3, n], |o| {
+                let row = &v[o[0] * n..o[0] * n + o[1] + 1];
+                match d {
+                    DType::Int32 | DType::Bool => {
+                        f64::from(row.iter().fold(0i32, |a, &x| a.wrapping_add(x as i32)))
+                    }
+                    DType::UInt32 => {
+                        f64::from(row.iter().fold(0u32, |a, &x| a.wrapping_add(x as u32)))
+                    }
+                    _ => round_to(row.iter().sum(), d),
+                }
+            });
+            if d.is_floating() {
+                // Tree accumulation: error bounded by log2(n) roundings of partial sums.
+                let g = got.to_f64_vec().unwrap();
+                for (i, (&a, &b)) in g.iter().zip(&want).enumerate() {
+                    let scale: f64 = v[(i / n) * n..=i].iter().map(|x| x.abs()).sum();
+                    let eps = if d == DType::Float16 {
+                        2f64.powi(-11)
+                    } else {
+                        2f64.powi(-24)
+                    };
+                    assert!(
+                        (a - b).abs() <= (10.0 * scale * eps).max(ulp_of(b, d)),
+                        "cumsum {d} n={n} element {i}: {a} vs {b}"
+                    );
+                }
+            } else {
+                assert_close("cumsum", &got, &want, out, EXACT);
+            }
+        }
+    }
+    let x = np::array([[1.5f32, 2.0], [-1.0, 4.0]]).unwrap();
+    assert_eq!(
+        np::cumprod(&x, None).unwrap().to_vec::<f32>().unwrap(),
+        vec![1.5, 3.0, -3.0, -12.0]
+    );
+    assert_eq!(
+        np::cumprod(&x, Some(0)).unwrap().to_vec::<f32>().unwrap(),
+        vec![1.5, 2.0, -1.5, 8.0]
+    );
+    assert_eq!(
+        np::cumsum(np::zeros(&[0], DType::Int32).unwrap(), None)
+            .unwrap()
+            .shape(),
+        &[0]
+    );
+    assert_eq!(
+        np::cumsum(5, None).unwrap().to_vec::<i32>().unwrap(),
+        vec![5]
+    );
+}
+
+/// Host stable sort with NaN last; returns the sorting positions.
+fn host_argsort(g: &[f64]) -> Vec<usize> {
+    let mut p: Vec<usize> = (0..g.len()).collect();
+    p.sort_by(|&a, &b| {
+        let (x, y) = (g[a], g[b]);
+        match (x.is_nan(), y.is_nan()) {
+            (true, true) => std::cmp::Ordering::Equal,
+            (true, false) => std::cmp::Ordering::Greater,
+            (false, true) => std::cmp::Ordering::Less,
+            _ => x.partial_cmp(&y).unwrap(),
+        }
+    });
+    p
+}
+
+#[test]
+fn sort_argsort_median() {
+    let mut r = rng();
+    for d in all_dtypes() {
+        for &n in &[1usize, 7, 33, 1000] {
+            let (_, mut v) = random_array(&mut r, &[3, n], d, false);
+            for i in 0..v.len() / 4 {
+                v[i * 4 + 2] = v[i * 4]; // ties: stability matters
+            }
+            if d.is_floating() {
+                with_nans(&mut r, &mut v);
+            }
+            let x = make(&v, &[3, n], d);
+            let xt = np::transpose(
+                make(&map_ref(&[n, 3], |o| v[o[1] * n + o[0]]), &[n, 3], d),
+                None,
+            )
+            .unwrap();
+            for input in [&x, &xt] {
+                let s = np::sort(input, Some(-1)).unwrap();
+                let a = np::argsort(input, Some(1)).unwrap();
+                let (mut ws, mut wa) = (Vec::new(), Vec::new());
+                for row in 0..3 {
+                    let g = &v[row * n..(row + 1) * n];
+                    let p = host_argsort(g);
+                    ws.extend(p.iter().map(|&i| g[i]));
+                    wa.extend(p.iter().map(|&i| i as f64));
+                }
+                assert_close(&format!("sort {d} n={n}"), &s, &ws, d, EXACT);
+                assert_close(&format!("argsort {d} n={n}"), &a, &wa, DType::Int32, EXACT);
+                let back = np::take_along_axis(input, &a, 1).unwrap();
+                assert_close("take_along_axis(argsort)", &back, &ws, d, EXACT);
+            }
+            if d != DType::Bool {
+                let m = np::median(&x, Some(&[1]), false).unwrap();
+                let f = if d == DType::Float16 {
+                    DType::Float16
+                } else {
+                    DType::Float32
+                };
+                let want: Vec<f64> = (0..3)
+                    .map(|row| {
+                        let g = &v[row * n..(row + 1) * n];
+                        if g.iter().any(|x| x.is_nan()) {
+                            return f64::NAN;
+                        }
+                        let mut s = g.to_vec();
+                        s.sort_by(|a, b| a.partial_cmp(b).unwrap());
+                        // As JAX: the values become float32 (or stay float16) first, then
+                        // the two middles average in float32.
+                        let (a, b) = (round_to(s[(n - 1) / 2], f), round_to(s[n / 2], f));
+                        if n % 2 == 1 {
+                            a
+                        } else {
+                            round_to(round_to(a + b, DType::Float32) / 2.0, f)
+                        }
+                    })
+                    .collect();
+                assert_close(&format!("median {d} n={n}"), &m, &want, f, EXACT);
+            }
+        }
+    }
+    // Along axis 0, flattened, over several axes, 0-d and empty.
+    let x = np::array([[3, 1], [2, 5], [1, 4]]).unwrap();
+    assert_eq!(
+        np::sort(&x, Some(0)).unwrap().to_vec::<i32>().unwrap(),
+        vec![1, 1, 2, 4, 3, 5]
+    );
+    assert_eq!(
+        np::sort(&x, None).unwrap().to_vec::<i32>().unwrap(),
+        vec![1, 1, 2, 3, 4, 5]
+    );
+    assert_eq!(
+        np::median(&x, None, true).unwrap().to_vec::<f32>().unwrap(),
+        vec![2.5]
+    );
+    assert!(np::sort(np::asarray(1).unwrap(), Some(0)).is_err());
+    assert_eq!(
+        np::sort(np::zeros(&[2, 0], DType::Float32).unwrap(), Some(1))
+            .unwrap()
+            .shape(),
+        &[2, 0]
+    );
+    assert!(
+        np::median(np::zeros(&[0], DType::Float32).unwrap(), None, false)
+            .unwrap()
+            .item::<f32>()
+            .unwrap()
+            .is_nan()
+    );
+    let _: Option<Array> = None;
+}
