@@ -14,6 +14,7 @@
 pub(crate) mod matmul;
 pub(crate) mod reduce;
 pub(crate) mod rules;
+pub(crate) mod scatter;
 pub(crate) mod sort;
 
 use std::fmt::Write;
@@ -569,6 +570,19 @@ mod tests {
             }
         }
         assert!(kernels >= 40, "{kernels}");
+    }
+
+    #[test]
+    fn every_scatter_kernel_validates() {
+        for mode in scatter::ScatterMode::ALL {
+            for d in DType::ALL {
+                let g = scatter::scatter(mode, d, 4, 8, 0, 1);
+                let source = g.source();
+                if let Err(e) = validate(&source) {
+                    panic!("scatter {mode:?} on {d}: {e}\n{source}");
+                }
+            }
+        }
     }
 
     #[test]

@@ -122,6 +122,7 @@ pub(crate) fn emit(
         | Primitive::Slice { .. }
         | Primitive::Dot
         | Primitive::Sort { .. }
+        | Primitive::Scatter { .. }
         | Primitive::Transpose { .. }
         | Primitive::Reshape { .. }
         | Primitive::Rev { .. }

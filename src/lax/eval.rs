@@ -46,6 +46,10 @@ pub(crate) fn eval(
     match prim.eval_kind() {
         EvalKind::View => view(&prim, inputs[0], out),
         EvalKind::Dot => dot(&dev, inputs[0], inputs[1], out),
+        EvalKind::Scatter => match prim {
+            Primitive::Scatter { mode } => scatter(&dev, inputs, mode, out),
+            _ => Err(Error::arg(prim.name(), "is not a scatter")),
+        },
         EvalKind::Sort => match prim {
             Primitive::Sort { indices } => sort(&dev, inputs[0], indices, out),
             _ => Err(Error::arg(prim.name(), "is not a sort")),
@@ -408,6 +412,67 @@ fn dot(dev: &Device, a: &Array, b: &Array, out: Aval) -> Result<Array> {
             None,
         )
     }
+}
+
+/// A fresh copy of the operand, then the scatter kernel writes the updates into it.
+fn scatter(
+    dev: &Device,
+    inputs: &[&Array],
+    mode: crate::lax::ScatterMode,
+    out: Aval,
+) -> Result<Array> {
+    let target = crate::lax::copy(inputs[0])?;
+    let count = inputs[1].size() as u64;
+    if count == 0 || target.size() == 0 {
+        return Ok(target.with_weak(out.weak));
+    }
+    let flat = |a: &Array| -> Result<Array> {
+        if a.layout().is_contiguous() {
+            Ok(a.clone())
+        } else {
+            crate::lax::copy(a)
+        }
+    };
+    let (pos, vals) = (flat(inputs[1])?, flat(inputs[2])?);
+    let inner = &dev.0;
+    for a in [&target, &pos, &vals] {
+        if a.storage().bytes > inner.window_bytes {
+            return Err(Error::OutOfMemory {
+                func: "scatter".into(),
+                bytes: a.storage().bytes,
+                shape: a.shape().to_vec(),
+                dtype: a.dtype(),
+                reason: format!(
+                    "scatter needs each operand in one storage binding of {} bytes",
+                    inner.window_bytes
+                ),
+            });
+        }
+    }
+    let g = crate::codegen::scatter::scatter(
+        mode,
+        out.dtype,
+        count,
+        target.size() as u64,
+        pos.layout().offset as u64,
+        vals.layout().offset as u64,
+    );
+    let kernel = inner.kernel(&g.body, || g.source())?;
+    let bindings: Vec<Binding<'_>> = [&pos, &vals, &target]
+        .iter()
+        .map(|a| Binding {
+            buffer: a.storage().buffer(),
+            offset: 0,
+            size: a.storage().bytes,
+        })
+        .collect();
+    inner.dispatch(
+        &kernel,
+        &bindings,
+        &g.meta,
+        count.div_ceil(codegen::WORKGROUP),
+    )?;
+    Ok(target.with_weak(out.weak))
 }
 
 /// Sorts along the last dimension: keys padded to a power of two with their positions,

@@ -16,7 +16,7 @@ mod primitive;
 #[cfg(test)]
 pub(crate) use eval::input_maps;
 pub(crate) use primitive::EvalKind;
-pub use primitive::{BinaryOp, CompareOp, Literal, Primitive, ReduceOp, UnaryOp};
+pub use primitive::{BinaryOp, CompareOp, Literal, Primitive, ReduceOp, ScatterMode, UnaryOp};
 
 use crate::array::Array;
 use crate::dtype::DType;
@@ -234,4 +234,11 @@ pub fn dot(a: &Array, b: &Array) -> Result<Array> {
 /// with `indices`, the int32 positions that sort each row instead (`argsort`).
 pub fn sort(x: &Array, indices: bool) -> Result<Array> {
     bind(Primitive::Sort { indices }, &[x], None)
+}
+
+/// `x` with `values[t]` combined (by `mode`) into the element at flat position
+/// `positions[t]` (int32, same shape as `values`): duplicates accumulate for combining
+/// modes; out-of-range positions are dropped, as JAX does where it cannot check.
+pub fn scatter(x: &Array, positions: &Array, values: &Array, mode: ScatterMode) -> Result<Array> {
+    bind(Primitive::Scatter { mode }, &[x, positions, values], None)
 }

@@ -5,6 +5,8 @@ use crate::dtype::DType;
 use crate::error::{Error, Result};
 use half::f16;
 
+pub use crate::codegen::scatter::ScatterMode;
+
 /// A scalar in one dtype, as a primitive parameter (the value of `full`).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum Literal {
@@ -327,6 +329,13 @@ pub enum Primitive {
         /// Return positions instead of values.
         indices: bool,
     },
+    /// `x` with `values[t]` combined into the element at flat position `positions[t]`
+    /// (operands: `x`, int32 `positions`, `values` of `x`'s dtype and `positions`' shape).
+    /// Duplicates accumulate for combining modes; out-of-range positions are dropped.
+    Scatter {
+        /// How updates combine.
+        mode: ScatterMode,
+    },
     /// Broadcast to a shape (a view).
     BroadcastInDim {
         /// Output shape.
@@ -545,6 +554,8 @@ pub(crate) enum EvalKind {
     Dot,
     /// Bitonic sort stages.
     Sort,
+    /// A copy, then the atomic scatter kernel.
+    Scatter,
 }
 
 impl Primitive {
@@ -570,6 +581,7 @@ impl Primitive {
             Primitive::Gather { .. } => "gather",
             Primitive::Dot => "dot_general",
             Primitive::Sort { .. } => "sort",
+            Primitive::Scatter { .. } => "scatter",
         }
     }
 
@@ -597,12 +609,13 @@ impl Primitive {
             Primitive::Gather { .. } => 16,
             Primitive::Dot => 17,
             Primitive::Sort { .. } => 18,
+            Primitive::Scatter { .. } => 19,
         }
     }
 
     /// Number of variants in the table.
     #[cfg(test)]
-    pub(crate) const COUNT: usize = 19;
+    pub(crate) const COUNT: usize = 20;
 
     /// One instance of every variant with every parameter value that changes the generated
     /// code (for rule-coverage and kernel-validation tests).
@@ -647,6 +660,9 @@ impl Primitive {
             Primitive::Gather { axis: 1 },
             Primitive::Dot,
             Primitive::Sort { indices: true },
+            Primitive::Scatter {
+                mode: ScatterMode::Add,
+            },
         ];
         v.extend(UnaryOp::ALL.iter().map(|&o| Primitive::Unary(o)));
         v.extend(BinaryOp::ALL.iter().map(|&o| Primitive::Binary(o)));
@@ -681,6 +697,7 @@ impl Primitive {
             Primitive::Reduce { .. } => EvalKind::Reduce,
             Primitive::Dot => EvalKind::Dot,
             Primitive::Sort { .. } => EvalKind::Sort,
+            Primitive::Scatter { .. } => EvalKind::Scatter,
             _ => EvalKind::Elementwise,
         }
     }
@@ -689,7 +706,7 @@ impl Primitive {
     pub(crate) fn arity(&self) -> usize {
         match self {
             Primitive::Concatenate { .. } => usize::MAX,
-            Primitive::Select => 3,
+            Primitive::Select | Primitive::Scatter { .. } => 3,
             Primitive::Binary(_)
             | Primitive::Compare(_)
             | Primitive::Gather { .. }
@@ -961,6 +978,31 @@ impl Primitive {
                 let shape: Vec<usize> = (0..r).map(|d| low[d] + x.shape[d] + high[d]).collect();
                 crate::shape::checked_size(name, &shape)?;
                 Ok(Aval::new(shape, x.dtype, x.weak))
+            }
+            Primitive::Scatter { .. } => {
+                let (x, p, v) = (&inputs[0], &inputs[1], &inputs[2]);
+                if p.dtype != DType::Int32 || v.dtype != x.dtype {
+                    return Err(Error::dtype(
+                        name,
+                        &[x.dtype, p.dtype, v.dtype],
+                        "needs int32 positions and values of the operand's dtype",
+                    ));
+                }
+                if p.shape != v.shape {
+                    return Err(Error::shape(
+                        name,
+                        &[&x.shape, &p.shape, &v.shape],
+                        "positions and values must have one shape",
+                    ));
+                }
+                if x.size() > i32::MAX as usize {
+                    return Err(Error::shape(
+                        name,
+                        &[&x.shape],
+                        "scatter addresses at most 2^31 - 1 elements",
+                    ));
+                }
+                Ok(x.clone())
             }
             Primitive::Sort { indices } => {
                 let x = &inputs[0];

@@ -554,3 +554,178 @@ pub fn compress(
     let idx = Array::from_slice_on(x.device(), &pos, &[pos.len()])?;
     take(&x, &idx, Some(ax as isize))
 }
+
+/// Where a functional update lands: a basic index, or integer positions along the first
+/// axis (see [`Array::at`]).
+#[derive(Clone, Debug)]
+pub enum AtIndex {
+    /// A basic index (`s![...]`).
+    Basic(SliceSpec),
+    /// Integer positions along the first axis (negative from the end); repeated
+    /// positions accumulate for `add`, `multiply`, `min` and `max`.
+    Positions(Array),
+    /// Integer positions given on the host.
+    HostPositions(Vec<i32>),
+}
+
+impl From<SliceSpec> for AtIndex {
+    fn from(s: SliceSpec) -> AtIndex {
+        AtIndex::Basic(s)
+    }
+}
+
+impl From<isize> for AtIndex {
+    fn from(i: isize) -> AtIndex {
+        AtIndex::Basic(SliceSpec(vec![SliceElem::Index(i)]))
+    }
+}
+
+impl From<i32> for AtIndex {
+    fn from(i: i32) -> AtIndex {
+        AtIndex::Basic(SliceSpec(vec![SliceElem::Index(i as isize)]))
+    }
+}
+
+impl From<Array> for AtIndex {
+    fn from(a: Array) -> AtIndex {
+        AtIndex::Positions(a)
+    }
+}
+
+impl From<&Array> for AtIndex {
+    fn from(a: &Array) -> AtIndex {
+        AtIndex::Positions(a.clone())
+    }
+}
+
+impl From<Vec<i32>> for AtIndex {
+    fn from(v: Vec<i32>) -> AtIndex {
+        AtIndex::HostPositions(v)
+    }
+}
+
+impl<const N: usize> From<[i32; N]> for AtIndex {
+    fn from(v: [i32; N]) -> AtIndex {
+        AtIndex::from(v.to_vec())
+    }
+}
+
+/// A pending functional update of an array (JAX's `x.at[idx]`): each method returns a new
+/// array and leaves the original unchanged.
+pub struct At<'a> {
+    x: &'a Array,
+    index: AtIndex,
+}
+
+impl Array {
+    /// Functional updates at `index` (JAX's `x.at[idx]`): `x.at(s![1, ..]).set(0.0)`,
+    /// `x.at([0, 2, 0]).add(1.0)` (repeated positions accumulate).
+    ///
+    /// ```
+    /// use olympus::{numpy as np, s};
+    /// let x = np::zeros(&[4], np::DType::Float32)?;
+    /// let y = x.at([0, 2, 0]).add(1.0)?;
+    /// assert_eq!(y.to_vec::<f32>()?, vec![2.0, 0.0, 1.0, 0.0]);
+    /// let z = y.at(s![1..;2]).set([5.0f32, 6.0])?;
+    /// assert_eq!(z.to_vec::<f32>()?, vec![2.0, 5.0, 1.0, 6.0]);
+    /// assert_eq!(x.to_vec::<f32>()?, vec![0.0; 4]);
+    /// # Ok::<(), olympus::Error>(())
+    /// ```
+    pub fn at(&self, index: impl Into<AtIndex>) -> At<'_> {
+        At {
+            x: self,
+            index: index.into(),
+        }
+    }
+}
+
+impl At<'_> {
+    /// The flat positions the index selects (int32, in the index's result shape).
+    fn positions(&self, func: &str) -> Result<Array> {
+        let x = self.x;
+        if x.size() > i32::MAX as usize {
+            return Err(Error::shape(
+                func,
+                &[x.shape()],
+                "updates address at most 2^31 - 1 elements",
+            ));
+        }
+        let flat = lax::iota(DType::Int32, &[x.size()], 0, Some(x.device()))?;
+        let grid = lax::reshape(&flat, x.shape())?;
+        match &self.index {
+            AtIndex::Basic(spec) => grid.slice(spec.clone()),
+            AtIndex::Positions(_) | AtIndex::HostPositions(_) => {
+                if x.ndim() == 0 {
+                    return Err(Error::shape(
+                        func,
+                        &[x.shape()],
+                        "cannot index a 0-d array by position",
+                    ));
+                }
+                let idx = match &self.index {
+                    AtIndex::Positions(a) => a.clone(),
+                    AtIndex::HostPositions(v) => Array::from_slice_on(x.device(), v, &[v.len()])?,
+                    AtIndex::Basic(_) => unreachable!("matched above"),
+                };
+                take(&grid, &idx, Some(0))
+            }
+        }
+    }
+
+    fn apply(self, func: &str, values: impl ArrayLike, mode: lax::ScatterMode) -> Result<Array> {
+        let pos = self.positions(func)?;
+        let v = super::asarray(operand(func, 0, values)?)?;
+        let v = if v.dtype() == self.x.dtype() {
+            v
+        } else {
+            v.astype(self.x.dtype())?
+        };
+        let v = super::broadcast_to(&v, pos.shape()).map_err(|_| {
+            Error::shape(
+                func,
+                &[self.x.shape(), pos.shape(), v.shape()],
+                format!(
+                    "values of shape {} do not broadcast to the indexed shape {}",
+                    fmt_shape(v.shape()),
+                    fmt_shape(pos.shape())
+                ),
+            )
+        })?;
+        let r = lax::scatter(self.x, &pos, &v, mode)?;
+        Ok(r.with_weak(self.x.weak_type()))
+    }
+
+    /// The selected elements (as indexing would give them).
+    pub fn get(self) -> Result<Array> {
+        let pos = self.positions("at.get")?;
+        let flat = super::ravel(self.x)?;
+        let p = lax::reshape(&pos, &[pos.size()])?;
+        let g = lax::gather(&flat, &p, 0)?;
+        lax::reshape(&g, pos.shape())
+    }
+
+    /// Replaces the selected elements with `values` (broadcast, cast to the array's dtype).
+    pub fn set(self, values: impl ArrayLike) -> Result<Array> {
+        self.apply("at.set", values, lax::ScatterMode::Set)
+    }
+
+    /// Adds `values`; repeated positions accumulate (logical or for bool).
+    pub fn add(self, values: impl ArrayLike) -> Result<Array> {
+        self.apply("at.add", values, lax::ScatterMode::Add)
+    }
+
+    /// Multiplies by `values`; repeated positions accumulate (logical and for bool).
+    pub fn multiply(self, values: impl ArrayLike) -> Result<Array> {
+        self.apply("at.multiply", values, lax::ScatterMode::Mul)
+    }
+
+    /// The minimum with `values` (NaN propagates).
+    pub fn min(self, values: impl ArrayLike) -> Result<Array> {
+        self.apply("at.min", values, lax::ScatterMode::Min)
+    }
+
+    /// The maximum with `values` (NaN propagates).
+    pub fn max(self, values: impl ArrayLike) -> Result<Array> {
+        self.apply("at.max", values, lax::ScatterMode::Max)
+    }
+}

@@ -19,8 +19,8 @@ pub use creation::{
     ones, ones_like, zeros, zeros_like, ArangeSpec,
 };
 pub use indexing::{
-    argwhere, compress, extract, nonzero, take, take_along_axis, Ellipsis, NewAxis, SliceElem,
-    SliceSpec,
+    argwhere, compress, extract, nonzero, take, take_along_axis, At, AtIndex, Ellipsis, NewAxis,
+    SliceElem, SliceSpec,
 };
 pub use joins::{
     array_split, concatenate, dstack, hstack, pad, repeat, roll, split, stack, tile, tril, triu,
