@@ -710,6 +710,7 @@ impl At<'_> {
     }
 
     /// Adds `values`; repeated positions accumulate (logical or for bool).
+    #[allow(clippy::should_implement_trait)] // JAX's name; `At` is not a value to add to.
     pub fn add(self, values: impl ArrayLike) -> Result<Array> {
         self.apply("at.add", values, lax::ScatterMode::Add)
     }
