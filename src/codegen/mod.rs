@@ -558,12 +558,18 @@ mod tests {
                                 f16_native,
                                 window_bytes: 1 << 27,
                             };
-                            let g = reduce::reduction(op, d, layout, windows, 4, 8, 1, windows, &t);
-                            let source = g.source();
-                            if let Err(e) = validate(&source) {
-                                panic!("{} on {d}: {e}\n{source}", op.name());
+                            for g in [
+                                reduce::row_reduction(op, d, layout, windows, 4, 8, 1, windows, &t),
+                                reduce::column_reduction(
+                                    op, d, layout, windows, 8, 4, 1, windows, &t,
+                                ),
+                            ] {
+                                let source = g.source();
+                                if let Err(e) = validate(&source) {
+                                    panic!("{} on {d}: {e}\n{source}", op.name());
+                                }
+                                kernels += 1;
                             }
-                            kernels += 1;
                         }
                     }
                 }

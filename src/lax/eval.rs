@@ -562,9 +562,22 @@ fn reduce(
     axes: &[usize],
     out: Aval,
 ) -> Result<Array> {
-    use crate::codegen::reduce::{accumulator, reduction, CHUNK};
+    use crate::codegen::reduce::{
+        accumulator, column_reduction, row_reduction, COLUMN_CHUNK, ROW_CHUNK,
+    };
     let keep: Vec<usize> = (0..x.ndim()).filter(|i| !axes.contains(i)).collect();
-    let perm: Vec<usize> = keep.iter().chain(axes.iter()).copied().collect();
+    // Reducing leading axes of an array whose innermost axis is kept and contiguous: the
+    // column kernel (neighbouring threads read neighbouring elements). Otherwise the
+    // reduced axes are moved last and each row is reduced by workgroups.
+    let columns = !axes.is_empty()
+        && !keep.is_empty()
+        && keep.last() == Some(&(x.ndim() - 1))
+        && x.layout().strides.last() == Some(&1);
+    let perm: Vec<usize> = if columns {
+        axes.iter().chain(keep.iter()).copied().collect()
+    } else {
+        keep.iter().chain(axes.iter()).copied().collect()
+    };
     let mut cur = if perm.iter().enumerate().all(|(i, &p)| i == p) {
         x.clone()
     } else {
@@ -580,24 +593,41 @@ fn reduce(
     };
     let name = op.name();
     loop {
-        let parts = k.div_ceil(CHUNK).max(1);
+        let chunk = if columns { COLUMN_CHUNK } else { ROW_CHUNK };
+        let parts = k.div_ceil(chunk).max(1);
         let n = rows * parts;
         let bytes = n * acc.storage_bytes() as u64;
         let storage = dev.alloc(BufferKind::Storage, bytes, name, &out.shape, out.dtype)?;
         if n > 0 {
             let windows = codegen::windows_for(cur.storage().bytes, &target);
             let out_windows = codegen::windows_for(storage.bytes, &target);
-            let g = reduction(
-                op,
-                cur.dtype(),
-                cur.layout(),
-                windows,
-                rows,
-                k,
-                parts,
-                out_windows,
-                &target,
-            );
+            let (g, groups) = if columns {
+                let g = column_reduction(
+                    op,
+                    cur.dtype(),
+                    cur.layout(),
+                    windows,
+                    rows,
+                    k,
+                    parts,
+                    out_windows,
+                    &target,
+                );
+                (g, n.div_ceil(codegen::WORKGROUP))
+            } else {
+                let g = row_reduction(
+                    op,
+                    cur.dtype(),
+                    cur.layout(),
+                    windows,
+                    rows,
+                    k,
+                    parts,
+                    out_windows,
+                    &target,
+                );
+                (g, n.div_ceil(codegen::WORKGROUP))
+            };
             let kernel = inner.kernel(&g.body, || g.source())?;
             let mut bindings = Vec::new();
             for (s, w) in [(cur.storage(), windows), (&storage, out_windows)] {
@@ -610,9 +640,13 @@ fn reduce(
                     });
                 }
             }
-            inner.dispatch(&kernel, &bindings, &g.meta, n)?;
+            inner.dispatch(&kernel, &bindings, &g.meta, groups)?;
         }
-        let shape = [rows as usize, parts as usize];
+        let shape = if columns {
+            [parts as usize, rows as usize]
+        } else {
+            [rows as usize, parts as usize]
+        };
         let partial = Array::from_storage(
             dev.clone(),
             storage,
