@@ -29,6 +29,38 @@
 //! through GL). `OLYMPUS_BACKEND` (vulkan|metal|dx12|gl) and `OLYMPUS_ADAPTER` (a substring
 //! of the adapter name) override the choice; [`Device::new`] opens others, and
 //! [`with_device`] makes one the default for a scope.
+//!
+//! ## Pytrees
+//!
+//! Transformations take and return *pytrees*: nested structures whose leaves are
+//! [`Array`]s. [`tree`] implements [`PyTree`] for arrays (the leaves), tuples up to 12,
+//! `Vec`, Rust arrays, `Option` (`None` is an empty node, not a leaf), `BTreeMap<String, _>`
+//! and `HashMap<String, _>` (sorted key order) and `Box`; [`register_pytree!`] registers
+//! your structs, with `#[static]` fields carried as metadata in the [`TreeDef`]. Rust
+//! scalars and `String`s are static too, not leaves: to trace a scalar, make it an `Array`.
+//!
+//! ```
+//! use olympus::{numpy as np, tree, Array};
+//!
+//! struct Linear { w: Array, b: Array, activation: String }
+//! olympus::register_pytree!(Linear { w, b, #[static] activation });
+//!
+//! let layer = |v: f32| -> olympus::Result<Linear> {
+//!     Ok(Linear { w: np::full(&[2, 2], v, None)?, b: np::zeros(&[2], olympus::DType::Float32)?,
+//!                 activation: "relu".into() })
+//! };
+//! let params = vec![layer(1.0)?, layer(2.0)?];
+//! let grads = vec![layer(10.0)?, layer(10.0)?];
+//! // One SGD step over every leaf; the structure (and `activation`) carries over.
+//! let params: Vec<Linear> =
+//!     tree::tree_map2(|p, g| np::subtract(p, np::multiply(g, 0.1)?), &params, &grads)?;
+//! assert_eq!(params[1].w.to_vec::<f32>()?, [1.0; 4]);
+//! let def = tree::tree_structure(&params);
+//! assert_eq!(def.to_string(), "PyTreeDef([Linear { w: *, b: *, activation: \"relu\" }, \
+//!                              Linear { w: *, b: *, activation: \"relu\" }])");
+//! assert_eq!(def.key_paths()[2].to_string(), "[1].w");
+//! # Ok::<(), olympus::Error>(())
+//! ```
 
 #![warn(missing_docs)]
 
@@ -42,6 +74,7 @@ pub mod numpy;
 pub mod ops;
 pub mod runtime;
 pub mod shape;
+pub mod tree;
 
 pub use array::{current_device, with_device, Array, Aval};
 pub use convert::{ArrayLike, SupportsOlympusArray};
@@ -49,3 +82,4 @@ pub use dtype::{promote_types, result_type, DType, Element, TypeSpec};
 pub use error::{Error, Result};
 pub use runtime::{Backend, Device, DeviceInfo, DeviceOptions, F16Mode, MemoryStats};
 pub use shape::broadcast_shapes;
+pub use tree::{PyTree, TreeDef};

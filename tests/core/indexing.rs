@@ -209,9 +209,14 @@ fn functional_updates_accumulate_duplicates() {
         ];
         for (name, op) in ops {
             // Duplicate rows make `set` ambiguous; give it distinct rows.
-            let rows: Vec<i32> = if name == "set" { vec![4, 0, 2] } else { rows.to_vec() };
+            let rows: Vec<i32> = if name == "set" {
+                vec![4, 0, 2]
+            } else {
+                rows.to_vec()
+            };
             let n = rows.len();
-            let upd = np::reshape(u.slice(s![..n as isize, ..]).unwrap(), &[n as isize, 3]).unwrap();
+            let upd =
+                np::reshape(u.slice(s![..n as isize, ..]).unwrap(), &[n as isize, 3]).unwrap();
             let got = op(x.at(rows.clone()), &upd).unwrap();
             let mut want = xv.clone();
             for (k, &row) in rows.iter().enumerate() {
@@ -221,8 +226,12 @@ fn functional_updates_accumulate_duplicates() {
                     let b = |z: f64| z != 0.0;
                     want[row * 3 + c] = match (name, d) {
                         ("set", _) => v,
-                        ("add", DType::Bool) | ("max", DType::Bool) => f64::from(u8::from(b(o) || b(v))),
-                        ("multiply", DType::Bool) | ("min", DType::Bool) => f64::from(u8::from(b(o) && b(v))),
+                        ("add", DType::Bool) | ("max", DType::Bool) => {
+                            f64::from(u8::from(b(o) || b(v)))
+                        }
+                        ("multiply", DType::Bool) | ("min", DType::Bool) => {
+                            f64::from(u8::from(b(o) && b(v)))
+                        }
                         ("add", DType::Int32) => f64::from((o as i32).wrapping_add(v as i32)),
                         ("add", DType::UInt32) => f64::from((o as u32).wrapping_add(v as u32)),
                         ("multiply", DType::Int32) => f64::from((o as i32).wrapping_mul(v as i32)),
@@ -235,7 +244,11 @@ fn functional_updates_accumulate_duplicates() {
                 }
             }
             // Float additions of duplicates may associate either way: allow one rounding.
-            let tol = if d.is_floating() && (name == "add" || name == "multiply") { 2.0 } else { EXACT };
+            let tol = if d.is_floating() && (name == "add" || name == "multiply") {
+                2.0
+            } else {
+                EXACT
+            };
             assert_close(&format!("at.{name} {d}"), &got, &want, d, tol);
         }
         // The original is unchanged.
@@ -245,19 +258,50 @@ fn functional_updates_accumulate_duplicates() {
     let x = np::zeros(&[3, 4], DType::Float16).unwrap();
     let y = x.at(s![1, 1..;2]).set(2.5).unwrap();
     assert_eq!(
-        y.to_vec::<half::f16>().unwrap().iter().map(|h| h.to_f32()).collect::<Vec<_>>(),
+        y.to_vec::<half::f16>()
+            .unwrap()
+            .iter()
+            .map(|h| h.to_f32())
+            .collect::<Vec<_>>(),
         vec![0.0, 0.0, 0.0, 0.0, 0.0, 2.5, 0.0, 2.5, 0.0, 0.0, 0.0, 0.0]
     );
-    let y = np::arange(6).unwrap().at(s![..;-2]).add(np::array([10, 20, 30]).unwrap()).unwrap();
+    let y = np::arange(6)
+        .unwrap()
+        .at(s![..;-2])
+        .add(np::array([10, 20, 30]).unwrap())
+        .unwrap();
     assert_eq!(y.to_vec::<i32>().unwrap(), vec![0, 31, 2, 23, 4, 15]);
     let y = np::arange(4).unwrap().at(1).set(9).unwrap();
     assert_eq!(y.to_vec::<i32>().unwrap(), vec![0, 9, 2, 3]);
-    assert_eq!(np::arange(4).unwrap().at([3, 1]).get().unwrap().to_vec::<i32>().unwrap(), vec![3, 1]);
-    let many = np::zeros(&[3], DType::Float32).unwrap().at(vec![1; 1000]).add(1.0).unwrap();
+    assert_eq!(
+        np::arange(4)
+            .unwrap()
+            .at([3, 1])
+            .get()
+            .unwrap()
+            .to_vec::<i32>()
+            .unwrap(),
+        vec![3, 1]
+    );
+    let many = np::zeros(&[3], DType::Float32)
+        .unwrap()
+        .at(vec![1; 1000])
+        .add(1.0)
+        .unwrap();
     assert_eq!(many.to_vec::<f32>().unwrap(), vec![0.0, 1000.0, 0.0]);
     // Errors: out of range, values that do not broadcast.
-    let e = np::arange(4).unwrap().at([4]).set(0).unwrap_err().to_string();
+    let e = np::arange(4)
+        .unwrap()
+        .at([4])
+        .set(0)
+        .unwrap_err()
+        .to_string();
     assert!(e.contains("out of bounds"), "{e}");
-    let e = np::arange(4).unwrap().at(s![..2]).set([1, 2, 3]).unwrap_err().to_string();
+    let e = np::arange(4)
+        .unwrap()
+        .at(s![..2])
+        .set([1, 2, 3])
+        .unwrap_err()
+        .to_string();
     assert!(e.contains("at.set") && e.contains("broadcast"), "{e}");
 }

@@ -14,4 +14,5 @@ mod reductions;
 mod runtime;
 mod shapes;
 mod statistics;
+mod tree;
 mod ufuncs;
