@@ -562,7 +562,8 @@ mod tests {
                                 reduce::row_reduction(op, d, layout, windows, 4, 8, 1, windows, &t),
                                 reduce::column_reduction(
                                     op, d, layout, windows, 8, 4, 1, windows, &t,
-                                ),
+                                )
+                                .0,
                             ] {
                                 let source = g.source();
                                 if let Err(e) = validate(&source) {

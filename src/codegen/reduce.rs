@@ -124,6 +124,32 @@ fn layout_meta(a: u64, b: u64, c: u64, layout: &Layout) -> Vec<u32> {
     meta
 }
 
+/// `combine` on `vec4`s, component by component.
+fn combine4(op: ReduceOp, acc: DType, a: &str, b: &str) -> String {
+    match (op, acc.is_floating()) {
+        (ReduceOp::Max | ReduceOp::Min, true) => {
+            let f = if op == ReduceOp::Max {
+                "nan_max_f32"
+            } else {
+                "nan_min_f32"
+            };
+            format!("vec4<f32>({f}({a}.x, {b}.x), {f}({a}.y, {b}.y), {f}({a}.z, {b}.z), {f}({a}.w, {b}.w))")
+        }
+        _ => combine(op, acc, a, b),
+    }
+}
+
+/// Whether a contiguous operand is read as `vec4` words: 4-byte elements, an offset and a
+/// run length that are multiples of four.
+fn vectorizable(in_dtype: DType, layout: &Layout, run: u64, t: &Target) -> bool {
+    let ((_, sbytes), _) = storage_types(in_dtype, t);
+    layout.is_contiguous()
+        && layout.offset.is_multiple_of(4)
+        && run.is_multiple_of(4)
+        && sbytes == 4
+        && in_dtype != DType::Float16
+}
+
 /// Rows reduced by each column-reduction thread per pass.
 pub(crate) const COLUMN_CHUNK: u64 = 16;
 
@@ -143,9 +169,12 @@ pub(crate) fn column_reduction(
     parts: u64,
     out_windows: u64,
     t: &Target,
-) -> Generated {
+) -> (Generated, u64) {
     let acc = accumulator(op, in_dtype);
     let at = acc_type(acc);
+    // Four neighbouring columns per thread, one vec4 load per row, where rows are whole
+    // vec4s.
+    let vector = vectorizable(in_dtype, layout, cols, t);
     let mut src = String::new();
     src.push_str("@group(0) @binding(0) var<storage, read> md: array<u32>;\nconst B: u32 = 4u;\n");
     loader(
@@ -155,20 +184,43 @@ pub(crate) fn column_reduction(
         layout,
         windows,
         out_windows,
-        false,
+        vector,
         t,
     );
     let id = identity(op, acc);
+    let (per, lanes, load, store) = if vector {
+        (
+            "cols / 4u",
+            format!("vec4<{at}>({id})"),
+            combine4(op, acc, "acc", "in0((r * cols + md[3]) / 4u + c)"),
+            "    out_st(part * cols + 4u * c, acc.x);\n    out_st(part * cols + 4u * c + 1u, acc.y);\n    out_st(part * cols + 4u * c + 2u, acc.z);\n    out_st(part * cols + 4u * c + 3u, acc.w);\n".to_string(),
+        )
+    } else {
+        (
+            "cols",
+            id.to_string(),
+            combine(op, acc, "acc", "ld(r * cols + c)"),
+            "    out_st(g, acc);\n".to_string(),
+        )
+    };
+    let ty = if vector {
+        format!("vec4<{at}>")
+    } else {
+        at.to_string()
+    };
     let _ = writeln!(
         src,
-        "@compute @workgroup_size({WORKGROUP})\nfn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>, @builtin(local_invocation_index) li: u32) {{\n    let g = (wg.y * nwg.x + wg.x) * {WORKGROUP}u + li;\n    let cols = md[0];\n    let k = md[1];\n    if (g >= cols * md[2]) {{ return; }}\n    let part = g / cols;\n    let c = g - part * cols;\n    var acc: {at} = {id};\n    for (var j = 0u; j < {COLUMN_CHUNK}u; j = j + 1u) {{\n        let r = part * {COLUMN_CHUNK}u + j;\n        if (r < k) {{\n            acc = {};\n        }}\n    }}\n    out_st(g, acc);\n}}",
-        combine(op, acc, "acc", "ld(r * cols + c)"),
+        "@compute @workgroup_size({WORKGROUP})\nfn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>, @builtin(local_invocation_index) li: u32) {{\n    let g = (wg.y * nwg.x + wg.x) * {WORKGROUP}u + li;\n    let cols = md[0];\n    let k = md[1];\n    let per = {per};\n    if (g >= per * md[2]) {{ return; }}\n    let part = g / per;\n    let c = g - part * per;\n    var acc: {ty} = {lanes};\n    for (var j = 0u; j < {COLUMN_CHUNK}u; j = j + 1u) {{\n        let r = part * {COLUMN_CHUNK}u + j;\n        if (r < k) {{\n            acc = {load};\n        }}\n    }}\n{store}}}",
     );
-    Generated {
-        body: src,
-        uses_f16: t.f16_native && in_dtype == DType::Float16,
-        meta: layout_meta(cols, k, parts, layout),
-    }
+    let threads = if vector { cols / 4 } else { cols } * parts;
+    (
+        Generated {
+            body: src,
+            uses_f16: t.f16_native && in_dtype == DType::Float16,
+            meta: layout_meta(cols, k, parts, layout),
+        },
+        threads,
+    )
 }
 
 /// Elements each thread of the row kernel combines per pass.
@@ -192,12 +244,7 @@ pub(crate) fn row_reduction(
 ) -> Generated {
     let acc = accumulator(op, in_dtype);
     let at = acc_type(acc);
-    let ((_, sbytes), _) = storage_types(in_dtype, t);
-    let vector = layout.is_contiguous()
-        && layout.offset.is_multiple_of(4)
-        && k.is_multiple_of(4)
-        && sbytes == 4
-        && in_dtype != DType::Float16;
+    let vector = vectorizable(in_dtype, layout, k, t);
     let mut src = String::new();
     src.push_str("@group(0) @binding(0) var<storage, read> md: array<u32>;\nconst B: u32 = 4u;\n");
     loader(
@@ -212,19 +259,7 @@ pub(crate) fn row_reduction(
     );
     let id = identity(op, acc);
     let inner = if vector {
-        let c4 = |a: &str, b: &str| -> String {
-            match (op, acc.is_floating()) {
-                (ReduceOp::Max | ReduceOp::Min, true) => {
-                    let f = if op == ReduceOp::Max {
-                        "nan_max_f32"
-                    } else {
-                        "nan_min_f32"
-                    };
-                    format!("vec4<f32>({f}({a}.x, {b}.x), {f}({a}.y, {b}.y), {f}({a}.z, {b}.z), {f}({a}.w, {b}.w))")
-                }
-                _ => combine(op, acc, a, b),
-            }
-        };
+        let c4 = |a: &str, b: &str| combine4(op, acc, a, b);
         // Two independent vec4 accumulators halve the dependency chain.
         format!(
             "    let base4 = (row * k + md[3]) / 4u;\n    let end4 = base4 + k / 4u;\n    let start4 = base4 + part * {q}u;\n    var a4 = vec4<{at}>({id});\n    var b4 = vec4<{at}>({id});\n    for (var j = 0u; j < {q}u; j = j + 2u) {{\n        let u = start4 + j;\n        if (u + 1u < end4) {{\n            a4 = {};\n            b4 = {};\n        }} else if (u < end4) {{\n            a4 = {};\n        }}\n    }}\n    a4 = {};\n    let acc = {};\n",

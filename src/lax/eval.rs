@@ -602,7 +602,7 @@ fn reduce(
             let windows = codegen::windows_for(cur.storage().bytes, &target);
             let out_windows = codegen::windows_for(storage.bytes, &target);
             let (g, groups) = if columns {
-                let g = column_reduction(
+                let (g, threads) = column_reduction(
                     op,
                     cur.dtype(),
                     cur.layout(),
@@ -613,7 +613,7 @@ fn reduce(
                     out_windows,
                     &target,
                 );
-                (g, n.div_ceil(codegen::WORKGROUP))
+                (g, threads.div_ceil(codegen::WORKGROUP))
             } else {
                 let g = row_reduction(
                     op,

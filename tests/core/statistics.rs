@@ -450,3 +450,74 @@ fn sort_argsort_median() {
     );
     let _: Option<Array> = None;
 }
+
+/// Leading-axis reductions take the column kernel (vec4 columns when rows are whole
+/// vectors, scalar otherwise) over several passes: check them on shapes that hit each.
+#[test]
+fn leading_axis_reductions_every_kernel_path() {
+    let mut r = rng();
+    for d in [DType::Float32, DType::Int32, DType::UInt32, DType::Float16] {
+        for shape in [[37usize, 8], [300, 12], [5, 7], [1, 4], [20, 1]] {
+            let (x, v) = random_array(&mut r, &shape, d, false);
+            let (_, gs) = groups(&v, &shape, &[0]);
+            let sum_want: Vec<f64> = gs
+                .iter()
+                .map(|g| match d {
+                    DType::Int32 => {
+                        f64::from(g.iter().fold(0i32, |a, &b| a.wrapping_add(b as i32)))
+                    }
+                    DType::UInt32 => {
+                        f64::from(g.iter().fold(0u32, |a, &b| a.wrapping_add(b as u32)))
+                    }
+                    _ => round_to(g.iter().sum(), d),
+                })
+                .collect();
+            let tol = if d == DType::Float16 { 2.0 } else { 64.0 };
+            let got = np::sum(&x, Some(&[0]), false).unwrap();
+            if d == DType::Float32 {
+                // Tree of 16-way sums: error bounded by the scale of the terms.
+                let g = got.to_f64_vec().unwrap();
+                for (i, (&a, &b)) in g.iter().zip(&sum_want).enumerate() {
+                    let scale: f64 = gs[i].iter().map(|x| x.abs()).sum();
+                    assert!(
+                        (a - b).abs() <= scale * 1e-6 + 1e-6,
+                        "sum {shape:?} column {i}: {a} vs {b}"
+                    );
+                }
+            } else {
+                assert_close(&format!("sum {shape:?} {d}"), &got, &sum_want, d, tol);
+            }
+            let max_want: Vec<f64> = gs
+                .iter()
+                .map(|g| g.iter().cloned().fold(f64::NEG_INFINITY, f64::max))
+                .collect();
+            assert_close(
+                &format!("max {shape:?} {d}"),
+                &np::max(&x, Some(&[0]), false).unwrap(),
+                &max_want,
+                d,
+                EXACT,
+            );
+            let min_want: Vec<f64> = gs
+                .iter()
+                .map(|g| g.iter().cloned().fold(f64::INFINITY, f64::min))
+                .collect();
+            assert_close(
+                &format!("min {shape:?} {d}"),
+                &np::min(&x, Some(&[0]), false).unwrap(),
+                &min_want,
+                d,
+                EXACT,
+            );
+        }
+    }
+    // NaN propagates through vec4 column max.
+    let mut v = vec![1.0f32; 64];
+    v[37] = f32::NAN;
+    let x = olympus::Array::from_slice(&v, &[16, 4]).unwrap();
+    let m = np::max(&x, Some(&[0]), false)
+        .unwrap()
+        .to_vec::<f32>()
+        .unwrap();
+    assert!(m[1].is_nan() && m[0] == 1.0 && m[2] == 1.0, "{m:?}");
+}
