@@ -614,14 +614,26 @@ mod tests {
         for d in DType::ALL {
             for f16_native in [false, true] {
                 for windows in [1u64, 2] {
-                    let t = Target {
-                        f16_native,
-                        window_bytes: 1 << 27,
-                    };
-                    let g = matmul::matmul(d, &a, windows, &b, windows, windows, (2, 3, 5, 4), &t);
-                    let source = g.source();
-                    if let Err(e) = validate(&source) {
-                        panic!("matmul on {d}: {e}\n{source}");
+                    for staged in [false, true] {
+                        let t = Target {
+                            f16_native,
+                            window_bytes: 1 << 27,
+                        };
+                        let g = matmul::matmul(
+                            d,
+                            &a,
+                            windows,
+                            &b,
+                            windows,
+                            windows,
+                            (2, 3, 5, 4),
+                            staged,
+                            &t,
+                        );
+                        let source = g.source();
+                        if let Err(e) = validate(&source) {
+                            panic!("matmul on {d} (staged {staged}): {e}\n{source}");
+                        }
                     }
                 }
             }

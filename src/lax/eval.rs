@@ -377,6 +377,10 @@ fn dot(dev: &Device, a: &Array, b: &Array, out: Aval) -> Result<Array> {
             wb,
             wo,
             (batch as u64, m as u64, n as u64, k as u64),
+            inner
+                .options
+                .matmul_workgroup_tiles
+                .unwrap_or(inner.info.device_type != wgpu::DeviceType::Cpu),
             &target,
         );
         let kernel = inner.kernel(&g.body, || g.source())?;

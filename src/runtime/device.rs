@@ -84,6 +84,10 @@ pub struct DeviceOptions {
     pub max_binding_bytes: Option<u64>,
     /// Lower the workgroups per grid dimension; tests use it to exercise 2-D grids.
     pub max_workgroups_per_dim: Option<u32>,
+    /// Whether the matmul kernel stages tiles in workgroup memory. `None` decides by the
+    /// adapter: yes on GPUs, no on CPU (software) adapters, where the barriers cost more
+    /// than the reuse saves.
+    pub matmul_workgroup_tiles: Option<bool>,
 }
 
 impl Default for DeviceOptions {
@@ -96,6 +100,7 @@ impl Default for DeviceOptions {
             pool_limit_bytes: 1 << 30,
             max_binding_bytes: None,
             max_workgroups_per_dim: None,
+            matmul_workgroup_tiles: None,
         }
     }
 }

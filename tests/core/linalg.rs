@@ -296,3 +296,26 @@ fn diagonal_trace_einsum() {
     assert!(np::einsum("ij->q", [&sq]).is_err());
     assert!(np::einsum("...i", [&sq]).is_err());
 }
+
+/// The workgroup-memory (staged) variant GPUs use, forced on this adapter: same results.
+#[test]
+fn staged_matmul_kernel_matches() {
+    let dev = olympus::Device::new(olympus::DeviceOptions {
+        matmul_workgroup_tiles: Some(true),
+        ..Default::default()
+    })
+    .unwrap();
+    let mut r = rng();
+    olympus::with_device(&dev, || {
+        for d in all_dtypes() {
+            for &(m, k, n) in &[(1, 1, 1), (65, 17, 70), (3, 130, 5)] {
+                let (a, av) = random_array(&mut r, &[m, k], d, true);
+                let (b, bv) = random_array(&mut r, &[k, n], d, false);
+                assert_eq!(a.device(), &dev);
+                let c = np::matmul(&a, &b).unwrap();
+                let (want, scale) = host_matmul(&av, &bv, (1, m, k, n), d);
+                check(&format!("staged matmul {m}x{k}x{n}"), &c, &want, &scale, k, d);
+            }
+        }
+    });
+}
