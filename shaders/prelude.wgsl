@@ -679,3 +679,75 @@ fn atan2_f32(y: f32, x: f32) -> f32 {
     }
     return select(z - pi, z + pi, y > 0.0);
 }
+
+// Threefry-2x32 with 20 rounds (Salmon et al., Random123), as JAX's threefry2x32_p:
+// key (k0, k1), counter (c0, c1) -> two words.
+fn threefry2x32(k0: u32, k1: u32, c0: u32, c1: u32) -> vec2<u32> {
+    let k2 = k0 ^ k1 ^ 0x1BD11BDAu;
+    var x0 = c0 + k0;
+    var x1 = c1 + k1;
+    x0 = x0 + x1; x1 = ((x1 << 13u) | (x1 >> 19u)) ^ x0;
+    x0 = x0 + x1; x1 = ((x1 << 15u) | (x1 >> 17u)) ^ x0;
+    x0 = x0 + x1; x1 = ((x1 << 26u) | (x1 >> 6u)) ^ x0;
+    x0 = x0 + x1; x1 = ((x1 << 6u) | (x1 >> 26u)) ^ x0;
+    x0 = x0 + k1; x1 = x1 + k2 + 1u;
+    x0 = x0 + x1; x1 = ((x1 << 17u) | (x1 >> 15u)) ^ x0;
+    x0 = x0 + x1; x1 = ((x1 << 29u) | (x1 >> 3u)) ^ x0;
+    x0 = x0 + x1; x1 = ((x1 << 16u) | (x1 >> 16u)) ^ x0;
+    x0 = x0 + x1; x1 = ((x1 << 24u) | (x1 >> 8u)) ^ x0;
+    x0 = x0 + k2; x1 = x1 + k0 + 2u;
+    x0 = x0 + x1; x1 = ((x1 << 13u) | (x1 >> 19u)) ^ x0;
+    x0 = x0 + x1; x1 = ((x1 << 15u) | (x1 >> 17u)) ^ x0;
+    x0 = x0 + x1; x1 = ((x1 << 26u) | (x1 >> 6u)) ^ x0;
+    x0 = x0 + x1; x1 = ((x1 << 6u) | (x1 >> 26u)) ^ x0;
+    x0 = x0 + k0; x1 = x1 + k1 + 3u;
+    x0 = x0 + x1; x1 = ((x1 << 17u) | (x1 >> 15u)) ^ x0;
+    x0 = x0 + x1; x1 = ((x1 << 29u) | (x1 >> 3u)) ^ x0;
+    x0 = x0 + x1; x1 = ((x1 << 16u) | (x1 >> 16u)) ^ x0;
+    x0 = x0 + x1; x1 = ((x1 << 24u) | (x1 >> 8u)) ^ x0;
+    x0 = x0 + k1; x1 = x1 + k2 + 4u;
+    x0 = x0 + x1; x1 = ((x1 << 13u) | (x1 >> 19u)) ^ x0;
+    x0 = x0 + x1; x1 = ((x1 << 15u) | (x1 >> 17u)) ^ x0;
+    x0 = x0 + x1; x1 = ((x1 << 26u) | (x1 >> 6u)) ^ x0;
+    x0 = x0 + x1; x1 = ((x1 << 6u) | (x1 >> 26u)) ^ x0;
+    x0 = x0 + k2; x1 = x1 + k0 + 5u;
+    return vec2<u32>(x0, x1);
+}
+
+// XLA's single-precision inverse error function (Giles' approximation, as ErfInv32 in
+// xla/client/lib/math.cc), on our own log1p.
+fn erf_inv_f32(x: f32) -> f32 {
+    var w = -log1p_f32(-x * x);
+    var p: f32;
+    if (w < 5.0) {
+        w = w - 2.5;
+        p = 2.81022636e-08;
+        p = 3.43273939e-07 + p * w;
+        p = -3.5233877e-06 + p * w;
+        p = -4.39150654e-06 + p * w;
+        p = 0.00021858087 + p * w;
+        p = -0.00125372503 + p * w;
+        p = -0.00417768164 + p * w;
+        p = 0.246640727 + p * w;
+        p = 1.50140941 + p * w;
+    } else {
+        w = sqrt(w) - 3.0;
+        p = -0.000200214257;
+        p = 0.000100950558 + p * w;
+        p = 0.00134934322 + p * w;
+        p = -0.00367342844 + p * w;
+        p = 0.00573950773 + p * w;
+        p = -0.0076224613 + p * w;
+        p = 0.00943887047 + p * w;
+        p = 1.00167406 + p * w;
+        p = 2.83297682 + p * w;
+    }
+    if (abs(x) == 1.0) {
+        return x * f32_inf();
+    }
+    return p * x;
+}
+
+fn threefry_xor(v: vec2<u32>) -> u32 {
+    return v.x ^ v.y;
+}

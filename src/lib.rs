@@ -61,6 +61,27 @@
 //! assert_eq!(def.key_paths()[2].to_string(), "[1].w");
 //! # Ok::<(), olympus::Error>(())
 //! ```
+//!
+//! ## Random numbers
+//!
+//! [`random`] follows JAX: a key is a plain uint32 array, samplers are pure functions of a
+//! key, and [`random::split`] / [`random::fold_in`] derive new keys. The same key gives the
+//! same numbers on every adapter and the same numbers JAX gives (Threefry-2x32 with JAX's
+//! partitionable counters): sampling is reproducible, parallel (each element hashes its own
+//! counter, so 16M samples come from one kernel that reads only the key) and composes with
+//! transformations — a batch of keys `[n, 2]` gives a batch of samples, and keys are
+//! ordinary pytree leaves.
+//!
+//! ```
+//! use olympus::{random, DType};
+//! let key = random::key(42)?;
+//! let (k_init, k_noise) = random::split2(&key)?;
+//! let w = random::normal(&k_init, &[3, 3], DType::Float32)?;
+//! let keys = random::split(&k_noise, 4)?;                  // a batch of 4 keys
+//! let noise = random::uniform(&keys, &[3], 0.0, 1.0, DType::Float32)?;
+//! assert_eq!((w.shape(), noise.shape()), (&[3usize, 3][..], &[4usize, 3][..]));
+//! # Ok::<(), olympus::Error>(())
+//! ```
 
 #![warn(missing_docs)]
 
@@ -72,6 +93,7 @@ pub mod error;
 pub mod lax;
 pub mod numpy;
 pub mod ops;
+pub mod random;
 pub mod runtime;
 pub mod shape;
 pub mod tree;

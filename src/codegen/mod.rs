@@ -173,6 +173,9 @@ impl Ctx {
 enum Access {
     Vector,
     Strided,
+    /// Every element is the same one (all strides zero: a broadcast scalar): loaded once
+    /// per thread, no offset arithmetic.
+    Splat,
 }
 
 /// The storage type of one element (`scalar`) and of four elements (`vector`), with the
@@ -285,6 +288,8 @@ pub(crate) fn elementwise(
                 && i.layout.offset % 4 == 0
             {
                 Access::Vector
+            } else if *i.map == InputMap::Plain && i.layout.strides.iter().all(|&s| s == 0) {
+                Access::Splat
             } else {
                 Access::Strided
             }
@@ -295,6 +300,8 @@ pub(crate) fn elementwise(
     for (k, inp) in inputs.iter().enumerate() {
         if access[k] == Access::Vector {
             vec_offset.push(Some(ctx.param((inp.layout.offset / 4) as u32)));
+        } else if access[k] == Access::Splat {
+            vec_offset.push(Some(ctx.param(inp.layout.offset as u32)));
         } else {
             vec_offset.push(None);
         }
@@ -353,6 +360,31 @@ pub(crate) fn elementwise(
         let ((sty, sbytes), (vty, vbytes)) = storage_types(d, t);
         let name = format!("in{k}");
         match access[k] {
+            Access::Splat => {
+                declare(
+                    &mut src,
+                    &mut binding,
+                    &name,
+                    sty,
+                    sbytes,
+                    inp.windows,
+                    false,
+                    t,
+                );
+                let e = vec_offset[k]
+                    .as_ref()
+                    .expect("splat inputs have an offset param");
+                let load = match d {
+                    DType::Bool => format!("({name}({e}) != 0u)"),
+                    DType::Float16 if t.f16_native => format!("f32({name}({e}))"),
+                    DType::Float16 => {
+                        format!("f16_to_f32(({name}({e} >> 1u) >> (({e} & 1u) * 16u)) & 0xffffu)")
+                    }
+                    _ => format!("{name}({e})"),
+                };
+                let _ = writeln!(pre, "    let s{k} = {load};");
+                lane_args.push(format!("s{k}"));
+            }
             Access::Vector => {
                 declare(
                     &mut src,

@@ -6,7 +6,7 @@
 use super::Ctx;
 use crate::dtype::DType;
 use crate::error::{Error, Result};
-use crate::lax::{BinaryOp, CompareOp, Primitive, UnaryOp};
+use crate::lax::{BinaryOp, CompareOp, Primitive, ThreefryOutput, UnaryOp};
 
 /// The WGSL type values of a dtype are computed in.
 pub(crate) fn compute_type(d: DType) -> &'static str {
@@ -86,6 +86,30 @@ pub(crate) fn emit(
             let idx = format!("((i / {s}) % {d})");
             convert(&idx, DType::UInt32, out)
         }
+        Primitive::Fma => format!("fma({}, {}, {})", args[0], args[1], args[2]),
+        Primitive::Threefry { output } => {
+            let t = format!(
+                "threefry2x32({}, {}, {}, {})",
+                args[0], args[1], args[2], args[3]
+            );
+            match output {
+                ThreefryOutput::First => format!("{t}.x"),
+                ThreefryOutput::Second => format!("{t}.y"),
+                ThreefryOutput::Xor => format!("threefry_xor({t})"),
+            }
+        }
+        Primitive::BitcastConvertType { dtype } => {
+            let from = arg_dtypes[0];
+            match (from, *dtype) {
+                (a, b) if a == b => a_or(args),
+                // float16 values compute as f32: their bits are the f16 pattern of the value.
+                (DType::UInt32, DType::Float16) => format!("f16_to_f32({} & 0xffffu)", args[0]),
+                (DType::Float16, DType::UInt32) => format!("f32_to_f16({})", args[0]),
+                (_, DType::Float32) => format!("bitcast<f32>({})", args[0]),
+                (_, DType::Int32) => format!("bitcast<i32>({})", args[0]),
+                _ => format!("bitcast<u32>({})", args[0]),
+            }
+        }
         Primitive::Concatenate { .. } => {
             // Operand k covers the output where its coordinates are in range; the last
             // covers the rest.
@@ -135,6 +159,10 @@ pub(crate) fn emit(
     })
 }
 
+fn a_or(args: &[String]) -> String {
+    args[0].clone()
+}
+
 fn float_bits(x: &str) -> String {
     format!("bitcast<u32>({x})")
 }
@@ -178,6 +206,7 @@ fn unary(op: UnaryOp, x: &str, d: DType) -> String {
         Asinh => format!("asinh_f32({x})"),
         Acosh => format!("acosh_f32({x})"),
         Atanh => format!("atanh_f32({x})"),
+        ErfInv => format!("erf_inv_f32({x})"),
         Not if d == DType::Bool => format!("(!{x})"),
         Not => format!("(~{x})"),
         IsNan => format!("is_nan_f32({x})"),

@@ -16,7 +16,9 @@ mod primitive;
 #[cfg(test)]
 pub(crate) use eval::input_maps;
 pub(crate) use primitive::EvalKind;
-pub use primitive::{BinaryOp, CompareOp, Literal, Primitive, ReduceOp, ScatterMode, UnaryOp};
+pub use primitive::{
+    BinaryOp, CompareOp, Literal, Primitive, ReduceOp, ScatterMode, ThreefryOutput, UnaryOp,
+};
 
 use crate::array::Array;
 use crate::dtype::DType;
@@ -241,4 +243,91 @@ pub fn sort(x: &Array, indices: bool) -> Result<Array> {
 /// modes; out-of-range positions are dropped, as JAX does where it cannot check.
 pub fn scatter(x: &Array, positions: &Array, values: &Array, mode: ScatterMode) -> Result<Array> {
     bind(Primitive::Scatter { mode }, &[x, positions, values], None)
+}
+
+/// The Threefry-2x32 block function elementwise (`jax.random`'s `threefry2x32_p`): key
+/// words `k0`, `k1` and counter words `c0`, `c1`, all uint32 of one shape.
+pub fn threefry2x32(
+    k0: &Array,
+    k1: &Array,
+    c0: &Array,
+    c1: &Array,
+    output: ThreefryOutput,
+) -> Result<Array> {
+    bind(Primitive::Threefry { output }, &[k0, k1, c0, c1], None)
+}
+
+/// Reinterprets bits as another dtype (`jax.lax.bitcast_convert_type`): between int32,
+/// uint32 and float32; uint32 to float16 takes the low 16 bits.
+pub fn bitcast_convert_type(x: &Array, dtype: DType) -> Result<Array> {
+    bind(Primitive::BitcastConvertType { dtype }, &[x], None)
+}
+
+/// Builds one elementwise kernel from several table primitives: the inputs must all have
+/// the output's shape (broadcast views are fine); constants are `Full` nodes and get no
+/// buffer. Used where a library function is a fixed chain of elementwise primitives
+/// (random samplers), until `jit` fuses user code the same way.
+pub(crate) struct Fusion<'a> {
+    inputs: Vec<&'a Array>,
+    shape: Vec<usize>,
+    avals: Vec<crate::array::Aval>,
+    nodes: Vec<crate::codegen::Node>,
+}
+
+impl<'a> Fusion<'a> {
+    /// A program over arrays of `shape`.
+    pub(crate) fn new(shape: &[usize]) -> Fusion<'a> {
+        Fusion {
+            inputs: Vec::new(),
+            shape: shape.to_vec(),
+            avals: Vec::new(),
+            nodes: Vec::new(),
+        }
+    }
+
+    /// Adds an input (before any node); returns its value id.
+    pub(crate) fn input(&mut self, a: &'a Array) -> usize {
+        debug_assert!(self.nodes.is_empty(), "inputs come first");
+        self.inputs.push(a);
+        self.avals.push(a.aval().clone());
+        self.avals.len() - 1
+    }
+
+    /// A constant of the program's shape.
+    pub(crate) fn constant(&mut self, value: Literal) -> Result<usize> {
+        self.push(
+            Primitive::Full {
+                shape: self.shape.clone(),
+                value,
+            },
+            &[],
+        )
+    }
+
+    /// Applies an elementwise primitive to earlier values; checks it with its shape rule.
+    pub(crate) fn push(&mut self, prim: Primitive, args: &[usize]) -> Result<usize> {
+        let avals: Vec<crate::array::Aval> = args.iter().map(|&i| self.avals[i].clone()).collect();
+        let out = prim.abstract_eval(&avals)?;
+        if prim.eval_kind() != EvalKind::Elementwise || out.shape != self.shape {
+            return Err(crate::Error::arg(prim.name(), "cannot be fused here"));
+        }
+        self.nodes.push(crate::codegen::Node {
+            prim,
+            args: args.to_vec(),
+            dtype: out.dtype,
+        });
+        self.avals.push(out);
+        Ok(self.avals.len() - 1)
+    }
+
+    /// Runs the program; the last node is the result.
+    pub(crate) fn run(self, device: &Device) -> Result<Array> {
+        let out = self.avals.last().cloned().expect("a fusion has a node");
+        let program = crate::codegen::Program {
+            inputs: self.inputs.iter().map(|a| a.dtype()).collect(),
+            nodes: self.nodes,
+        };
+        let dev = eval::common_device("fusion", &self.inputs, Some(device))?;
+        eval::run(&dev, &program, &self.inputs, out)
+    }
 }

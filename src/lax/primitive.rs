@@ -7,6 +7,17 @@ use half::f16;
 
 pub use crate::codegen::scatter::ScatterMode;
 
+/// Which words the Threefry primitive returns.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ThreefryOutput {
+    /// The first output word.
+    First,
+    /// The second output word.
+    Second,
+    /// Both words xor-ed (JAX's partitionable 32-bit random bits).
+    Xor,
+}
+
 /// A scalar in one dtype, as a primitive parameter (the value of `full`).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum Literal {
@@ -121,6 +132,8 @@ pub enum UnaryOp {
     Asinh,
     Acosh,
     Atanh,
+    /// Inverse error function (XLA's single-precision algorithm).
+    ErfInv,
     /// Logical not on bool, bitwise not on integers.
     Not,
     IsNan,
@@ -336,6 +349,23 @@ pub enum Primitive {
         /// How updates combine.
         mode: ScatterMode,
     },
+    /// The Threefry-2x32 block function (20 rounds) elementwise over four uint32 operands
+    /// `(k0, k1, c0, c1)` of one shape: key words and counter words, as JAX's
+    /// `threefry2x32_p`. Gives the first output word, the second, or their xor (JAX's
+    /// 32-bit random bits).
+    Threefry {
+        /// Which word(s) to return.
+        output: ThreefryOutput,
+    },
+    /// Reinterprets the bits (`jax.lax.bitcast_convert_type`) between the 32-bit dtypes;
+    /// to float16 it takes the low 16 bits of a uint32, from float16 it gives them.
+    BitcastConvertType {
+        /// The result dtype.
+        dtype: DType,
+    },
+    /// `a * b + c` with one rounding (floats), the contraction XLA's CPU backend applies to
+    /// a multiply feeding an add; used where bit-identity with JAX depends on it.
+    Fma,
     /// Broadcast to a shape (a view).
     BroadcastInDim {
         /// Output shape.
@@ -381,12 +411,12 @@ impl Accepts {
 
 impl UnaryOp {
     /// Every unary op.
-    pub const ALL: [UnaryOp; 35] = {
+    pub const ALL: [UnaryOp; 36] = {
         use UnaryOp::*;
         [
             Neg, Sign, Abs, Square, Reciprocal, Floor, Ceil, Round, Trunc, Exp, Exp2, Expm1, Log,
             Log2, Log10, Log1p, Sqrt, Cbrt, Sin, Cos, Tan, Asin, Acos, Atan, Sinh, Cosh, Tanh,
-            Asinh, Acosh, Atanh, Not, IsNan, IsInf, IsFinite, SignBit,
+            Asinh, Acosh, Atanh, ErfInv, Not, IsNan, IsInf, IsFinite, SignBit,
         ]
     };
 
@@ -424,6 +454,7 @@ impl UnaryOp {
             Asinh => "asinh",
             Acosh => "acosh",
             Atanh => "atanh",
+            ErfInv => "erf_inv",
             Not => "not",
             IsNan => "is_nan",
             IsInf => "is_inf",
@@ -582,6 +613,9 @@ impl Primitive {
             Primitive::Dot => "dot_general",
             Primitive::Sort { .. } => "sort",
             Primitive::Scatter { .. } => "scatter",
+            Primitive::Threefry { .. } => "threefry2x32",
+            Primitive::BitcastConvertType { .. } => "bitcast_convert_type",
+            Primitive::Fma => "fma",
         }
     }
 
@@ -610,12 +644,15 @@ impl Primitive {
             Primitive::Dot => 17,
             Primitive::Sort { .. } => 18,
             Primitive::Scatter { .. } => 19,
+            Primitive::Threefry { .. } => 20,
+            Primitive::BitcastConvertType { .. } => 21,
+            Primitive::Fma => 22,
         }
     }
 
     /// Number of variants in the table.
     #[cfg(test)]
-    pub(crate) const COUNT: usize = 20;
+    pub(crate) const COUNT: usize = 23;
 
     /// One instance of every variant with every parameter value that changes the generated
     /// code (for rule-coverage and kernel-validation tests).
@@ -663,7 +700,22 @@ impl Primitive {
             Primitive::Scatter {
                 mode: ScatterMode::Add,
             },
+            Primitive::Threefry {
+                output: ThreefryOutput::First,
+            },
+            Primitive::Threefry {
+                output: ThreefryOutput::Second,
+            },
+            Primitive::Threefry {
+                output: ThreefryOutput::Xor,
+            },
+            Primitive::Fma,
         ];
+        for d in DType::ALL {
+            if !d.is_bool() {
+                v.push(Primitive::BitcastConvertType { dtype: d });
+            }
+        }
         v.extend(UnaryOp::ALL.iter().map(|&o| Primitive::Unary(o)));
         v.extend(BinaryOp::ALL.iter().map(|&o| Primitive::Binary(o)));
         v.extend(CompareOp::ALL.iter().map(|&o| Primitive::Compare(o)));
@@ -706,7 +758,8 @@ impl Primitive {
     pub(crate) fn arity(&self) -> usize {
         match self {
             Primitive::Concatenate { .. } => usize::MAX,
-            Primitive::Select | Primitive::Scatter { .. } => 3,
+            Primitive::Threefry { .. } => 4,
+            Primitive::Select | Primitive::Scatter { .. } | Primitive::Fma => 3,
             Primitive::Binary(_)
             | Primitive::Compare(_)
             | Primitive::Gather { .. }
@@ -721,6 +774,7 @@ impl Primitive {
             | Primitive::Slice { .. }
             | Primitive::Pad { .. }
             | Primitive::Sort { .. }
+            | Primitive::BitcastConvertType { .. }
             | Primitive::Transpose { .. } => 1,
             Primitive::Full { .. } | Primitive::Iota { .. } => 0,
         }
@@ -978,6 +1032,47 @@ impl Primitive {
                 let shape: Vec<usize> = (0..r).map(|d| low[d] + x.shape[d] + high[d]).collect();
                 crate::shape::checked_size(name, &shape)?;
                 Ok(Aval::new(shape, x.dtype, x.weak))
+            }
+            Primitive::Threefry { .. } => {
+                let refs: Vec<&Aval> = inputs.iter().collect();
+                same_shapes(name, &refs)?;
+                if inputs.iter().any(|a| a.dtype != DType::UInt32) {
+                    let dtypes: Vec<DType> = inputs.iter().map(|a| a.dtype).collect();
+                    return Err(Error::dtype(name, &dtypes, "keys and counters are uint32"));
+                }
+                Ok(Aval::new(inputs[0].shape.clone(), DType::UInt32, false))
+            }
+            Primitive::Fma => {
+                let refs: Vec<&Aval> = inputs.iter().collect();
+                same_shapes(name, &refs)?;
+                if inputs.iter().any(|a| a.dtype != inputs[0].dtype)
+                    || !inputs[0].dtype.is_floating()
+                {
+                    let dtypes: Vec<DType> = inputs.iter().map(|a| a.dtype).collect();
+                    return Err(Error::dtype(
+                        name,
+                        &dtypes,
+                        "needs three operands of one floating dtype",
+                    ));
+                }
+                Ok(Aval::new(inputs[0].shape.clone(), inputs[0].dtype, weak))
+            }
+            Primitive::BitcastConvertType { dtype } => {
+                let x = &inputs[0];
+                let ok = match (x.dtype, *dtype) {
+                    (DType::Bool, _) | (_, DType::Bool) => false,
+                    (DType::UInt32, DType::Float16) | (DType::Float16, DType::UInt32) => true,
+                    (DType::Float16, _) | (_, DType::Float16) => false,
+                    _ => true,
+                };
+                if !ok {
+                    return Err(Error::dtype(
+                        name,
+                        &[x.dtype, *dtype],
+                        "converts bits between int32, uint32 and float32, or between uint32 (low 16 bits) and float16",
+                    ));
+                }
+                Ok(Aval::new(x.shape.clone(), *dtype, false))
             }
             Primitive::Scatter { .. } => {
                 let (x, p, v) = (&inputs[0], &inputs[1], &inputs[2]);

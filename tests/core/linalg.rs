@@ -314,7 +314,14 @@ fn staged_matmul_kernel_matches() {
                 assert_eq!(a.device(), &dev);
                 let c = np::matmul(&a, &b).unwrap();
                 let (want, scale) = host_matmul(&av, &bv, (1, m, k, n), d);
-                check(&format!("staged matmul {m}x{k}x{n}"), &c, &want, &scale, k, d);
+                check(
+                    &format!("staged matmul {m}x{k}x{n}"),
+                    &c,
+                    &want,
+                    &scale,
+                    k,
+                    d,
+                );
             }
         }
     });

@@ -10,6 +10,7 @@ mod indexing;
 mod joins;
 mod linalg;
 mod operators;
+mod random;
 mod reductions;
 mod runtime;
 mod shapes;

@@ -1,0 +1,798 @@
+//! Random numbers: JAX's counter-based keys (Threefry-2x32), generated on the device,
+//! bit-identical to JAX's default configuration (`jax_threefry_partitionable = True`).
+//!
+//! A *key* is an ordinary uint32 array of shape `[..., 2]`: no hidden state, so the same key
+//! gives the same numbers on every adapter and every run, and keys pass through
+//! transformations as pytree leaves. [`split`] derives independent keys, [`fold_in`] mixes
+//! data into a key; never use one key twice. Every sampler draws [`bits`] from the
+//! `threefry2x32` primitive (one kernel from the kernel generator, counters from the flat
+//! index) and transforms them with array ops, as JAX does.
+//!
+//! ```
+//! use olympus::random;
+//! let key = random::key(0)?;
+//! let (k1, k2) = random::split2(&key)?;
+//! let u = random::uniform(&k1, &[3], 0.0, 1.0, olympus::DType::Float32)?;
+//! let n = random::normal(&k2, &[2, 2], olympus::DType::Float32)?;
+//! assert_eq!(u.shape(), &[3]);
+//! assert_eq!(n.shape(), &[2, 2]);
+//! # Ok::<(), olympus::Error>(())
+//! ```
+//!
+//! For NumPy habits, [`default_rng`] gives a [`Generator`] that holds a key and splits it on
+//! every call.
+
+use crate::array::Array;
+use crate::dtype::DType;
+use crate::error::{Error, Result};
+use crate::lax::{self, Literal, ThreefryOutput};
+use crate::numpy as np;
+use crate::shape::fmt_shape;
+
+/// A key from a seed: `[seed >> 32, seed & 0xffffffff]` as uint32, as `jax.random.key`.
+pub fn key(seed: u64) -> Result<Array> {
+    Array::from_slice(&[(seed >> 32) as u32, seed as u32], &[2])
+}
+
+/// The uint32 words of a key array (keys are plain arrays: this checks and returns it).
+pub fn key_data(key: &Array) -> Result<Array> {
+    check_key("key_data", key)?;
+    Ok(key.clone())
+}
+
+/// Makes a key array from uint32 words of shape `[..., 2]`.
+pub fn wrap_key_data(data: &Array) -> Result<Array> {
+    check_key("wrap_key_data", data)?;
+    Ok(data.clone())
+}
+
+fn check_key(func: &str, key: &Array) -> Result<()> {
+    if key.dtype() != DType::UInt32 || key.shape().last() != Some(&2) {
+        return Err(Error::shape(
+            func,
+            &[key.shape()],
+            format!(
+                "a key is a uint32 array of shape (..., 2), got {} of shape {}",
+                key.dtype(),
+                fmt_shape(key.shape())
+            ),
+        ));
+    }
+    Ok(())
+}
+
+/// The two words of (a batch of) keys, each broadcast over `shape` after the batch dims.
+fn key_words(func: &str, key: &Array, shape: &[usize]) -> Result<(Array, Array)> {
+    check_key(func, key)?;
+    let batch = &key.shape()[..key.ndim() - 1];
+    let mut full = batch.to_vec();
+    full.extend_from_slice(shape);
+    let word = |w: usize| -> Result<Array> {
+        let mut start = vec![0; key.ndim()];
+        let mut limit = key.shape().to_vec();
+        start[key.ndim() - 1] = w;
+        limit[key.ndim() - 1] = w + 1;
+        let s = lax::slice(key, &start, &limit, None)?;
+        let s = lax::reshape(&s, batch)?;
+        lax::broadcast_in_dim(&s, &full, &(0..batch.len()).collect::<Vec<_>>())
+    };
+    Ok((word(0)?, word(1)?))
+}
+
+/// Counter words `(hi, lo)` of each element's flat index within `shape`, broadcast over
+/// the key batch (JAX's `iota_2x32_shape`; arrays hold fewer than 2^32 elements, so the
+/// high word is zero).
+fn counters(key: &Array, shape: &[usize]) -> Result<(Array, Array)> {
+    let batch = &key.shape()[..key.ndim() - 1];
+    let mut full = batch.to_vec();
+    full.extend_from_slice(shape);
+    let n = crate::shape::checked_size("random", shape)?;
+    if n > u32::MAX as usize {
+        return Err(Error::shape(
+            "random",
+            &[shape],
+            "at most 2^32 - 1 samples per key",
+        ));
+    }
+    let dims: Vec<usize> = (batch.len()..full.len()).collect();
+    let flat = lax::iota(DType::UInt32, &[n], 0, Some(key.device()))?;
+    let lo = lax::broadcast_in_dim(&lax::reshape(&flat, shape)?, &full, &dims)?;
+    let hi = splat(Literal::U32(0), &full, key.device())?;
+    Ok((hi, lo))
+}
+
+/// `num` new keys from `key` (shape `[num, 2]`; JAX's fold-like split: key `i` is the
+/// Threefry block of counter `i`).
+pub fn split(key: &Array, num: usize) -> Result<Array> {
+    let (k0, k1) = key_words("split", key, &[num])?;
+    let (c0, c1) = counters(key, &[num])?;
+    let a = lax::threefry2x32(&k0, &k1, &c0, &c1, ThreefryOutput::First)?;
+    let b = lax::threefry2x32(&k0, &k1, &c0, &c1, ThreefryOutput::Second)?;
+    np::stack([a, b], -1)
+}
+
+/// Two new keys (`split(key, 2)` unpacked).
+pub fn split2(key: &Array) -> Result<(Array, Array)> {
+    check_key("split", key)?;
+    let ks = split(key, 2)?;
+    let ax = key.ndim() as isize - 1;
+    let parts = np::split(&ks, 2, ax)?;
+    let shape: Vec<usize> = key.shape().to_vec();
+    Ok((
+        lax::reshape(&parts[0], &shape)?,
+        lax::reshape(&parts[1], &shape)?,
+    ))
+}
+
+/// A new key from `key` and 32 bits of data (`jax.random.fold_in`: the Threefry block of
+/// counter `(0, data)`).
+pub fn fold_in(key: &Array, data: u32) -> Result<Array> {
+    let (k0, k1) = key_words("fold_in", key, &[])?;
+    let zero = lax::full(k0.shape(), Literal::U32(0), Some(key.device()))?;
+    let d = lax::full(k0.shape(), Literal::U32(data), Some(key.device()))?;
+    let a = lax::threefry2x32(&k0, &k1, &zero, &d, ThreefryOutput::First)?;
+    let b = lax::threefry2x32(&k0, &k1, &zero, &d, ThreefryOutput::Second)?;
+    np::stack([a, b], -1)
+}
+
+/// Uniform random uint32 bits of `shape` (`jax.random.bits`): for element `i`, the xor of
+/// the two words of the Threefry block of counter `(0, i)`. A batch of keys `[..., 2]`
+/// gives a batch of samples `[..., *shape]`.
+pub fn bits(key: &Array, shape: &[usize]) -> Result<Array> {
+    sample("bits", key, shape, |_, b| Ok(b))
+}
+
+/// `value` broadcast to `shape` (a stride-0 view of one element: no full-size buffer).
+fn splat(value: Literal, shape: &[usize], dev: &crate::Device) -> Result<Array> {
+    let one = lax::full(&[], value, Some(dev))?;
+    lax::broadcast_in_dim(&one, shape, &[])
+}
+
+fn float_dtype(func: &str, dtype: DType) -> Result<()> {
+    if !dtype.is_floating() {
+        return Err(Error::dtype(
+            func,
+            &[dtype],
+            "needs a floating dtype (float16 or float32)",
+        ));
+    }
+    Ok(())
+}
+
+/// Appends JAX's uniform transform to a fusion whose value `bits` holds uint32 random
+/// bits: floats in `[0, 1)` from the mantissa bits (`(bits >> (w - m)) | bits(1.0)`
+/// reinterpreted, minus one), then `max(lo, u * (hi - lo) + lo)` in `dtype`, as JAX (the
+/// bounds rounded to `dtype`).
+fn push_uniform(
+    f: &mut lax::Fusion<'_>,
+    bits: usize,
+    lo: f64,
+    hi: f64,
+    dtype: DType,
+) -> Result<usize> {
+    use lax::{BinaryOp as B, Primitive as P};
+    let word = if dtype == DType::Float16 {
+        // The low 16 bits; 10 mantissa bits.
+        let m = f.constant(Literal::U32(0xffff))?;
+        let low = f.push(P::Binary(B::And), &[bits, m])?;
+        let sh = f.constant(Literal::U32(6))?;
+        let s = f.push(P::Binary(B::ShiftRight), &[low, sh])?;
+        let one = f.constant(Literal::U32(0x3c00))?;
+        f.push(P::Binary(B::Or), &[s, one])?
+    } else {
+        let sh = f.constant(Literal::U32(9))?;
+        let s = f.push(P::Binary(B::ShiftRight), &[bits, sh])?;
+        let one = f.constant(Literal::U32(0x3f80_0000))?;
+        f.push(P::Binary(B::Or), &[s, one])?
+    };
+    let fl = f.push(P::BitcastConvertType { dtype }, &[word])?;
+    let one = f.constant(Literal::from_f64(1.0, dtype))?;
+    let u = f.push(P::Binary(B::Sub), &[fl, one])?;
+    let lo_v = f.constant(Literal::from_f64(lo, dtype))?;
+    let hi_v = f.constant(Literal::from_f64(hi, dtype))?;
+    let width = f.push(P::Binary(B::Sub), &[hi_v, lo_v])?;
+    // XLA's CPU backend contracts `u * width + lo` into one fused multiply-add.
+    let shifted = f.push(P::Fma, &[u, width, lo_v])?;
+    f.push(P::Binary(B::Max), &[lo_v, shifted])
+}
+
+/// One kernel: Threefry bits for `shape` under `key`, then `then` appends its transform.
+fn sample(
+    func: &str,
+    key: &Array,
+    shape: &[usize],
+    then: impl FnOnce(&mut lax::Fusion<'_>, usize) -> Result<usize>,
+) -> Result<Array> {
+    check_key(func, key)?;
+    let batch = &key.shape()[..key.ndim() - 1];
+    let nb: usize = batch.iter().product();
+    let n = crate::shape::checked_size(func, shape)?;
+    if n > u32::MAX as usize {
+        return Err(Error::shape(
+            func,
+            &[shape],
+            "at most 2^32 - 1 samples per key",
+        ));
+    }
+    // Work over (keys, samples): the counter is the index along the second axis, made in
+    // the kernel (an iota node), so nothing but the key is read.
+    let flat = [nb, n];
+    let keys = lax::reshape(key, &[nb, 2])?;
+    let word = |w: usize| -> Result<Array> {
+        let s = lax::reshape(&lax::slice(&keys, &[0, w], &[nb, w + 1], None)?, &[nb])?;
+        lax::broadcast_in_dim(&s, &flat, &[0])
+    };
+    let (k0, k1) = (word(0)?, word(1)?);
+    let mut f = lax::Fusion::new(&flat);
+    let (a, b) = (f.input(&k0), f.input(&k1));
+    let hi = f.constant(Literal::U32(0))?;
+    let lo = f.push(
+        lax::Primitive::Iota {
+            dtype: DType::UInt32,
+            shape: flat.to_vec(),
+            dimension: 1,
+        },
+        &[],
+    )?;
+    let bits = f.push(
+        lax::Primitive::Threefry {
+            output: ThreefryOutput::Xor,
+        },
+        &[a, b, hi, lo],
+    )?;
+    then(&mut f, bits)?;
+    let r = f.run(key.device())?;
+    let mut full = batch.to_vec();
+    full.extend_from_slice(shape);
+    lax::reshape(&r, &full)
+}
+
+/// Uniform samples in `[minval, maxval)` of a float dtype (`jax.random.uniform`), one
+/// kernel from key to floats.
+///
+/// ```
+/// use olympus::random;
+/// let u = random::uniform(&random::key(0)?, &[1000], -1.0, 1.0, olympus::DType::Float32)?;
+/// let v = u.to_vec::<f32>()?;
+/// assert!(v.iter().all(|&x| (-1.0..1.0).contains(&x)));
+/// # Ok::<(), olympus::Error>(())
+/// ```
+pub fn uniform(
+    key: &Array,
+    shape: &[usize],
+    minval: f64,
+    maxval: f64,
+    dtype: DType,
+) -> Result<Array> {
+    let func = "uniform";
+    float_dtype(func, dtype)?;
+    if minval.partial_cmp(&maxval).is_none_or(|o| o.is_gt()) {
+        return Err(Error::arg(
+            func,
+            format!("minval {minval} must not exceed maxval {maxval}"),
+        ));
+    }
+    sample(func, key, shape, |f, b| {
+        push_uniform(f, b, minval, maxval, dtype)
+    })
+}
+
+/// Standard normal samples (`jax.random.normal`): `sqrt(2) * erfinv(u)` with `u` uniform in
+/// `(-1, 1)`; one kernel.
+pub fn normal(key: &Array, shape: &[usize], dtype: DType) -> Result<Array> {
+    let func = "normal";
+    float_dtype(func, dtype)?;
+    // The open interval: the float after -1 towards 0.
+    let lo = match dtype {
+        DType::Float16 => -(1.0 - 2f64.powi(-11)),
+        _ => -(1.0 - 2f64.powi(-24)),
+    };
+    sample(func, key, shape, |f, b| {
+        let u = push_uniform(f, b, lo, 1.0, dtype)?;
+        let e = f.push(lax::Primitive::Unary(lax::UnaryOp::ErfInv), &[u])?;
+        let r2 = f.constant(Literal::from_f64(std::f64::consts::SQRT_2, dtype))?;
+        f.push(lax::Primitive::Binary(lax::BinaryOp::Mul), &[r2, e])
+    })
+}
+
+/// Machine constants of a float dtype: (smallest normal, 1 - the float below 1).
+fn finfo(dtype: DType) -> (f64, f64) {
+    match dtype {
+        DType::Float16 => (2f64.powi(-14), 2f64.powi(-11)),
+        _ => (2f64.powi(-126), 2f64.powi(-24)),
+    }
+}
+
+/// True with probability `p` (`jax.random.bernoulli`: `uniform < p` in float32).
+pub fn bernoulli(key: &Array, p: f64, shape: &[usize]) -> Result<Array> {
+    if !(0.0..=1.0).contains(&p) {
+        return Err(Error::arg(
+            "bernoulli",
+            format!("probability {p} is outside [0, 1]"),
+        ));
+    }
+    let u = uniform(key, shape, 0.0, 1.0, DType::Float32)?;
+    np::less(&u, p)
+}
+
+/// Exponential samples with rate 1 (`-log1p(-u)`, as JAX).
+pub fn exponential(key: &Array, shape: &[usize], dtype: DType) -> Result<Array> {
+    let u = uniform(key, shape, 0.0, 1.0, dtype)?;
+    np::negative(np::log1p(np::negative(&u)?)?)
+}
+
+/// Standard Gumbel samples (`-log(-log(u))` with `u` uniform in `[tiny, 1)`, as JAX).
+pub fn gumbel(key: &Array, shape: &[usize], dtype: DType) -> Result<Array> {
+    float_dtype("gumbel", dtype)?;
+    let u = uniform(key, shape, finfo(dtype).0, 1.0, dtype)?;
+    np::negative(np::log(np::negative(np::log(&u)?)?)?)
+}
+
+/// Standard Laplace samples (`sign(u) * log1p(-|u|)` with `u` uniform in `(-1, 1)`, as JAX).
+pub fn laplace(key: &Array, shape: &[usize], dtype: DType) -> Result<Array> {
+    float_dtype("laplace", dtype)?;
+    let u = uniform(key, shape, -1.0 + finfo(dtype).1, 1.0, dtype)?;
+    np::multiply(np::sign(&u)?, np::log1p(np::negative(np::abs(&u)?)?)?)
+}
+
+/// The error function in f64 (Abramowitz–Stegun 7.1.26 is not enough; this is the
+/// complementary-error-function series of Numerical Recipes, relative error < 1.2e-7,
+/// then exact enough after rounding to float32 for the bounds of `truncated_normal`).
+fn erf(x: f64) -> f64 {
+    let z = x.abs();
+    let t = 1.0 / (1.0 + 0.5 * z);
+    let r = t
+        * (-z * z - 1.26551223
+            + t * (1.00002368
+                + t * (0.37409196
+                    + t * (0.09678418
+                        + t * (-0.18628806
+                            + t * (0.27886807
+                                + t * (-1.13520398
+                                    + t * (1.48851587 + t * (-0.82215223 + t * 0.17087277)))))))))
+            .exp();
+    if x >= 0.0 {
+        1.0 - r
+    } else {
+        r - 1.0
+    }
+}
+
+/// Standard normal samples truncated to `(lower, upper)` (JAX's inverse-CDF algorithm;
+/// the bounds' `erf` is computed on the host, so values may differ from JAX's in the
+/// last bit).
+pub fn truncated_normal(
+    key: &Array,
+    lower: f64,
+    upper: f64,
+    shape: &[usize],
+    dtype: DType,
+) -> Result<Array> {
+    let func = "truncated_normal";
+    float_dtype(func, dtype)?;
+    if lower.partial_cmp(&upper) != Some(std::cmp::Ordering::Less) {
+        return Err(Error::arg(
+            func,
+            format!("lower {lower} must be below upper {upper}"),
+        ));
+    }
+    let r = |v: f64| Literal::from_f64(v, dtype).cast(DType::Float32);
+    let as_f = |l: Literal| match l {
+        Literal::F32(v) => f64::from(v),
+        _ => 0.0,
+    };
+    let s2 = std::f64::consts::SQRT_2;
+    let a = erf(as_f(r(lower)) / s2);
+    let b = erf(as_f(r(upper)) / s2);
+    let u = uniform(key, shape, a, b, dtype)?;
+    let out = np::multiply(lax::unary(lax::UnaryOp::ErfInv, &u)?, s2)?;
+    let out = np::astype(out, dtype)?;
+    // Clamp into the open interval, as JAX does.
+    let next = |v: f64, up: bool| -> f64 {
+        let f = v as f32;
+        let n = if up { f32_next_up(f) } else { -f32_next_up(-f) };
+        f64::from(n)
+    };
+    np::clip(&out, next(lower, true), next(upper, false))
+}
+
+fn f32_next_up(f: f32) -> f32 {
+    if f.is_nan() || f == f32::INFINITY {
+        return f;
+    }
+    if f == 0.0 {
+        return f32::from_bits(1);
+    }
+    let b = f.to_bits();
+    f32::from_bits(if f > 0.0 { b + 1 } else { b - 1 })
+}
+
+/// Integers uniform in `[minval, maxval)` of `dtype` (int32 or uint32), with JAX's
+/// algorithm (two draws of bits combined modulo the span, so every span is unbiased to
+/// within 2^-32). `maxval <= minval` gives `minval`.
+pub fn randint(
+    key: &Array,
+    shape: &[usize],
+    minval: i64,
+    maxval: i64,
+    dtype: DType,
+) -> Result<Array> {
+    let func = "randint";
+    let (lo_lim, hi_lim) = match dtype {
+        DType::Int32 => (i64::from(i32::MIN), i64::from(i32::MAX)),
+        DType::UInt32 => (0, i64::from(u32::MAX)),
+        d => return Err(Error::dtype(func, &[d], "needs int32 or uint32")),
+    };
+    // JAX clips the bounds into the dtype's range; a maxval past the top allows the top.
+    let maxval_out_of_range = maxval > hi_lim;
+    let minval = minval.clamp(lo_lim, hi_lim);
+    let maxval = maxval.clamp(lo_lim, hi_lim);
+    let (k1, k2) = split2(key)?;
+    let higher = bits(&k1, shape)?;
+    let lower = bits(&k2, shape)?;
+    // span = maxval - minval in uint32 (1 when maxval <= minval), +1 when maxval was out of
+    // range and minval is above the bottom... JAX: span += 1 where maxval_out_of_range and
+    // maxval > minval.
+    let mut span: u32 = if maxval <= minval {
+        1
+    } else {
+        (maxval - minval) as u32
+    };
+    if maxval_out_of_range && maxval > minval {
+        span = span.wrapping_add(1);
+    }
+    let dev = key.device();
+    let span_a = splat(Literal::U32(span), higher.shape(), dev)?;
+    // multiplier = (2^16 % span)^2 % span in uint32 arithmetic, as JAX computes it (the
+    // square wraps for spans above 2^16, which JAX's values inherit).
+    let m = (1u32 << 16).checked_rem(span).unwrap_or(1 << 16);
+    let mult = m
+        .wrapping_mul(m)
+        .checked_rem(span)
+        .unwrap_or(m.wrapping_mul(m));
+    let mult_a = splat(Literal::U32(mult), higher.shape(), dev)?;
+    let rem = |x: &Array| lax::binary(lax::BinaryOp::Rem, x, &span_a);
+    let off = lax::binary(
+        lax::BinaryOp::Add,
+        &lax::binary(lax::BinaryOp::Mul, &rem(&higher)?, &mult_a)?,
+        &rem(&lower)?,
+    )?;
+    let off = rem(&off)?;
+    let base = splat(Literal::U32(minval as i32 as u32), higher.shape(), dev)?;
+    let r = lax::binary(lax::BinaryOp::Add, &base, &off)?;
+    if dtype == DType::Int32 {
+        lax::bitcast_convert_type(&r, DType::Int32)
+    } else {
+        Ok(r)
+    }
+}
+
+/// `x` shuffled along `axis` (JAX's `_shuffle`: rounds of a stable sort by random keys;
+/// one round up to 1625 elements).
+fn shuffle_impl(key: &Array, x: &Array, axis: usize) -> Result<Array> {
+    let n = x.size().max(1) as f64;
+    let rounds = (3.0 * n.ln() / (u32::MAX as f64).ln()).ceil() as usize;
+    let mut key = key.clone();
+    let mut x = x.clone();
+    for _ in 0..rounds {
+        let (k, sub) = split2(&key)?;
+        key = k;
+        let sort_keys = bits(&sub, x.shape())?;
+        let order = np::argsort(&sort_keys, Some(axis as isize))?;
+        x = np::take_along_axis(&x, &order, axis as isize)?;
+    }
+    Ok(x)
+}
+
+/// A random permutation of `0..n` (int32), as `jax.random.permutation(key, n)`.
+pub fn permutation(key: &Array, n: usize) -> Result<Array> {
+    check_key("permutation", key)?;
+    let x = lax::iota(DType::Int32, &[n], 0, Some(key.device()))?;
+    shuffle_impl(key, &x, 0)
+}
+
+/// `x` with its slices along `axis` randomly permuted (`jax.random.permutation(key, x,
+/// axis)`).
+pub fn shuffle(key: &Array, x: impl crate::ArrayLike, axis: isize) -> Result<Array> {
+    check_key("shuffle", key)?;
+    let x = np::asarray(x)?;
+    if x.ndim() == 0 {
+        return Err(Error::shape(
+            "shuffle",
+            &[x.shape()],
+            "cannot shuffle a 0-d array",
+        ));
+    }
+    let ax = crate::shape::normalize_axis("shuffle", axis, x.ndim())?;
+    // The same permutation for every slice: permute indices, then take.
+    let perm = shuffle_impl(
+        key,
+        &lax::iota(DType::Int32, &[x.shape()[ax]], 0, Some(key.device()))?,
+        0,
+    )?;
+    np::take(&x, &perm, Some(ax as isize))
+}
+
+/// Samples from `0..n` (int32) of `shape`: with replacement (uniform, or weighted by `p`),
+/// or without (a prefix of a permutation, or JAX's Gumbel top-k trick when weighted).
+pub fn choice(
+    key: &Array,
+    n: usize,
+    shape: &[usize],
+    replace: bool,
+    p: Option<&[f64]>,
+) -> Result<Array> {
+    let func = "choice";
+    check_key(func, key)?;
+    let draws = crate::shape::checked_size(func, shape)?;
+    if n == 0 && draws > 0 {
+        return Err(Error::arg(func, "cannot choose from an empty population"));
+    }
+    if let Some(p) = p {
+        if p.len() != n || p.iter().any(|&q| q.is_nan() || q < 0.0) {
+            return Err(Error::arg(
+                func,
+                format!("p needs {n} non-negative probabilities, got {p:?}"),
+            ));
+        }
+    }
+    if !replace && draws > n {
+        return Err(Error::arg(
+            func,
+            format!("cannot take a larger sample ({draws}) than the population ({n}) without replacement"),
+        ));
+    }
+    let idx = match (p, replace) {
+        (None, true) => randint(key, shape, 0, n as i64, DType::Int32)?,
+        (None, false) => {
+            let perm = permutation(key, n)?;
+            lax::reshape(&lax::slice(&perm, &[0], &[draws], None)?, shape)?
+        }
+        (Some(p), true) => {
+            let pa = Array::from_slice_on(
+                key.device(),
+                &p.iter().map(|&q| q as f32).collect::<Vec<_>>(),
+                &[n],
+            )?;
+            let cum = np::cumsum(&pa, None)?;
+            let total = cum.slice(crate::s![-1])?;
+            let u = uniform(key, shape, 0.0, 1.0, DType::Float32)?;
+            let r = np::multiply(&total, np::subtract(1.0, &u)?)?;
+            // searchsorted (left): the number of cumulative sums below r.
+            let rr = np::expand_dims(&r, &[-1])?;
+            let below = np::less(&cum, &rr)?;
+            np::sum(&below, Some(&[-1]), false)?
+        }
+        (Some(p), false) => {
+            let pa = Array::from_slice_on(
+                key.device(),
+                &p.iter().map(|&q| q as f32).collect::<Vec<_>>(),
+                &[n],
+            )?;
+            let g = np::add(gumbel(key, &[n], DType::Float32)?, np::log(&pa)?)?;
+            let order = np::argsort(np::negative(&g)?, Some(0))?;
+            lax::reshape(&lax::slice(&order, &[0], &[draws], None)?, shape)?
+        }
+    };
+    Ok(idx)
+}
+
+/// Samples of categories from unnormalised log-probabilities along `axis` of `logits`
+/// (`argmax(gumbel + logits)`, as JAX); the result has the logits' shape without `axis`.
+pub fn categorical(key: &Array, logits: impl crate::ArrayLike, axis: isize) -> Result<Array> {
+    let func = "categorical";
+    let logits = np::asarray(logits)?;
+    if !logits.dtype().is_floating() {
+        return Err(Error::dtype(
+            func,
+            &[logits.dtype()],
+            "logits must be floating",
+        ));
+    }
+    let ax = crate::shape::normalize_axis(func, axis, logits.ndim())?;
+    let g = gumbel(key, logits.shape(), logits.dtype())?;
+    np::argmax(np::add(&g, &logits)?, Some(ax as isize), false)
+}
+
+/// NumPy-style convenience: a generator holding a key, split on every call (a thin layer
+/// over the key functions; `default_rng(s)` draws the same numbers on every adapter).
+///
+/// ```
+/// let mut rng = olympus::random::default_rng(7)?;
+/// let a = rng.uniform(&[4], 0.0, 1.0)?;
+/// let b = rng.uniform(&[4], 0.0, 1.0)?; // a fresh subkey: different numbers
+/// assert_ne!(a.to_vec::<f32>()?, b.to_vec::<f32>()?);
+/// # Ok::<(), olympus::Error>(())
+/// ```
+pub struct Generator {
+    key: Array,
+}
+
+/// A [`Generator`] seeded with `seed`.
+pub fn default_rng(seed: u64) -> Result<Generator> {
+    Ok(Generator { key: key(seed)? })
+}
+
+impl Generator {
+    /// The next subkey (the held key is replaced by the other half of a split).
+    pub fn next_key(&mut self) -> Result<Array> {
+        let (k, sub) = split2(&self.key)?;
+        self.key = k;
+        Ok(sub)
+    }
+
+    /// float32 samples uniform in `[low, high)`.
+    pub fn uniform(&mut self, shape: &[usize], low: f64, high: f64) -> Result<Array> {
+        uniform(&self.next_key()?, shape, low, high, DType::Float32)
+    }
+
+    /// float32 normal samples with mean `loc` and standard deviation `scale`.
+    pub fn normal(&mut self, shape: &[usize], loc: f64, scale: f64) -> Result<Array> {
+        let z = normal(&self.next_key()?, shape, DType::Float32)?;
+        np::add(np::multiply(&z, scale)?, loc)
+    }
+
+    /// int32 samples uniform in `[low, high)`.
+    pub fn integers(&mut self, low: i64, high: i64, shape: &[usize]) -> Result<Array> {
+        if high <= low {
+            return Err(Error::arg(
+                "integers",
+                format!("low {low} must be below high {high}"),
+            ));
+        }
+        randint(&self.next_key()?, shape, low, high, DType::Int32)
+    }
+
+    /// A random permutation of `0..n`.
+    pub fn permutation(&mut self, n: usize) -> Result<Array> {
+        permutation(&self.next_key()?, n)
+    }
+}
+
+/// Gamma samples with shape parameter `alpha > 0` (scale 1), one per element of `shape`
+/// (JAX's Marsaglia–Tsang sampler run for every element in lockstep: each element has its
+/// own key, split the way JAX's `_gamma_one` splits it, and rejection rounds repeat until
+/// every element is accepted). Values follow JAX's algorithm; they match JAX's bits where
+/// our `log`/`pow` round like XLA's, which is not guaranteed in the last bit.
+pub fn gamma(key: &Array, alpha: f64, shape: &[usize], dtype: DType) -> Result<Array> {
+    gamma_impl("gamma", key, alpha, shape, dtype, false)
+}
+
+/// `log` of gamma samples, computed in log space (stable for tiny `alpha`; JAX's
+/// `loggamma`).
+pub fn loggamma(key: &Array, alpha: f64, shape: &[usize], dtype: DType) -> Result<Array> {
+    gamma_impl("loggamma", key, alpha, shape, dtype, true)
+}
+
+fn gamma_impl(
+    func: &str,
+    key: &Array,
+    alpha: f64,
+    shape: &[usize],
+    dtype: DType,
+    log_space: bool,
+) -> Result<Array> {
+    float_dtype(func, dtype)?;
+    if alpha.is_nan() || alpha <= 0.0 {
+        return Err(Error::arg(
+            func,
+            format!("alpha must be positive, got {alpha}"),
+        ));
+    }
+    check_key(func, key)?;
+    let n = crate::shape::checked_size(func, shape)?;
+    if n == 0 {
+        return np::zeros(shape, dtype);
+    }
+    // One key per element, as JAX's vmap over `split(key, size)`.
+    let keys = split(key, n)?;
+    let boost = alpha < 1.0;
+    let a = if boost { alpha + 1.0 } else { alpha };
+    let cast = |v: f64| -> f64 {
+        match Literal::from_f64(v, dtype).cast(DType::Float32) {
+            Literal::F32(x) => f64::from(x),
+            _ => v,
+        }
+    };
+    let d = cast(cast(a) - cast(1.0 / 3.0));
+    let c = cast(cast(1.0 / 3.0) / cast(d).sqrt());
+    let (k, sub) = {
+        let ks = split(&keys, 2)?;
+        (
+            ks.slice(crate::s![.., 0, ..])?,
+            ks.slice(crate::s![.., 1, ..])?,
+        )
+    };
+    let mut key = k;
+    // State: V (accepted when `done`); start "not accepted".
+    let mut v_acc = np::ones(&[n], dtype)?;
+    let mut done = np::zeros(&[n], DType::Bool)?;
+    for _round in 0..64 {
+        let ks = split(&key, 3)?;
+        let next_key = ks.slice(crate::s![.., 0, ..])?;
+        let mut x_key = ks.slice(crate::s![.., 1, ..])?;
+        let u_key = ks.slice(crate::s![.., 2, ..])?;
+        // Inner loop: draw x ~ normal until v = 1 + c x > 0.
+        let mut x = np::zeros(&[n], dtype)?;
+        let mut v = np::full(&[n], -1.0, Some(dtype))?;
+        for _ in 0..64 {
+            let need = np::less_equal(&v, 0.0)?;
+            if !np::any(&need, None, false)?.item::<bool>()? {
+                break;
+            }
+            let kk = split(&x_key, 2)?;
+            let sub_x = kk.slice(crate::s![.., 1, ..])?;
+            x_key = np::r#where(
+                np::expand_dims(&need, &[-1])?,
+                kk.slice(crate::s![.., 0, ..])?,
+                &x_key,
+            )?;
+            let xn = normal(&sub_x, &[], dtype)?;
+            let vn = np::add(1.0, np::multiply(&xn, c)?)?;
+            x = np::r#where(&need, &xn, &x)?;
+            v = np::r#where(&need, &vn, &v)?;
+        }
+        let xx = np::multiply(&x, &x)?;
+        let vvv = np::multiply(np::multiply(&v, &v)?, &v)?;
+        let u = uniform(&u_key, &[], 0.0, 1.0, dtype)?;
+        // Reject while U >= 1 - 0.0331 X² and log U >= X/2 + d (1 - V + log V), X = x².
+        let c1 = np::greater_equal(
+            &u,
+            np::subtract(1.0, np::multiply(0.0331, np::multiply(&xx, &xx)?)?)?,
+        )?;
+        let rhs = np::add(
+            np::multiply(&xx, 0.5)?,
+            np::multiply(d, np::add(np::subtract(1.0, &vvv)?, np::log(&vvv)?)?)?,
+        )?;
+        let c2 = np::greater_equal(np::log(&u)?, &rhs)?;
+        let reject = np::logical_and(&c1, &c2)?;
+        let newly = np::logical_and(np::logical_not(&done)?, np::logical_not(&reject)?)?;
+        v_acc = np::r#where(&newly, &vvv, &v_acc)?;
+        done = np::logical_or(&done, &newly)?;
+        key = np::r#where(np::expand_dims(&done, &[-1])?, &key, &next_key)?;
+        if np::all(&done, None, false)?.item::<bool>()? {
+            break;
+        }
+    }
+    let r = if log_space {
+        let e = np::negative(exponential(&sub, &[], dtype)?)?;
+        let lb = if boost {
+            let zero = np::equal(&e, 0.0)?;
+            np::r#where(zero, 0.0, np::multiply(&e, 1.0 / alpha)?)?
+        } else {
+            np::zeros(&[n], dtype)?
+        };
+        np::add(
+            np::add(np::log(np::full(&[n], d, Some(dtype))?)?, np::log(&v_acc)?)?,
+            &lb,
+        )?
+    } else {
+        let s = np::subtract(1.0, uniform(&sub, &[], 0.0, 1.0, dtype)?)?;
+        let b = if boost {
+            np::power(&s, 1.0 / alpha)?
+        } else {
+            np::ones(&[n], dtype)?
+        };
+        np::multiply(np::multiply(d, &v_acc)?, &b)?
+    };
+    lax::reshape(&np::astype(r, dtype)?, shape)
+}
+
+/// Beta samples with parameters `a, b > 0` (JAX's ratio of log-gamma samples, scaled by
+/// their maximum for precision).
+pub fn beta(key: &Array, a: f64, b: f64, shape: &[usize], dtype: DType) -> Result<Array> {
+    let func = "beta";
+    if a.is_nan() || b.is_nan() || a <= 0.0 || b <= 0.0 {
+        return Err(Error::arg(
+            func,
+            format!("a and b must be positive, got {a} and {b}"),
+        ));
+    }
+    let (ka, kb) = split2(key)?;
+    let la = loggamma(&ka, a, shape, dtype)?;
+    let lb = loggamma(&kb, b, shape, dtype)?;
+    let m = np::maximum(&la, &lb)?;
+    let ga = np::exp(np::subtract(&la, &m)?)?;
+    let gb = np::exp(np::subtract(&lb, &m)?)?;
+    np::divide(&ga, np::add(&ga, &gb)?)
+}

@@ -1,0 +1,557 @@
+//! olympus::random against JAX: the Random123 known answers, JAX's own outputs for the same
+//! keys (`tests/data/random_vectors.txt`, from `gen_random_vectors.py`), and distribution
+//! checks on a million samples.
+
+use std::collections::HashMap;
+
+use crate::common::*;
+use olympus::{lax, numpy as np, random, Array, DType};
+
+struct Vector {
+    shape: Vec<usize>,
+    /// Raw words: u32/i32 values, or float bit patterns.
+    words: Vec<u32>,
+    /// The text after `#`, if any.
+    note: String,
+}
+
+fn vectors() -> HashMap<String, Vector> {
+    let text = include_str!("../data/random_vectors.txt");
+    let mut out = HashMap::new();
+    for line in text.lines() {
+        if line.starts_with('#') || line.trim().is_empty() {
+            continue;
+        }
+        let (body, note) = match line.split_once('#') {
+            Some((b, n)) => (b, n.trim().to_string()),
+            None => (line, String::new()),
+        };
+        let mut it = body.split_whitespace();
+        let name = it.next().unwrap().to_string();
+        let dtype = it.next().unwrap();
+        let shape_s = it.next().unwrap();
+        let shape: Vec<usize> = if shape_s == "-" {
+            vec![]
+        } else {
+            shape_s
+                .split(',')
+                .filter(|s| !s.is_empty())
+                .map(|s| s.parse().unwrap())
+                .collect()
+        };
+        let words: Vec<u32> = it
+            .map(|v| match dtype {
+                "f32" | "f16" => u32::from_str_radix(v, 16).unwrap(),
+                "i32" => v.parse::<i32>().unwrap() as u32,
+                "bool" => v.parse::<u32>().unwrap(),
+                _ => v.parse::<u32>().unwrap(),
+            })
+            .collect();
+        out.insert(name, Vector { shape, words, note });
+    }
+    out
+}
+
+fn words_of(a: &Array) -> Vec<u32> {
+    match a.dtype() {
+        DType::Float32 => a
+            .to_vec::<f32>()
+            .unwrap()
+            .iter()
+            .map(|f| f.to_bits())
+            .collect(),
+        DType::Float16 => a
+            .to_vec::<half::f16>()
+            .unwrap()
+            .iter()
+            .map(|f| u32::from(f.to_bits()))
+            .collect(),
+        DType::Int32 => a
+            .to_vec::<i32>()
+            .unwrap()
+            .iter()
+            .map(|&v| v as u32)
+            .collect(),
+        DType::Bool => a
+            .to_vec::<bool>()
+            .unwrap()
+            .iter()
+            .map(|&v| u32::from(v))
+            .collect(),
+        DType::UInt32 => a.to_vec::<u32>().unwrap(),
+    }
+}
+
+fn expect_exact(v: &HashMap<String, Vector>, name: &str, got: &Array) {
+    let want = &v[name];
+    assert_eq!(got.shape(), want.shape.as_slice(), "{name}: shape");
+    assert_eq!(words_of(got), want.words, "{name}: values differ from JAX");
+}
+
+/// Float results within `ulps` of JAX's (for transforms through transcendental functions
+/// whose last bit depends on the library).
+fn expect_close(v: &HashMap<String, Vector>, name: &str, got: &Array, max_ulps: u32) {
+    let want = &v[name];
+    assert_eq!(got.shape(), want.shape.as_slice(), "{name}: shape");
+    let g = words_of(got);
+    for (i, (&a, &b)) in g.iter().zip(&want.words).enumerate() {
+        let d = if got.dtype() == DType::Float16 {
+            (i32::from(a as u16 as i16) - i32::from(b as u16 as i16)).unsigned_abs()
+        } else {
+            (a as i32).wrapping_sub(b as i32).unsigned_abs()
+        };
+        assert!(
+            d <= max_ulps,
+            "{name}[{i}]: {a:08x} vs JAX {b:08x} ({d} ulps)"
+        );
+    }
+}
+
+#[test]
+fn threefry_known_answers() {
+    let v = vectors();
+    for name in ["kat0", "kat1", "kat2"] {
+        let vec = &v[name];
+        // "key k0 k1 ctr c0 c1"
+        let f: Vec<u32> = vec
+            .note
+            .split_whitespace()
+            .filter_map(|s| u32::from_str_radix(s, 16).ok())
+            .collect();
+        let a = |x: u32| Array::from_slice(&[x], &[1]).unwrap();
+        let (k0, k1, c0, c1) = (a(f[0]), a(f[1]), a(f[2]), a(f[3]));
+        let x = lax::threefry2x32(&k0, &k1, &c0, &c1, lax::ThreefryOutput::First).unwrap();
+        let y = lax::threefry2x32(&k0, &k1, &c0, &c1, lax::ThreefryOutput::Second).unwrap();
+        assert_eq!(
+            vec![x.item::<u32>().unwrap(), y.item::<u32>().unwrap()],
+            vec.words,
+            "{name}"
+        );
+    }
+    // Random123's published answer, independent of the file.
+    assert_eq!(v["kat0"].words, vec![0x6b20_0159, 0x99ba_4efe]);
+}
+
+#[test]
+fn keys_bits_uniform_match_jax_bit_for_bit() {
+    let v = vectors();
+    let k0 = random::key(0).unwrap();
+    let k42 = random::key(42).unwrap();
+    expect_exact(&v, "key0", &k0);
+    expect_exact(&v, "key42", &k42);
+    expect_exact(&v, "key_big", &random::key(123456789).unwrap());
+    expect_exact(&v, "split0_3", &random::split(&k0, 3).unwrap());
+    expect_exact(&v, "split42_2", &random::split(&k42, 2).unwrap());
+    expect_exact(&v, "fold0_7", &random::fold_in(&k0, 7).unwrap());
+    expect_exact(
+        &v,
+        "fold42_big",
+        &random::fold_in(&k42, 0xdeadbeef).unwrap(),
+    );
+    expect_exact(&v, "bits0_8", &random::bits(&k0, &[8]).unwrap());
+    expect_exact(&v, "bits42_2x3", &random::bits(&k42, &[2, 3]).unwrap());
+    let b16 = np::bitwise_and(random::bits(&k0, &[8]).unwrap(), 0xffffu32).unwrap();
+    expect_exact(&v, "bits0_u16_8", &b16);
+    let f32_ = DType::Float32;
+    expect_exact(
+        &v,
+        "uniform0_8",
+        &random::uniform(&k0, &[8], 0.0, 1.0, f32_).unwrap(),
+    );
+    expect_exact(
+        &v,
+        "uniform42_2x3",
+        &random::uniform(&k42, &[2, 3], 0.0, 1.0, f32_).unwrap(),
+    );
+    // `u * (max - min) + min`: XLA's CPU backend fuses it into one rounding; WGSL's `fma`
+    // may round twice (lavapipe does), so custom ranges can differ in the last bits.
+    expect_close(
+        &v,
+        "uniform0_range",
+        &random::uniform(&k0, &[8], -2.0, 3.0, f32_).unwrap(),
+        2,
+    );
+    expect_exact(
+        &v,
+        "uniform0_f16",
+        &random::uniform(&k0, &[8], 0.0, 1.0, DType::Float16).unwrap(),
+    );
+    let (_, k2) = random::split2(&k0).unwrap();
+    expect_exact(
+        &v,
+        "split_then_uniform",
+        &random::uniform(&k2, &[4], 0.0, 1.0, f32_).unwrap(),
+    );
+    expect_exact(
+        &v,
+        "randint0",
+        &random::randint(&k0, &[8], 0, 10, DType::Int32).unwrap(),
+    );
+    expect_exact(
+        &v,
+        "randint42",
+        &random::randint(&k42, &[8], -5, 1_000_000, DType::Int32).unwrap(),
+    );
+    expect_exact(
+        &v,
+        "bernoulli0",
+        &random::bernoulli(&k0, 0.3, &[16]).unwrap(),
+    );
+    expect_exact(&v, "perm0_10", &random::permutation(&k0, 10).unwrap());
+    expect_exact(
+        &v,
+        "choice0",
+        &random::choice(&k0, 10, &[5], false, None).unwrap(),
+    );
+    expect_exact(
+        &v,
+        "choice0_rep",
+        &random::choice(&k0, 10, &[5], true, None).unwrap(),
+    );
+}
+
+#[test]
+fn transcendental_samplers_match_jax_closely() {
+    let v = vectors();
+    let k0 = random::key(0).unwrap();
+    let k42 = random::key(42).unwrap();
+    let f32_ = DType::Float32;
+    // erf_inv is XLA's algorithm on our own log1p, which can differ from XLA's in the last
+    // bit; the uniform inputs are bit-identical.
+    expect_close(
+        &v,
+        "normal0_8",
+        &random::normal(&k0, &[8], f32_).unwrap(),
+        4,
+    );
+    expect_close(
+        &v,
+        "normal42_16",
+        &random::normal(&k42, &[16], f32_).unwrap(),
+        4,
+    );
+    expect_close(
+        &v,
+        "normal0_f16",
+        &random::normal(&k0, &[8], DType::Float16).unwrap(),
+        1,
+    );
+    expect_close(
+        &v,
+        "exponential0",
+        &random::exponential(&k0, &[8], f32_).unwrap(),
+        2,
+    );
+    expect_close(&v, "gumbel0", &random::gumbel(&k0, &[8], f32_).unwrap(), 4);
+    expect_close(
+        &v,
+        "laplace0",
+        &random::laplace(&k0, &[8], f32_).unwrap(),
+        2,
+    );
+    expect_close(
+        &v,
+        "truncnorm0",
+        &random::truncated_normal(&k0, -1.0, 2.0, &[8], f32_).unwrap(),
+        4,
+    );
+    let logits = np::log(np::array([0.1f32, 0.2, 0.7]).unwrap()).unwrap();
+    let lb = np::broadcast_to(&logits, &[8, 3]).unwrap();
+    expect_exact(
+        &v,
+        "categorical0",
+        &random::categorical(&k0, &lb, -1).unwrap(),
+    );
+    let p3000 = random::permutation(&k0, 3000).unwrap();
+    expect_exact(
+        &v,
+        "perm0_3000_head",
+        &p3000.slice(olympus::s![..16]).unwrap(),
+    );
+    expect_close(
+        &v,
+        "gamma0_2_5",
+        &random::gamma(&k0, 2.5, &[8], f32_).unwrap(),
+        8,
+    );
+    expect_close(
+        &v,
+        "gamma0_0_3",
+        &random::gamma(&k0, 0.3, &[8], f32_).unwrap(),
+        8,
+    );
+    expect_close(
+        &v,
+        "beta0",
+        &random::beta(&k0, 2.0, 3.0, &[8], f32_).unwrap(),
+        8,
+    );
+    // erf_inv itself against XLA's.
+    let input = &v["erfinv_in"];
+    let x = Array::from_slice(
+        &input
+            .words
+            .iter()
+            .map(|&b| f32::from_bits(b))
+            .collect::<Vec<_>>(),
+        &input.shape,
+    )
+    .unwrap();
+    expect_close(
+        &v,
+        "erfinv_out",
+        &lax::unary(lax::UnaryOp::ErfInv, &x).unwrap(),
+        2,
+    );
+}
+
+/// Kolmogorov–Smirnov statistic of samples against a CDF.
+fn ks(samples: &mut [f64], cdf: impl Fn(f64) -> f64) -> f64 {
+    samples.sort_by(|a, b| a.partial_cmp(b).unwrap());
+    let n = samples.len() as f64;
+    samples
+        .iter()
+        .enumerate()
+        .map(|(i, &x)| {
+            let c = cdf(x);
+            (c - i as f64 / n).abs().max((c - (i + 1) as f64 / n).abs())
+        })
+        .fold(0.0, f64::max)
+}
+
+fn normal_cdf(x: f64) -> f64 {
+    // erfc-based, accurate to ~1e-7 (enough for a KS bound of 1.95/sqrt(n) ~ 2e-3).
+    let z = x / std::f64::consts::SQRT_2;
+    let t = 1.0 / (1.0 + 0.5 * z.abs());
+    let r = t
+        * (-z * z - 1.26551223
+            + t * (1.00002368
+                + t * (0.37409196
+                    + t * (0.09678418
+                        + t * (-0.18628806
+                            + t * (0.27886807
+                                + t * (-1.13520398
+                                    + t * (1.48851587 + t * (-0.82215223 + t * 0.17087277)))))))))
+            .exp();
+    if z >= 0.0 {
+        1.0 - 0.5 * r
+    } else {
+        0.5 * r
+    }
+}
+
+#[test]
+fn distributions_on_a_million_samples() {
+    let n = 1 << 20;
+    let mut r = rng();
+    use rand::Rng;
+    let key = random::key(r.random::<u32>() as u64).unwrap();
+    let keys = random::split(&key, 8).unwrap();
+    let k = |i: isize| keys.slice(olympus::s![i, ..]).unwrap();
+    // KS critical value at 0.001: 1.95 / sqrt(n).
+    let crit = 1.95 / (n as f64).sqrt();
+    let stats = |x: &[f64]| {
+        let m = x.iter().sum::<f64>() / x.len() as f64;
+        let v = x.iter().map(|a| (a - m) * (a - m)).sum::<f64>() / x.len() as f64;
+        (m, v)
+    };
+    let se = |var: f64| 5.0 * (var / n as f64).sqrt();
+    let mut u = random::uniform(&k(0), &[n], 0.0, 1.0, DType::Float32)
+        .unwrap()
+        .to_f64_vec()
+        .unwrap();
+    let (m, var) = stats(&u);
+    assert!((m - 0.5).abs() < se(1.0 / 12.0), "uniform mean {m}");
+    assert!(
+        (var - 1.0 / 12.0).abs() < 5.0 * (1.0 / 180.0 / n as f64).sqrt(),
+        "uniform var {var}"
+    );
+    assert!(ks(&mut u, |x| x.clamp(0.0, 1.0)) < crit);
+    let mut z = random::normal(&k(1), &[n], DType::Float32)
+        .unwrap()
+        .to_f64_vec()
+        .unwrap();
+    let (m, var) = stats(&z);
+    assert!(m.abs() < se(1.0), "normal mean {m}");
+    assert!(
+        (var - 1.0).abs() < 5.0 * (2.0 / n as f64).sqrt(),
+        "normal var {var}"
+    );
+    assert!(ks(&mut z, normal_cdf) < crit);
+    let mut e = random::exponential(&k(2), &[n], DType::Float32)
+        .unwrap()
+        .to_f64_vec()
+        .unwrap();
+    let (m, _) = stats(&e);
+    assert!((m - 1.0).abs() < se(1.0), "exponential mean {m}");
+    assert!(ks(&mut e, |x| 1.0 - (-x.max(0.0)).exp()) < crit);
+    let b = random::bernoulli(&k(3), 0.3, &[n])
+        .unwrap()
+        .astype(DType::Float32)
+        .unwrap()
+        .to_f64_vec()
+        .unwrap();
+    let (m, _) = stats(&b);
+    assert!((m - 0.3).abs() < se(0.21), "bernoulli mean {m}");
+    let ri = random::randint(&k(4), &[n], -3, 7, DType::Int32)
+        .unwrap()
+        .to_f64_vec()
+        .unwrap();
+    assert!(ri.iter().all(|&x| (-3.0..7.0).contains(&x)));
+    let (m, _) = stats(&ri);
+    assert!((m - 1.5).abs() < se(99.0 / 12.0), "randint mean {m}");
+    let g = random::gumbel(&k(5), &[n], DType::Float32)
+        .unwrap()
+        .to_f64_vec()
+        .unwrap();
+    let (m, _) = stats(&g);
+    assert!(
+        (m - 0.5772156649).abs() < se(std::f64::consts::PI.powi(2) / 6.0),
+        "gumbel mean {m}"
+    );
+    let l = random::laplace(&k(6), &[n], DType::Float32)
+        .unwrap()
+        .to_f64_vec()
+        .unwrap();
+    let (m, var) = stats(&l);
+    assert!(
+        m.abs() < se(2.0) && (var - 2.0).abs() < 0.05,
+        "laplace {m} {var}"
+    );
+    let t = random::truncated_normal(&k(7), -1.0, 2.0, &[n], DType::Float32)
+        .unwrap()
+        .to_f64_vec()
+        .unwrap();
+    assert!(t.iter().all(|&x| x > -1.0 && x < 2.0));
+    let ga = random::gamma(&k(1), 2.5, &[n], DType::Float32)
+        .unwrap()
+        .to_f64_vec()
+        .unwrap();
+    let (m, var) = stats(&ga);
+    assert!(
+        (m - 2.5).abs() < se(2.5) && (var - 2.5).abs() < 0.05,
+        "gamma {m} {var}"
+    );
+    let gs = random::gamma(&k(2), 0.3, &[n], DType::Float32)
+        .unwrap()
+        .to_f64_vec()
+        .unwrap();
+    let (m, _) = stats(&gs);
+    assert!((m - 0.3).abs() < se(0.3), "gamma small alpha {m}");
+    let be = random::beta(&k(3), 2.0, 3.0, &[n], DType::Float32)
+        .unwrap()
+        .to_f64_vec()
+        .unwrap();
+    let (m, var) = stats(&be);
+    assert!(
+        (m - 0.4).abs() < se(0.04) && (var - 0.04).abs() < 0.002,
+        "beta {m} {var}"
+    );
+    // float16 output stays in range.
+    let h = random::uniform(&k(0), &[4096], 0.0, 1.0, DType::Float16)
+        .unwrap()
+        .to_f64_vec()
+        .unwrap();
+    assert!(h.iter().all(|&x| (0.0..1.0).contains(&x)));
+}
+
+#[test]
+fn keys_streams_batches_and_errors() {
+    let key = random::key(5).unwrap();
+    let (a, b) = random::split2(&key).unwrap();
+    let ua = random::uniform(&a, &[64], 0.0, 1.0, DType::Float32)
+        .unwrap()
+        .to_vec::<f32>()
+        .unwrap();
+    let ub = random::uniform(&b, &[64], 0.0, 1.0, DType::Float32)
+        .unwrap()
+        .to_vec::<f32>()
+        .unwrap();
+    assert_ne!(ua, ub);
+    // The same key gives the same stream, also on a second device (emulated float16 there).
+    let dev = olympus::Device::new(olympus::DeviceOptions {
+        f16: olympus::F16Mode::Emulated,
+        ..Default::default()
+    })
+    .unwrap();
+    let again = olympus::with_device(&dev, || {
+        let k = random::key(5).unwrap();
+        let (a, _) = random::split2(&k).unwrap();
+        (
+            random::uniform(&a, &[64], 0.0, 1.0, DType::Float32)
+                .unwrap()
+                .to_vec::<f32>()
+                .unwrap(),
+            words_of(&random::normal(&a, &[64], DType::Float16).unwrap()),
+        )
+    });
+    assert_eq!(again.0, ua);
+    assert_eq!(
+        again.1,
+        words_of(&random::normal(&a, &[64], DType::Float16).unwrap())
+    );
+    // A batch of keys gives a batch of samples equal to a loop over the keys.
+    let keys = random::split(&key, 3).unwrap();
+    let batch = random::normal(&keys, &[5], DType::Float32).unwrap();
+    assert_eq!(batch.shape(), &[3, 5]);
+    let bw = words_of(&batch);
+    for i in 0..3 {
+        let one = random::normal(
+            &keys.slice(olympus::s![i, ..]).unwrap(),
+            &[5],
+            DType::Float32,
+        )
+        .unwrap();
+        assert_eq!(words_of(&one), bw[i * 5..(i + 1) * 5].to_vec());
+    }
+    // Permutations are permutations; shuffles move whole slices.
+    let p = random::permutation(&key, 3000)
+        .unwrap()
+        .to_vec::<i32>()
+        .unwrap();
+    let mut s = p.clone();
+    s.sort_unstable();
+    assert_eq!(s, (0..3000).collect::<Vec<_>>());
+    let x = np::reshape(np::arange(12).unwrap(), &[4, 3]).unwrap();
+    let sh = random::shuffle(&key, &x, 0)
+        .unwrap()
+        .to_vec::<i32>()
+        .unwrap();
+    for row in sh.chunks(3) {
+        assert_eq!(row[1], row[0] + 1);
+        assert_eq!(row[0] % 3, 0);
+    }
+    let c = random::choice(&key, 5, &[1000], true, Some(&[0.0, 0.0, 1.0, 0.0, 0.0])).unwrap();
+    assert!(c.to_vec::<i32>().unwrap().iter().all(|&i| i == 2));
+    let c = random::choice(&key, 4, &[4], false, Some(&[0.1, 0.2, 0.3, 0.4]))
+        .unwrap()
+        .to_vec::<i32>()
+        .unwrap();
+    let mut cs = c.clone();
+    cs.sort_unstable();
+    assert_eq!(cs, vec![0, 1, 2, 3]);
+    // Errors.
+    assert!(random::uniform(&key, &[2], 1.0, 0.0, DType::Float32).is_err());
+    assert!(random::uniform(&key, &[2], 0.0, 1.0, DType::Int32).is_err());
+    assert!(random::bernoulli(&key, 1.5, &[2]).is_err());
+    assert!(random::randint(&key, &[2], 0, 5, DType::Float32).is_err());
+    assert!(random::choice(&key, 3, &[5], false, None).is_err());
+    assert!(random::choice(&key, 3, &[2], true, Some(&[0.5, -0.1, 0.6])).is_err());
+    let e = random::bits(&np::zeros(&[3], DType::UInt32).unwrap(), &[2])
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("bits") && e.contains("(3,)"), "{e}");
+    // Generator: fresh subkeys, reproducible from the seed.
+    let mut g1 = random::default_rng(3).unwrap();
+    let mut g2 = random::default_rng(3).unwrap();
+    assert_eq!(
+        g1.normal(&[4], 1.0, 2.0).unwrap().to_vec::<f32>().unwrap(),
+        g2.normal(&[4], 1.0, 2.0).unwrap().to_vec::<f32>().unwrap()
+    );
+    assert_ne!(
+        g1.integers(0, 100, &[8]).unwrap().to_vec::<i32>().unwrap(),
+        g1.integers(0, 100, &[8]).unwrap().to_vec::<i32>().unwrap()
+    );
+    assert!(g1.integers(5, 5, &[1]).is_err());
+    let _ = rng();
+}
