@@ -37,6 +37,18 @@ use crate::runtime::Device;
 pub trait SupportsOlympusArray {
     /// Converts the value to an array.
     fn olympus_array(&self) -> Result<Array>;
+
+    /// The shape the value would convert to, if known without converting (used by
+    /// `shape`, `ndim`, `size` and the `_like` constructors, which then never call
+    /// [`olympus_array`](Self::olympus_array)).
+    fn olympus_shape(&self) -> Option<Vec<usize>> {
+        None
+    }
+
+    /// The dtype the value would convert to, if known without converting.
+    fn olympus_dtype(&self) -> Option<DType> {
+        None
+    }
 }
 
 /// The converted form of an array-like argument, before promotion.
@@ -222,17 +234,67 @@ pub trait ArrayLike {
     /// Converts the value to an operand; errors are reported by the caller with the
     /// function name and argument position.
     fn into_operand(self) -> Result<Operand>;
+
+    /// The shape the value declares without being converted (arrays; user types whose
+    /// protocol implementation declares it); `None` otherwise.
+    fn declared_shape(&self) -> Option<Vec<usize>> {
+        None
+    }
+
+    /// The type the value declares without being converted; `None` otherwise.
+    fn declared_type(&self) -> Option<TypeSpec> {
+        None
+    }
 }
 
 impl ArrayLike for Array {
     fn into_operand(self) -> Result<Operand> {
         Ok(Operand::Array(self))
     }
+
+    fn declared_shape(&self) -> Option<Vec<usize>> {
+        Some(self.shape().to_vec())
+    }
+
+    fn declared_type(&self) -> Option<TypeSpec> {
+        Some(TypeSpec {
+            dtype: self.dtype(),
+            weak: self.weak_type(),
+        })
+    }
 }
 
 impl ArrayLike for &Array {
     fn into_operand(self) -> Result<Operand> {
         Ok(Operand::Array(self.clone()))
+    }
+
+    fn declared_shape(&self) -> Option<Vec<usize>> {
+        Some(self.shape().to_vec())
+    }
+
+    fn declared_type(&self) -> Option<TypeSpec> {
+        Some(TypeSpec {
+            dtype: self.dtype(),
+            weak: self.weak_type(),
+        })
+    }
+}
+
+/// A conversion that already ran (or failed): its error surfaces in the function it is
+/// passed to. This is what makes lists of different array-like types possible (see
+/// [`arrays!`](crate::arrays)).
+impl<T: ArrayLike> ArrayLike for Result<T> {
+    fn into_operand(self) -> Result<Operand> {
+        self?.into_operand()
+    }
+
+    fn declared_shape(&self) -> Option<Vec<usize>> {
+        self.as_ref().ok().and_then(ArrayLike::declared_shape)
+    }
+
+    fn declared_type(&self) -> Option<TypeSpec> {
+        self.as_ref().ok().and_then(ArrayLike::declared_type)
     }
 }
 
@@ -246,6 +308,38 @@ impl<T: SupportsOlympusArray> ArrayLike for &T {
     fn into_operand(self) -> Result<Operand> {
         self.olympus_array().map(Operand::Array)
     }
+
+    fn declared_shape(&self) -> Option<Vec<usize>> {
+        (**self).olympus_shape()
+    }
+
+    fn declared_type(&self) -> Option<TypeSpec> {
+        (**self).olympus_dtype().map(TypeSpec::strong)
+    }
+}
+
+/// Converts one array-like value to an [`Operand`] now (the element type of mixed lists;
+/// see [`arrays!`](crate::arrays)).
+pub fn to_operand(x: impl ArrayLike) -> Result<Operand> {
+    x.into_operand()
+}
+
+/// A list of array-like values of different types, for the `numpy` functions that take
+/// several arrays (`concatenate`, `stack`, `einsum`, ...): each value is converted to an
+/// [`Operand`]; a failed conversion surfaces as the function's error.
+///
+/// ```
+/// use olympus::{arrays, numpy as np};
+/// let a = np::array([1.0f32, 2.0])?;
+/// let joined = np::concatenate(arrays![&a, vec![3.0f32], [4.0f32, 5.0]], 0)?;
+/// assert_eq!(joined.to_vec::<f32>()?, vec![1.0, 2.0, 3.0, 4.0, 5.0]);
+/// # Ok::<(), olympus::Error>(())
+/// ```
+#[macro_export]
+macro_rules! arrays {
+    ($($x:expr),* $(,)?) => {
+        vec![$($crate::convert::to_operand($x)),*]
+    };
 }
 
 macro_rules! weak_int {

@@ -137,3 +137,86 @@ impl Not for &Array {
         np::invert(self)
     }
 }
+
+/// Gives a user type that implements [`SupportsOlympusArray`](crate::SupportsOlympusArray)
+/// the arithmetic, bitwise and shift operators with arrays, Rust scalars and itself, on
+/// either side (through the protocol; results are `Result<Array>`). Use it on the type;
+/// the operators take `&YourType`.
+///
+/// ```
+/// use olympus::{numpy as np, Array, Result, SupportsOlympusArray};
+///
+/// struct Meters(Vec<f32>);
+/// impl SupportsOlympusArray for Meters {
+///     fn olympus_array(&self) -> Result<Array> { np::asarray(self.0.clone()) }
+/// }
+/// olympus::impl_array_ops!(Meters);
+///
+/// let d = Meters(vec![1.0, 2.0]);
+/// let a = np::array([10.0f32, 20.0])?;
+/// assert_eq!((&d + &a)?.to_vec::<f32>()?, vec![11.0, 22.0]);
+/// assert_eq!((&a * &d)?.to_vec::<f32>()?, vec![10.0, 40.0]);
+/// assert_eq!((2.0 * &d)?.to_vec::<f32>()?, vec![2.0, 4.0]);
+/// assert_eq!((&d - 1)?.to_vec::<f32>()?, vec![0.0, 1.0]);
+/// assert_eq!((&d / &d)?.to_vec::<f32>()?, vec![1.0, 1.0]);
+/// assert_eq!((-&d)?.to_vec::<f32>()?, vec![-1.0, -2.0]);
+/// # Ok::<(), olympus::Error>(())
+/// ```
+#[macro_export]
+macro_rules! impl_array_ops {
+    ($t:ty) => {
+        $crate::impl_array_ops!(@ops $t;
+            Add add add; Sub sub subtract; Mul mul multiply; Div div divide;
+            Rem rem remainder; BitAnd bitand bitwise_and; BitOr bitor bitwise_or;
+            BitXor bitxor bitwise_xor; Shl shl left_shift; Shr shr right_shift;);
+        impl ::std::ops::Neg for &$t {
+            type Output = $crate::Result<$crate::Array>;
+            fn neg(self) -> $crate::Result<$crate::Array> {
+                $crate::numpy::negative(self)
+            }
+        }
+        impl ::std::ops::Not for &$t {
+            type Output = $crate::Result<$crate::Array>;
+            fn not(self) -> $crate::Result<$crate::Array> {
+                $crate::numpy::invert(self)
+            }
+        }
+    };
+    (@ops $t:ty; $($tr:ident $m:ident $f:ident;)*) => {$(
+        impl ::std::ops::$tr<&$t> for $crate::Array {
+            type Output = $crate::Result<$crate::Array>;
+            fn $m(self, rhs: &$t) -> $crate::Result<$crate::Array> { $crate::numpy::$f(&self, rhs) }
+        }
+        impl ::std::ops::$tr<&$t> for &$crate::Array {
+            type Output = $crate::Result<$crate::Array>;
+            fn $m(self, rhs: &$t) -> $crate::Result<$crate::Array> { $crate::numpy::$f(self, rhs) }
+        }
+        impl ::std::ops::$tr<$crate::Array> for &$t {
+            type Output = $crate::Result<$crate::Array>;
+            fn $m(self, rhs: $crate::Array) -> $crate::Result<$crate::Array> { $crate::numpy::$f(self, &rhs) }
+        }
+        impl ::std::ops::$tr<&$crate::Array> for &$t {
+            type Output = $crate::Result<$crate::Array>;
+            fn $m(self, rhs: &$crate::Array) -> $crate::Result<$crate::Array> { $crate::numpy::$f(self, rhs) }
+        }
+        impl ::std::ops::$tr<&$t> for &$t {
+            type Output = $crate::Result<$crate::Array>;
+            fn $m(self, rhs: &$t) -> $crate::Result<$crate::Array> { $crate::numpy::$f(self, rhs) }
+        }
+        $crate::impl_array_ops!(@right $t; $tr $m $f; f64 i32);
+        // Rust scalars: the types of unsuffixed literals, so `&x * 2.0` and `1 + &x` infer.
+        $crate::impl_array_ops!(@left $t; $tr $m $f; f64 i32);
+    )*};
+    (@right $t:ty; $tr:ident $m:ident $f:ident; $($s:ty)*) => {$(
+        impl ::std::ops::$tr<$s> for &$t {
+            type Output = $crate::Result<$crate::Array>;
+            fn $m(self, rhs: $s) -> $crate::Result<$crate::Array> { $crate::numpy::$f(self, rhs) }
+        }
+    )*};
+    (@left $t:ty; $tr:ident $m:ident $f:ident; $($s:ty)*) => {$(
+        impl ::std::ops::$tr<&$t> for $s {
+            type Output = $crate::Result<$crate::Array>;
+            fn $m(self, rhs: &$t) -> $crate::Result<$crate::Array> { $crate::numpy::$f(self, rhs) }
+        }
+    )*};
+}

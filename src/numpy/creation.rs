@@ -116,13 +116,46 @@ pub fn full(shape: &[usize], fill_value: impl ArrayLike, dtype: Option<DType>) -
     fill("full", shape, v, dtype, true)
 }
 
-fn like(x: Operand) -> (Vec<usize>, TypeSpec) {
-    (x.shape(), x.type_spec())
+/// The shape and type of `x`: declared ones where the value declares them (arrays, user
+/// types declaring both through the protocol: nothing is converted), else those of its
+/// conversion (host data and scalars are not uploaded).
+fn like(func: &str, x: impl ArrayLike) -> Result<(Vec<usize>, TypeSpec)> {
+    if let (Some(shape), Some(t)) = (x.declared_shape(), x.declared_type()) {
+        return Ok((shape, t));
+    }
+    let op = operand(func, 0, x)?;
+    Ok((op.shape(), op.type_spec()))
+}
+
+/// The shape of `x` (NumPy's `shape`), without converting a user type that declares it.
+///
+/// ```
+/// use olympus::numpy as np;
+/// assert_eq!(np::shape(vec![vec![1, 2, 3], vec![4, 5, 6]])?, vec![2, 3]);
+/// assert_eq!(np::ndim(5)?, 0);
+/// assert_eq!(np::size(np::zeros(&[4, 5], np::DType::Bool)?)?, 20);
+/// # Ok::<(), olympus::Error>(())
+/// ```
+pub fn shape(x: impl ArrayLike) -> Result<Vec<usize>> {
+    if let Some(s) = x.declared_shape() {
+        return Ok(s);
+    }
+    Ok(operand("shape", 0, x)?.shape())
+}
+
+/// The number of dimensions of `x`.
+pub fn ndim(x: impl ArrayLike) -> Result<usize> {
+    Ok(shape(x)?.len())
+}
+
+/// The number of elements of `x`.
+pub fn size(x: impl ArrayLike) -> Result<usize> {
+    Ok(shape(x)?.iter().product())
 }
 
 /// Zeros with the shape and dtype of `x`.
 pub fn zeros_like(x: impl ArrayLike) -> Result<Array> {
-    let (shape, t) = like(operand("zeros_like", 0, x)?);
+    let (shape, t) = like("zeros_like", x)?;
     fill(
         "zeros_like",
         &shape,
@@ -135,7 +168,7 @@ pub fn zeros_like(x: impl ArrayLike) -> Result<Array> {
 
 /// Ones with the shape and dtype of `x`.
 pub fn ones_like(x: impl ArrayLike) -> Result<Array> {
-    let (shape, t) = like(operand("ones_like", 0, x)?);
+    let (shape, t) = like("ones_like", x)?;
     fill(
         "ones_like",
         &shape,
@@ -153,7 +186,7 @@ pub fn empty_like(x: impl ArrayLike) -> Result<Array> {
 
 /// `fill_value` with the shape and dtype of `x`.
 pub fn full_like(x: impl ArrayLike, fill_value: impl ArrayLike) -> Result<Array> {
-    let (shape, t) = like(operand("full_like", 0, x)?);
+    let (shape, t) = like("full_like", x)?;
     let v = operand("full_like", 1, fill_value)?;
     fill("full_like", &shape, v, Some(t.dtype), false).map(|a| a.with_weak(t.weak))
 }

@@ -16,7 +16,7 @@ mod ufuncs;
 
 pub use creation::{
     arange, array, asarray, astype, empty, empty_like, eye, full, full_like, identity, linspace,
-    ones, ones_like, zeros, zeros_like, ArangeSpec,
+    ndim, ones, ones_like, shape, size, zeros, zeros_like, ArangeSpec,
 };
 pub use indexing::{
     argwhere, compress, extract, nonzero, take, take_along_axis, At, AtIndex, Ellipsis, NewAxis,

@@ -1,0 +1,520 @@
+//! The array-extensibility scaffold (JEP 28661, level 1): every public `olympus::numpy`
+//! function, called with plain arrays, with a user type that only implements the
+//! conversion protocol, and with a user type that is also a registered pytree. Results
+//! must be identical in dtype, shape and bits. Functions that take several arrays also run
+//! with lists mixing the three kinds. A test fails when a public function is missing from
+//! the table (the table is compared with the names `src/numpy/mod.rs` exports).
+
+use olympus::numpy::{self as np, DType};
+use olympus::{arrays, Array, Result, SupportsOlympusArray};
+
+/// A user type that implements only the protocol.
+#[derive(Clone)]
+struct Protocol(Array);
+
+impl SupportsOlympusArray for Protocol {
+    fn olympus_array(&self) -> Result<Array> {
+        Ok(self.0.clone())
+    }
+}
+
+/// A user type that is a pytree (one leaf) and implements the protocol.
+#[derive(Clone)]
+struct Tree {
+    data: Array,
+    label: String,
+}
+olympus::register_pytree!(Tree { data, #[static] label });
+
+impl SupportsOlympusArray for Tree {
+    fn olympus_array(&self) -> Result<Array> {
+        Ok(self.data.clone())
+    }
+}
+
+/// How a row receives its array arguments.
+trait Wrap {
+    type V: olympus::ArrayLike + Clone;
+    fn w(&self, x: &Array) -> Self::V;
+}
+
+struct Plain;
+impl Wrap for Plain {
+    type V = Array;
+    fn w(&self, x: &Array) -> Array {
+        x.clone()
+    }
+}
+
+struct Proto;
+impl Wrap for Proto {
+    type V = &'static Protocol;
+    fn w(&self, x: &Array) -> &'static Protocol {
+        Box::leak(Box::new(Protocol(x.clone())))
+    }
+}
+
+struct Pytree;
+impl Wrap for Pytree {
+    type V = &'static Tree;
+    fn w(&self, x: &Array) -> &'static Tree {
+        Box::leak(Box::new(Tree {
+            data: x.clone(),
+            label: "t".into(),
+        }))
+    }
+}
+
+/// JAX's scaffold inputs.
+struct In {
+    f: Array,   // float32[5]
+    g: Array,   // float32[5], positive
+    u1: Array,  // float32[5] in (-1, 1)
+    i: Array,   // int32[5]
+    j: Array,   // int32[5], positive
+    u: Array,   // uint32[5]
+    b: Array,   // bool[5]
+    m: Array,   // float32[3, 3]
+    n: Array,   // float32[3, 3]
+    t: Array,   // float32[2, 3, 4]
+    idx: Array, // int32[3], indices into 5
+}
+
+fn inputs() -> In {
+    let a = |v: &[f32], s: &[usize]| Array::from_slice(v, s).unwrap();
+    In {
+        f: a(&[-1.5, 0.25, 2.0, -0.0, 3.5], &[5]),
+        g: a(&[0.5, 1.25, 2.0, 3.0, 4.5], &[5]),
+        u1: a(&[-0.9, -0.25, 0.0, 0.5, 0.75], &[5]),
+        i: Array::from_slice(&[-3, 0, 2, 7, -8], &[5]).unwrap(),
+        j: Array::from_slice(&[1, 2, 3, 4, 6], &[5]).unwrap(),
+        u: Array::from_slice(&[0u32, 1, 5, 9, 30], &[5]).unwrap(),
+        b: Array::from_slice(&[true, false, true, true, false], &[5]).unwrap(),
+        m: a(&[2.0, 1.0, 0.5, -1.0, 3.0, 0.0, 0.25, 1.5, 4.0], &[3, 3]),
+        n: a(&[1.0, 0.0, 2.0, -2.0, 1.0, 1.0, 0.5, 0.5, 0.5], &[3, 3]),
+        t: np::reshape(
+            np::astype(np::arange(24).unwrap(), DType::Float32).unwrap(),
+            &[2, 3, 4],
+        )
+        .unwrap(),
+        idx: Array::from_slice(&[4, 0, 2], &[3]).unwrap(),
+    }
+}
+
+type Out = Result<Vec<Array>>;
+
+fn one(a: Result<Array>) -> Out {
+    a.map(|x| vec![x])
+}
+
+macro_rules! table {
+    ($($name:ident => |$w:ident, $x:ident| $body:expr;)*) => {
+        /// Runs every row with the given wrapping.
+        #[allow(unused_variables)]
+        fn run<W: Wrap>(wrap: &W, inputs: &In) -> Vec<(&'static str, Out)> {
+            vec![$((stringify!($name), (|$w: &W, $x: &In| -> Out { $body })(wrap, inputs))),*]
+        }
+        const NAMES: &[&str] = &[$(stringify!($name)),*];
+    };
+}
+
+table! {
+    // creation
+    arange => |w, x| one(np::arange(5)); // no array arguments
+    array => |w, x| one(np::array(w.w(&x.f)));
+    asarray => |w, x| one(np::asarray(w.w(&x.i)));
+    astype => |w, x| one(np::astype(w.w(&x.f), DType::Int32));
+    empty => |w, x| one(np::empty(&[2], DType::Float32));
+    empty_like => |w, x| one(np::empty_like(w.w(&x.m)));
+    eye => |w, x| one(np::eye(3, None, 1, DType::Float32));
+    full => |w, x| one(np::full(&[2, 2], w.w(&x.f.slice(olympus::s![2]).unwrap()), None));
+    full_like => |w, x| one(np::full_like(w.w(&x.i), 7));
+    identity => |w, x| one(np::identity(2, DType::Int32));
+    linspace => |w, x| one(np::linspace(0.0, 1.0, 5, true));
+    ndim => |w, x| one(np::asarray(np::ndim(w.w(&x.t))? as i32));
+    ones => |w, x| one(np::ones(&[3], DType::Bool));
+    ones_like => |w, x| one(np::ones_like(w.w(&x.u)));
+    shape => |w, x| one(np::asarray(np::shape(w.w(&x.t))?.iter().map(|&d| d as i32).collect::<Vec<_>>()));
+    size => |w, x| one(np::asarray(np::size(w.w(&x.t))? as i32));
+    zeros => |w, x| one(np::zeros(&[2], DType::Int32));
+    zeros_like => |w, x| one(np::zeros_like(w.w(&x.b)));
+    // indexing
+    argwhere => |w, x| one(np::argwhere(w.w(&x.b)));
+    compress => |w, x| one(np::compress(w.w(&x.b), w.w(&x.f), None));
+    extract => |w, x| one(np::extract(w.w(&x.b), w.w(&x.f)));
+    nonzero => |w, x| np::nonzero(w.w(&x.i));
+    take => |w, x| one(np::take(w.w(&x.f), w.w(&x.idx), None));
+    take_along_axis => |w, x| one(np::take_along_axis(w.w(&x.m), w.w(&np::argsort(&x.m, Some(1))?), 1));
+    // joins
+    array_split => |w, x| np::array_split(w.w(&x.f), 2, 0);
+    concatenate => |w, x| one(np::concatenate(vec![w.w(&x.f), w.w(&x.g)], 0));
+    dstack => |w, x| one(np::dstack(vec![w.w(&x.f), w.w(&x.g)]));
+    hstack => |w, x| one(np::hstack(vec![w.w(&x.f), w.w(&x.g)]));
+    pad => |w, x| one(np::pad(w.w(&x.m), &[(1, 0)], np::PadMode::Edge));
+    repeat => |w, x| one(np::repeat(w.w(&x.f), 2, None));
+    roll => |w, x| one(np::roll(w.w(&x.f), &[2], None));
+    split => |w, x| np::split(w.w(&x.m), 3, 1);
+    stack => |w, x| one(np::stack(vec![w.w(&x.f), w.w(&x.g)], 1));
+    tile => |w, x| one(np::tile(w.w(&x.i), &[2, 1]));
+    tril => |w, x| one(np::tril(w.w(&x.m), 0));
+    triu => |w, x| one(np::triu(w.w(&x.m), 1));
+    vstack => |w, x| one(np::vstack(vec![w.w(&x.f), w.w(&x.g)]));
+    // linear algebra
+    diagonal => |w, x| one(np::diagonal(w.w(&x.m), 0, 0, 1));
+    dot => |w, x| one(np::dot(w.w(&x.m), w.w(&x.n)));
+    einsum => |w, x| one(np::einsum("ij,jk->ki", vec![w.w(&x.m), w.w(&x.n)]));
+    inner => |w, x| one(np::inner(w.w(&x.f), w.w(&x.g)));
+    matmul => |w, x| one(np::matmul(w.w(&x.m), w.w(&x.n)));
+    outer => |w, x| one(np::outer(w.w(&x.f), w.w(&x.g)));
+    tensordot => |w, x| one(np::tensordot(w.w(&x.t), w.w(&x.m), &[1], &[0]));
+    trace => |w, x| one(np::trace(w.w(&x.m), 0, 0, 1));
+    vdot => |w, x| one(np::vdot(w.w(&x.f), w.w(&x.g)));
+    // reductions
+    all => |w, x| one(np::all(w.w(&x.b), None, false));
+    any => |w, x| one(np::any(w.w(&x.b), None, false));
+    argmax => |w, x| one(np::argmax(w.w(&x.f), None, false));
+    argmin => |w, x| one(np::argmin(w.w(&x.m), Some(1), false));
+    argsort => |w, x| one(np::argsort(w.w(&x.f), Some(0)));
+    count_nonzero => |w, x| one(np::count_nonzero(w.w(&x.i), None, false));
+    cumprod => |w, x| one(np::cumprod(w.w(&x.g), None));
+    cumsum => |w, x| one(np::cumsum(w.w(&x.i), None));
+    logsumexp => |w, x| one(np::logsumexp(w.w(&x.f), None, false));
+    max => |w, x| one(np::max(w.w(&x.m), Some(&[0]), false));
+    mean => |w, x| one(np::mean(w.w(&x.m), None, true));
+    median => |w, x| one(np::median(w.w(&x.f), None, false));
+    min => |w, x| one(np::min(w.w(&x.i), None, false));
+    nanmax => |w, x| one(np::nanmax(w.w(&x.f), None, false));
+    nanmean => |w, x| one(np::nanmean(w.w(&x.f), None, false));
+    nanmin => |w, x| one(np::nanmin(w.w(&x.f), None, false));
+    nansum => |w, x| one(np::nansum(w.w(&x.f), None, false));
+    prod => |w, x| one(np::prod(w.w(&x.g), None, false));
+    sort => |w, x| one(np::sort(w.w(&x.m), Some(-1)));
+    std => |w, x| one(np::std(w.w(&x.f), None, 1, false));
+    sum => |w, x| one(np::sum(w.w(&x.t), Some(&[0, 2]), false));
+    var => |w, x| one(np::var(w.w(&x.f), None, 0, false));
+    // shapes
+    atleast_1d => |w, x| one(np::atleast_1d(w.w(&x.f)));
+    atleast_2d => |w, x| one(np::atleast_2d(w.w(&x.f)));
+    atleast_3d => |w, x| one(np::atleast_3d(w.w(&x.f)));
+    broadcast_arrays => |w, x| np::broadcast_arrays(vec![w.w(&x.f), w.w(&x.m.slice(olympus::s![.., 0..1]).unwrap())]);
+    broadcast_to => |w, x| one(np::broadcast_to(w.w(&x.f), &[2, 5]));
+    expand_dims => |w, x| one(np::expand_dims(w.w(&x.f), &[0]));
+    flip => |w, x| one(np::flip(w.w(&x.m), None));
+    moveaxis => |w, x| one(np::moveaxis(w.w(&x.t), &[0], &[-1]));
+    ravel => |w, x| one(np::ravel(w.w(&x.m)));
+    reshape => |w, x| one(np::reshape(w.w(&x.t), &[4, -1]));
+    squeeze => |w, x| one(np::squeeze(w.w(&np::expand_dims(&x.f, &[0])?), None));
+    swapaxes => |w, x| one(np::swapaxes(w.w(&x.t), 0, 2));
+    transpose => |w, x| one(np::transpose(w.w(&x.t), None));
+    // elementwise
+    abs => |w, x| one(np::abs(w.w(&x.i)));
+    absolute => |w, x| one(np::absolute(w.w(&x.f)));
+    add => |w, x| one(np::add(w.w(&x.f), w.w(&x.g)));
+    allclose => |w, x| one(np::allclose(w.w(&x.f), w.w(&x.g), 1e-5, 1e-8, false));
+    arccos => |w, x| one(np::arccos(w.w(&x.u1)));
+    arccosh => |w, x| one(np::arccosh(w.w(&x.j)));
+    arcsin => |w, x| one(np::arcsin(w.w(&x.u1)));
+    arcsinh => |w, x| one(np::arcsinh(w.w(&x.f)));
+    arctan => |w, x| one(np::arctan(w.w(&x.f)));
+    arctan2 => |w, x| one(np::arctan2(w.w(&x.f), w.w(&x.g)));
+    arctanh => |w, x| one(np::arctanh(w.w(&x.u1)));
+    array_equal => |w, x| one(np::array_equal(w.w(&x.f), w.w(&x.f), false));
+    bitwise_and => |w, x| one(np::bitwise_and(w.w(&x.i), w.w(&x.j)));
+    bitwise_not => |w, x| one(np::bitwise_not(w.w(&x.u)));
+    bitwise_or => |w, x| one(np::bitwise_or(w.w(&x.b), w.w(&x.b)));
+    bitwise_xor => |w, x| one(np::bitwise_xor(w.w(&x.i), w.w(&x.j)));
+    cbrt => |w, x| one(np::cbrt(w.w(&x.f)));
+    ceil => |w, x| one(np::ceil(w.w(&x.f)));
+    clip => |w, x| one(np::clip(w.w(&x.f), w.w(&x.u1), 2.0));
+    copysign => |w, x| one(np::copysign(w.w(&x.g), w.w(&x.f)));
+    cos => |w, x| one(np::cos(w.w(&x.f)));
+    cosh => |w, x| one(np::cosh(w.w(&x.f)));
+    deg2rad => |w, x| one(np::deg2rad(w.w(&x.f)));
+    divide => |w, x| one(np::divide(w.w(&x.i), w.w(&x.j)));
+    equal => |w, x| one(np::equal(w.w(&x.i), w.w(&x.j)));
+    exp => |w, x| one(np::exp(w.w(&x.f)));
+    exp2 => |w, x| one(np::exp2(w.w(&x.f)));
+    expm1 => |w, x| one(np::expm1(w.w(&x.f)));
+    floor => |w, x| one(np::floor(w.w(&x.f)));
+    floor_divide => |w, x| one(np::floor_divide(w.w(&x.i), w.w(&x.j)));
+    fmax => |w, x| one(np::fmax(w.w(&x.f), w.w(&x.g)));
+    fmin => |w, x| one(np::fmin(w.w(&x.f), w.w(&x.g)));
+    fmod => |w, x| one(np::fmod(w.w(&x.i), w.w(&x.j)));
+    gcd => |w, x| one(np::gcd(w.w(&x.i), w.w(&x.j)));
+    greater => |w, x| one(np::greater(w.w(&x.f), w.w(&x.g)));
+    greater_equal => |w, x| one(np::greater_equal(w.w(&x.f), w.w(&x.g)));
+    hypot => |w, x| one(np::hypot(w.w(&x.f), w.w(&x.g)));
+    invert => |w, x| one(np::invert(w.w(&x.b)));
+    isclose => |w, x| one(np::isclose(w.w(&x.f), w.w(&x.g), 1e-5, 1e-8, false));
+    isfinite => |w, x| one(np::isfinite(w.w(&x.f)));
+    isinf => |w, x| one(np::isinf(w.w(&x.f)));
+    isnan => |w, x| one(np::isnan(w.w(&x.f)));
+    lcm => |w, x| one(np::lcm(w.w(&x.i), w.w(&x.j)));
+    left_shift => |w, x| one(np::left_shift(w.w(&x.u), w.w(&x.j)));
+    less => |w, x| one(np::less(w.w(&x.f), w.w(&x.g)));
+    less_equal => |w, x| one(np::less_equal(w.w(&x.i), w.w(&x.j)));
+    log => |w, x| one(np::log(w.w(&x.g)));
+    log10 => |w, x| one(np::log10(w.w(&x.g)));
+    log1p => |w, x| one(np::log1p(w.w(&x.g)));
+    log2 => |w, x| one(np::log2(w.w(&x.g)));
+    logaddexp => |w, x| one(np::logaddexp(w.w(&x.f), w.w(&x.g)));
+    logaddexp2 => |w, x| one(np::logaddexp2(w.w(&x.f), w.w(&x.g)));
+    logical_and => |w, x| one(np::logical_and(w.w(&x.b), w.w(&x.i)));
+    logical_not => |w, x| one(np::logical_not(w.w(&x.b)));
+    logical_or => |w, x| one(np::logical_or(w.w(&x.b), w.w(&x.f)));
+    logical_xor => |w, x| one(np::logical_xor(w.w(&x.b), w.w(&x.b)));
+    maximum => |w, x| one(np::maximum(w.w(&x.f), w.w(&x.g)));
+    minimum => |w, x| one(np::minimum(w.w(&x.i), w.w(&x.j)));
+    multiply => |w, x| one(np::multiply(w.w(&x.f), w.w(&x.i)));
+    nan_to_num => |w, x| one(np::nan_to_num(w.w(&np::divide(&x.f, 0.0)?), 0.0, None, None));
+    negative => |w, x| one(np::negative(w.w(&x.u)));
+    not_equal => |w, x| one(np::not_equal(w.w(&x.f), w.w(&x.g)));
+    positive => |w, x| one(np::positive(w.w(&x.f)));
+    power => |w, x| one(np::power(w.w(&x.g), w.w(&x.f)));
+    r#mod => |w, x| one(np::r#mod(w.w(&x.i), w.w(&x.j)));
+    r#where => |w, x| one(np::r#where(w.w(&x.b), w.w(&x.f), w.w(&x.g)));
+    rad2deg => |w, x| one(np::rad2deg(w.w(&x.f)));
+    reciprocal => |w, x| one(np::reciprocal(w.w(&x.g)));
+    remainder => |w, x| one(np::remainder(w.w(&x.f), w.w(&x.g)));
+    right_shift => |w, x| one(np::right_shift(w.w(&x.i), w.w(&x.j)));
+    rint => |w, x| one(np::rint(w.w(&x.f)));
+    round => |w, x| one(np::round(w.w(&x.f), 1));
+    sign => |w, x| one(np::sign(w.w(&x.i)));
+    signbit => |w, x| one(np::signbit(w.w(&x.f)));
+    sin => |w, x| one(np::sin(w.w(&x.f)));
+    sinh => |w, x| one(np::sinh(w.w(&x.f)));
+    sqrt => |w, x| one(np::sqrt(w.w(&x.g)));
+    square => |w, x| one(np::square(w.w(&x.i)));
+    subtract => |w, x| one(np::subtract(w.w(&x.u), w.w(&x.u)));
+    tan => |w, x| one(np::tan(w.w(&x.f)));
+    tanh => |w, x| one(np::tanh(w.w(&x.f)));
+    true_divide => |w, x| one(np::true_divide(w.w(&x.f), w.w(&x.g)));
+    trunc => |w, x| one(np::trunc(w.w(&x.f)));
+    // dtype functions (no array arguments)
+    promote_types => |w, x| one(np::asarray(np::promote_types(DType::Int32, DType::Float16) == DType::Float16));
+    result_type => |w, x| one(np::asarray(np::result_type(&[olympus::TypeSpec::strong(DType::UInt32), olympus::TypeSpec::strong(DType::Int32)]).dtype == DType::Int32));
+}
+
+/// dtype, shape and raw bits of an array.
+fn fingerprint(a: &Array) -> (DType, Vec<usize>, Vec<u32>) {
+    let words: Vec<u32> = match a.dtype() {
+        DType::Float32 => a
+            .to_vec::<f32>()
+            .unwrap()
+            .iter()
+            .map(|v| v.to_bits())
+            .collect(),
+        DType::Float16 => a
+            .to_vec::<half::f16>()
+            .unwrap()
+            .iter()
+            .map(|v| u32::from(v.to_bits()))
+            .collect(),
+        DType::Int32 => a
+            .to_vec::<i32>()
+            .unwrap()
+            .iter()
+            .map(|&v| v as u32)
+            .collect(),
+        DType::UInt32 => a.to_vec::<u32>().unwrap(),
+        DType::Bool => a
+            .to_vec::<bool>()
+            .unwrap()
+            .iter()
+            .map(|&v| u32::from(v))
+            .collect(),
+    };
+    (a.dtype(), a.shape().to_vec(), words)
+}
+
+fn fingerprints(name: &str, out: &Out) -> Vec<(DType, Vec<usize>, Vec<u32>)> {
+    match out {
+        Ok(v) => v.iter().map(fingerprint).collect(),
+        Err(e) => panic!("{name} failed: {e}"),
+    }
+}
+
+#[test]
+fn every_function_agrees_for_arrays_protocol_types_and_pytrees() {
+    let x = inputs();
+    let plain = run(&Plain, &x);
+    let proto = run(&Proto, &x);
+    let tree = run(&Pytree, &x);
+    for ((p, q), t) in plain.iter().zip(&proto).zip(&tree) {
+        let want = fingerprints(p.0, &p.1);
+        assert!(!want.is_empty(), "{}: no result", p.0);
+        assert_eq!(
+            fingerprints(q.0, &q.1),
+            want,
+            "{}: the protocol type differs",
+            p.0
+        );
+        assert_eq!(
+            fingerprints(t.0, &t.1),
+            want,
+            "{}: the pytree type differs",
+            p.0
+        );
+    }
+}
+
+#[test]
+fn lists_mixing_arrays_protocol_types_and_host_data() {
+    let x = inputs();
+    let (p, t) = (Proto.w(&x.g), Pytree.w(&x.f));
+    let fp = |a: Result<Array>| fingerprint(&a.unwrap());
+    let host: Vec<f32> = x.f.to_vec().unwrap();
+    assert_eq!(
+        fp(np::concatenate(arrays![&x.f, p, t, host.clone()], 0)),
+        fp(np::concatenate([&x.f, &x.g, &x.f, &x.f], 0))
+    );
+    assert_eq!(
+        fp(np::stack(arrays![p, &x.f, host.clone()], 0)),
+        fp(np::stack([&x.g, &x.f, &x.f], 0))
+    );
+    assert_eq!(fp(np::vstack(arrays![t, p])), fp(np::vstack([&x.f, &x.g])));
+    assert_eq!(
+        fp(np::hstack(arrays![t, 1.0f32])),
+        fp(np::hstack([&x.f, &np::asarray(1.0f32).unwrap()]))
+    );
+    assert_eq!(fp(np::dstack(arrays![p, p])), fp(np::dstack([&x.g, &x.g])));
+    assert_eq!(
+        fp(np::einsum("i,i", arrays![t, host.clone()])),
+        fp(np::einsum("i,i", [&x.f, &x.f]))
+    );
+    let b = np::broadcast_arrays(arrays![p, 2.0f32]).unwrap();
+    assert_eq!(fingerprint(&b[1]), fp(np::full(&[5], 2.0f32, None)));
+}
+
+/// A type whose conversion always fails, but which declares its shape and dtype.
+struct Declared;
+impl SupportsOlympusArray for Declared {
+    fn olympus_array(&self) -> Result<Array> {
+        Err(olympus::Error::InvalidArgument {
+            func: "Declared".into(),
+            reason: "this type never converts".into(),
+        })
+    }
+    fn olympus_shape(&self) -> Option<Vec<usize>> {
+        Some(vec![2, 3])
+    }
+    fn olympus_dtype(&self) -> Option<DType> {
+        Some(DType::Float16)
+    }
+}
+
+#[test]
+fn declared_shape_and_dtype_are_used_without_converting() {
+    let d = Declared;
+    let z = np::zeros_like(&d).unwrap();
+    assert_eq!((z.shape(), z.dtype()), (&[2usize, 3][..], DType::Float16));
+    assert_eq!(np::ones_like(&d).unwrap().dtype(), DType::Float16);
+    assert_eq!(np::empty_like(&d).unwrap().shape(), &[2, 3]);
+    assert_eq!(
+        np::full_like(&d, 2.5)
+            .unwrap()
+            .to_vec::<half::f16>()
+            .unwrap()[5]
+            .to_f32(),
+        2.5
+    );
+    assert_eq!(np::shape(&d).unwrap(), vec![2, 3]);
+    assert_eq!(np::ndim(&d).unwrap(), 2);
+    assert_eq!(np::size(&d).unwrap(), 6);
+    // Anything that needs the data converts, and the failure names the function, the
+    // argument position and the Rust type.
+    let e = np::add(1.0, &d).unwrap_err();
+    let msg = e.to_string();
+    assert!(matches!(e, olympus::Error::Conversion { .. }), "{msg}");
+    assert!(
+        msg.contains("add") && msg.contains("Declared") && msg.contains("never converts"),
+        "{msg}"
+    );
+    assert!(msg.contains('1'), "position: {msg}");
+    let e = np::concatenate(arrays![np::zeros(&[1], DType::Float16).unwrap(), &d], 0).unwrap_err();
+    assert!(e.to_string().contains("never converts"), "{e}");
+}
+
+#[test]
+fn asarray_prefers_the_protocol() {
+    // A type that is also a slice-like container: the protocol wins.
+    struct Both(Vec<f32>);
+    impl SupportsOlympusArray for Both {
+        fn olympus_array(&self) -> Result<Array> {
+            np::multiply(np::asarray(self.0.clone())?, 10.0)
+        }
+    }
+    impl std::ops::Deref for Both {
+        type Target = [f32];
+        fn deref(&self) -> &[f32] {
+            &self.0
+        }
+    }
+    let b = Both(vec![1.0, 2.0]);
+    assert_eq!(
+        np::asarray(&b).unwrap().to_vec::<f32>().unwrap(),
+        vec![10.0, 20.0]
+    );
+    assert_eq!(
+        np::array(&b).unwrap().to_vec::<f32>().unwrap(),
+        vec![10.0, 20.0]
+    );
+}
+
+olympus::impl_array_ops!(Protocol);
+
+#[test]
+fn operators_for_user_types() {
+    let x = inputs();
+    let p = Protocol(x.g.clone());
+    let fp = |a: Result<Array>| fingerprint(&a.unwrap());
+    assert_eq!(fp(&x.f + &p), fp(np::add(&x.f, &x.g)));
+    assert_eq!(fp(&p * &x.f), fp(np::multiply(&x.g, &x.f)));
+    assert_eq!(fp(2.0 - &p), fp(np::subtract(2.0, &x.g)));
+    assert_eq!(fp(&p / 4.0), fp(np::divide(&x.g, 4.0)));
+    assert_eq!(fp(&p % &p), fp(np::remainder(&x.g, &x.g)));
+    assert_eq!(fp(-&p), fp(np::negative(&x.g)));
+    assert_eq!(fp(x.f.clone() + &p), fp(np::add(&x.f, &x.g)));
+}
+
+/// Every public function of `olympus::numpy` has a row (names parsed from the module's
+/// `pub use` lists; types and constants start with a capital letter).
+#[test]
+fn the_table_covers_every_public_numpy_function() {
+    let src = include_str!("../src/numpy/mod.rs");
+    let mut exported = Vec::new();
+    let mut rest = src;
+    while let Some(start) = rest.find("pub use ") {
+        let after = &rest[start + 8..];
+        let end = after.find(';').unwrap();
+        let item = &after[..end];
+        let names = match (item.find('{'), item.find('}')) {
+            (Some(a), Some(b)) => item[a + 1..b].to_string(),
+            _ => item.rsplit("::").next().unwrap().to_string(),
+        };
+        for n in names.split(',') {
+            let n = n.trim();
+            if !n.is_empty() && n.chars().next().unwrap().is_lowercase() {
+                exported.push(n.to_string());
+            }
+        }
+        rest = &after[end..];
+    }
+    assert!(exported.len() > 150, "parsed {} names", exported.len());
+    let missing: Vec<&String> = exported
+        .iter()
+        .filter(|n| !NAMES.contains(&n.as_str()))
+        .collect();
+    assert!(
+        missing.is_empty(),
+        "public numpy functions missing from the scaffold table: {missing:?}"
+    );
+    let stale: Vec<&&str> = NAMES
+        .iter()
+        .filter(|n| !exported.iter().any(|e| e == *n))
+        .collect();
+    assert!(
+        stale.is_empty(),
+        "rows for functions that are not exported: {stale:?}"
+    );
+}
