@@ -62,6 +62,48 @@
 //! # Ok::<(), olympus::Error>(())
 //! ```
 //!
+//! ## Array extensibility
+//!
+//! Every [`numpy`] function takes its array arguments as [`ArrayLike`]: arrays, Rust
+//! scalars (weakly typed), `half::f16`, slices, Vecs, nested arrays, and any type that
+//! implements [`SupportsOlympusArray`] — the Rust form of JEP 28661's `__olympus_array__`.
+//! A user type implements one method (`olympus_array`) and is accepted everywhere;
+//! declaring its shape and dtype (`olympus_shape`, `olympus_dtype`) lets `shape`, `ndim`,
+//! `size` and the `_like` constructors work without converting it. [`impl_array_ops!`]
+//! gives it the operators; [`arrays!`] builds lists that mix types for `concatenate`,
+//! `stack` or `einsum`. A failed conversion is [`Error::Conversion`], naming the function,
+//! the argument position and the type; a type that is not array-like does not compile, and
+//! the compiler says to implement the protocol or call `asarray`.
+//!
+//! The protocol is a `numpy`-layer feature: [`lax`] takes arrays only. At transformation
+//! boundaries (`jit`, `grad`, `vmap`) pytree flattening applies instead and the protocol
+//! is never called, so a type that is both a registered pytree and array-like keeps its
+//! identity inside a transformed function.
+//!
+//! ```
+//! use olympus::{numpy as np, Array, DType, Result, SupportsOlympusArray};
+//!
+//! /// Temperatures kept on the host in tenths of a degree.
+//! struct Tenths(Vec<i32>);
+//!
+//! impl SupportsOlympusArray for Tenths {
+//!     fn olympus_array(&self) -> Result<Array> {
+//!         np::divide(np::asarray(self.0.clone())?, 10.0)
+//!     }
+//!     fn olympus_shape(&self) -> Option<Vec<usize>> { Some(vec![self.0.len()]) }
+//!     fn olympus_dtype(&self) -> Option<DType> { Some(DType::Float32) }
+//! }
+//! olympus::impl_array_ops!(Tenths);
+//!
+//! let t = Tenths(vec![215, 198, 230]);
+//! assert_eq!(np::max(&t, None, false)?.item::<f32>()?, 23.0);
+//! assert_eq!((&t + 0.5)?.to_vec::<f32>()?, vec![22.0, 20.3, 23.5]);
+//! assert_eq!(np::zeros_like(&t)?.shape(), &[3]);          // no conversion needed
+//! let all = np::concatenate(olympus::arrays![&t, vec![25.0f32]], 0)?;
+//! assert_eq!(all.shape(), &[4]);
+//! # Ok::<(), olympus::Error>(())
+//! ```
+//!
 //! ## Random numbers
 //!
 //! [`random`] follows JAX: a key is a plain uint32 array, samplers are pure functions of a
