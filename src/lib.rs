@@ -132,6 +132,7 @@ pub(crate) mod codegen;
 pub mod convert;
 pub mod dtype;
 pub mod error;
+pub mod interop;
 pub mod lax;
 pub mod numpy;
 pub mod ops;

@@ -125,6 +125,10 @@ pub(crate) struct InputDesc<'a> {
     pub(crate) windows: u64,
     /// How elements are found.
     pub(crate) map: &'a InputMap,
+    /// Whether the buffer extends to the next multiple of four elements past the data, so
+    /// `vec4` loads stay inside it (always true for Olympus's own buffers; an
+    /// application's buffer may end exactly at its last element).
+    pub(crate) padded: bool,
 }
 
 /// What the target device supports.
@@ -283,6 +287,7 @@ pub(crate) fn elementwise(
         .iter()
         .map(|i| {
             if *i.map == InputMap::Plain
+                && i.padded
                 && i.layout.shape == out_shape
                 && i.layout.is_contiguous()
                 && i.layout.offset % 4 == 0
@@ -742,6 +747,7 @@ mod tests {
                                     layout,
                                     windows,
                                     map,
+                                    padded: true,
                                 })
                                 .collect();
                             let g =

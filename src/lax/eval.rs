@@ -190,6 +190,9 @@ pub(crate) fn run(dev: &Device, program: &Program, inputs: &[&Array], out: Aval)
                 layout,
                 map,
                 windows: codegen::windows_for(a.storage().bytes, &target),
+                padded: a.storage().bytes
+                    >= ((a.layout().offset + a.size()).next_multiple_of(4)
+                        * a.dtype().storage_bytes()) as u64,
             })
             .collect();
         let out_windows = codegen::windows_for(storage.bytes, &target);

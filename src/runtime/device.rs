@@ -332,16 +332,95 @@ impl Device {
         .map_err(|e| Error::NoAdapter {
             tried: format!("{} ({:?}): request_device failed: {e}", ainfo.name, backend),
         })?;
+        Device::wrap(ainfo, backend, device, queue, options, true)
+    }
+
+    /// Wraps an application's own wgpu device and queue (a renderer's, say), so arrays live
+    /// next to its resources and no second device is opened. From then on it behaves like
+    /// any Olympus device: buffer pool, pipeline cache, asynchronous dispatch.
+    ///
+    /// What Olympus needs is checked here and missing pieces are named in the error:
+    /// compute shaders with 256 invocations per workgroup (`max_compute_invocations_per_workgroup`
+    /// and `max_compute_workgroup_size_x` ≥ 256), at least 4 storage buffers per stage and
+    /// 16 KiB of workgroup storage. `SHADER_F16` is used when the device was created with it.
+    ///
+    /// Sharing the queue: Olympus records its kernels into its own command encoders and
+    /// submits them to the queue at sync points (readbacks, [`Device::synchronize`],
+    /// [`Array::wgpu_buffer`](crate::Array::wgpu_buffer)) or every `batch_limit` kernels;
+    /// ordering with the application's submissions is queue order. Olympus does not install
+    /// an uncaptured-error handler or a device-lost callback on a shared device (those
+    /// belong to the application); it still catches allocation failures with error scopes.
+    pub fn from_wgpu(
+        adapter: &wgpu::Adapter,
+        device: wgpu::Device,
+        queue: wgpu::Queue,
+        options: DeviceOptions,
+    ) -> Result<Device> {
+        let ainfo = adapter.get_info();
+        let backend = Backend::from_wgpu(ainfo.backend).ok_or_else(|| Error::NoAdapter {
+            tried: format!("unsupported backend {:?}", ainfo.backend),
+        })?;
+        let l = device.limits();
+        let mut missing = Vec::new();
+        if l.max_compute_invocations_per_workgroup < 256 {
+            missing.push(format!(
+                "max_compute_invocations_per_workgroup >= 256 (has {})",
+                l.max_compute_invocations_per_workgroup
+            ));
+        }
+        if l.max_compute_workgroup_size_x < 256 {
+            missing.push(format!(
+                "max_compute_workgroup_size_x >= 256 (has {})",
+                l.max_compute_workgroup_size_x
+            ));
+        }
+        if l.max_storage_buffers_per_shader_stage < 4 {
+            missing.push(format!(
+                "max_storage_buffers_per_shader_stage >= 4 (has {})",
+                l.max_storage_buffers_per_shader_stage
+            ));
+        }
+        if l.max_compute_workgroup_storage_size < 16384 {
+            missing.push(format!(
+                "max_compute_workgroup_storage_size >= 16384 (has {})",
+                l.max_compute_workgroup_storage_size
+            ));
+        }
+        if !missing.is_empty() {
+            return Err(Error::Device {
+                func: "Device::from_wgpu".into(),
+                reason: format!(
+                    "the device of {} lacks what Olympus needs: {}",
+                    ainfo.name,
+                    missing.join(", ")
+                ),
+            });
+        }
+        Device::wrap(ainfo, backend, device, queue, options, false)
+    }
+
+    fn wrap(
+        ainfo: wgpu::AdapterInfo,
+        backend: Backend,
+        device: wgpu::Device,
+        queue: wgpu::Queue,
+        options: DeviceOptions,
+        owned: bool,
+    ) -> Result<Device> {
+        let features = device.features() & wgpu::Features::SHADER_F16;
+        let limits = device.limits();
         let errors = Arc::new(Mutex::new(Vec::new()));
-        let sink = errors.clone();
-        device.on_uncaptured_error(Arc::new(move |e: wgpu::Error| {
-            lock(&sink).push(e.to_string());
-        }));
         let lost = Arc::new(Mutex::new(None));
-        let lost_sink = lost.clone();
-        device.set_device_lost_callback(move |reason, msg| {
-            *lock(&lost_sink) = Some(format!("{reason:?}: {msg}"));
-        });
+        if owned {
+            let sink = errors.clone();
+            device.on_uncaptured_error(Arc::new(move |e: wgpu::Error| {
+                lock(&sink).push(e.to_string());
+            }));
+            let lost_sink = lost.clone();
+            device.set_device_lost_callback(move |reason, msg| {
+                *lock(&lost_sink) = Some(format!("{reason:?}: {msg}"));
+            });
+        }
         let f16_native =
             features.contains(wgpu::Features::SHADER_F16) && options.f16 == F16Mode::Auto;
         let binding = limits

@@ -27,6 +27,8 @@ pub(crate) struct Storage {
     kind: BufferKind,
     /// Set while a readback may leave the buffer mapped: then it is destroyed, not pooled.
     discard: AtomicBool,
+    /// An application's buffer wrapped without a copy: never pooled or destroyed here.
+    external: bool,
     device: Arc<DeviceInner>,
 }
 
@@ -36,10 +38,25 @@ impl Storage {
             .as_ref()
             .expect("a storage buffer is present until the storage drops")
     }
+
+    /// Wraps an application's buffer (its owner keeps it; Olympus only reads and writes it).
+    pub(crate) fn external(device: Arc<DeviceInner>, buffer: wgpu::Buffer) -> Arc<Storage> {
+        Arc::new(Storage {
+            bytes: buffer.size(),
+            buffer: Some(buffer),
+            kind: BufferKind::Storage,
+            discard: AtomicBool::new(false),
+            external: true,
+            device,
+        })
+    }
 }
 
 impl Drop for Storage {
     fn drop(&mut self) {
+        if self.external {
+            return;
+        }
         if let Some(b) = self.buffer.take() {
             let mut pool = lock(&self.device.pool);
             if self.discard.load(Ordering::Relaxed) {
@@ -298,6 +315,7 @@ impl Device {
             }
         };
         Ok(Arc::new(Storage {
+            external: false,
             buffer: Some(buffer),
             bytes: class,
             kind,

@@ -7,6 +7,7 @@ mod display;
 mod dtypes;
 mod elementwise;
 mod indexing;
+mod interop;
 mod joins;
 mod linalg;
 mod operators;

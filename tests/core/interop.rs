@@ -1,0 +1,188 @@
+//! Sharing an application's wgpu device and buffers.
+
+use olympus::{numpy as np, Array, DType, Device, DeviceOptions};
+
+/// The application's own device, as a renderer would create it.
+fn app_device() -> (wgpu::Adapter, wgpu::Device, wgpu::Queue) {
+    let mut desc = wgpu::InstanceDescriptor::new_without_display_handle();
+    desc.backends = wgpu::Backends::VULKAN | wgpu::Backends::METAL | wgpu::Backends::DX12;
+    let instance = wgpu::Instance::new(desc);
+    let adapter =
+        pollster::block_on(instance.request_adapter(&wgpu::RequestAdapterOptions::default()))
+            .expect("an adapter");
+    let (device, queue) = pollster::block_on(adapter.request_device(&wgpu::DeviceDescriptor {
+        label: Some("app"),
+        required_limits: adapter.limits(),
+        ..Default::default()
+    }))
+    .expect("a device");
+    (adapter, device, queue)
+}
+
+/// Copies `size` bytes at `offset` of `buffer` to a mappable buffer with the app's own
+/// encoder, and reads them.
+fn app_read(
+    device: &wgpu::Device,
+    queue: &wgpu::Queue,
+    buffer: &wgpu::Buffer,
+    offset: u64,
+    size: u64,
+) -> Vec<u8> {
+    let staging = device.create_buffer(&wgpu::BufferDescriptor {
+        label: Some("app staging"),
+        size,
+        usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
+        mapped_at_creation: false,
+    });
+    let mut enc = device.create_command_encoder(&Default::default());
+    enc.copy_buffer_to_buffer(buffer, offset, &staging, 0, size);
+    queue.submit([enc.finish()]);
+    let slice = staging.slice(..);
+    slice.map_async(wgpu::MapMode::Read, |r| r.expect("map"));
+    device
+        .poll(wgpu::PollType::wait_indefinitely())
+        .expect("poll");
+    slice.get_mapped_range().expect("mapped").to_vec()
+}
+
+#[test]
+fn olympus_computes_on_the_applications_device() {
+    let (adapter, device, queue) = app_device();
+    let dev = Device::from_wgpu(
+        &adapter,
+        device.clone(),
+        queue.clone(),
+        DeviceOptions::default(),
+    )
+    .unwrap();
+    let r = olympus::with_device(&dev, || {
+        let x = np::arange(10).unwrap();
+        let y = np::multiply(&x, 3).unwrap();
+        // A transposed view is made contiguous for the application.
+        let m = np::transpose(np::reshape(&y, &[2, 5]).unwrap(), None).unwrap();
+        (y, m)
+    });
+    let (y, m) = r;
+    assert_eq!(y.device(), &dev);
+    let v = y.wgpu_buffer().unwrap();
+    let bytes = app_read(&device, &queue, &v.buffer, v.offset, v.size);
+    let got: Vec<i32> = bytes
+        .chunks(4)
+        .map(|c| i32::from_le_bytes(c.try_into().unwrap()))
+        .collect();
+    assert_eq!(got, (0..10).map(|i| i * 3).collect::<Vec<_>>());
+    let v = m.wgpu_buffer().unwrap();
+    let bytes = app_read(&device, &queue, &v.buffer, v.offset, v.size);
+    let got: Vec<i32> = bytes
+        .chunks(4)
+        .map(|c| i32::from_le_bytes(c.try_into().unwrap()))
+        .collect();
+    assert_eq!(got, vec![0, 15, 3, 18, 6, 21, 9, 24, 12, 27]);
+    // A view whose start cannot be bound (16 bytes in) is copied to a bindable start.
+    let tail = y.slice(olympus::s![4..]).unwrap();
+    let v = tail.wgpu_buffer().unwrap();
+    assert_eq!(v.size, 24);
+    assert_eq!(
+        v.offset % u64::from(dev.info().limits.min_storage_buffer_offset_alignment),
+        0
+    );
+    let bytes = app_read(&device, &queue, &v.buffer, v.offset, v.size);
+    assert_eq!(i32::from_le_bytes(bytes[..4].try_into().unwrap()), 12);
+}
+
+#[test]
+fn applications_buffers_are_wrapped_without_a_copy() {
+    let (adapter, device, queue) = app_device();
+    let dev = Device::from_wgpu(
+        &adapter,
+        device.clone(),
+        queue.clone(),
+        DeviceOptions::default(),
+    )
+    .unwrap();
+    // Five floats: the buffer ends at the last element (no vec4 padding).
+    let data = [1.5f32, -2.0, 3.25, 4.0, 0.5];
+    let buffer = device.create_buffer(&wgpu::BufferDescriptor {
+        label: Some("app data"),
+        size: 20,
+        usage: wgpu::BufferUsages::STORAGE
+            | wgpu::BufferUsages::COPY_SRC
+            | wgpu::BufferUsages::COPY_DST,
+        mapped_at_creation: false,
+    });
+    queue.write_buffer(
+        &buffer,
+        0,
+        &data
+            .iter()
+            .flat_map(|f| f.to_le_bytes())
+            .collect::<Vec<_>>(),
+    );
+    let a = Array::from_wgpu_buffer(&dev, buffer.clone(), &[5], DType::Float32).unwrap();
+    assert_eq!(a.to_vec::<f32>().unwrap(), data.to_vec());
+    let b = np::add(&a, &a).unwrap();
+    assert_eq!(
+        b.to_vec::<f32>().unwrap(),
+        data.iter().map(|x| x * 2.0).collect::<Vec<_>>()
+    );
+    assert_eq!(
+        np::sum(&a, None, false).unwrap().item::<f32>().unwrap(),
+        7.25
+    );
+    // The wrapped array hands back the same buffer.
+    let v = a.wgpu_buffer().unwrap();
+    assert_eq!((v.offset, v.size, v.buffer.size()), (0, 20, 20));
+    drop(a);
+    drop(b);
+    // The application's buffer is untouched and still usable after the arrays are gone.
+    let bytes = app_read(&device, &queue, &buffer, 0, 20);
+    assert_eq!(
+        bytes,
+        data.iter()
+            .flat_map(|f| f.to_le_bytes())
+            .collect::<Vec<_>>()
+    );
+    // Buffers that do not fit are clear errors.
+    let small = device.create_buffer(&wgpu::BufferDescriptor {
+        label: None,
+        size: 8,
+        usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC,
+        mapped_at_creation: false,
+    });
+    let e = Array::from_wgpu_buffer(&dev, small, &[5], DType::Float32)
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("from_wgpu_buffer") && e.contains("8 bytes") && e.contains("(5,)"),
+        "{e}"
+    );
+    let uniform = device.create_buffer(&wgpu::BufferDescriptor {
+        label: None,
+        size: 64,
+        usage: wgpu::BufferUsages::UNIFORM,
+        mapped_at_creation: false,
+    });
+    let e = Array::from_wgpu_buffer(&dev, uniform, &[4], DType::Float32)
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("STORAGE"), "{e}");
+}
+
+#[test]
+fn devices_without_what_olympus_needs_are_refused() {
+    let mut desc = wgpu::InstanceDescriptor::new_without_display_handle();
+    desc.backends = wgpu::Backends::VULKAN;
+    let instance = wgpu::Instance::new(desc);
+    let adapter =
+        pollster::block_on(instance.request_adapter(&wgpu::RequestAdapterOptions::default()))
+            .unwrap();
+    let (device, queue) = pollster::block_on(adapter.request_device(&wgpu::DeviceDescriptor {
+        required_limits: wgpu::Limits::downlevel_webgl2_defaults(),
+        ..Default::default()
+    }))
+    .unwrap();
+    let e = Device::from_wgpu(&adapter, device, queue, DeviceOptions::default())
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("max_compute_invocations_per_workgroup"), "{e}");
+}
