@@ -290,6 +290,27 @@ table! {
     tanh => |w, x| one(np::tanh(w.w(&x.f)));
     true_divide => |w, x| one(np::true_divide(w.w(&x.f), w.w(&x.g)));
     trunc => |w, x| one(np::trunc(w.w(&x.f)));
+    // NumPy files
+    save => |w, x| {
+        let p = std::env::temp_dir().join(format!("olympus-scaffold-{}-save.npy", std::process::id()));
+        np::save(&p, w.w(&x.m))?;
+        one(np::load(&p))
+    };
+    load => |w, x| {
+        let p = std::env::temp_dir().join(format!("olympus-scaffold-{}-load.npy", std::process::id()));
+        np::save(&p, w.w(&x.i))?;
+        one(np::load(&p))
+    };
+    savez => |w, x| {
+        let p = std::env::temp_dir().join(format!("olympus-scaffold-{}-savez.npz", std::process::id()));
+        np::savez(&p, vec![("f", w.w(&x.f)), ("b", w.w(&x.b))])?;
+        Ok(np::load_npz(&p)?.into_values().collect())
+    };
+    load_npz => |w, x| {
+        let p = std::env::temp_dir().join(format!("olympus-scaffold-{}-load.npz", std::process::id()));
+        np::savez(&p, vec![("u", w.w(&x.u))])?;
+        Ok(np::load_npz(&p)?.into_values().collect())
+    };
     // dtype functions (no array arguments)
     promote_types => |w, x| one(np::asarray(np::promote_types(DType::Int32, DType::Float16) == DType::Float16));
     result_type => |w, x| one(np::asarray(np::result_type(&[olympus::TypeSpec::strong(DType::UInt32), olympus::TypeSpec::strong(DType::Int32)]).dtype == DType::Int32));

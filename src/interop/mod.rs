@@ -3,6 +3,8 @@
 //! [`Array::from_wgpu_buffer`]), NumPy files ([`crate::numpy::save`], [`crate::numpy::load`]) and,
 //! with the `ndarray` feature, `ndarray` arrays.
 
+pub(crate) mod npy;
+
 use crate::array::{Array, Aval};
 use crate::dtype::DType;
 use crate::error::{Error, Result};

@@ -47,6 +47,7 @@ pub use ufuncs::{
 };
 
 pub use crate::dtype::{promote_types, result_type, DType};
+pub use crate::interop::npy::{load, load_npz, save, savez};
 
 use crate::array::Array;
 use crate::convert::{operand_device, Operand};

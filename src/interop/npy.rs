@@ -1,0 +1,254 @@
+//! NumPy's `.npy` and `.npz` files through the `npyz` crate (which reads every NumPy dtype,
+//! both byte orders and Fortran order, and writes the format NumPy reads).
+
+use std::collections::BTreeMap;
+use std::io::Read;
+use std::path::Path;
+
+use half::f16;
+use npyz::{Order, TypeChar, WriterBuilder};
+
+use crate::array::Array;
+use crate::convert::{operand, ArrayLike};
+use crate::dtype::DType;
+use crate::error::{Error, Result};
+
+fn io_err(func: &str, path: &Path, e: impl std::fmt::Display) -> Error {
+    Error::InvalidArgument {
+        func: func.into(),
+        reason: format!("{}: {e}", path.display()),
+    }
+}
+
+/// Reads one array from an `.npy` stream. NumPy's dtypes map to Olympus's as JAX
+/// canonicalises them: bool, int8/16/32/64 → int32, uint8/16/32/64 → uint32 (64-bit values
+/// must fit), float16, float32, float64 → float32; anything else is an error.
+fn read_npy<R: Read>(func: &str, path: &Path, file: npyz::NpyFile<R>) -> Result<Array> {
+    let shape: Vec<usize> = file.shape().iter().map(|&d| d as usize).collect();
+    let order = file.order();
+    let descr = file.dtype().descr();
+    let (tc, size) = match file.dtype() {
+        npyz::DType::Plain(t) => (t.type_char(), t.size_field()),
+        _ => {
+            return Err(io_err(
+                func,
+                path,
+                format!("structured dtype {descr} is not supported"),
+            ))
+        }
+    };
+    let err = |e: std::io::Error| io_err(func, path, e);
+    let range = |what: &str| {
+        io_err(
+            func,
+            path,
+            format!("a {descr} value {what} does not fit 32 bits"),
+        )
+    };
+    // The data in file order: C order, or Fortran (then the shape is reversed and the
+    // array transposed back, a view).
+    let file_shape: Vec<usize> = match order {
+        Order::C => shape.clone(),
+        Order::Fortran => shape.iter().rev().copied().collect(),
+    };
+    let a = match (tc, size) {
+        (TypeChar::Bool, 1) => {
+            Array::from_slice(&file.into_vec::<bool>().map_err(err)?, &file_shape)?
+        }
+        (TypeChar::Int, 1) => ints(file.into_vec::<i8>().map_err(err)?, &file_shape)?,
+        (TypeChar::Int, 2) => ints(file.into_vec::<i16>().map_err(err)?, &file_shape)?,
+        (TypeChar::Int, 4) => {
+            Array::from_slice(&file.into_vec::<i32>().map_err(err)?, &file_shape)?
+        }
+        (TypeChar::Int, 8) => {
+            let v = file.into_vec::<i64>().map_err(err)?;
+            let w: Vec<i32> = v
+                .iter()
+                .map(|&x| i32::try_from(x).map_err(|_| range(&x.to_string())))
+                .collect::<Result<_>>()?;
+            Array::from_slice(&w, &file_shape)?
+        }
+        (TypeChar::Uint, 1) => uints(file.into_vec::<u8>().map_err(err)?, &file_shape)?,
+        (TypeChar::Uint, 2) => uints(file.into_vec::<u16>().map_err(err)?, &file_shape)?,
+        (TypeChar::Uint, 4) => {
+            Array::from_slice(&file.into_vec::<u32>().map_err(err)?, &file_shape)?
+        }
+        (TypeChar::Uint, 8) => {
+            let v = file.into_vec::<u64>().map_err(err)?;
+            let w: Vec<u32> = v
+                .iter()
+                .map(|&x| u32::try_from(x).map_err(|_| range(&x.to_string())))
+                .collect::<Result<_>>()?;
+            Array::from_slice(&w, &file_shape)?
+        }
+        (TypeChar::Float, 2) => {
+            Array::from_slice(&file.into_vec::<f16>().map_err(err)?, &file_shape)?
+        }
+        (TypeChar::Float, 4) => {
+            Array::from_slice(&file.into_vec::<f32>().map_err(err)?, &file_shape)?
+        }
+        (TypeChar::Float, 8) => {
+            let v: Vec<f32> = file
+                .into_vec::<f64>()
+                .map_err(err)?
+                .iter()
+                .map(|&x| x as f32)
+                .collect();
+            Array::from_slice(&v, &file_shape)?
+        }
+        _ => {
+            return Err(io_err(
+                func,
+                path,
+                format!("dtype {descr} is not supported (Olympus reads bool, integers and floats)"),
+            ))
+        }
+    };
+    match order {
+        Order::C => Ok(a),
+        Order::Fortran => {
+            let perm: Vec<isize> = (0..shape.len() as isize).rev().collect();
+            super::super::numpy::transpose(&a, Some(&perm))
+        }
+    }
+}
+
+fn ints<T: Into<i32> + Copy>(v: Vec<T>, shape: &[usize]) -> Result<Array> {
+    let w: Vec<i32> = v.iter().map(|&x| x.into()).collect();
+    Array::from_slice(&w, shape)
+}
+
+fn uints<T: Into<u32> + Copy>(v: Vec<T>, shape: &[usize]) -> Result<Array> {
+    let w: Vec<u32> = v.iter().map(|&x| x.into()).collect();
+    Array::from_slice(&w, shape)
+}
+
+/// Loads an array from a NumPy `.npy` file (any byte order, C or Fortran order; NumPy's
+/// 64-bit and small integer and float dtypes are converted as JAX canonicalises them).
+/// Errors name the file: missing, truncated, not a `.npy`, or an unsupported dtype.
+///
+/// ```
+/// use olympus::numpy as np;
+/// let path = std::env::temp_dir().join("olympus_doc_load.npy");
+/// np::save(&path, np::arange(4)?)?;
+/// assert_eq!(np::load(&path)?.to_vec::<i32>()?, vec![0, 1, 2, 3]);
+/// # Ok::<(), olympus::Error>(())
+/// ```
+pub fn load(path: impl AsRef<Path>) -> Result<Array> {
+    let path = path.as_ref();
+    let f = std::fs::File::open(path).map_err(|e| io_err("load", path, e))?;
+    let file = npyz::NpyFile::new(std::io::BufReader::new(f)).map_err(|e| {
+        let reason = match declared_descr(path) {
+            Some(d) => {
+                format!("dtype {d} is not supported (Olympus reads bool, integers and floats): {e}")
+            }
+            None => format!("not a valid .npy file ({e})"),
+        };
+        io_err("load", path, reason)
+    })?;
+    read_npy("load", path, file)
+}
+
+/// The `descr` a `.npy` header declares, read leniently (for error messages about dtypes
+/// the reader rejects, such as `|O`).
+fn declared_descr(path: &Path) -> Option<String> {
+    let bytes = std::fs::read(path).ok()?;
+    if !bytes.starts_with(b"\x93NUMPY") {
+        return None;
+    }
+    let text = String::from_utf8_lossy(&bytes[..bytes.len().min(4096)]).into_owned();
+    let i = text.find("'descr':")? + 8;
+    let rest = text[i..].trim_start();
+    let rest = rest.strip_prefix('\'')?;
+    Some(rest[..rest.find('\'')?].to_string())
+}
+
+/// Loads every array of a NumPy `.npz` archive (as written by `np.savez`), by name.
+pub fn load_npz(path: impl AsRef<Path>) -> Result<BTreeMap<String, Array>> {
+    let path = path.as_ref();
+    let mut archive = npyz::npz::NpzArchive::open(path)
+        .map_err(|e| io_err("load_npz", path, format!("not a valid .npz archive ({e})")))?;
+    let names: Vec<String> = archive.array_names().map(String::from).collect();
+    let mut out = BTreeMap::new();
+    for name in names {
+        let file = archive
+            .by_name(&name)
+            .map_err(|e| io_err("load_npz", path, format!("array {name}: {e}")))?
+            .ok_or_else(|| io_err("load_npz", path, format!("array {name} vanished")))?;
+        out.insert(name.clone(), read_npy("load_npz", path, file)?);
+    }
+    Ok(out)
+}
+
+/// Writes `x` to a NumPy `.npy` file (little-endian, C order; bool as NumPy's one-byte
+/// bool, float16 as `<f2`), which `np.load` reads bit for bit.
+pub fn save(path: impl AsRef<Path>, x: impl ArrayLike) -> Result<()> {
+    let path = path.as_ref();
+    let x = super::super::numpy::asarray(operand("save", 1, x)?)?;
+    let f = std::fs::File::create(path).map_err(|e| io_err("save", path, e))?;
+    write_into("save", path, &x, std::io::BufWriter::new(f))
+}
+
+fn write_into<W: std::io::Write>(func: &str, path: &Path, x: &Array, w: W) -> Result<()> {
+    let shape: Vec<u64> = x.shape().iter().map(|&d| d as u64).collect();
+    let err = |e: std::io::Error| io_err(func, path, e);
+    macro_rules! put {
+        ($t:ty) => {{
+            let v = x.to_vec::<$t>()?;
+            let mut wr = npyz::WriteOptions::new()
+                .default_dtype()
+                .shape(&shape)
+                .writer(w)
+                .begin_nd()
+                .map_err(err)?;
+            wr.extend(v).map_err(err)?;
+            wr.finish().map_err(err)
+        }};
+    }
+    match x.dtype() {
+        DType::Bool => put!(bool),
+        DType::Int32 => put!(i32),
+        DType::UInt32 => put!(u32),
+        DType::Float16 => put!(f16),
+        DType::Float32 => put!(f32),
+    }
+}
+
+/// Writes named arrays to a NumPy `.npz` archive (`np.savez`: uncompressed), which
+/// `np.load` opens as a dict-like of arrays.
+pub fn savez<S: AsRef<str>, A: ArrayLike>(
+    path: impl AsRef<Path>,
+    arrays: impl IntoIterator<Item = (S, A)>,
+) -> Result<()> {
+    let path = path.as_ref();
+    let mut npz = npyz::npz::NpzWriter::create(path).map_err(|e| io_err("savez", path, e))?;
+    for (i, (name, a)) in arrays.into_iter().enumerate() {
+        let x = super::super::numpy::asarray(operand("savez", i + 1, a)?)?;
+        let opts = npyz::zip::write::FileOptions::default()
+            .compression_method(npyz::zip::CompressionMethod::Stored);
+        let shape: Vec<u64> = x.shape().iter().map(|&d| d as u64).collect();
+        let err = |e: std::io::Error| io_err("savez", path, e);
+        macro_rules! put {
+            ($t:ty) => {{
+                let v = x.to_vec::<$t>()?;
+                let mut wr = npz
+                    .array::<$t>(name.as_ref(), opts)
+                    .map_err(err)?
+                    .default_dtype()
+                    .shape(&shape)
+                    .begin_nd()
+                    .map_err(err)?;
+                wr.extend(v).map_err(err)?;
+                wr.finish().map_err(err)?;
+            }};
+        }
+        match x.dtype() {
+            DType::Bool => put!(bool),
+            DType::Int32 => put!(i32),
+            DType::UInt32 => put!(u32),
+            DType::Float16 => put!(f16),
+            DType::Float32 => put!(f32),
+        }
+    }
+    Ok(())
+}
