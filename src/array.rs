@@ -198,9 +198,17 @@ impl Array {
                 ),
             ));
         }
-        let mut bytes = Vec::with_capacity(n * T::DTYPE.storage_bytes());
-        T::encode(data, &mut bytes);
-        let storage = device.upload(&bytes, "Array::from_slice", shape, T::DTYPE)?;
+        let encoded;
+        let bytes = match T::as_storage_bytes(data) {
+            Some(b) => b,
+            None => {
+                let mut v = Vec::with_capacity(n * T::DTYPE.storage_bytes());
+                T::encode(data, &mut v);
+                encoded = v;
+                &encoded
+            }
+        };
+        let storage = device.upload(bytes, "Array::from_slice", shape, T::DTYPE)?;
         Ok(Array::from_storage(
             device.clone(),
             storage,
@@ -252,8 +260,8 @@ impl Array {
         let c = self.contiguous()?;
         let n = self.size();
         let bytes = (n * self.dtype().storage_bytes()) as u64;
-        let data = self.device().read(c.storage(), bytes, "to_vec")?;
-        Ok(T::decode(&data, n))
+        self.device()
+            .read(c.storage(), bytes, "to_vec", |data| T::decode(data, n))
     }
 
     /// Like [`to_vec`](Array::to_vec), as a future that does not block the thread: await it
@@ -266,11 +274,13 @@ impl Array {
             .and_then(|_| self.contiguous());
         let n = self.size();
         let bytes = (n * self.dtype().storage_bytes()) as u64;
-        let fut = prepared.map(|c| self.device().read_async(c.storage(), bytes, "to_vec_async"));
-        async move {
-            let data = fut?.await?;
-            Ok(T::decode(&data, n))
-        }
+        let fut = prepared.map(|c| {
+            self.device()
+                .read_async(c.storage(), bytes, "to_vec_async", move |data| {
+                    T::decode(data, n)
+                })
+        });
+        async move { fut?.await }
     }
 
     /// The single element of a size-1 array.
@@ -298,7 +308,9 @@ impl Array {
         }
         let c = self.contiguous()?;
         let bytes = (self.size() * self.dtype().storage_bytes()) as u64;
-        let data = self.device().read(c.storage(), bytes, "to_device")?;
+        let data = self
+            .device()
+            .read(c.storage(), bytes, "to_device", <[u8]>::to_vec)?;
         let storage = device.upload(&data, "to_device", self.shape(), self.dtype())?;
         Ok(Array::from_storage(
             device.clone(),

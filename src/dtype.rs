@@ -249,6 +249,9 @@ pub trait Element: Copy + Send + Sync + fmt::Debug + PartialEq + 'static + seale
     fn encode(values: &[Self], out: &mut Vec<u8>);
     /// Reads `n` values from their device storage form.
     fn decode(bytes: &[u8], n: usize) -> Vec<Self>;
+    /// The values' bytes when the host form is already the device storage form (every
+    /// type but `bool`), so uploads need no intermediate copy.
+    fn as_storage_bytes(values: &[Self]) -> Option<&[u8]>;
     /// The value as f64 (exact for every dtype).
     fn to_f64(self) -> f64;
 }
@@ -271,10 +274,19 @@ macro_rules! pod_element {
             }
             fn decode(bytes: &[u8], n: usize) -> Vec<Self> {
                 let size = std::mem::size_of::<$t>();
-                bytes[..n * size]
-                    .chunks_exact(size)
-                    .map(|c| bytemuck::pod_read_unaligned(c))
-                    .collect()
+                let bytes = &bytes[..n * size];
+                // Mapped buffers are aligned, so this is one straight copy; the unaligned
+                // path only serves byte slices from elsewhere.
+                match bytemuck::try_cast_slice::<u8, $t>(bytes) {
+                    Ok(values) => values.to_vec(),
+                    Err(_) => bytes
+                        .chunks_exact(size)
+                        .map(|c| bytemuck::pod_read_unaligned(c))
+                        .collect(),
+                }
+            }
+            fn as_storage_bytes(values: &[Self]) -> Option<&[u8]> {
+                Some(bytemuck::cast_slice(values))
             }
             fn to_f64(self) -> f64 {
                 f64::from(self)
@@ -300,6 +312,9 @@ impl Element for bool {
             .chunks_exact(4)
             .map(|c| c != [0, 0, 0, 0])
             .collect()
+    }
+    fn as_storage_bytes(_: &[Self]) -> Option<&[u8]> {
+        None
     }
     fn to_f64(self) -> f64 {
         f64::from(u8::from(self))

@@ -516,13 +516,13 @@ impl DeviceInner {
 
     pub(crate) fn synchronize(&self, func: &str) -> Result<()> {
         self.check_alive()?;
-        let index = self.flush();
-        let poll = match index {
-            Some(i) => wgpu::PollType::Wait {
-                submission_index: Some(i),
-                timeout: None,
-            },
-            None => wgpu::PollType::wait_indefinitely(),
+        let _ = self.flush();
+        // An empty submission also flushes uploads queued with `write_buffer` since the last
+        // one, so waiting for it waits for them too.
+        let index = self.queue.submit([]);
+        let poll = wgpu::PollType::Wait {
+            submission_index: Some(index),
+            timeout: None,
         };
         self.device.poll(poll).map_err(|e| Error::Device {
             func: func.to_string(),

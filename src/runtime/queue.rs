@@ -365,10 +365,17 @@ impl Device {
         Ok((staging, len, index))
     }
 
-    fn finish_read(&self, staging: &Storage, len: u64, bytes: u64, func: &str) -> Result<Vec<u8>> {
+    fn finish_read<R>(
+        &self,
+        staging: &Storage,
+        len: u64,
+        bytes: u64,
+        func: &str,
+        decode: impl FnOnce(&[u8]) -> R,
+    ) -> Result<R> {
         let slice = staging.buffer().slice(0..len);
         let data = match slice.get_mapped_range() {
-            Ok(view) => view[..bytes as usize].to_vec(),
+            Ok(view) => decode(&view[..bytes as usize]),
             Err(e) => {
                 return Err(Error::Device {
                     func: func.to_string(),
@@ -382,8 +389,15 @@ impl Device {
         Ok(data)
     }
 
-    /// Reads the first `bytes` bytes of a buffer back, waiting for the device.
-    pub(crate) fn read(&self, src: &Storage, bytes: u64, func: &str) -> Result<Vec<u8>> {
+    /// Reads the first `bytes` bytes of a buffer back, waiting for the device, and decodes
+    /// them straight from the mapped staging buffer.
+    pub(crate) fn read<R>(
+        &self,
+        src: &Storage,
+        bytes: u64,
+        func: &str,
+        decode: impl FnOnce(&[u8]) -> R,
+    ) -> Result<R> {
         let (staging, len, index) = self.stage(src, bytes, func)?;
         staging.discard.store(true, Ordering::Relaxed);
         let (tx, rx) = std::sync::mpsc::channel();
@@ -405,7 +419,7 @@ impl Device {
             })
             .map_err(|e| dev_err(e.to_string()))?;
         match rx.recv() {
-            Ok(Ok(())) => self.finish_read(&staging, len, bytes, func),
+            Ok(Ok(())) => self.finish_read(&staging, len, bytes, func, decode),
             Ok(Err(e)) => Err(dev_err(format!("mapping the readback buffer failed: {e}"))),
             Err(_) => Err(self
                 .0
@@ -417,12 +431,13 @@ impl Device {
 
     /// Like [`Device::read`], but the returned future waits without blocking the thread:
     /// a helper thread polls the device while the future is pending.
-    pub(crate) fn read_async(
+    pub(crate) fn read_async<R: Send + 'static>(
         &self,
         src: &Storage,
         bytes: u64,
         func: &'static str,
-    ) -> impl Future<Output = Result<Vec<u8>>> + Send + 'static {
+        decode: impl FnOnce(&[u8]) -> R + Send + 'static,
+    ) -> impl Future<Output = Result<R>> + Send + 'static {
         let staged = self.stage(src, bytes, func);
         let this = self.clone();
         async move {
@@ -443,7 +458,7 @@ impl Device {
                 });
             });
             match rx.await {
-                Ok(Ok(())) => this.finish_read(&staging, len, bytes, func),
+                Ok(Ok(())) => this.finish_read(&staging, len, bytes, func, decode),
                 Ok(Err(e)) => Err(Error::Device {
                     func: func.to_string(),
                     reason: format!("mapping the readback buffer failed: {e}"),
