@@ -124,8 +124,54 @@
 //! assert_eq!((w.shape(), noise.shape()), (&[3usize, 3][..], &[4usize, 3][..]));
 //! # Ok::<(), olympus::Error>(())
 //! ```
+//!
+//! ## Interop
+//!
+//! Olympus fits into programs that already have a GPU device and data:
+//!
+//! - **A shared device.** [`Device::from_wgpu`] wraps an application's own wgpu adapter,
+//!   device and queue (a renderer's, say), checks the limits Olympus needs and names any
+//!   that are missing, and then behaves like any Olympus device. Olympus submits its own
+//!   command buffers on the shared queue; ordering with the application's submissions is
+//!   queue order, and Olympus flushes its pending work before handing out a buffer.
+//! - **Buffers both ways.** [`Array::wgpu_buffer`] gives a contiguous array's buffer, byte
+//!   offset and size for the application's own bind groups (usage `STORAGE | COPY_SRC |
+//!   COPY_DST`); [`Array::from_wgpu_buffer`] wraps an application's buffer without a copy
+//!   after checking its size and usage flags.
+//! - **NumPy files.** [`numpy::save`], [`numpy::load`], [`numpy::savez`] and
+//!   [`numpy::load_npz`] read and write `.npy`/`.npz` (every byte order, C and Fortran
+//!   order; 64-bit dtypes canonicalised to 32 bits as JAX does).
+//! - **ndarray** (the `ndarray` cargo feature): every `ndarray::ArrayBase` of a host element
+//!   type is [`ArrayLike`] in any memory order, and `Array::to_ndarray` reads an array back
+//!   as an `ndarray::ArrayD`.
+//!
+//! ```
+//! use olympus::{numpy as np, Device, DeviceOptions};
+//!
+//! // The application's own device, as its renderer created it.
+//! let instance = wgpu::Instance::new(wgpu::InstanceDescriptor::new_without_display_handle());
+//! let adapter = pollster::block_on(instance.request_adapter(&Default::default())).unwrap();
+//! let (device, queue) = pollster::block_on(adapter.request_device(&wgpu::DeviceDescriptor {
+//!     required_limits: adapter.limits(),
+//!     ..Default::default()
+//! })).unwrap();
+//!
+//! let dev = Device::from_wgpu(&adapter, device.clone(), queue.clone(), DeviceOptions::default())?;
+//! let heights = olympus::with_device(&dev, || np::sin(np::linspace(0.0, 6.28, 256, true)?))?;
+//! // Bind `view.buffer` at `view.offset` in the application's own pipeline.
+//! let view = heights.wgpu_buffer()?;
+//! assert_eq!(view.size, 256 * 4);
+//!
+//! // NumPy files: written here, readable by `numpy.load`, and back.
+//! let path = std::env::temp_dir().join("olympus_heights.npy");
+//! np::save(&path, &heights)?;
+//! assert_eq!(np::load(&path)?.to_vec::<f32>()?, heights.to_vec::<f32>()?);
+//! # std::fs::remove_file(&path).ok();
+//! # Ok::<(), olympus::Error>(())
+//! ```
 
 #![warn(missing_docs)]
+#![cfg_attr(docsrs, feature(doc_cfg))]
 
 pub mod array;
 pub(crate) mod codegen;

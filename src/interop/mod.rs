@@ -3,6 +3,9 @@
 //! [`Array::from_wgpu_buffer`]), NumPy files ([`crate::numpy::save`], [`crate::numpy::load`]) and,
 //! with the `ndarray` feature, `ndarray` arrays.
 
+#[cfg(feature = "ndarray")]
+#[cfg_attr(docsrs, doc(cfg(feature = "ndarray")))]
+mod ndarray;
 pub(crate) mod npy;
 
 use crate::array::{Array, Aval};

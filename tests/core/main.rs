@@ -10,6 +10,7 @@ mod indexing;
 mod interop;
 mod joins;
 mod linalg;
+mod ndarray_interop;
 mod npy;
 mod operators;
 mod random;
