@@ -36,8 +36,19 @@ impl Aval {
 pub(crate) struct ArrayImpl {
     aval: Aval,
     device: Device,
-    storage: Arc<Storage>,
+    /// The buffer; `None` for a traced array, which has no values yet.
+    storage: Option<Arc<Storage>>,
     layout: Layout,
+    tracer: Option<Tracer>,
+}
+
+/// What a traced array stands for: variable `var` of the graph being traced by trace
+/// `trace` (of the function `name`).
+#[derive(Clone, Debug)]
+pub(crate) struct Tracer {
+    pub(crate) trace: u64,
+    pub(crate) var: usize,
+    pub(crate) name: Arc<str>,
 }
 
 /// An n-dimensional array on a device.
@@ -101,9 +112,57 @@ impl Array {
         Array(Arc::new(ArrayImpl {
             aval,
             device,
-            storage,
+            storage: Some(storage),
             layout,
+            tracer: None,
         }))
+    }
+
+    /// A traced array: a variable of a graph being traced, without values.
+    pub(crate) fn traced(device: Device, aval: Aval, tracer: Tracer) -> Array {
+        let layout = Layout::contiguous(&aval.shape);
+        Array(Arc::new(ArrayImpl {
+            aval,
+            device,
+            storage: None,
+            layout,
+            tracer: Some(tracer),
+        }))
+    }
+
+    /// Identity of this handle (the same for its clones), for deduplicating captures.
+    pub(crate) fn handle_id(&self) -> usize {
+        Arc::as_ptr(&self.0) as usize
+    }
+
+    /// The variable this array stands for while a function is traced; `None` for arrays
+    /// with values.
+    pub(crate) fn tracer(&self) -> Option<&Tracer> {
+        self.0.tracer.as_ref()
+    }
+
+    /// Whether the array is a traced value inside a function being traced by
+    /// [`jit`](crate::jit::jit) (it has a shape and dtype but no values yet).
+    pub fn is_traced(&self) -> bool {
+        self.0.tracer.is_some()
+    }
+
+    /// An error for `func` when the array is traced (its values do not exist yet).
+    pub(crate) fn check_concrete(&self, func: &str) -> Result<()> {
+        match &self.0.tracer {
+            None => Ok(()),
+            Some(t) => Err(Error::Tracing {
+                func: func.to_string(),
+                traced: t.name.to_string(),
+                reason: format!(
+                    "the values of a traced {} {} array are not known until the compiled \
+                     function runs; return the array from the function instead, or make the \
+                     value a static (non-array) argument",
+                    fmt_shape(self.shape()),
+                    self.dtype()
+                ),
+            }),
+        }
     }
 
     /// A view of the same buffer with another layout.
@@ -113,6 +172,7 @@ impl Array {
             device: self.0.device.clone(),
             storage: self.0.storage.clone(),
             layout,
+            tracer: self.0.tracer.clone(),
         }))
     }
 
@@ -120,6 +180,18 @@ impl Array {
     pub(crate) fn with_weak(&self, weak: bool) -> Array {
         if self.weak_type() == weak {
             return self.clone();
+        }
+        if self.is_traced() {
+            // The flag is part of the graph variable's type: record the change.
+            return crate::lax::bind(
+                crate::lax::Primitive::ConvertElementType {
+                    dtype: self.dtype(),
+                    weak,
+                },
+                &[self],
+                None,
+            )
+            .unwrap_or_else(|_| self.clone());
         }
         let mut aval = self.aval().clone();
         aval.weak = weak;
@@ -130,8 +202,13 @@ impl Array {
         &self.0.layout
     }
 
-    pub(crate) fn storage(&self) -> &Arc<Storage> {
-        &self.0.storage
+    /// The buffer, or an error when the array is traced.
+    pub(crate) fn storage(&self) -> Result<&Arc<Storage>> {
+        self.check_concrete("reading an array's buffer")?;
+        self.0.storage.as_ref().ok_or_else(|| Error::Device {
+            func: "reading an array's buffer".into(),
+            reason: "the array has no buffer".into(),
+        })
     }
 
     /// Shape, dtype and weak flag.
@@ -256,12 +333,13 @@ impl Array {
     /// Copies the elements back to the host in C order, waiting for pending work.
     /// `T` must be the host type of the dtype (`f32` for float32, `bool` for bool, …).
     pub fn to_vec<T: Element>(&self) -> Result<Vec<T>> {
+        self.check_concrete("to_vec")?;
         self.check_read::<T>("to_vec")?;
         let c = self.contiguous()?;
         let n = self.size();
         let bytes = (n * self.dtype().storage_bytes()) as u64;
         self.device()
-            .read(c.storage(), bytes, "to_vec", |data| T::decode(data, n))
+            .read(c.storage()?, bytes, "to_vec", |data| T::decode(data, n))
     }
 
     /// Like [`to_vec`](Array::to_vec), as a future that does not block the thread: await it
@@ -270,15 +348,17 @@ impl Array {
         &self,
     ) -> impl Future<Output = Result<Vec<T>>> + Send + 'static {
         let prepared = self
-            .check_read::<T>("to_vec_async")
+            .check_concrete("to_vec_async")
+            .and_then(|_| self.check_read::<T>("to_vec_async"))
             .and_then(|_| self.contiguous());
         let n = self.size();
         let bytes = (n * self.dtype().storage_bytes()) as u64;
-        let fut = prepared.map(|c| {
-            self.device()
-                .read_async(c.storage(), bytes, "to_vec_async", move |data| {
+        let fut = prepared.and_then(|c| {
+            Ok(self
+                .device()
+                .read_async(c.storage()?, bytes, "to_vec_async", move |data| {
                     T::decode(data, n)
-                })
+                }))
         });
         async move { fut?.await }
     }
@@ -297,6 +377,7 @@ impl Array {
 
     /// Submits pending work and waits until the device has finished it.
     pub fn block_until_ready(&self) -> Result<&Array> {
+        self.check_concrete("block_until_ready")?;
         self.device().0.synchronize("block_until_ready")?;
         Ok(self)
     }
@@ -306,11 +387,12 @@ impl Array {
         if device == self.device() {
             return Ok(self.clone());
         }
+        self.check_concrete("to_device")?;
         let c = self.contiguous()?;
         let bytes = (self.size() * self.dtype().storage_bytes()) as u64;
         let data = self
             .device()
-            .read(c.storage(), bytes, "to_device", <[u8]>::to_vec)?;
+            .read(c.storage()?, bytes, "to_device", <[u8]>::to_vec)?;
         let storage = device.upload(&data, "to_device", self.shape(), self.dtype())?;
         Ok(Array::from_storage(
             device.clone(),
@@ -557,6 +639,14 @@ fn render(
 
 impl fmt::Debug for Array {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if let Some(t) = self.tracer() {
+            return write!(
+                f,
+                "Traced<{}>with<jit({})>",
+                crate::jit::fmt_aval(self.aval()),
+                t.name
+            );
+        }
         let values = match self.to_f64_vec() {
             Ok(v) => v,
             Err(e) => {

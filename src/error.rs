@@ -108,6 +108,18 @@ pub enum Error {
         /// Why the conversion failed.
         reason: String,
     },
+    /// A traced array's values were needed while tracing a function under
+    /// [`jit`](crate::jit::jit) (they only exist once the compiled function runs), or a traced
+    /// array was used outside the trace that made it.
+    #[error("{func}: {reason} (while tracing `{traced}` under jit)")]
+    Tracing {
+        /// The operation that needed values.
+        func: String,
+        /// The function being traced.
+        traced: String,
+        /// What exactly was wrong, and what to do instead.
+        reason: String,
+    },
     /// An error reported by the GPU driver or by wgpu that is not one of the above.
     #[error("{func}: device error: {reason}")]
     Device {

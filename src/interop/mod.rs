@@ -43,6 +43,7 @@ impl Array {
     /// values. Keep the `Array` (or a clone) alive while the buffer is in use: when the last
     /// handle drops, Olympus may reuse the buffer for another array.
     pub fn wgpu_buffer(&self) -> Result<WgpuBufferView> {
+        self.check_concrete("wgpu_buffer")?;
         let b = element_bytes(self.dtype());
         let align = u64::from(
             self.device()
@@ -59,7 +60,7 @@ impl Array {
             crate::lax::copy(self)?
         };
         let view = WgpuBufferView {
-            buffer: c.storage().buffer().clone(),
+            buffer: c.storage()?.buffer().clone(),
             offset: c.layout().offset as u64 * b,
             size: c.size() as u64 * b,
         };

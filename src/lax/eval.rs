@@ -183,14 +183,19 @@ pub(crate) fn run(dev: &Device, program: &Program, inputs: &[&Array], out: Aval)
         let prim = &program.nodes.last().expect("a program has a node").prim;
         let layouts: Vec<&Layout> = inputs.iter().map(|a| a.layout()).collect();
         let mapped = input_maps(prim, &layouts, &out.shape);
+        let stores = inputs
+            .iter()
+            .map(|a| a.storage())
+            .collect::<Result<Vec<_>>>()?;
         let descs: Vec<InputDesc<'_>> = inputs
             .iter()
+            .zip(&stores)
             .zip(&mapped)
-            .map(|(a, (layout, map))| InputDesc {
+            .map(|((a, st), (layout, map))| InputDesc {
                 layout,
                 map,
-                windows: codegen::windows_for(a.storage().bytes, &target),
-                padded: a.storage().bytes
+                windows: codegen::windows_for(st.bytes, &target),
+                padded: st.bytes
                     >= ((a.layout().offset + a.size()).next_multiple_of(4)
                         * a.dtype().storage_bytes()) as u64,
             })
@@ -222,8 +227,8 @@ pub(crate) fn run(dev: &Device, program: &Program, inputs: &[&Array], out: Aval)
                 ));
             }
         };
-        for (a, d) in inputs.iter().zip(&descs) {
-            push(a.storage(), d.windows);
+        for (st, d) in stores.iter().zip(&descs) {
+            push(st, d.windows);
         }
         push(&storage, out_windows);
         let refs: Vec<Binding<'_>> = bindings
@@ -369,8 +374,8 @@ fn dot(dev: &Device, a: &Array, b: &Array, out: Aval) -> Result<Array> {
             f16_native: inner.info.f16_native,
             window_bytes: inner.window_bytes,
         };
-        let wa = codegen::windows_for(a.storage().bytes, &target);
-        let wb = codegen::windows_for(b.storage().bytes, &target);
+        let wa = codegen::windows_for(a.storage()?.bytes, &target);
+        let wb = codegen::windows_for(b.storage()?.bytes, &target);
         let wo = codegen::windows_for(storage.bytes, &target);
         let g = matmul(
             out.dtype,
@@ -388,7 +393,7 @@ fn dot(dev: &Device, a: &Array, b: &Array, out: Aval) -> Result<Array> {
         );
         let kernel = inner.kernel(&g.body, || g.source())?;
         let mut bindings = Vec::new();
-        for (s, w) in [(a.storage(), wa), (b.storage(), wb), (&storage, wo)] {
+        for (s, w) in [(a.storage()?, wa), (b.storage()?, wb), (&storage, wo)] {
             for i in 0..w {
                 let offset = i * target.window_bytes;
                 bindings.push(Binding {
@@ -443,10 +448,10 @@ fn scatter(
     let (pos, vals) = (flat(inputs[1])?, flat(inputs[2])?);
     let inner = &dev.0;
     for a in [&target, &pos, &vals] {
-        if a.storage().bytes > inner.window_bytes {
+        if a.storage()?.bytes > inner.window_bytes {
             return Err(Error::OutOfMemory {
                 func: "scatter".into(),
-                bytes: a.storage().bytes,
+                bytes: a.storage()?.bytes,
                 shape: a.shape().to_vec(),
                 dtype: a.dtype(),
                 reason: format!(
@@ -465,12 +470,16 @@ fn scatter(
         vals.layout().offset as u64,
     );
     let kernel = inner.kernel(&g.body, || g.source())?;
-    let bindings: Vec<Binding<'_>> = [&pos, &vals, &target]
+    let stores = [&pos, &vals, &target]
         .iter()
-        .map(|a| Binding {
-            buffer: a.storage().buffer(),
+        .map(|a| a.storage())
+        .collect::<Result<Vec<_>>>()?;
+    let bindings: Vec<Binding<'_>> = stores
+        .iter()
+        .map(|st| Binding {
+            buffer: st.buffer(),
             offset: 0,
-            size: a.storage().bytes,
+            size: st.bytes,
         })
         .collect();
     inner.dispatch(
@@ -521,14 +530,14 @@ fn sort(dev: &Device, x: &Array, indices: bool, out: Aval) -> Result<Array> {
     }
     let bindings = [
         Binding {
-            buffer: keys.storage().buffer(),
+            buffer: keys.storage()?.buffer(),
             offset: 0,
-            size: keys.storage().bytes,
+            size: keys.storage()?.bytes,
         },
         Binding {
-            buffer: pos.storage().buffer(),
+            buffer: pos.storage()?.buffer(),
             offset: 0,
-            size: pos.storage().bytes,
+            size: pos.storage()?.bytes,
         },
     ];
     let groups = total.div_ceil(codegen::WORKGROUP);
@@ -606,7 +615,7 @@ fn reduce(
         let bytes = n * acc.storage_bytes() as u64;
         let storage = dev.alloc(BufferKind::Storage, bytes, name, &out.shape, out.dtype)?;
         if n > 0 {
-            let windows = codegen::windows_for(cur.storage().bytes, &target);
+            let windows = codegen::windows_for(cur.storage()?.bytes, &target);
             let out_windows = codegen::windows_for(storage.bytes, &target);
             let (g, groups) = if columns {
                 let (g, threads) = column_reduction(
@@ -637,7 +646,7 @@ fn reduce(
             };
             let kernel = inner.kernel(&g.body, || g.source())?;
             let mut bindings = Vec::new();
-            for (s, w) in [(cur.storage(), windows), (&storage, out_windows)] {
+            for (s, w) in [(cur.storage()?, windows), (&storage, out_windows)] {
                 for i in 0..w {
                     let offset = i * target.window_bytes;
                     bindings.push(Binding {

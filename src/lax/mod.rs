@@ -13,8 +13,10 @@
 mod eval;
 mod primitive;
 
+pub(crate) use eval::common_device;
 #[cfg(test)]
 pub(crate) use eval::input_maps;
+pub(crate) use eval::{eval as eval_primitive, run as run_program};
 pub(crate) use primitive::EvalKind;
 pub use primitive::{
     BinaryOp, CompareOp, Literal, Primitive, ReduceOp, ScatterMode, ThreefryOutput, UnaryOp,
@@ -26,13 +28,17 @@ use crate::error::Result;
 use crate::runtime::Device;
 
 /// Binds a primitive to its operands: checks them with the shape/dtype rule and evaluates
-/// (a view, or a one-node program through the kernel generator, encoded asynchronously).
+/// (a view, or a one-node program through the kernel generator, encoded asynchronously),
+/// or, while a function is traced by [`jit`](crate::jit::jit), records an equation.
 ///
 /// `device` places primitives without operands (`full`, `iota`); otherwise the operands'
 /// common device is used.
 pub fn bind(prim: Primitive, inputs: &[&Array], device: Option<&Device>) -> Result<Array> {
     let avals: Vec<_> = inputs.iter().map(|a| a.aval().clone()).collect();
     let out = prim.abstract_eval(&avals)?;
+    if let Some(traced) = crate::jit::record(&prim, inputs, &out) {
+        return traced;
+    }
     eval::eval(prim, inputs, out, device)
 }
 
@@ -322,6 +328,18 @@ impl<'a> Fusion<'a> {
 
     /// Runs the program; the last node is the result.
     pub(crate) fn run(self, device: &Device) -> Result<Array> {
+        if crate::jit::is_tracing() {
+            // Under a trace the nodes are recorded one by one; jit fuses them again.
+            let mut values: Vec<Array> = self.inputs.iter().map(|&a| a.clone()).collect();
+            for node in self.nodes {
+                let args: Vec<&Array> = node.args.iter().map(|&i| &values[i]).collect();
+                let v = bind(node.prim, &args, Some(device))?;
+                values.push(v);
+            }
+            return values
+                .pop()
+                .ok_or_else(|| crate::Error::arg("fusion", "an empty program"));
+        }
         let out = self.avals.last().cloned().expect("a fusion has a node");
         let program = crate::codegen::Program {
             inputs: self.inputs.iter().map(|a| a.dtype()).collect(),

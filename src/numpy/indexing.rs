@@ -300,7 +300,10 @@ fn checked_indices(
         // uint32 indices past i32::MAX are out of range for any axis we can hold.
         let big = lax::full(idx.shape(), Literal::U32(i32::MAX as u32), Some(dev))?;
         let over = lax::compare(CompareOp::Gt, idx, &big)?;
-        if lax::reduce(ReduceOp::Or, &over, &(0..idx.ndim()).collect::<Vec<_>>())?.item::<bool>()? {
+        if !crate::jit::is_tracing()
+            && lax::reduce(ReduceOp::Or, &over, &(0..idx.ndim()).collect::<Vec<_>>())?
+                .item::<bool>()?
+        {
             return Err(out_of_range(func, x_shape, axis, n));
         }
         idx.astype(DType::Int32)?
@@ -316,7 +319,8 @@ fn checked_indices(
     let high = lax::compare(CompareOp::Ge, &wrapped, &len)?;
     let bad = lax::binary(BinaryOp::Or, &low, &high)?;
     let all: Vec<usize> = (0..shape.len()).collect();
-    if lax::reduce(ReduceOp::Or, &bad, &all)?.item::<bool>()? {
+    // Under jit the values are unknown: indices are clamped by the gather (JAX's rule).
+    if !crate::jit::is_tracing() && lax::reduce(ReduceOp::Or, &bad, &all)?.item::<bool>()? {
         return Err(out_of_range(func, x_shape, axis, n));
     }
     Ok(wrapped)
@@ -332,7 +336,8 @@ fn out_of_range(func: &str, x_shape: &[usize], axis: usize, n: usize) -> Error {
 
 /// Elements at integer `indices` along `axis` (of the flattened array when `None`): the
 /// result's shape is `x.shape[..axis] + indices.shape + x.shape[axis+1..]`. Negative
-/// indices count from the end; out-of-range ones are an error.
+/// indices count from the end; out-of-range ones are an error (under [`jit`](crate::jit()),
+/// where index values are not known while tracing, they are clamped into range, as JAX does).
 ///
 /// ```
 /// use olympus::numpy as np;

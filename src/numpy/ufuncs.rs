@@ -637,15 +637,7 @@ pub fn isclose(
     }
 }
 
-fn all_true(func: &str, x: &Array, device: &crate::Device) -> Result<Array> {
-    // Reads the predicate back and reduces on the host; a device reduction replaces this
-    // once reductions exist.
-    let all = x.to_vec::<bool>()?.iter().all(|&v| v);
-    let _ = func;
-    Array::from_slice_on(device, &[all], &[])
-}
-
-/// True when every element is close ([`isclose`]); a 0-d bool array. Waits for the device.
+/// True when every element is close ([`isclose`]); a 0-d bool array (reduced on the device).
 pub fn allclose(
     a: impl ArrayLike,
     b: impl ArrayLike,
@@ -653,13 +645,11 @@ pub fn allclose(
     atol: f64,
     equal_nan: bool,
 ) -> Result<Array> {
-    let c = isclose(a, b, rtol, atol, equal_nan)?;
-    let dev = c.device().clone();
-    all_true("allclose", &c, &dev)
+    super::all(isclose(a, b, rtol, atol, equal_nan)?, None, false)
 }
 
 /// True when both have the same shape and equal elements (NaN equal to NaN when
-/// `equal_nan`); a 0-d bool array. Waits for the device.
+/// `equal_nan`); a 0-d bool array (reduced on the device).
 pub fn array_equal(a: impl ArrayLike, b: impl ArrayLike, equal_nan: bool) -> Result<Array> {
     let a = super::asarray(operand("array_equal", 0, a)?)?;
     let b = super::asarray(operand("array_equal", 1, b)?)?;

@@ -199,6 +199,12 @@ impl PartialEq for Device {
 }
 impl Eq for Device {}
 
+impl std::hash::Hash for Device {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        self.0.id.hash(state);
+    }
+}
+
 impl fmt::Debug for Device {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "Device({}#{})", self.0.info.name, self.0.id)

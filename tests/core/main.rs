@@ -8,6 +8,7 @@ mod dtypes;
 mod elementwise;
 mod indexing;
 mod interop;
+mod jit;
 mod joins;
 mod linalg;
 mod ndarray_interop;

@@ -1,0 +1,280 @@
+//! jit: tracing to a graph, fusion, the signature cache, pytrees at the boundary.
+
+use std::cell::Cell;
+
+use olympus::{jit, lax, numpy as np, random, tree, Array, DType, Error, Result};
+
+use crate::common::{random_array, rng};
+
+fn chain(x: &Array, y: &Array, z: &Array) -> Result<Array> {
+    np::divide(
+        np::exp(np::add(np::multiply(x, y)?, z)?)?,
+        np::add(np::abs(x)?, 1.0)?,
+    )
+}
+
+fn bits(a: &Array) -> Vec<u32> {
+    let f = a.astype(DType::Float32).unwrap();
+    f.to_vec::<f32>()
+        .unwrap()
+        .iter()
+        .map(|v| v.to_bits())
+        .collect()
+}
+
+#[test]
+fn a_chain_fuses_into_one_kernel_and_matches_eager() {
+    let mut r = rng();
+    let shape = [37, 11];
+    let (x, y, z) = (
+        random_array(&mut r, &shape, DType::Float32, false).0,
+        random_array(&mut r, &shape, DType::Float32, false).0,
+        random_array(&mut r, &shape, DType::Float32, false).0,
+    );
+    let f = jit(|(x, y, z): (Array, Array, Array)| chain(&x, &y, &z)).named("chain");
+    let got = f.call((x.clone(), y.clone(), z.clone())).unwrap();
+    let want = chain(&x, &y, &z).unwrap();
+    assert_eq!(got.shape(), want.shape());
+    assert_eq!(got.dtype(), want.dtype());
+    assert_eq!(bits(&got), bits(&want));
+    let low = f.lower(&(x.clone(), y.clone(), z.clone())).unwrap();
+    assert_eq!(low.fused_kernels(), 1, "{low}");
+    let text = low.to_string();
+    for op in ["lambda", "mul", "exp", "abs", "div", "in ("] {
+        assert!(text.contains(op), "{op} missing from\n{text}");
+    }
+    assert_eq!(f.trace_count(), 1);
+}
+
+#[test]
+fn the_cache_retraces_only_for_a_new_signature() {
+    let f = jit(|(x, n): (Array, usize)| np::multiply(&x, n as f64));
+    let a = np::arange(4.0f32).unwrap();
+    let b = np::ones(&[4], DType::Float32).unwrap();
+    f.call((a.clone(), 2)).unwrap();
+    assert_eq!(
+        f.call((b.clone(), 2)).unwrap().to_vec::<f32>().unwrap(),
+        [2.0; 4]
+    );
+    assert_eq!(f.trace_count(), 1, "new values reuse the trace");
+    f.call((np::ones(&[5], DType::Float32).unwrap(), 2))
+        .unwrap();
+    assert_eq!(f.trace_count(), 2, "a new shape retraces");
+    f.call((np::ones(&[5], DType::Int32).unwrap(), 2)).unwrap();
+    assert_eq!(f.trace_count(), 3, "a new dtype retraces");
+    let y = f.call((a.clone(), 3)).unwrap();
+    assert_eq!(f.trace_count(), 4, "a new static value retraces");
+    assert_eq!(y.to_vec::<f32>().unwrap(), vec![0.0, 3.0, 6.0, 9.0]);
+    let weak = np::add(2.5, 0.0).unwrap();
+    assert!(weak.weak_type());
+    f.call((weak, 3)).unwrap();
+    f.call((Array::scalar(2.5f32).unwrap(), 3)).unwrap();
+    assert_eq!(
+        f.trace_count(),
+        6,
+        "weak and strong scalars are different signatures"
+    );
+    // A new structure retraces too.
+    let g =
+        jit(|xs: Vec<Array>| np::sum(np::stack(xs.iter().collect::<Vec<_>>(), 0)?, None, false));
+    g.call(vec![a.clone(), b.clone()]).unwrap();
+    g.call(vec![b.clone(), a.clone()]).unwrap();
+    assert_eq!(g.trace_count(), 1);
+    let s = g.call(vec![a.clone(), b.clone(), b.clone()]).unwrap();
+    assert_eq!(g.trace_count(), 2);
+    assert_eq!(s.item::<f32>().unwrap(), 14.0);
+    assert_eq!(g.cache_size(), 2);
+}
+
+struct Layer {
+    w: Array,
+    b: Array,
+    activation: String,
+}
+olympus::register_pytree!(Layer { w, b, #[static] activation });
+
+#[test]
+fn a_registered_pytree_arrives_as_itself_with_traced_fields() {
+    let seen_traced = Cell::new(false);
+    let forward = |(layer, x): (Layer, Array)| -> Result<Layer> {
+        seen_traced.set(layer.w.is_traced() && layer.b.is_traced() && x.is_traced());
+        let h = np::add(np::matmul(&x, &layer.w)?, &layer.b)?;
+        let h = match layer.activation.as_str() {
+            "relu" => np::maximum(&h, 0.0)?,
+            _ => np::tanh(&h)?,
+        };
+        Ok(Layer {
+            w: h,
+            b: layer.b,
+            activation: layer.activation,
+        })
+    };
+    let mut r = rng();
+    let make = |act: &str, r: &mut _| Layer {
+        w: random_array(r, &[3, 4], DType::Float32, false).0,
+        b: random_array(r, &[4], DType::Float32, false).0,
+        activation: act.into(),
+    };
+    let x = random_array(&mut r, &[2, 3], DType::Float32, false).0;
+    let f = jit(forward);
+    for act in ["relu", "tanh"] {
+        let l = make(act, &mut r);
+        let eager = forward((
+            Layer {
+                w: l.w.clone(),
+                b: l.b.clone(),
+                activation: act.into(),
+            },
+            x.clone(),
+        ))
+        .unwrap();
+        assert!(!seen_traced.get());
+        let out = f.call((l, x.clone())).unwrap();
+        assert!(seen_traced.get(), "jit passes traced fields");
+        assert_eq!(out.activation, act);
+        assert_eq!(bits(&out.w), bits(&eager.w));
+        seen_traced.set(false);
+    }
+    assert_eq!(
+        f.trace_count(),
+        2,
+        "the static field is part of the signature"
+    );
+}
+
+#[test]
+fn reading_values_while_tracing_is_a_clear_error() {
+    let f = jit(|x: Array| -> Result<Array> {
+        let v = x.to_vec::<f32>()?;
+        np::multiply(&x, v[0] as f64)
+    })
+    .named("scale_by_first");
+    let e = f.call(np::ones(&[3], DType::Float32).unwrap()).unwrap_err();
+    assert!(matches!(e, Error::Tracing { .. }), "{e:?}");
+    let msg = e.to_string();
+    assert!(
+        msg.contains("to_vec") && msg.contains("scale_by_first"),
+        "{msg}"
+    );
+    let g = jit(|x: Array| np::nonzero(&x)).named("nz");
+    let e = g
+        .call(np::ones(&[3], DType::Float32).unwrap())
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("nz"), "{e}");
+    // Printing a traced array shows its type, not values.
+    let h = jit(|x: Array| -> Result<Array> {
+        assert_eq!(format!("{x:?}"), "Traced<f32[2,3]>with<jit(show)>");
+        Ok(x)
+    })
+    .named("show");
+    h.call(np::zeros(&[2, 3], DType::Float32).unwrap()).unwrap();
+}
+
+#[test]
+fn an_escaped_tracer_is_an_error_not_a_panic() {
+    let leak = std::cell::RefCell::new(None);
+    let f = jit(|x: Array| -> Result<Array> {
+        *leak.borrow_mut() = Some(x.clone());
+        np::add(&x, 1.0)
+    });
+    f.call(np::zeros(&[2], DType::Float32).unwrap()).unwrap();
+    let leaked = leak.borrow().clone().unwrap();
+    let e = np::add(&leaked, 1.0).unwrap_err();
+    assert!(matches!(e, Error::Tracing { .. }), "{e:?}");
+    assert!(leaked.to_vec::<f32>().is_err());
+}
+
+#[test]
+fn captured_arrays_views_reductions_and_matmul() {
+    let mut r = rng();
+    let w = random_array(&mut r, &[5, 3], DType::Float32, false).0;
+    let body = |x: &Array| -> Result<Array> {
+        // A captured constant, a transpose view, a broadcast, a matmul, a reduction.
+        let h = np::matmul(x, &w)?;
+        let t = np::transpose(&h, None)?;
+        let s = np::sum(np::exp(np::multiply(&t, 0.5)?)?, Some(&[1]), false)?;
+        np::subtract(np::log(&s)?, np::mean(&s, None, true)?)
+    };
+    let f = jit(|x: Array| body(&x));
+    for n in [1usize, 4, 9] {
+        let x = random_array(&mut r, &[n, 5], DType::Float32, false).0;
+        let got = f.call(x.clone()).unwrap();
+        let want = body(&x).unwrap();
+        assert_eq!(got.shape(), want.shape());
+        assert_eq!(bits(&got), bits(&want), "n = {n}");
+    }
+    assert_eq!(f.trace_count(), 3);
+}
+
+#[test]
+fn random_numbers_under_jit_are_the_eager_numbers() {
+    let f = jit(|key: Array| random::normal(&key, &[1000], DType::Float32));
+    let key = random::key(7).unwrap();
+    assert_eq!(
+        bits(&f.call(key.clone()).unwrap()),
+        bits(&random::normal(&key, &[1000], DType::Float32).unwrap())
+    );
+    let k2 = random::fold_in(&key, 3).unwrap();
+    assert_eq!(
+        bits(&f.call(k2.clone()).unwrap()),
+        bits(&random::normal(&k2, &[1000], DType::Float32).unwrap())
+    );
+    assert_eq!(f.trace_count(), 1);
+}
+
+#[test]
+fn nested_jit_inlines_and_outputs_may_be_inputs_or_constants() {
+    let inner = jit(|x: Array| np::sin(&x));
+    let outer = jit(|(x, y): (Array, Array)| -> Result<(Array, Array, Array)> {
+        let s = inner.call(x.clone())?;
+        Ok((np::add(&s, &y)?, y, np::ones(&[2], DType::Int32)?))
+    });
+    let x = np::linspace(0.0, 1.0, 2, true).unwrap();
+    let y = np::array([10.0f32, 20.0]).unwrap();
+    let (a, b, c) = outer.call((x.clone(), y.clone())).unwrap();
+    assert_eq!(bits(&a), bits(&np::add(np::sin(&x).unwrap(), &y).unwrap()));
+    assert_eq!(b.to_vec::<f32>().unwrap(), vec![10.0, 20.0]);
+    assert_eq!(c.to_vec::<i32>().unwrap(), vec![1, 1]);
+    assert_eq!(inner.trace_count(), 0, "traced inline into the outer graph");
+}
+
+#[test]
+fn take_under_jit_clamps_out_of_range_indices() {
+    let x = np::array([1.0f32, 2.0, 3.0]).unwrap();
+    let f = jit(|(x, i): (Array, Array)| np::take(&x, &i, None));
+    let i = np::array([0i32, 5, -1]).unwrap();
+    assert!(
+        np::take(&x, &i, None).is_err(),
+        "eager code checks the range"
+    );
+    assert_eq!(
+        f.call((x, i)).unwrap().to_vec::<f32>().unwrap(),
+        vec![1.0, 3.0, 3.0]
+    );
+}
+
+#[test]
+fn empty_and_zero_d_inputs() {
+    let f = jit(|(x, y): (Array, Array)| np::add(np::multiply(&x, &y)?, 1));
+    let e = f
+        .call((
+            np::zeros(&[0, 3], DType::Float32).unwrap(),
+            np::zeros(&[0, 3], DType::Float32).unwrap(),
+        ))
+        .unwrap();
+    assert_eq!(e.shape(), &[0, 3]);
+    let s = f
+        .call((np::asarray(2.0f32).unwrap(), np::asarray(3.0f32).unwrap()))
+        .unwrap();
+    assert_eq!(s.item::<f32>().unwrap(), 7.0);
+    let g = jit(|x: Array| lax::reduce(lax::ReduceOp::Sum, &x, &[0]));
+    assert_eq!(
+        g.call(np::arange(5).unwrap())
+            .unwrap()
+            .item::<i32>()
+            .unwrap(),
+        10
+    );
+    let _ = tree::tree_structure(&());
+}
