@@ -65,7 +65,7 @@ impl Wrap for Pytree {
     }
 }
 
-/// JAX's scaffold inputs.
+/// JAX's scaffold inputs (a pytree, so `jit` can take them).
 struct In {
     f: Array,   // float32[5]
     g: Array,   // float32[5], positive
@@ -79,6 +79,20 @@ struct In {
     t: Array,   // float32[2, 3, 4]
     idx: Array, // int32[3], indices into 5
 }
+
+olympus::register_pytree!(In {
+    f,
+    g,
+    u1,
+    i,
+    j,
+    u,
+    b,
+    m,
+    n,
+    t,
+    idx
+});
 
 fn inputs() -> In {
     let a = |v: &[f32], s: &[usize]| Array::from_slice(v, s).unwrap();
@@ -115,6 +129,19 @@ macro_rules! table {
             vec![$((stringify!($name), (|$w: &W, $x: &In| -> Out { $body })(wrap, inputs))),*]
         }
         const NAMES: &[&str] = &[$(stringify!($name)),*];
+
+        /// Runs row `k` alone.
+        #[allow(unused_variables, unused_assignments)]
+        fn run_row<W: Wrap>(wrap: &W, inputs: &In, k: usize) -> Out {
+            let mut i = 0;
+            $(
+                if i == k {
+                    return (|$w: &W, $x: &In| -> Out { $body })(wrap, inputs);
+                }
+                i += 1;
+            )*
+            Err(olympus::Error::InvalidArgument { func: "run_row".into(), reason: format!("no row {k}") })
+        }
     };
 }
 
@@ -538,4 +565,83 @@ fn the_table_covers_every_public_numpy_function() {
         stale.is_empty(),
         "rows for functions that are not exported: {stale:?}"
     );
+}
+
+/// Rows whose functions need values while tracing, as in JAX: data-dependent output shapes
+/// (`nonzero` without a size, boolean masks) and host I/O. Under `jit` they must fail with
+/// a clear `Error::Tracing`.
+const NEEDS_VALUES: &[&str] = &[
+    "nonzero", "argwhere", "extract", "compress", "save", "load", "savez", "load_npz",
+];
+
+/// Distance in units in the last place between two words of `dtype` (0 for equal bits).
+fn ulp_distance(d: DType, a: u32, b: u32) -> u64 {
+    let key = |w: u32| -> i64 {
+        match d {
+            DType::Float32 => {
+                let w = w as i32;
+                i64::from(if w < 0 { i32::MIN.wrapping_sub(w) } else { w })
+            }
+            DType::Float16 => {
+                let w = w as u16 as i16;
+                i64::from(if w < 0 { i16::MIN.wrapping_sub(w) } else { w })
+            }
+            _ => i64::from(w),
+        }
+    };
+    if a == b {
+        0
+    } else {
+        key(a).abs_diff(key(b))
+    }
+}
+
+#[test]
+fn jit_of_every_row_equals_the_row() {
+    let x = inputs();
+    let eager = run(&Plain, &x);
+    let mut report = Vec::new();
+    for (k, name) in NAMES.iter().enumerate() {
+        let f = olympus::jit(move |ins: In| run_row(&Plain, &ins, k)).named(name);
+        let args = inputs();
+        let got = f.call(args);
+        if NEEDS_VALUES.contains(name) {
+            match got {
+                Err(olympus::Error::Tracing { .. }) => continue,
+                other => panic!(
+                    "{name}: expected a tracing error, got {:?}",
+                    other.map(|v| v.len())
+                ),
+            }
+        }
+        let got = match got {
+            Ok(v) => v,
+            Err(e) => panic!("{name} under jit failed: {e}"),
+        };
+        let want = fingerprints(name, &eager[k].1);
+        let have: Vec<_> = got.iter().map(fingerprint).collect();
+        assert_eq!(have.len(), want.len(), "{name}: number of outputs");
+        for ((hd, hs, hw), (wd, ws, ww)) in have.iter().zip(&want) {
+            assert_eq!((hd, hs), (wd, ws), "{name}: dtype and shape under jit");
+            let worst = hw
+                .iter()
+                .zip(ww)
+                .map(|(&a, &b)| ulp_distance(*wd, a, b))
+                .max()
+                .unwrap_or(0);
+            let exact = matches!(wd, DType::Bool | DType::Int32 | DType::UInt32);
+            if worst > 0 {
+                report.push(format!("{name}: {worst} ulp"));
+            }
+            assert!(
+                if exact { worst == 0 } else { worst <= 1 },
+                "{name}: jit differs from eager by {worst} (exact dtypes must be bit-identical, floats within 1 ulp)"
+            );
+        }
+        assert_eq!(f.trace_count(), 1);
+    }
+    // Floats within one ulp are allowed for transcendentals; say which differed.
+    if !report.is_empty() {
+        eprintln!("rows within 1 ulp but not bit-identical under jit: {report:?}");
+    }
 }
