@@ -1,4 +1,5 @@
-//! The Mandelbrot set at 2048×2048, computed on the GPU with `numpy` functions and
+//! The Mandelbrot set at 2048×2048, computed on the GPU with `numpy` functions (a jitted
+//! iteration step) and
 //! coloured with a colormap in array code, written to `mandelbrot.png` (or the path given
 //! as the first argument) with the `image` crate.
 //!
@@ -6,7 +7,7 @@
 
 use std::time::Instant;
 
-use olympus::{numpy as np, DType, Result};
+use olympus::{numpy as np, Array, DType, Result};
 
 const WIDTH: usize = 2048;
 const HEIGHT: usize = 2048;
@@ -25,15 +26,23 @@ fn main() -> std::result::Result<(), Box<dyn std::error::Error>> {
     let zeros = np::zeros(&[HEIGHT, WIDTH], DType::Float32)?;
     let cx = (&zeros + np::reshape(np::linspace(-2.2, 0.8, WIDTH, true)?, &[1, -1])?)?;
     let cy = (&zeros + np::reshape(np::linspace(-1.5, 1.5, HEIGHT, true)?, &[-1, 1])?)?;
+    // One iteration of z <- z² + c, jitted: traced once, then one fused kernel per output.
+    // A point counts while |z| <= 2; escaped points overflow to inf and then NaN, which
+    // compares false, so they stop counting without a mask (bool + int32 is int32).
+    let step = olympus::jit(
+        |(zr, zi, count, cx, cy): (Array, Array, Array, Array, Array)| -> Result<(Array, Array, Array)> {
+            let (zr2, zi2) = (np::square(&zr)?, np::square(&zi)?);
+            let count = (&count + np::less_equal((&zr2 + &zi2)?, 4.0)?)?;
+            let zi = ((2.0 * &zr * &zi) + &cy)?;
+            let zr = ((&zr2 - &zi2) + &cx)?;
+            Ok((zr, zi, count))
+        },
+    )
+    .named("mandelbrot_step");
     let (mut zr, mut zi) = (zeros.clone(), zeros.clone());
     let mut count = np::zeros(&[HEIGHT, WIDTH], DType::Int32)?;
     for _ in 0..ITERATIONS {
-        let (zr2, zi2) = (np::square(&zr)?, np::square(&zi)?);
-        // A point counts while |z| <= 2; escaped points overflow to inf and then NaN, which
-        // compares false, so they stop counting without a mask (bool + int32 is int32).
-        count = (&count + np::less_equal((&zr2 + &zi2)?, 4.0)?)?;
-        zi = ((2.0 * &zr * &zi) + &cy)?;
-        zr = ((&zr2 - &zi2) + &cx)?;
+        (zr, zi, count) = step.call((zr, zi, count, cx.clone(), cy.clone()))?;
     }
 
     // Colormap: t in [0, 1] through Bernstein polynomials (black inside the set), packed as

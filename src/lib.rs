@@ -125,6 +125,15 @@
 //! # Ok::<(), olympus::Error>(())
 //! ```
 //!
+//! ## jit
+//!
+//! [`jit()`] compiles a function over pytrees: it is traced once per signature into a typed
+//! [`jit::Graph`] of [`lax`] primitives, dead code is removed, and chains of elementwise
+//! primitives are fused into single generated kernels; later calls with new values reuse
+//! the executable. At the boundary, pytree flattening applies and the conversion protocol
+//! is never called, so a registered user type arrives inside the function as itself. See
+//! the [`jit`](mod@jit) module.
+//!
 //! ## Interop
 //!
 //! Olympus fits into programs that already have a GPU device and data:
