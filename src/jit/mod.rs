@@ -192,7 +192,17 @@ pub struct Jit<T, U, F> {
 /// `T` and `U` are pytrees: arrays, tuples, Vecs, options, maps, and your own types
 /// registered with [`register_pytree!`](crate::register_pytree) (which arrive inside `f` as
 /// themselves, with traced fields). A type that only implements the array-conversion
-/// protocol is not a pytree: register it, or call `asarray` first.
+/// protocol is not a pytree: register it, or call `asarray` first. This does not compile:
+///
+/// ```compile_fail
+/// use olympus::{jit, numpy as np, Array, Result, SupportsOlympusArray};
+/// struct Celsius(Vec<f32>);
+/// impl SupportsOlympusArray for Celsius {
+///     fn olympus_array(&self) -> Result<Array> { np::asarray(self.0.clone()) }
+/// }
+/// // error: `Celsius` is not a pytree (register it, or call `asarray` first)
+/// let f = jit(|t: Celsius| np::add(&t, 1.0));
+/// ```
 pub fn jit<T, U, F>(f: F) -> Jit<T, U, F>
 where
     T: PyTree,

@@ -164,6 +164,11 @@ use crate::error::{Error, Result};
 /// [`register_pytree!`](crate::register_pytree), and for a manual implementation.
 /// Implementations must push leaves in the same order as `unflatten_from` consumes them,
 /// and never inspect leaf values.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a pytree",
+    label = "transformations (jit, grad, vmap) take pytrees: arrays, tuples, Vecs, maps and registered types",
+    note = "register `{Self}` with `olympus::register_pytree!`, or convert it with `olympus::numpy::asarray` first; the array-conversion protocol is never used at a transformation boundary"
+)]
 pub trait PyTree: Sized {
     /// Pushes this value's leaves onto `leaves`, in order, and returns its structure.
     fn flatten_into(&self, leaves: &mut Vec<Array>) -> TreeDef;
