@@ -213,6 +213,18 @@ pub(crate) fn compile(g: &Graph) -> Executable {
     }
 }
 
+/// An internal error: a step read a value no earlier step computed.
+fn missing(v: usize) -> crate::Error {
+    crate::Error::Tracing {
+        func: "jit (executable)".into(),
+        traced: "the compiled function".into(),
+        reason: format!(
+            "value {} was used before it was computed",
+            super::ir::var_name(v)
+        ),
+    }
+}
+
 impl Executable {
     /// Number of kernels a call launches for fused chains.
     pub(crate) fn fused_kernels(&self) -> usize {
@@ -242,8 +254,8 @@ impl Executable {
             };
             let args: Vec<&Array> = ins
                 .iter()
-                .map(|&i| vals[i].as_ref().expect("inputs are computed before use"))
-                .collect();
+                .map(|&i| vals[i].as_ref().ok_or_else(|| missing(i)))
+                .collect::<Result<_>>()?;
             let aval = self.avals[out].clone();
             let result = match step {
                 Step::Fused { program, .. } => {
@@ -258,10 +270,9 @@ impl Executable {
                 vals[f] = None;
             }
         }
-        Ok(self
-            .outvars
+        self.outvars
             .iter()
-            .map(|&o| vals[o].clone().expect("outputs are computed"))
-            .collect())
+            .map(|&o| vals[o].clone().ok_or_else(|| missing(o)))
+            .collect()
     }
 }
