@@ -201,7 +201,9 @@ pub use array::{current_device, with_device, Array, Aval};
 pub use convert::{ArrayLike, SupportsOlympusArray};
 pub use dtype::{promote_types, result_type, DType, Element, TypeSpec};
 pub use error::{Error, Result};
-pub use jit::jit;
+pub use jit::{
+    grad, grad_argnums, jit, jvp, value_and_grad, value_and_grad_argnums, vjp, vmap, Arg, Axes,
+};
 pub use runtime::{Backend, Device, DeviceInfo, DeviceOptions, F16Mode, MemoryStats};
 pub use shape::broadcast_shapes;
 pub use tree::{PyTree, TreeDef};

@@ -34,7 +34,10 @@
 //! the cache key, so a new value retraces. Arrays the function captures from its
 //! environment become constants of the graph.
 
+mod ad;
+mod batching;
 mod compile;
+mod grad;
 mod ir;
 
 use std::cell::RefCell;
@@ -45,6 +48,11 @@ use std::rc::Rc;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
+pub use batching::{vmap, Axes};
+pub use grad::{
+    grad, grad_argnums, jvp, value_and_grad, value_and_grad_argnums, vjp, Arg, Argnums,
+    TupleElement, Vjp, Whole,
+};
 pub(crate) use ir::fmt_aval;
 pub use ir::Graph;
 
@@ -67,7 +75,8 @@ struct TraceState {
 }
 
 thread_local! {
-    static TRACES: RefCell<Vec<Rc<RefCell<TraceState>>>> = const { RefCell::new(Vec::new()) };
+    /// The traces in progress on this thread, innermost last, with their ids.
+    static TRACES: RefCell<Vec<(u64, Rc<RefCell<TraceState>>)>> = const { RefCell::new(Vec::new()) };
 }
 
 static NEXT_TRACE: AtomicU64 = AtomicU64::new(1);
@@ -78,7 +87,12 @@ pub(crate) fn is_tracing() -> bool {
 }
 
 fn current_trace() -> Option<Rc<RefCell<TraceState>>> {
-    TRACES.with(|t| t.borrow().last().cloned())
+    TRACES.with(|t| t.borrow().last().map(|(_, s)| s.clone()))
+}
+
+/// Whether trace `id` is in progress on this thread (an outer trace of the current one).
+fn is_active(id: u64) -> bool {
+    TRACES.with(|t| t.borrow().iter().any(|(i, _)| *i == id))
 }
 
 fn escaped(func: &str, t: &Tracer) -> Error {
@@ -93,12 +107,14 @@ fn escaped(func: &str, t: &Tracer) -> Error {
 }
 
 impl TraceState {
-    /// The variable for an operand: its own tracer, or a new constant for a captured array.
+    /// The variable for an operand: its own tracer, or a new constant for a captured array
+    /// (a concrete array, or a value of an enclosing trace: `grad` inside `jit` traces the
+    /// differentiated function while the outer trace is open).
     fn var_of(&mut self, func: &str, a: &Array) -> Result<usize> {
         match a.tracer() {
             Some(t) if t.trace == self.id => Ok(t.var),
-            Some(t) => Err(escaped(func, t)),
-            None => {
+            Some(t) if !is_active(t.trace) => Err(escaped(func, t)),
+            _ => {
                 let key = a.handle_id();
                 if let Some(&v) = self.const_vars.get(&key) {
                     return Ok(v);
@@ -155,6 +171,121 @@ pub(crate) fn record(prim: &Primitive, inputs: &[&Array], out: &Aval) -> Option<
 
 /// Pops the trace when tracing ends, also on errors.
 struct TraceGuard;
+
+/// A function traced for one signature: its graph, the arrays it captured (in
+/// `graph.constvars` order) and the structure of its result.
+pub(crate) struct Traced {
+    pub(crate) graph: Graph,
+    pub(crate) consts: Vec<Array>,
+    pub(crate) out_def: TreeDef,
+}
+
+/// Traces `f` on traced leaves of types `avals` arranged as `def`: every primitive it binds
+/// becomes an equation. Arrays of enclosing traces that `f` uses become constants, so a
+/// transformation can trace inside another one's trace.
+pub(crate) fn trace_fn<T: PyTree, U: PyTree>(
+    name: &Arc<str>,
+    device: &Device,
+    def: &TreeDef,
+    avals: &[Aval],
+    f: impl FnOnce(T) -> Result<U>,
+) -> Result<Traced> {
+    let id = NEXT_TRACE.fetch_add(1, Ordering::Relaxed);
+    let state = Rc::new(RefCell::new(TraceState {
+        id,
+        name: name.clone(),
+        device: device.clone(),
+        graph: Graph::default(),
+        consts: Vec::new(),
+        const_vars: HashMap::new(),
+    }));
+    let traced_leaves: Vec<Array> = {
+        let mut st = state.borrow_mut();
+        avals
+            .iter()
+            .map(|a| {
+                let v = st.graph.new_var(a.clone());
+                st.graph.invars.push(v);
+                st.traced(v)
+            })
+            .collect()
+    };
+    let out_def = {
+        TRACES.with(|t| t.borrow_mut().push((id, state.clone())));
+        let _guard = TraceGuard;
+        let x: T = tree_unflatten(def, traced_leaves)?;
+        let y: U = f(x)?;
+        let (outs, out_def) = tree_flatten(&y);
+        let mut st = state.borrow_mut();
+        let vars = outs
+            .iter()
+            .map(|a| st.var_of(name, a))
+            .collect::<Result<Vec<_>>>()?;
+        st.graph.outvars = vars;
+        out_def
+    };
+    let st = Rc::try_unwrap(state)
+        .map_err(|_| Error::Tracing {
+            func: "jit".into(),
+            traced: name.to_string(),
+            reason: "the trace is still in use".into(),
+        })?
+        .into_inner();
+    if cfg!(debug_assertions) {
+        st.graph.verify()?;
+    }
+    Ok(Traced {
+        graph: st.graph,
+        consts: st.consts,
+        out_def,
+    })
+}
+
+/// Evaluates `graph` on `consts` and `args` by binding each equation: eagerly on concrete
+/// arrays, or recorded into the enclosing trace when there is one. Returns every
+/// variable's value (`None` for values never computed) so transformations can reuse them.
+pub(crate) fn eval_graph(
+    graph: &Graph,
+    consts: &[Array],
+    args: &[Array],
+    device: &Device,
+) -> Result<Vec<Option<Array>>> {
+    let mut env: Vec<Option<Array>> = vec![None; graph.avals.len()];
+    for (&v, a) in graph.constvars.iter().zip(consts) {
+        env[v] = Some(a.clone());
+    }
+    for (&v, a) in graph.invars.iter().zip(args) {
+        env[v] = Some(a.clone());
+    }
+    for e in &graph.eqns {
+        let ins = e
+            .inputs
+            .iter()
+            .map(|&i| env[i].as_ref().ok_or_else(|| missing(i)))
+            .collect::<Result<Vec<&Array>>>()?;
+        let out = crate::lax::bind(e.prim.clone(), &ins, Some(device))?;
+        env[e.out] = Some(out);
+    }
+    Ok(env)
+}
+
+/// The error for a graph variable without a value (a malformed graph).
+pub(crate) fn missing(v: usize) -> Error {
+    Error::Tracing {
+        func: "graph evaluation".into(),
+        traced: "the traced function".into(),
+        reason: format!("variable {} has no value", ir::var_name(v)),
+    }
+}
+
+/// The device for a call over `leaves` (their common device, or the current one).
+pub(crate) fn leaves_device(func: &str, leaves: &[Array]) -> Result<Device> {
+    let refs: Vec<&Array> = leaves.iter().collect();
+    match refs.first() {
+        Some(_) => crate::lax::common_device(func, &refs, None),
+        None => current_device(),
+    }
+}
 
 impl Drop for TraceGuard {
     fn drop(&mut self) {
@@ -273,11 +404,7 @@ where
     }
 
     fn compiled(&self, def: TreeDef, leaves: &[Array]) -> Result<(Arc<Compiled>, Device)> {
-        let refs: Vec<&Array> = leaves.iter().collect();
-        let device = match refs.first() {
-            Some(_) => crate::lax::common_device(&self.name, &refs, None)?,
-            None => current_device()?,
-        };
+        let device = leaves_device(&self.name, leaves)?;
         if let Some(t) = leaves.iter().find_map(|a| a.tracer()) {
             return Err(escaped(&self.name, t));
         }
@@ -298,55 +425,15 @@ where
 
     fn trace(&self, key: &Signature) -> Result<Compiled> {
         self.traces.fetch_add(1, Ordering::Relaxed);
-        let state = Rc::new(RefCell::new(TraceState {
-            id: NEXT_TRACE.fetch_add(1, Ordering::Relaxed),
-            name: self.name.clone(),
-            device: key.device.clone(),
-            graph: Graph::default(),
-            consts: Vec::new(),
-            const_vars: HashMap::new(),
-        }));
-        let traced_leaves: Vec<Array> = {
-            let mut st = state.borrow_mut();
-            key.avals
-                .iter()
-                .map(|a| {
-                    let v = st.graph.new_var(a.clone());
-                    st.graph.invars.push(v);
-                    st.traced(v)
-                })
-                .collect()
-        };
-        let outs = {
-            TRACES.with(|t| t.borrow_mut().push(state.clone()));
-            let _guard = TraceGuard;
-            let x: T = tree_unflatten(&key.def, traced_leaves)?;
-            let y: U = (self.f)(x)?;
-            let (outs, out_def) = tree_flatten(&y);
-            let mut st = state.borrow_mut();
-            let vars = outs
-                .iter()
-                .map(|a| st.var_of(&self.name, a))
-                .collect::<Result<Vec<_>>>()?;
-            st.graph.outvars = vars;
-            out_def
-        };
-        let st = Rc::try_unwrap(state)
-            .map_err(|_| Error::Tracing {
-                func: "jit".into(),
-                traced: self.name.to_string(),
-                reason: "the trace is still in use".into(),
-            })?
-            .into_inner();
-        if cfg!(debug_assertions) {
-            st.graph.verify()?;
-        }
-        let exe = compile::compile(&st.graph);
+        let t = trace_fn(&self.name, &key.device, &key.def, &key.avals, |x: T| {
+            (self.f)(x)
+        })?;
+        let exe = compile::compile(&t.graph);
         Ok(Compiled {
-            graph: st.graph,
+            graph: t.graph,
             exe,
-            consts: st.consts,
-            out_def: outs,
+            consts: t.consts,
+            out_def: t.out_def,
         })
     }
 }

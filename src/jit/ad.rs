@@ -1,0 +1,924 @@
+//! Automatic differentiation over a traced [`Graph`]: each primitive's JVP rule (forward
+//! mode) and VJP rule (reverse mode), and the two interpreters that apply them.
+//!
+//! Rules are written with [`lax`] primitives, so they run eagerly on concrete arrays and are
+//! recorded when an enclosing function is being traced: `jit(grad(f))` compiles the
+//! backward pass, and `grad(grad(f))` differentiates the recorded backward pass again.
+//!
+//! Elementwise primitives share one table of partial derivatives ([`Partial`]) that both
+//! modes use (`t_out = Σ ∂_i · t_i`, `ct_i = ∂_i · ct`). Structural primitives are linear:
+//! their JVP applies the primitive to the tangent, and their VJP is the transposed map.
+//! Only floating values carry derivatives; integer and bool values (comparisons, `argsort`
+//! positions, random bits) are constants, so their gradients are zero, as in JAX.
+
+use super::ir::Graph;
+use super::missing;
+use crate::array::{Array, Aval};
+use crate::dtype::DType;
+use crate::error::{Error, Result};
+use crate::lax::{self, BinaryOp, CompareOp, Literal, Primitive, ReduceOp, ScatterMode, UnaryOp};
+use crate::runtime::Device;
+
+// ----- small helpers over lax -----
+
+/// A constant with `like`'s shape and dtype.
+fn lit(like: &Array, v: f64) -> Result<Array> {
+    lax::full(
+        like.shape(),
+        Literal::from_f64(v, like.dtype()),
+        Some(like.device()),
+    )
+}
+
+/// Zeros of an abstract value.
+pub(crate) fn zeros(aval: &Aval, device: &Device) -> Result<Array> {
+    lax::full(
+        &aval.shape,
+        Literal::from_f64(0.0, aval.dtype),
+        Some(device),
+    )
+}
+
+fn un(op: UnaryOp, x: &Array) -> Result<Array> {
+    lax::unary(op, x)
+}
+
+fn bin(op: BinaryOp, x: &Array, y: &Array) -> Result<Array> {
+    lax::binary(op, x, y)
+}
+
+fn add(x: &Array, y: &Array) -> Result<Array> {
+    bin(BinaryOp::Add, x, y)
+}
+
+fn sub(x: &Array, y: &Array) -> Result<Array> {
+    bin(BinaryOp::Sub, x, y)
+}
+
+fn mul(x: &Array, y: &Array) -> Result<Array> {
+    bin(BinaryOp::Mul, x, y)
+}
+
+fn div(x: &Array, y: &Array) -> Result<Array> {
+    bin(BinaryOp::Div, x, y)
+}
+
+fn neg(x: &Array) -> Result<Array> {
+    un(UnaryOp::Neg, x)
+}
+
+fn recip(x: &Array) -> Result<Array> {
+    un(UnaryOp::Reciprocal, x)
+}
+
+fn cmp(op: CompareOp, x: &Array, y: &Array) -> Result<Array> {
+    lax::compare(op, x, y)
+}
+
+fn sel(p: &Array, on_true: &Array, on_false: &Array) -> Result<Array> {
+    lax::select(p, on_true, on_false)
+}
+
+/// `x * c` for a constant `c`.
+fn scale(x: &Array, c: f64) -> Result<Array> {
+    mul(x, &lit(x, c)?)
+}
+
+/// `x` where `p`, zero elsewhere.
+fn where_or_zero(p: &Array, x: &Array) -> Result<Array> {
+    sel(p, x, &lit(x, 0.0)?)
+}
+
+/// `x` broadcast back over the `axes` a reduction of a `shape` operand removed.
+fn unreduce(x: &Array, shape: &[usize], axes: &[usize]) -> Result<Array> {
+    let kept: Vec<usize> = (0..shape.len()).filter(|d| !axes.contains(d)).collect();
+    lax::broadcast_in_dim(x, shape, &kept)
+}
+
+/// `sum(x)` over `axes` (nothing to do for no axes).
+fn sum_axes(x: &Array, axes: &[usize]) -> Result<Array> {
+    if axes.is_empty() {
+        Ok(x.clone())
+    } else {
+        lax::reduce(ReduceOp::Sum, x, axes)
+    }
+}
+
+/// Elements of `a` at flat positions `pos` (int32, any shape); positions outside `a` give
+/// zero (they were dropped by the scatter being differentiated).
+fn gather_flat(a: &Array, pos: &Array) -> Result<Array> {
+    let n = a.size();
+    if n == 0 || pos.size() == 0 {
+        return lax::full(
+            pos.shape(),
+            Literal::from_f64(0.0, a.dtype()),
+            Some(a.device()),
+        );
+    }
+    let flat = lax::reshape(a, &[n])?;
+    let p = lax::reshape(pos, &[pos.size()])?;
+    let zero = lax::full(&[p.size()], Literal::I32(0), Some(a.device()))?;
+    let len = lax::full(&[p.size()], Literal::I32(n as i32), Some(a.device()))?;
+    let valid = bin(
+        BinaryOp::And,
+        &cmp(CompareOp::Ge, &p, &zero)?,
+        &cmp(CompareOp::Lt, &p, &len)?,
+    )?;
+    let g = lax::gather(&flat, &sel(&valid, &p, &zero)?, 0)?;
+    lax::reshape(&where_or_zero(&valid, &g)?, pos.shape())
+}
+
+/// The flat positions in `x` (of `shape`) that `gather(x, idx, axis)` reads, clamped as the
+/// gather clamps them.
+fn gather_positions(shape: &[usize], idx: &Array, axis: usize) -> Result<Array> {
+    let dev = idx.device();
+    let q = idx.shape();
+    let i32c = |v: usize| lax::full(q, Literal::I32(v as i32), Some(dev));
+    let hi = shape[axis].saturating_sub(1);
+    let coord = if idx.dtype() == DType::UInt32 {
+        let top = lax::full(q, Literal::U32(hi as u32), Some(dev))?;
+        lax::convert_element_type(&bin(BinaryOp::Min, idx, &top)?, DType::Int32)?
+    } else {
+        let c = lax::convert_element_type(idx, DType::Int32)?;
+        bin(
+            BinaryOp::Min,
+            &bin(BinaryOp::Max, &c, &i32c(0)?)?,
+            &i32c(hi)?,
+        )?
+    };
+    let mut stride = 1usize;
+    let mut pos: Option<Array> = None;
+    for d in (0..shape.len()).rev() {
+        let c = if d == axis {
+            coord.clone()
+        } else {
+            lax::iota(DType::Int32, q, d, Some(dev))?
+        };
+        let term = if stride == 1 {
+            c
+        } else {
+            mul(&c, &i32c(stride)?)?
+        };
+        pos = Some(match pos {
+            None => term,
+            Some(p) => add(&p, &term)?,
+        });
+        stride *= shape[d];
+    }
+    match pos {
+        Some(p) => Ok(p),
+        None => i32c(0),
+    }
+}
+
+fn not_differentiable(prim: &Primitive, why: &str) -> Error {
+    Error::arg(
+        "grad",
+        format!("{} is not differentiable: {why}", prim.name()),
+    )
+}
+
+// ----- elementwise partial derivatives -----
+
+/// One partial derivative of an elementwise primitive.
+pub(crate) enum Partial {
+    /// Zero (the primitive is flat in this operand, or not differentiable).
+    Zero,
+    /// One: the tangent passes through.
+    One,
+    /// Minus one.
+    MinusOne,
+    /// An array of the output's shape.
+    By(Array),
+}
+
+impl Partial {
+    /// `∂ · t`, or `None` for zero.
+    fn apply(&self, t: &Array) -> Result<Option<Array>> {
+        Ok(match self {
+            Partial::Zero => None,
+            Partial::One => Some(t.clone()),
+            Partial::MinusOne => Some(neg(t)?),
+            Partial::By(d) => Some(mul(t, d)?),
+        })
+    }
+}
+
+/// `∂y/∂x` for `y = op(x)`, in terms of `x` and `y`.
+fn unary_partial(op: UnaryOp, x: &Array, y: &Array) -> Result<Partial> {
+    use UnaryOp::*;
+    if !x.dtype().is_floating() {
+        return Ok(Partial::Zero);
+    }
+    let one = || lit(x, 1.0);
+    let sq = |a: &Array| mul(a, a);
+    Ok(Partial::By(match op {
+        Neg => return Ok(Partial::MinusOne),
+        Sign | Floor | Ceil | Round | Trunc | Not | IsNan | IsInf | IsFinite | SignBit => {
+            return Ok(Partial::Zero)
+        }
+        Abs => un(Sign, x)?,
+        Square => scale(x, 2.0)?,
+        Reciprocal => neg(&sq(y)?)?,
+        Exp => y.clone(),
+        Exp2 => scale(y, std::f64::consts::LN_2)?,
+        Expm1 => add(y, &one()?)?,
+        Log => recip(x)?,
+        Log2 => recip(&scale(x, std::f64::consts::LN_2)?)?,
+        Log10 => recip(&scale(x, std::f64::consts::LN_10)?)?,
+        Log1p => recip(&add(x, &one()?)?)?,
+        Sqrt => div(&lit(x, 0.5)?, y)?,
+        Cbrt => div(&lit(x, 1.0 / 3.0)?, &sq(y)?)?,
+        Sin => un(Cos, x)?,
+        Cos => neg(&un(Sin, x)?)?,
+        Tan => add(&one()?, &sq(y)?)?,
+        Asin => recip(&un(Sqrt, &sub(&one()?, &sq(x)?)?)?)?,
+        Acos => neg(&recip(&un(Sqrt, &sub(&one()?, &sq(x)?)?)?)?)?,
+        Atan => recip(&add(&one()?, &sq(x)?)?)?,
+        Sinh => un(Cosh, x)?,
+        Cosh => un(Sinh, x)?,
+        Tanh => sub(&one()?, &sq(y)?)?,
+        Asinh => recip(&un(Sqrt, &add(&sq(x)?, &one()?)?)?)?,
+        Acosh => recip(&un(Sqrt, &mul(&sub(x, &one()?)?, &add(x, &one()?)?)?)?)?,
+        Atanh => recip(&sub(&one()?, &sq(x)?)?)?,
+        ErfInv => mul(
+            &lit(x, std::f64::consts::PI.sqrt() / 2.0)?,
+            &un(Exp, &sq(y)?)?,
+        )?,
+    }))
+}
+
+/// `(∂z/∂x, ∂z/∂y)` for `z = op(x, y)`.
+fn binary_partials(op: BinaryOp, x: &Array, y: &Array, z: &Array) -> Result<[Partial; 2]> {
+    use BinaryOp::*;
+    if !x.dtype().is_floating() {
+        return Ok([Partial::Zero, Partial::Zero]);
+    }
+    let c = |v: f64| lit(x, v);
+    // 1 where `a` is chosen, 1/2 on ties, 0 elsewhere (JAX's balanced max/min gradient).
+    let chosen = |win: CompareOp, a: &Array, b: &Array| -> Result<Array> {
+        sel(
+            &cmp(win, a, b)?,
+            &c(1.0)?,
+            &sel(&cmp(CompareOp::Eq, a, b)?, &c(0.5)?, &c(0.0)?)?,
+        )
+    };
+    // For fmax/fmin: 1 where `y` is picked.
+    let picks = |pick_y: Array| -> Result<[Partial; 2]> {
+        Ok([
+            Partial::By(sel(&pick_y, &c(0.0)?, &c(1.0)?)?),
+            Partial::By(sel(&pick_y, &c(1.0)?, &c(0.0)?)?),
+        ])
+    };
+    Ok(match op {
+        Add => [Partial::One, Partial::One],
+        Sub => [Partial::One, Partial::MinusOne],
+        Mul => [Partial::By(y.clone()), Partial::By(x.clone())],
+        Div => [Partial::By(recip(y)?), Partial::By(neg(&div(z, y)?)?)],
+        FloorDiv | And | Or | Xor | ShiftLeft | ShiftRight | Gcd | Lcm => {
+            [Partial::Zero, Partial::Zero]
+        }
+        Rem => [
+            Partial::One,
+            Partial::By(neg(&un(UnaryOp::Floor, &div(x, y)?)?)?),
+        ],
+        Fmod => [
+            Partial::One,
+            Partial::By(neg(&un(UnaryOp::Trunc, &div(x, y)?)?)?),
+        ],
+        Pow => {
+            // JAX's rules: 0 where y == 0 for x; log(x) with x == 0 replaced by 1 for y.
+            let y_zero = cmp(CompareOp::Eq, y, &c(0.0)?)?;
+            let dx = where_or_zero(
+                &un(UnaryOp::Not, &y_zero)?,
+                &mul(y, &bin(Pow, x, &sub(y, &c(1.0)?)?)?)?,
+            )?;
+            let x_safe = sel(&cmp(CompareOp::Eq, x, &c(0.0)?)?, &c(1.0)?, x)?;
+            let dy = mul(&un(UnaryOp::Log, &x_safe)?, z)?;
+            [Partial::By(dx), Partial::By(dy)]
+        }
+        Max => [
+            Partial::By(chosen(CompareOp::Gt, x, y)?),
+            Partial::By(chosen(CompareOp::Gt, y, x)?),
+        ],
+        Min => [
+            Partial::By(chosen(CompareOp::Lt, x, y)?),
+            Partial::By(chosen(CompareOp::Lt, y, x)?),
+        ],
+        Fmax => picks(bin(
+            Or,
+            &cmp(CompareOp::Lt, x, y)?,
+            &un(UnaryOp::IsNan, x)?,
+        )?)?,
+        Fmin => picks(bin(
+            Or,
+            &cmp(CompareOp::Gt, x, y)?,
+            &un(UnaryOp::IsNan, x)?,
+        )?)?,
+        Atan2 => {
+            let den = add(&mul(x, x)?, &mul(y, y)?)?;
+            [
+                Partial::By(div(y, &den)?),
+                Partial::By(neg(&div(x, &den)?)?),
+            ]
+        }
+        Hypot => [Partial::By(div(x, z)?), Partial::By(div(y, z)?)],
+        Copysign => {
+            let flip = sel(&un(UnaryOp::SignBit, y)?, &c(-1.0)?, &c(1.0)?)?;
+            [
+                Partial::By(mul(&un(UnaryOp::Sign, x)?, &flip)?),
+                Partial::Zero,
+            ]
+        }
+        LogAddExp => [
+            Partial::By(un(UnaryOp::Exp, &sub(x, z)?)?),
+            Partial::By(un(UnaryOp::Exp, &sub(y, z)?)?),
+        ],
+        LogAddExp2 => [
+            Partial::By(un(UnaryOp::Exp2, &sub(x, z)?)?),
+            Partial::By(un(UnaryOp::Exp2, &sub(y, z)?)?),
+        ],
+    })
+}
+
+/// `∂out/∂x` elementwise for a nonlinear reduction (`out` reduced `x` over `axes`).
+fn reduce_partial(op: ReduceOp, x: &Array, out: &Array, axes: &[usize]) -> Result<Array> {
+    let shape = x.shape();
+    match op {
+        ReduceOp::Max | ReduceOp::Min => {
+            // Ties share the gradient equally (JAX's rule).
+            let hit = cmp(CompareOp::Eq, x, &unreduce(out, shape, axes)?)?;
+            let mask = lax::convert_element_type(&hit, x.dtype())?;
+            let count = lax::reduce(ReduceOp::Sum, &mask, axes)?;
+            div(&mask, &unreduce(&count, shape, axes)?)
+        }
+        ReduceOp::Prod => {
+            // The product of the other elements, exact when some are zero.
+            let is_zero = cmp(CompareOp::Eq, x, &lit(x, 0.0)?)?;
+            let zeros = lax::reduce(
+                ReduceOp::Sum,
+                &lax::convert_element_type(&is_zero, x.dtype())?,
+                axes,
+            )?;
+            let nonzero = sel(&is_zero, &lit(x, 1.0)?, x)?;
+            let p = unreduce(&lax::reduce(ReduceOp::Prod, &nonzero, axes)?, shape, axes)?;
+            let zeros = unreduce(&zeros, shape, axes)?;
+            let none = cmp(CompareOp::Eq, &zeros, &lit(x, 0.0)?)?;
+            let one = cmp(CompareOp::Eq, &zeros, &lit(x, 1.0)?)?;
+            sel(
+                &is_zero,
+                &where_or_zero(&one, &p)?,
+                &where_or_zero(&none, &div(&p, &nonzero)?)?,
+            )
+        }
+        ReduceOp::Sum | ReduceOp::And | ReduceOp::Or => Ok(lit(x, 1.0)?),
+    }
+}
+
+/// Tangent or zeros.
+fn or_zeros(t: &Option<Array>, like: &Array) -> Result<Array> {
+    match t {
+        Some(t) => Ok(t.clone()),
+        None => zeros(like.aval(), like.device()),
+    }
+}
+
+/// Sums the present terms.
+fn sum_terms(terms: Vec<Option<Array>>) -> Result<Option<Array>> {
+    let mut acc: Option<Array> = None;
+    for t in terms.into_iter().flatten() {
+        acc = Some(match acc {
+            None => t,
+            Some(a) => add(&a, &t)?,
+        });
+    }
+    Ok(acc)
+}
+
+// ----- the rules -----
+
+/// The JVP rule: the tangent of `prim(x...) = out` given the operands' tangents (`None` for
+/// zero). Only called when some operand has a tangent and `out` is floating.
+pub(crate) fn jvp_rule(
+    prim: &Primitive,
+    x: &[&Array],
+    out: &Array,
+    t: &[Option<Array>],
+) -> Result<Option<Array>> {
+    use Primitive as P;
+    let t0 = || -> Option<&Array> { t[0].as_ref() };
+    // A linear primitive of one operand: apply it to the tangent.
+    let linear1 = |p: Primitive| -> Result<Option<Array>> {
+        match t0() {
+            Some(t) => Ok(Some(lax::bind(p, &[t], None)?)),
+            None => Ok(None),
+        }
+    };
+    match prim {
+        P::Unary(op) => unary_partial(*op, x[0], out)?.apply_opt(&t[0]),
+        P::Binary(op) => {
+            let [dx, dy] = binary_partials(*op, x[0], x[1], out)?;
+            sum_terms(vec![dx.apply_opt(&t[0])?, dy.apply_opt(&t[1])?])
+        }
+        P::Fma => sum_terms(vec![
+            Partial::By(x[1].clone()).apply_opt(&t[0])?,
+            Partial::By(x[0].clone()).apply_opt(&t[1])?,
+            t[2].clone(),
+        ]),
+        P::Select => {
+            if t[1].is_none() && t[2].is_none() {
+                return Ok(None);
+            }
+            Ok(Some(sel(
+                x[0],
+                &or_zeros(&t[1], out)?,
+                &or_zeros(&t[2], out)?,
+            )?))
+        }
+        P::ConvertElementType { dtype, weak } => {
+            if !x[0].dtype().is_floating() || !dtype.is_floating() {
+                return Ok(None);
+            }
+            linear1(P::ConvertElementType {
+                dtype: *dtype,
+                weak: *weak,
+            })
+        }
+        P::Copy
+        | P::BroadcastInDim { .. }
+        | P::Transpose { .. }
+        | P::Reshape { .. }
+        | P::Rev { .. }
+        | P::Slice { .. } => linear1(prim.clone()),
+        P::Reduce { op, axes } => match op {
+            ReduceOp::Sum => linear1(prim.clone()),
+            ReduceOp::And | ReduceOp::Or => Ok(None),
+            _ => match t0() {
+                Some(t) => {
+                    let d = reduce_partial(*op, x[0], out, axes)?;
+                    Ok(Some(lax::reduce(ReduceOp::Sum, &mul(t, &d)?, axes)?))
+                }
+                None => Ok(None),
+            },
+        },
+        P::Pad { low, high, value } => linear1(P::Pad {
+            low: low.clone(),
+            high: high.clone(),
+            // The padding value is a constant: its tangent is zero.
+            value: value.map(|v| Literal::from_f64(0.0, v.dtype())),
+        }),
+        P::Concatenate { .. } => {
+            let parts = t
+                .iter()
+                .zip(x)
+                .map(|(t, x)| or_zeros(t, x))
+                .collect::<Result<Vec<_>>>()?;
+            let refs: Vec<&Array> = parts.iter().collect();
+            Ok(Some(lax::bind(prim.clone(), &refs, None)?))
+        }
+        P::Gather { axis } => match t0() {
+            Some(t) => Ok(Some(lax::gather(t, x[1], *axis)?)),
+            None => Ok(None),
+        },
+        P::Dot => sum_terms(vec![
+            t[0].as_ref().map(|ta| lax::dot(ta, x[1])).transpose()?,
+            t[1].as_ref().map(|tb| lax::dot(x[0], tb)).transpose()?,
+        ]),
+        P::Sort { indices: false } => match t0() {
+            Some(t) => {
+                let perm = lax::sort(x[0], true)?;
+                Ok(Some(lax::gather(t, &perm, x[0].ndim() - 1)?))
+            }
+            None => Ok(None),
+        },
+        P::Scatter { mode } => {
+            let (base, pos, vals) = (x[0], x[1], x[2]);
+            match mode {
+                ScatterMode::Add | ScatterMode::Set => Ok(Some(lax::scatter(
+                    &or_zeros(&t[0], base)?,
+                    pos,
+                    &or_zeros(&t[2], vals)?,
+                    *mode,
+                )?)),
+                ScatterMode::Min | ScatterMode::Max => {
+                    // The winner's tangent (ties add up).
+                    let from_base = match &t[0] {
+                        Some(tb) => Some(where_or_zero(&cmp(CompareOp::Eq, base, out)?, tb)?),
+                        None => None,
+                    };
+                    let from_vals = match &t[2] {
+                        Some(tv) => {
+                            let won = cmp(CompareOp::Eq, vals, &gather_flat(out, pos)?)?;
+                            Some(lax::scatter(
+                                &zeros(out.aval(), out.device())?,
+                                pos,
+                                &where_or_zero(&won, tv)?,
+                                ScatterMode::Add,
+                            )?)
+                        }
+                        None => None,
+                    };
+                    sum_terms(vec![from_base, from_vals])
+                }
+                ScatterMode::Mul => Err(not_differentiable(
+                    prim,
+                    "a multiplying scatter has a derivative only for unique positions (as in JAX)",
+                )),
+            }
+        }
+        // Integer or bool results: no tangent.
+        P::Compare(_)
+        | P::Full { .. }
+        | P::Iota { .. }
+        | P::Threefry { .. }
+        | P::BitcastConvertType { .. }
+        | P::Sort { indices: true } => Ok(None),
+    }
+}
+
+impl Partial {
+    fn apply_opt(&self, t: &Option<Array>) -> Result<Option<Array>> {
+        match t {
+            Some(t) => self.apply(t),
+            None => Ok(None),
+        }
+    }
+}
+
+/// The VJP rule: the cotangents of `prim`'s operands given the cotangent `ct` of its result
+/// (`None` for operands that get none: integer operands, constants). Only called when `out`
+/// is floating and some operand needs a cotangent.
+pub(crate) fn vjp_rule(
+    prim: &Primitive,
+    x: &[&Array],
+    out: &Array,
+    ct: &Array,
+) -> Result<Vec<Option<Array>>> {
+    use Primitive as P;
+    let xa = x[0];
+    Ok(match prim {
+        P::Unary(op) => vec![unary_partial(*op, xa, out)?.apply(ct)?],
+        P::Binary(op) => {
+            let [dx, dy] = binary_partials(*op, x[0], x[1], out)?;
+            vec![dx.apply(ct)?, dy.apply(ct)?]
+        }
+        P::Fma => vec![Some(mul(ct, x[1])?), Some(mul(ct, x[0])?), Some(ct.clone())],
+        P::Select => {
+            let z = lit(ct, 0.0)?;
+            vec![None, Some(sel(x[0], ct, &z)?), Some(sel(x[0], &z, ct)?)]
+        }
+        P::ConvertElementType { dtype, .. } => {
+            if !xa.dtype().is_floating() || !dtype.is_floating() {
+                vec![None]
+            } else {
+                vec![Some(lax::bind(
+                    P::ConvertElementType {
+                        dtype: xa.dtype(),
+                        weak: xa.weak_type(),
+                    },
+                    &[ct],
+                    None,
+                )?)]
+            }
+        }
+        P::Copy => vec![Some(ct.clone())],
+        P::BroadcastInDim {
+            shape,
+            broadcast_dimensions,
+        } => {
+            let axes: Vec<usize> = (0..shape.len())
+                .filter(|d| match broadcast_dimensions.iter().position(|b| b == d) {
+                    None => true,
+                    Some(i) => xa.shape()[i] == 1 && shape[*d] != 1,
+                })
+                .collect();
+            let s = sum_axes(ct, &axes)?;
+            vec![Some(if s.shape() == xa.shape() {
+                s
+            } else {
+                lax::reshape(&s, xa.shape())?
+            })]
+        }
+        P::Transpose { permutation } => {
+            let mut inv = vec![0; permutation.len()];
+            for (i, &p) in permutation.iter().enumerate() {
+                inv[p] = i;
+            }
+            vec![Some(lax::transpose(ct, &inv)?)]
+        }
+        P::Reshape { .. } => vec![Some(lax::reshape(ct, xa.shape())?)],
+        P::Rev { dimensions } => vec![Some(lax::rev(ct, dimensions)?)],
+        P::Reduce { op, axes } => match op {
+            ReduceOp::Sum => vec![Some(unreduce(ct, xa.shape(), axes)?)],
+            ReduceOp::And | ReduceOp::Or => vec![None],
+            _ => {
+                let d = reduce_partial(*op, xa, out, axes)?;
+                vec![Some(mul(&unreduce(ct, xa.shape(), axes)?, &d)?)]
+            }
+        },
+        P::Slice {
+            start_indices,
+            limit_indices,
+            strides,
+        } => vec![Some(slice_transpose(
+            ct,
+            xa.shape(),
+            start_indices,
+            limit_indices,
+            strides,
+        )?)],
+        P::Concatenate { dimension } => {
+            let mut start = 0;
+            let mut cts = Vec::with_capacity(x.len());
+            for a in x {
+                let mut lo = vec![0; ct.ndim()];
+                let mut hi = ct.shape().to_vec();
+                lo[*dimension] = start;
+                hi[*dimension] = start + a.shape()[*dimension];
+                start = hi[*dimension];
+                cts.push(Some(lax::slice(ct, &lo, &hi, None)?));
+            }
+            cts
+        }
+        P::Pad { low, high, value } => vec![Some(pad_transpose(
+            ct,
+            xa.shape(),
+            low,
+            high,
+            value.is_none(),
+        )?)],
+        P::Gather { axis } => {
+            let pos = gather_positions(xa.shape(), x[1], *axis)?;
+            let base = zeros(xa.aval(), xa.device())?;
+            vec![Some(lax::scatter(&base, &pos, ct, ScatterMode::Add)?), None]
+        }
+        P::Dot => vec![
+            Some(lax::dot(ct, &lax::transpose(x[1], &[0, 2, 1])?)?),
+            Some(lax::dot(&lax::transpose(x[0], &[0, 2, 1])?, ct)?),
+        ],
+        P::Sort { indices: false } => {
+            let last = xa.ndim() - 1;
+            let perm = lax::sort(xa, true)?;
+            let inverse = lax::sort(&perm, true)?;
+            vec![Some(lax::gather(ct, &inverse, last)?)]
+        }
+        P::Scatter { mode } => {
+            let (base, pos, vals) = (x[0], x[1], x[2]);
+            match mode {
+                ScatterMode::Add => vec![Some(ct.clone()), None, Some(gather_flat(ct, pos)?)],
+                ScatterMode::Set => {
+                    let cleared =
+                        lax::scatter(ct, pos, &zeros(vals.aval(), vals.device())?, *mode)?;
+                    vec![Some(cleared), None, Some(gather_flat(ct, pos)?)]
+                }
+                ScatterMode::Min | ScatterMode::Max => {
+                    let base_won = cmp(CompareOp::Eq, base, out)?;
+                    let vals_won = cmp(CompareOp::Eq, vals, &gather_flat(out, pos)?)?;
+                    vec![
+                        Some(where_or_zero(&base_won, ct)?),
+                        None,
+                        Some(where_or_zero(&vals_won, &gather_flat(ct, pos)?)?),
+                    ]
+                }
+                ScatterMode::Mul => return Err(not_differentiable(
+                    prim,
+                    "a multiplying scatter has a derivative only for unique positions (as in JAX)",
+                )),
+            }
+        }
+        P::Compare(_)
+        | P::Full { .. }
+        | P::Iota { .. }
+        | P::Threefry { .. }
+        | P::BitcastConvertType { .. }
+        | P::Sort { indices: true } => vec![None; x.len()],
+    })
+}
+
+/// The transpose of `slice`: `ct` placed back at its window of a zero array of `shape`.
+fn slice_transpose(
+    ct: &Array,
+    shape: &[usize],
+    start: &[usize],
+    limit: &[usize],
+    strides: &[usize],
+) -> Result<Array> {
+    let mut cur = ct.clone();
+    for d in 0..shape.len() {
+        let s = strides[d];
+        if s == 1 || cur.shape()[d] == 0 {
+            continue;
+        }
+        // Interleave s - 1 zeros after each element: [.., m, ..] -> [.., m, s, ..] ->
+        // [.., m*s, ..], then keep the window's length.
+        let m = cur.shape()[d];
+        let mut split = cur.shape().to_vec();
+        split.insert(d + 1, 1);
+        let mut hi = vec![0; split.len()];
+        hi[d + 1] = s - 1;
+        let zero = Some(Literal::from_f64(0.0, ct.dtype()));
+        let spread = lax::pad(
+            &lax::reshape(&cur, &split)?,
+            &vec![0; split.len()],
+            &hi,
+            zero,
+        )?;
+        let mut merged = cur.shape().to_vec();
+        merged[d] = m * s;
+        let merged_arr = lax::reshape(&spread, &merged)?;
+        let mut lim = merged.clone();
+        lim[d] = limit[d] - start[d];
+        cur = lax::slice(&merged_arr, &vec![0; merged.len()], &lim, None)?;
+    }
+    let low = start.to_vec();
+    let high: Vec<usize> = (0..shape.len())
+        .map(|d| shape[d] - start[d] - cur.shape()[d])
+        .collect();
+    if low.iter().chain(&high).all(|&p| p == 0) {
+        return Ok(cur);
+    }
+    lax::pad(&cur, &low, &high, Some(Literal::from_f64(0.0, ct.dtype())))
+}
+
+/// The transpose of `pad`: the window of `ct` over the operand, plus (for edge padding) the
+/// padded regions summed into the edge elements they copied.
+fn pad_transpose(
+    ct: &Array,
+    shape: &[usize],
+    low: &[usize],
+    high: &[usize],
+    edge: bool,
+) -> Result<Array> {
+    let mut cur = ct.clone();
+    for d in 0..shape.len() {
+        if low[d] + high[d] == 0 {
+            continue;
+        }
+        let n = shape[d];
+        let window = |a: &Array, from: usize, to: usize| -> Result<Array> {
+            let mut lo = vec![0; a.ndim()];
+            let mut hi = a.shape().to_vec();
+            lo[d] = from;
+            hi[d] = to;
+            lax::slice(a, &lo, &hi, None)
+        };
+        let mut mid = window(&cur, low[d], low[d] + n)?;
+        if edge && n > 0 {
+            let zero = Some(Literal::from_f64(0.0, ct.dtype()));
+            let mut one = cur.shape().to_vec();
+            one[d] = 1;
+            let r = cur.ndim();
+            let onto = |region: Array, first: bool| -> Result<Array> {
+                let s = lax::reshape(&lax::reduce(ReduceOp::Sum, &region, &[d])?, &one)?;
+                let mut lo = vec![0; r];
+                let mut hi = vec![0; r];
+                if first {
+                    hi[d] = n - 1;
+                } else {
+                    lo[d] = n - 1;
+                }
+                lax::pad(&s, &lo, &hi, zero)
+            };
+            if low[d] > 0 {
+                mid = add(&mid, &onto(window(&cur, 0, low[d])?, true)?)?;
+            }
+            if high[d] > 0 {
+                let total = cur.shape()[d];
+                mid = add(&mid, &onto(window(&cur, total - high[d], total)?, false)?)?;
+            }
+        }
+        cur = mid;
+    }
+    Ok(cur)
+}
+
+// ----- interpreters -----
+
+/// Which variables carry derivatives: floating values that depend on an active input.
+fn activity(graph: &Graph, active_inputs: &[bool]) -> Vec<bool> {
+    let mut active = vec![false; graph.avals.len()];
+    for (&v, &a) in graph.invars.iter().zip(active_inputs) {
+        active[v] = a && graph.avals[v].dtype.is_floating();
+    }
+    for e in &graph.eqns {
+        active[e.out] =
+            graph.avals[e.out].dtype.is_floating() && e.inputs.iter().any(|&i| active[i]);
+    }
+    active
+}
+
+/// Forward mode: the outputs of `graph` and their tangents (`None`: zero).
+pub(crate) fn jvp_graph(
+    graph: &Graph,
+    consts: &[Array],
+    primals: &[Array],
+    tangents: &[Option<Array>],
+    device: &Device,
+) -> Result<(Vec<Array>, Vec<Option<Array>>)> {
+    let n = graph.avals.len();
+    let mut val: Vec<Option<Array>> = vec![None; n];
+    let mut tan: Vec<Option<Array>> = vec![None; n];
+    for (&v, a) in graph.constvars.iter().zip(consts) {
+        val[v] = Some(a.clone());
+    }
+    for ((&v, a), t) in graph.invars.iter().zip(primals).zip(tangents) {
+        val[v] = Some(a.clone());
+        if graph.avals[v].dtype.is_floating() {
+            tan[v] = t.clone();
+        }
+    }
+    for e in &graph.eqns {
+        let ins = e
+            .inputs
+            .iter()
+            .map(|&i| val[i].as_ref().ok_or_else(|| missing(i)))
+            .collect::<Result<Vec<&Array>>>()?;
+        let out = lax::bind(e.prim.clone(), &ins, Some(device))?;
+        let ts: Vec<Option<Array>> = e.inputs.iter().map(|&i| tan[i].clone()).collect();
+        if graph.avals[e.out].dtype.is_floating() && ts.iter().any(Option::is_some) {
+            tan[e.out] = jvp_rule(&e.prim, &ins, &out, &ts)?;
+        }
+        val[e.out] = Some(out);
+    }
+    let outs = graph
+        .outvars
+        .iter()
+        .map(|&o| val[o].clone().ok_or_else(|| missing(o)))
+        .collect::<Result<Vec<_>>>()?;
+    let touts = graph.outvars.iter().map(|&o| tan[o].clone()).collect();
+    Ok((outs, touts))
+}
+
+/// A graph evaluated forward with every intermediate value kept, ready for any number of
+/// backward passes (`jax.vjp`'s residuals).
+pub(crate) struct Linearized {
+    graph: Graph,
+    env: Vec<Option<Array>>,
+    active: Vec<bool>,
+}
+
+impl Linearized {
+    /// Evaluates `graph` forward; derivatives flow from the inputs marked in `active_inputs`.
+    pub(crate) fn new(
+        graph: Graph,
+        consts: &[Array],
+        primals: &[Array],
+        active_inputs: &[bool],
+        device: &Device,
+    ) -> Result<Linearized> {
+        let env = super::eval_graph(&graph, consts, primals, device)?;
+        let active = activity(&graph, active_inputs);
+        Ok(Linearized { graph, env, active })
+    }
+
+    /// The outputs.
+    pub(crate) fn outputs(&self) -> Result<Vec<Array>> {
+        self.graph
+            .outvars
+            .iter()
+            .map(|&o| self.env[o].clone().ok_or_else(|| missing(o)))
+            .collect()
+    }
+
+    /// The output avals.
+    pub(crate) fn out_avals(&self) -> Vec<Aval> {
+        self.graph.out_avals()
+    }
+
+    /// Reverse mode: the cotangents of the inputs (`None`: zero) given the outputs'.
+    pub(crate) fn backward(&self, cts_out: &[Option<Array>]) -> Result<Vec<Option<Array>>> {
+        let g = &self.graph;
+        let mut ct: Vec<Option<Array>> = vec![None; g.avals.len()];
+        let accumulate = |slot: &mut Option<Array>, c: Array| -> Result<()> {
+            *slot = Some(match slot.take() {
+                None => c,
+                Some(prev) => add(&prev, &c)?,
+            });
+            Ok(())
+        };
+        for (&o, c) in g.outvars.iter().zip(cts_out) {
+            if let (Some(c), true) = (c, self.active[o]) {
+                accumulate(&mut ct[o], c.clone())?;
+            }
+        }
+        for e in g.eqns.iter().rev() {
+            if !self.active[e.out] {
+                continue;
+            }
+            let Some(c) = ct[e.out].take() else { continue };
+            let ins = e
+                .inputs
+                .iter()
+                .map(|&i| self.env[i].as_ref().ok_or_else(|| missing(i)))
+                .collect::<Result<Vec<&Array>>>()?;
+            let out = self.env[e.out].as_ref().ok_or_else(|| missing(e.out))?;
+            let cts = vjp_rule(&e.prim, &ins, out, &c)?;
+            for (&i, ci) in e.inputs.iter().zip(cts) {
+                if let (Some(ci), true) = (ci, self.active[i]) {
+                    accumulate(&mut ct[i], ci)?;
+                }
+            }
+        }
+        Ok(g.invars.iter().map(|&v| ct[v].take()).collect())
+    }
+}

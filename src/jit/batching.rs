@@ -1,0 +1,445 @@
+//! `vmap`: vectorising a function by tracing it once per example shape and rewriting each
+//! equation with its primitive's batching rule.
+//!
+//! Inside the interpreter every batched value carries its batch dimension first (inputs
+//! mapped over another axis are transposed once on entry); unbatched values stay as they
+//! are and are broadcast only where a rule needs operands of one shape.
+
+use std::sync::Arc;
+
+use super::{leaves_device, missing, trace_fn};
+use crate::array::{Array, Aval};
+use crate::dtype::DType;
+use crate::error::{Error, Result};
+use crate::lax::{self, BinaryOp, CompareOp, Literal, Primitive};
+use crate::runtime::Device;
+use crate::tree::{tree_flatten, tree_unflatten, PyTree, TreeDef};
+
+/// Which axis of each leaf `vmap` maps over (`in_axes`) or puts the batch at (`out_axes`),
+/// as a prefix of the argument's or result's pytree structure (JAX's convention).
+///
+/// An integer (`0`, `-1`) applies to every leaf below it; [`Axes::Unmapped`] (JAX's `None`)
+/// marks leaves that are not mapped (broadcast to every example); a tuple or `Vec` gives one
+/// entry per child of the node: tuple elements, list items, struct fields in declaration
+/// order, map entries in key order.
+///
+/// ```
+/// use olympus::Axes;
+/// let spec: Axes = (0, Axes::Unmapped).into();       // map the first argument only
+/// assert_eq!(spec, Axes::Tree(vec![Axes::At(0), Axes::Unmapped]));
+/// let per_leaf: Axes = (1, (0, -1)).into();            // nested prefix
+/// assert_eq!(per_leaf, Axes::Tree(vec![Axes::At(1), Axes::Tree(vec![Axes::At(0), Axes::At(-1)])]));
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Axes {
+    /// This axis (negative counts from the end) of every leaf below.
+    At(isize),
+    /// Not mapped.
+    Unmapped,
+    /// One entry per child of the node.
+    Tree(Vec<Axes>),
+}
+
+impl From<isize> for Axes {
+    fn from(a: isize) -> Axes {
+        Axes::At(a)
+    }
+}
+
+impl From<i32> for Axes {
+    fn from(a: i32) -> Axes {
+        Axes::At(a as isize)
+    }
+}
+
+impl From<usize> for Axes {
+    fn from(a: usize) -> Axes {
+        Axes::At(a as isize)
+    }
+}
+
+impl From<Option<i32>> for Axes {
+    fn from(a: Option<i32>) -> Axes {
+        a.map_or(Axes::Unmapped, Axes::from)
+    }
+}
+
+impl From<Vec<Axes>> for Axes {
+    fn from(v: Vec<Axes>) -> Axes {
+        Axes::Tree(v)
+    }
+}
+
+macro_rules! axes_tuples {
+    ($( ($($A:ident $a:ident),+) ),+) => {
+        $(
+            impl<$($A: Into<Axes>),+> From<($($A,)+)> for Axes {
+                fn from(($($a,)+): ($($A,)+)) -> Axes {
+                    Axes::Tree(vec![$($a.into()),+])
+                }
+            }
+        )+
+    };
+}
+
+axes_tuples!(
+    (A a),
+    (A a, B b),
+    (A a, B b, C c),
+    (A a, B b, C c, D d),
+    (A a, B b, C c, D d, E e),
+    (A a, B b, C c, D d, E e, F f)
+);
+
+/// The axis spec of each leaf of `def`.
+fn leaf_axes(
+    func: &str,
+    what: &str,
+    spec: &Axes,
+    def: &TreeDef,
+    out: &mut Vec<Option<isize>>,
+) -> Result<()> {
+    match spec {
+        Axes::At(a) => out.extend(std::iter::repeat_n(Some(*a), def.num_leaves())),
+        Axes::Unmapped => out.extend(std::iter::repeat_n(None, def.num_leaves())),
+        Axes::Tree(children) => {
+            let kids = def.children();
+            if def.is_leaf() || kids.len() != children.len() {
+                return Err(Error::arg(
+                    func,
+                    format!(
+                        "{what} {spec:?} is not a prefix of the structure {def}: it gives {} entries for a node with {}",
+                        children.len(),
+                        if def.is_leaf() { "no children (a leaf)".to_string() } else { format!("{} children", kids.len()) }
+                    ),
+                ));
+            }
+            for (s, d) in children.iter().zip(kids) {
+                leaf_axes(func, what, s, d, out)?;
+            }
+        }
+    }
+    Ok(())
+}
+
+/// `axis` of an array of rank `ndim` as an index.
+fn normalize(func: &str, what: &str, axis: isize, shape: &[usize]) -> Result<usize> {
+    let n = shape.len() as isize;
+    let a = if axis < 0 { axis + n } else { axis };
+    if a < 0 || a >= n {
+        return Err(Error::shape(
+            func,
+            &[shape],
+            format!("{what} {axis} is out of range for an array of rank {n}"),
+        ));
+    }
+    Ok(a as usize)
+}
+
+/// `a` with dimension `from` moved to position `to`.
+fn move_axis(a: &Array, from: usize, to: usize) -> Result<Array> {
+    if from == to {
+        return Ok(a.clone());
+    }
+    let mut perm: Vec<usize> = (0..a.ndim()).filter(|&d| d != from).collect();
+    perm.insert(to, from);
+    lax::transpose(a, &perm)
+}
+
+/// `a` broadcast to have a leading batch dimension of size `b`.
+fn lift(a: &Array, batched: bool, b: usize) -> Result<Array> {
+    if batched {
+        return Ok(a.clone());
+    }
+    let mut shape = vec![b];
+    shape.extend_from_slice(a.shape());
+    let dims: Vec<usize> = (1..=a.ndim()).collect();
+    lax::broadcast_in_dim(a, &shape, &dims)
+}
+
+fn shifted(v: &[usize]) -> Vec<usize> {
+    v.iter().map(|d| d + 1).collect()
+}
+
+fn prepend(x: usize, v: &[usize]) -> Vec<usize> {
+    let mut out = vec![x];
+    out.extend_from_slice(v);
+    out
+}
+
+/// The batching rule: `prim` applied to operands of which those marked are batched along
+/// dimension 0 (size `b`); the result is batched along dimension 0.
+pub(crate) fn batch_rule(prim: &Primitive, args: &[(&Array, bool)], b: usize) -> Result<Array> {
+    use Primitive as P;
+    let x = args[0].0;
+    let all_lifted =
+        || -> Result<Vec<Array>> { args.iter().map(|&(a, bt)| lift(a, bt, b)).collect() };
+    let same = |p: Primitive| -> Result<Array> {
+        let lifted = all_lifted()?;
+        let refs: Vec<&Array> = lifted.iter().collect();
+        lax::bind(p, &refs, None)
+    };
+    match prim {
+        // Elementwise, and sort along the last dimension: batch dimension first is just
+        // another leading dimension.
+        P::Unary(_)
+        | P::Binary(_)
+        | P::Compare(_)
+        | P::Select
+        | P::ConvertElementType { .. }
+        | P::Copy
+        | P::Threefry { .. }
+        | P::BitcastConvertType { .. }
+        | P::Fma
+        | P::Sort { .. } => same(prim.clone()),
+        P::Concatenate { dimension } => same(P::Concatenate {
+            dimension: dimension + 1,
+        }),
+        P::Gather { axis } => same(P::Gather { axis: axis + 1 }),
+        P::BroadcastInDim {
+            shape,
+            broadcast_dimensions,
+        } => lax::broadcast_in_dim(
+            x,
+            &prepend(b, shape),
+            &prepend(0, &shifted(broadcast_dimensions)),
+        ),
+        P::Transpose { permutation } => lax::transpose(x, &prepend(0, &shifted(permutation))),
+        P::Reshape { new_sizes } => lax::reshape(x, &prepend(b, new_sizes)),
+        P::Rev { dimensions } => lax::rev(x, &shifted(dimensions)),
+        P::Reduce { op, axes } => lax::reduce(*op, x, &shifted(axes)),
+        P::Slice {
+            start_indices,
+            limit_indices,
+            strides,
+        } => lax::slice(
+            x,
+            &prepend(0, start_indices),
+            &prepend(b, limit_indices),
+            Some(&prepend(1, strides)),
+        ),
+        P::Pad { low, high, value } => lax::pad(x, &prepend(0, low), &prepend(0, high), *value),
+        P::Dot => {
+            let (l, r) = (
+                lift(args[0].0, args[0].1, b)?,
+                lift(args[1].0, args[1].1, b)?,
+            );
+            let (ls, rs) = (l.shape().to_vec(), r.shape().to_vec());
+            let l3 = lax::reshape(&l, &[b * ls[1], ls[2], ls[3]])?;
+            let r3 = lax::reshape(&r, &[b * rs[1], rs[2], rs[3]])?;
+            lax::reshape(&lax::dot(&l3, &r3)?, &[b, ls[1], ls[2], rs[3]])
+        }
+        P::Scatter { mode } => {
+            // Flat positions address one example; shift them into the example's block of
+            // the batched operand, keeping out-of-range positions out of range.
+            let base = lift(args[0].0, args[0].1, b)?;
+            let vals = lift(args[2].0, args[2].1, b)?;
+            let pos = lift(args[1].0, args[1].1, b)?;
+            let n = base.size() / b.max(1);
+            let dev = pos.device();
+            let c = |v: i64| lax::full(pos.shape(), Literal::I32(v as i32), Some(dev));
+            let valid = lax::binary(
+                BinaryOp::And,
+                &lax::compare(CompareOp::Ge, &pos, &c(0)?)?,
+                &lax::compare(CompareOp::Lt, &pos, &c(n as i64)?)?,
+            )?;
+            let offset = lax::binary(
+                BinaryOp::Mul,
+                &lax::iota(DType::Int32, pos.shape(), 0, Some(dev))?,
+                &c(n as i64)?,
+            )?;
+            let shifted_pos =
+                lax::select(&valid, &lax::binary(BinaryOp::Add, &pos, &offset)?, &c(-1)?)?;
+            lax::scatter(&base, &shifted_pos, &vals, *mode)
+        }
+        // No operands: never batched.
+        P::Full { .. } | P::Iota { .. } => lax::bind(prim.clone(), &[], Some(x.device())),
+    }
+}
+
+/// Vectorises `f` over a batch axis (`jax.vmap`): `vmap(f, in_axes, out_axes)(xs)` equals
+/// stacking `f(x)` for each example `x` along `out_axes`, computed in one pass.
+///
+/// `in_axes` and `out_axes` are [`Axes`] prefixes of the argument's and result's pytree
+/// structure: `0` maps every leaf over its first axis, `(0, Axes::Unmapped)` maps the first
+/// element of a tuple argument and passes the second to every example unchanged. Mapped
+/// leaves must agree on the batch size. `vmap` maps over the leaves of the flattened pytree
+/// (a registered type arrives in `f` as itself), never over protocol-converted arrays.
+///
+/// It composes with the other transformations: `vmap(grad(loss), ..)` gives per-example
+/// gradients, and `jit(vmap(f, ..))` compiles the batched graph.
+///
+/// ```
+/// use olympus::{vmap, numpy as np, Array, Axes, Result};
+///
+/// // A matrix-vector product written for one vector, mapped over the rows of `xs`.
+/// let mv = |(m, v): (Array, Array)| -> Result<Array> { np::matmul(&m, &v) };
+/// let batched = vmap(mv, (Axes::Unmapped, 0), 0);
+/// let m = np::array(&[[1.0f32, 0.0], [0.0, 2.0]])?;
+/// let xs = np::array(&[[1.0f32, 1.0], [3.0, 4.0], [5.0, 6.0]])?;
+/// let ys = batched((m, xs))?;
+/// assert_eq!(ys.shape(), &[3, 2]);
+/// assert_eq!(ys.to_vec::<f32>()?, [1.0, 2.0, 3.0, 8.0, 5.0, 12.0]);
+/// # Ok::<(), olympus::Error>(())
+/// ```
+pub fn vmap<T, U, F>(
+    f: F,
+    in_axes: impl Into<Axes>,
+    out_axes: impl Into<Axes>,
+) -> impl Fn(T) -> Result<U>
+where
+    T: PyTree,
+    U: PyTree,
+    F: Fn(T) -> Result<U>,
+{
+    let name: Arc<str> = Arc::from(std::any::type_name::<F>());
+    let (in_axes, out_axes) = (in_axes.into(), out_axes.into());
+    move |args: T| vmap_call(&name, &f, &in_axes, &out_axes, args)
+}
+
+fn vmap_call<T: PyTree, U: PyTree>(
+    name: &Arc<str>,
+    f: impl FnOnce(T) -> Result<U>,
+    in_axes: &Axes,
+    out_axes: &Axes,
+    args: T,
+) -> Result<U> {
+    const FUNC: &str = "vmap";
+    let (leaves, def) = tree_flatten(&args);
+    drop(args);
+    let mut spec = Vec::new();
+    leaf_axes(FUNC, "in_axes", in_axes, &def, &mut spec)?;
+    let paths = def.key_paths();
+    let mut axes: Vec<Option<usize>> = Vec::with_capacity(leaves.len());
+    let mut size: Option<(usize, usize)> = None;
+    for (i, (a, s)) in leaves.iter().zip(&spec).enumerate() {
+        let ax = match s {
+            Some(s) => Some(normalize(
+                FUNC,
+                &format!("in_axes for the input at key path `{}`:", paths[i]),
+                *s,
+                a.shape(),
+            )?),
+            None => None,
+        };
+        if let Some(ax) = ax {
+            let n = a.shape()[ax];
+            match size {
+                None => size = Some((n, i)),
+                Some((m, j)) if m != n => {
+                    return Err(Error::shape(
+                        FUNC,
+                        &[leaves[j].shape(), a.shape()],
+                        format!(
+                            "inconsistent sizes for the mapped axes: {m} for the input at key path `{}` (axis {}) and {n} for the input at key path `{}` (axis {ax})",
+                            paths[j],
+                            axes[j].unwrap_or(0),
+                            paths[i]
+                        ),
+                    ))
+                }
+                _ => {}
+            }
+        }
+        axes.push(ax);
+    }
+    let Some((b, _)) = size else {
+        return Err(Error::arg(
+            FUNC,
+            format!("needs at least one mapped input, but in_axes {in_axes:?} maps none of {def}"),
+        ));
+    };
+    let device = leaves_device(FUNC, &leaves)?;
+    let avals: Vec<Aval> = leaves
+        .iter()
+        .zip(&axes)
+        .map(|(a, ax)| {
+            let mut aval = a.aval().clone();
+            if let Some(ax) = ax {
+                aval.shape.remove(*ax);
+            }
+            aval
+        })
+        .collect();
+    let t = trace_fn(name, &device, &def, &avals, f)?;
+    let inputs = leaves
+        .iter()
+        .zip(&axes)
+        .map(|(a, ax)| match ax {
+            Some(ax) => Ok((move_axis(a, *ax, 0)?, true)),
+            None => Ok((a.clone(), false)),
+        })
+        .collect::<Result<Vec<_>>>()?;
+    let outs = eval_batched(&t.graph, &t.consts, inputs, b, &device)?;
+    let mut ospec = Vec::new();
+    leaf_axes(FUNC, "out_axes", out_axes, &t.out_def, &mut ospec)?;
+    let out_paths = t.out_def.key_paths();
+    let outs = outs
+        .into_iter()
+        .zip(&ospec)
+        .enumerate()
+        .map(|(i, ((a, batched), s))| match s {
+            Some(s) => {
+                let a = lift(&a, batched, b)?;
+                let to = normalize(
+                    FUNC,
+                    &format!("out_axes for the output at key path `{}`:", out_paths[i]),
+                    *s,
+                    a.shape(),
+                )?;
+                move_axis(&a, 0, to)
+            }
+            None if batched => Err(Error::arg(
+                FUNC,
+                format!(
+                    "out_axes is None (Axes::Unmapped) for the output at key path `{}`, but it depends on the mapped inputs",
+                    out_paths[i]
+                ),
+            )),
+            None => Ok(a),
+        })
+        .collect::<Result<Vec<_>>>()?;
+    tree_unflatten(&t.out_def, outs)
+}
+
+/// Evaluates `graph` with batched inputs (batch dimension first), binding unbatched
+/// equations as they are and batched ones through their batching rule.
+fn eval_batched(
+    graph: &super::Graph,
+    consts: &[Array],
+    inputs: Vec<(Array, bool)>,
+    b: usize,
+    device: &Device,
+) -> Result<Vec<(Array, bool)>> {
+    let mut env: Vec<Option<(Array, bool)>> = vec![None; graph.avals.len()];
+    for (&v, a) in graph.constvars.iter().zip(consts) {
+        env[v] = Some((a.clone(), false));
+    }
+    for (&v, a) in graph.invars.iter().zip(inputs) {
+        env[v] = Some(a);
+    }
+    for e in &graph.eqns {
+        let args = e
+            .inputs
+            .iter()
+            .map(|&i| {
+                env[i]
+                    .as_ref()
+                    .map(|(a, bt)| (a, *bt))
+                    .ok_or_else(|| missing(i))
+            })
+            .collect::<Result<Vec<(&Array, bool)>>>()?;
+        let out = if args.iter().any(|&(_, bt)| bt) {
+            (batch_rule(&e.prim, &args, b)?, true)
+        } else {
+            let refs: Vec<&Array> = args.iter().map(|&(a, _)| a).collect();
+            (lax::bind(e.prim.clone(), &refs, Some(device))?, false)
+        };
+        env[e.out] = Some(out);
+    }
+    graph
+        .outvars
+        .iter()
+        .map(|&o| env[o].clone().ok_or_else(|| missing(o)))
+        .collect()
+}
