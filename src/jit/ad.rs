@@ -171,6 +171,19 @@ fn gather_positions(shape: &[usize], idx: &Array, axis: usize) -> Result<Array> 
     }
 }
 
+/// Which updates of a replacing scatter land (for duplicate positions, the one the scatter
+/// keeps), found by scattering the updates' ids as JAX's rule does; bool, `pos`' shape.
+fn set_winners(shape: &[usize], pos: &Array) -> Result<Array> {
+    let dev = pos.device();
+    let ids = lax::reshape(
+        &lax::iota(DType::Int32, &[pos.size()], 0, Some(dev))?,
+        pos.shape(),
+    )?;
+    let none = lax::full(shape, Literal::I32(-1), Some(dev))?;
+    let winner = lax::scatter(&none, pos, &ids, ScatterMode::Set)?;
+    cmp(CompareOp::Eq, &gather_flat(&winner, pos)?, &ids)
+}
+
 fn not_differentiable(prim: &Primitive, why: &str) -> Error {
     Error::arg(
         "grad",
@@ -494,12 +507,24 @@ pub(crate) fn jvp_rule(
         P::Scatter { mode } => {
             let (base, pos, vals) = (x[0], x[1], x[2]);
             match mode {
-                ScatterMode::Add | ScatterMode::Set => Ok(Some(lax::scatter(
+                ScatterMode::Add => Ok(Some(lax::scatter(
                     &or_zeros(&t[0], base)?,
                     pos,
                     &or_zeros(&t[2], vals)?,
                     *mode,
                 )?)),
+                ScatterMode::Set => {
+                    // Clear the written positions, then add the winning updates' tangents.
+                    let cleared = lax::scatter(
+                        &or_zeros(&t[0], base)?,
+                        pos,
+                        &zeros(vals.aval(), vals.device())?,
+                        ScatterMode::Set,
+                    )?;
+                    let won = set_winners(base.shape(), pos)?;
+                    let tv = where_or_zero(&won, &or_zeros(&t[2], vals)?)?;
+                    Ok(Some(lax::scatter(&cleared, pos, &tv, ScatterMode::Add)?))
+                }
                 ScatterMode::Min | ScatterMode::Max => {
                     // The winner's tangent (ties add up).
                     let from_base = match &t[0] {
@@ -669,7 +694,12 @@ pub(crate) fn vjp_rule(
                 ScatterMode::Set => {
                     let cleared =
                         lax::scatter(ct, pos, &zeros(vals.aval(), vals.device())?, *mode)?;
-                    vec![Some(cleared), None, Some(gather_flat(ct, pos)?)]
+                    let won = set_winners(base.shape(), pos)?;
+                    vec![
+                        Some(cleared),
+                        None,
+                        Some(where_or_zero(&won, &gather_flat(ct, pos)?)?),
+                    ]
                 }
                 ScatterMode::Min | ScatterMode::Max => {
                     let base_won = cmp(CompareOp::Eq, base, out)?;
@@ -920,5 +950,300 @@ impl Linearized {
             }
         }
         Ok(g.invars.iter().map(|&v| ct[v].take()).collect())
+    }
+}
+
+#[cfg(test)]
+pub(crate) mod tests {
+    //! Every primitive's JVP against central differences of the primitive itself, and its
+    //! VJP against its JVP (`<ct, J t> = <Jᵀ ct, t>`), on float32 operands.
+
+    use super::*;
+    use crate::lax::ThreefryOutput;
+    use rand::{Rng, SeedableRng};
+
+    fn arr(v: &[f32], shape: &[usize]) -> Array {
+        Array::from_slice(v, shape).unwrap()
+    }
+
+    fn vals(a: &Array) -> Vec<f64> {
+        a.astype(DType::Float32)
+            .unwrap()
+            .to_vec::<f32>()
+            .unwrap()
+            .iter()
+            .map(|&v| f64::from(v))
+            .collect()
+    }
+
+    fn dot_all(a: &[f64], b: &[f64]) -> f64 {
+        a.iter().zip(b).map(|(x, y)| x * y).sum()
+    }
+
+    /// The primitives the tests run: every table example plus the parameter values that
+    /// have rules of their own.
+    pub(crate) fn test_primitives() -> Vec<Primitive> {
+        let mut prims = Primitive::examples();
+        prims.extend([
+            Primitive::Reduce {
+                op: ReduceOp::Prod,
+                axes: vec![1],
+            },
+            Primitive::Reduce {
+                op: ReduceOp::Max,
+                axes: vec![0, 1],
+            },
+            Primitive::Reduce {
+                op: ReduceOp::Min,
+                axes: vec![1],
+            },
+            Primitive::Sort { indices: false },
+            Primitive::Scatter {
+                mode: ScatterMode::Set,
+            },
+            Primitive::Scatter {
+                mode: ScatterMode::Min,
+            },
+            Primitive::Scatter {
+                mode: ScatterMode::Max,
+            },
+            Primitive::Pad {
+                low: vec![2, 1],
+                high: vec![1, 3],
+                value: None,
+            },
+            Primitive::Slice {
+                start_indices: vec![1, 0],
+                limit_indices: vec![2, 3],
+                strides: vec![1, 3],
+            },
+        ]);
+        prims
+    }
+
+    /// The domain of float operands where the primitive is smooth.
+    fn domain(prim: &Primitive, k: usize) -> (f32, f32) {
+        use UnaryOp::*;
+        match prim {
+            Primitive::Unary(Acosh) => (1.5, 2.5),
+            Primitive::Unary(Asin | Acos | Atanh | ErfInv) => (-0.8, 0.8),
+            Primitive::Unary(Tan) => (-1.0, 1.0),
+            Primitive::Binary(BinaryOp::Rem | BinaryOp::Fmod | BinaryOp::FloorDiv) => {
+                if k == 0 {
+                    (0.2, 0.9)
+                } else {
+                    (1.0, 1.5)
+                }
+            }
+            _ => (0.5, 1.5),
+        }
+    }
+
+    /// Float32 operands for `prim`, or `None` when it has no float32 form.
+    pub(crate) fn operands(prim: &Primitive, r: &mut impl Rng) -> Option<Vec<Array>> {
+        operands_of(prim, DType::Float32, r)
+    }
+
+    /// Operands of `dtype` for `prim` (index operands are int32), random in the
+    /// primitive's smooth domain; `None` when `prim` has no form for `dtype`.
+    pub(crate) fn operands_of(
+        prim: &Primitive,
+        dtype: DType,
+        r: &mut impl Rng,
+    ) -> Option<Vec<Array>> {
+        let mut f = |shape: &[usize], k: usize| {
+            let (lo, hi) = domain(prim, k);
+            let n: usize = shape.iter().product();
+            let v: Vec<f32> = (0..n)
+                .map(|_| match dtype {
+                    DType::Bool => r.random_range(0.0f32..2.0).floor(),
+                    DType::Int32 | DType::UInt32 => r.random_range(1.0f32..9.0).floor(),
+                    _ => r.random_range(lo..hi),
+                })
+                .collect();
+            arr(&v, shape).astype(dtype).unwrap()
+        };
+        let s = [2, 3];
+        let ops = match prim {
+            Primitive::Full { .. } | Primitive::Iota { .. } => return None,
+            Primitive::Select => vec![
+                Array::from_slice(&[true, false, true, false, false, true], &s).unwrap(),
+                f(&s, 1),
+                f(&s, 2),
+            ],
+            Primitive::Gather { .. } => {
+                vec![
+                    f(&s, 0),
+                    Array::from_slice(&[2i32, 0, 1, 1, 2, 0], &s).unwrap(),
+                ]
+            }
+            Primitive::Scatter { .. } => vec![
+                f(&s, 0),
+                // A duplicate, a negative and an out-of-range position.
+                Array::from_slice(&[0i32, 5, 2, 2, -1, 7], &s).unwrap(),
+                f(&s, 2),
+            ],
+            Primitive::Dot => vec![f(&[1, 2, 3], 0), f(&[1, 3, 2], 1)],
+            Primitive::BroadcastInDim {
+                shape,
+                broadcast_dimensions,
+            } => {
+                let operand: Vec<usize> = broadcast_dimensions.iter().map(|&d| shape[d]).collect();
+                vec![f(&operand, 0)]
+            }
+            Primitive::Concatenate { .. } => vec![f(&s, 0), f(&s, 1), f(&s, 2)],
+            p => (0..p.arity()).map(|k| f(&s, k)).collect(),
+        };
+        let avals: Vec<Aval> = ops.iter().map(|a| a.aval().clone()).collect();
+        prim.abstract_eval(&avals).ok().map(|_| ops)
+    }
+
+    /// Primitives whose derivative is zero wherever it exists (or whose result is not
+    /// floating).
+    fn flat(prim: &Primitive) -> bool {
+        use UnaryOp::*;
+        matches!(
+            prim,
+            Primitive::Unary(
+                Sign | Floor | Ceil | Round | Trunc | IsNan | IsInf | IsFinite | SignBit
+            ) | Primitive::Binary(BinaryOp::FloorDiv)
+                | Primitive::Compare(_)
+                | Primitive::Sort { indices: true }
+                | Primitive::ConvertElementType {
+                    dtype: DType::Bool | DType::Int32 | DType::UInt32,
+                    ..
+                }
+                | Primitive::BitcastConvertType { .. }
+        )
+    }
+
+    #[test]
+    fn every_primitive_jvp_matches_differences_and_its_vjp_is_the_transpose() {
+        let mut r = rand::rngs::StdRng::seed_from_u64(7);
+        let prims = test_primitives();
+        let mut checked = vec![false; Primitive::COUNT];
+        let mut failures = Vec::new();
+        for prim in &prims {
+            let Some(x) = operands(prim, &mut r) else {
+                // No float form: random bits, iota, constants, bitcasts to floats.
+                assert!(
+                    matches!(
+                        prim,
+                        Primitive::Full { .. }
+                            | Primitive::Iota { .. }
+                            | Primitive::Threefry { .. }
+                            | Primitive::BitcastConvertType { .. }
+                            | Primitive::Binary(_)
+                            | Primitive::Unary(UnaryOp::Not)
+                    ),
+                    "{prim:?} has no float32 test operands"
+                );
+                continue;
+            };
+            let refs: Vec<&Array> = x.iter().collect();
+            let out = lax::bind(prim.clone(), &refs, None).unwrap();
+            let t: Vec<Option<Array>> = x
+                .iter()
+                .map(|a| {
+                    a.dtype().is_floating().then(|| {
+                        let v: Vec<f32> =
+                            (0..a.size()).map(|_| r.random_range(-1.0..1.0)).collect();
+                        arr(&v, a.shape())
+                    })
+                })
+                .collect();
+            if !out.dtype().is_floating() || flat(prim) {
+                if out.dtype().is_floating() {
+                    assert!(
+                        jvp_rule(prim, &refs, &out, &t).unwrap().is_none(),
+                        "{prim:?} should have a zero derivative"
+                    );
+                }
+                checked[prim.variant_index()] = true;
+                continue;
+            }
+            let jv = jvp_rule(prim, &refs, &out, &t)
+                .unwrap()
+                .unwrap_or_else(|| panic!("{prim:?}: no tangent"));
+            assert_eq!(jv.shape(), out.shape(), "{prim:?}");
+            // Central differences of the primitive itself, in float32.
+            let h = 1e-2f32;
+            let moved = |sign: f32| -> Vec<f64> {
+                let xs: Vec<Array> = x
+                    .iter()
+                    .zip(&t)
+                    .map(|(a, t)| match t {
+                        Some(t) => add(a, &scale(t, f64::from(sign * h)).unwrap()).unwrap(),
+                        None => a.clone(),
+                    })
+                    .collect();
+                let refs: Vec<&Array> = xs.iter().collect();
+                vals(&lax::bind(prim.clone(), &refs, None).unwrap())
+            };
+            let (up, down) = (moved(1.0), moved(-1.0));
+            let fd: Vec<f64> = up
+                .iter()
+                .zip(&down)
+                .map(|(u, d)| (u - d) / (2.0 * f64::from(h)))
+                .collect();
+            let got = vals(&jv);
+            let norm = fd.iter().map(|v| v.abs()).fold(1.0, f64::max);
+            // Differences of float16 results are coarse (11-bit significands).
+            let (tol, dot_tol) = if out.dtype() == DType::Float16 {
+                (0.1, 2e-3)
+            } else {
+                (2e-2, 1e-4)
+            };
+            for (i, (g, w)) in got.iter().zip(&fd).enumerate() {
+                if !((g - w).abs() <= tol * norm) {
+                    failures.push(format!("{prim:?} jvp[{i}] = {g}, differences {w}"));
+                }
+            }
+            // The VJP is the JVP's transpose.
+            let ctv: Vec<f32> = (0..out.size()).map(|_| r.random_range(-1.0..1.0)).collect();
+            let ct = arr(&ctv, out.shape());
+            let cts = vjp_rule(prim, &refs, &out, &ct).unwrap();
+            assert_eq!(cts.len(), x.len(), "{prim:?}");
+            let lhs = dot_all(&vals(&ct), &got);
+            let mut rhs = 0.0;
+            for ((c, t), a) in cts.iter().zip(&t).zip(&x) {
+                if let (Some(c), Some(t)) = (c, t) {
+                    assert_eq!(c.shape(), a.shape(), "{prim:?} cotangent shape");
+                    assert_eq!(c.dtype(), a.dtype(), "{prim:?} cotangent dtype");
+                    rhs += dot_all(&vals(c), &vals(t));
+                }
+            }
+            if !((lhs - rhs).abs() <= dot_tol * (1.0 + lhs.abs())) {
+                failures.push(format!(
+                    "{prim:?}: <ct, J t> = {lhs} but <Jᵀ ct, t> = {rhs}"
+                ));
+            }
+            checked[prim.variant_index()] = true;
+        }
+        assert!(failures.is_empty(), "{}", failures.join("\n"));
+        // Every variant was checked, or has no float form at all.
+        let no_float = [
+            Primitive::Full {
+                shape: vec![],
+                value: Literal::F32(0.0),
+            }
+            .variant_index(),
+            Primitive::Iota {
+                dtype: DType::Int32,
+                shape: vec![1],
+                dimension: 0,
+            }
+            .variant_index(),
+            Primitive::Threefry {
+                output: ThreefryOutput::Xor,
+            }
+            .variant_index(),
+        ];
+        for (i, c) in checked.iter().enumerate() {
+            assert!(
+                *c || no_float.contains(&i),
+                "variant {i} has no checked rule"
+            );
+        }
     }
 }

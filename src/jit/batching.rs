@@ -443,3 +443,141 @@ fn eval_batched(
         .map(|&o| env[o].clone().ok_or_else(|| missing(o)))
         .collect()
 }
+
+#[cfg(test)]
+mod tests {
+    //! Every primitive's batching rule against a loop over examples, for each choice of
+    //! batched operands, in every dtype the primitive takes.
+
+    use super::*;
+    use crate::jit::ad::tests::{operands_of, test_primitives};
+    use rand::SeedableRng;
+
+    /// `xs` stacked along a new first dimension.
+    fn stack(xs: &[Array]) -> Array {
+        let parts: Vec<Array> = xs
+            .iter()
+            .map(|a| lax::reshape(a, &prepend(1, a.shape())).unwrap())
+            .collect();
+        let refs: Vec<&Array> = parts.iter().collect();
+        lax::concatenate(&refs, 0).unwrap()
+    }
+
+    fn words(a: &Array) -> Vec<u32> {
+        match a.dtype() {
+            DType::Bool => a
+                .to_vec::<bool>()
+                .unwrap()
+                .into_iter()
+                .map(u32::from)
+                .collect(),
+            DType::Float16 => a
+                .to_vec::<half::f16>()
+                .unwrap()
+                .into_iter()
+                .map(|v| u32::from(v.to_bits()))
+                .collect(),
+            _ => {
+                let b = lax::bitcast_convert_type(
+                    &a.astype(if a.dtype() == DType::Float32 {
+                        DType::Float32
+                    } else {
+                        DType::UInt32
+                    })
+                    .unwrap(),
+                    DType::UInt32,
+                )
+                .unwrap();
+                b.to_vec::<u32>().unwrap()
+            }
+        }
+    }
+
+    #[test]
+    fn every_batching_rule_equals_a_loop_over_examples() {
+        let mut r = rand::rngs::StdRng::seed_from_u64(11);
+        let b = 3;
+        let mut checked = vec![false; Primitive::COUNT];
+        let mut runs = 0;
+        for prim in test_primitives() {
+            for dtype in DType::ALL {
+                let mut examples = Vec::new();
+                for _ in 0..b {
+                    match operands_of(&prim, dtype, &mut r) {
+                        Some(ops) => examples.push(ops),
+                        None => break,
+                    }
+                }
+                if examples.len() < b {
+                    continue;
+                }
+                let arity = examples[0].len();
+                // Batch every operand, then each operand alone (the others shared).
+                let mut masks = vec![vec![true; arity]];
+                if arity > 1 {
+                    masks.extend((0..arity).map(|k| (0..arity).map(|j| j == k).collect()));
+                }
+                for mask in masks {
+                    let per_example: Vec<Array> = (0..b)
+                        .map(|i| {
+                            let ops: Vec<&Array> = (0..arity)
+                                .map(|k| {
+                                    if mask[k] {
+                                        &examples[i][k]
+                                    } else {
+                                        &examples[0][k]
+                                    }
+                                })
+                                .collect();
+                            lax::bind(prim.clone(), &ops, None).unwrap()
+                        })
+                        .collect();
+                    let want = stack(&per_example);
+                    let args: Vec<Array> = (0..arity)
+                        .map(|k| {
+                            if mask[k] {
+                                stack(&(0..b).map(|i| examples[i][k].clone()).collect::<Vec<_>>())
+                            } else {
+                                examples[0][k].clone()
+                            }
+                        })
+                        .collect();
+                    let pairs: Vec<(&Array, bool)> =
+                        args.iter().zip(&mask).map(|(a, &m)| (a, m)).collect();
+                    let got = batch_rule(&prim, &pairs, b)
+                        .unwrap_or_else(|e| panic!("{prim:?} on {dtype} {mask:?}: {e}"));
+                    assert_eq!(got.shape(), want.shape(), "{prim:?} on {dtype} {mask:?}");
+                    assert_eq!(got.dtype(), want.dtype(), "{prim:?} on {dtype} {mask:?}");
+                    assert_eq!(
+                        words(&got),
+                        words(&want),
+                        "{prim:?} on {dtype}, batched operands {mask:?}"
+                    );
+                    runs += 1;
+                }
+                checked[prim.variant_index()] = true;
+            }
+        }
+        // Constants and iota have no operands, so they are never batched.
+        let no_operands = [
+            Primitive::Full {
+                shape: vec![],
+                value: Literal::F32(0.0),
+            }
+            .variant_index(),
+            Primitive::Iota {
+                dtype: DType::Int32,
+                shape: vec![1],
+                dimension: 0,
+            }
+            .variant_index(),
+        ];
+        for (i, c) in checked.iter().enumerate() {
+            assert!(
+                *c || no_operands.contains(&i),
+                "variant {i} has no checked batching rule"
+            );
+        }
+        assert!(runs > 200, "{runs}");
+    }
+}
