@@ -109,9 +109,10 @@ pub enum Error {
         reason: String,
     },
     /// A traced array's values were needed while tracing a function under
-    /// [`jit`](crate::jit::jit) (they only exist once the compiled function runs), or a traced
-    /// array was used outside the trace that made it.
-    #[error("{func}: {reason} (while tracing `{traced}` under jit)")]
+    /// [`jit`](crate::jit::jit), [`grad`](crate::grad) or [`vmap`](crate::vmap) (they only
+    /// exist once the transformed function runs), or a traced array was used outside the
+    /// trace that made it.
+    #[error("{func}: {reason} (while tracing `{traced}` under jit, grad or vmap)")]
     Tracing {
         /// The operation that needed values.
         func: String,

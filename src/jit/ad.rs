@@ -261,96 +261,80 @@ fn unary_partial(op: UnaryOp, x: &Array, y: &Array) -> Result<Partial> {
     }))
 }
 
-/// `(∂z/∂x, ∂z/∂y)` for `z = op(x, y)`.
-fn binary_partials(op: BinaryOp, x: &Array, y: &Array, z: &Array) -> Result<[Partial; 2]> {
+/// `∂z/∂x` (`k = 0`) or `∂z/∂y` (`k = 1`) for `z = op(x, y)`; only the one asked for is
+/// computed.
+fn binary_partial(op: BinaryOp, k: usize, x: &Array, y: &Array, z: &Array) -> Result<Partial> {
     use BinaryOp::*;
     if !x.dtype().is_floating() {
-        return Ok([Partial::Zero, Partial::Zero]);
+        return Ok(Partial::Zero);
     }
+    // `a` is the operand differentiated, `b` the other one.
+    let (a, b) = if k == 0 { (x, y) } else { (y, x) };
     let c = |v: f64| lit(x, v);
     // 1 where `a` is chosen, 1/2 on ties, 0 elsewhere (JAX's balanced max/min gradient).
-    let chosen = |win: CompareOp, a: &Array, b: &Array| -> Result<Array> {
-        sel(
+    let chosen = |win: CompareOp| -> Result<Partial> {
+        Ok(Partial::By(sel(
             &cmp(win, a, b)?,
             &c(1.0)?,
             &sel(&cmp(CompareOp::Eq, a, b)?, &c(0.5)?, &c(0.0)?)?,
-        )
+        )?))
     };
-    // For fmax/fmin: 1 where `y` is picked.
-    let picks = |pick_y: Array| -> Result<[Partial; 2]> {
-        Ok([
-            Partial::By(sel(&pick_y, &c(0.0)?, &c(1.0)?)?),
-            Partial::By(sel(&pick_y, &c(1.0)?, &c(0.0)?)?),
-        ])
+    // fmax/fmin take `y` where `pick_y`, else `x`: the derivative follows the pick.
+    let picked = |pick_y: Array| -> Result<Partial> {
+        let (on, off) = if k == 0 { (0.0, 1.0) } else { (1.0, 0.0) };
+        Ok(Partial::By(sel(&pick_y, &c(on)?, &c(off)?)?))
     };
     Ok(match op {
-        Add => [Partial::One, Partial::One],
-        Sub => [Partial::One, Partial::MinusOne],
-        Mul => [Partial::By(y.clone()), Partial::By(x.clone())],
-        Div => [Partial::By(recip(y)?), Partial::By(neg(&div(z, y)?)?)],
-        FloorDiv | And | Or | Xor | ShiftLeft | ShiftRight | Gcd | Lcm => {
-            [Partial::Zero, Partial::Zero]
-        }
-        Rem => [
-            Partial::One,
-            Partial::By(neg(&un(UnaryOp::Floor, &div(x, y)?)?)?),
-        ],
-        Fmod => [
-            Partial::One,
-            Partial::By(neg(&un(UnaryOp::Trunc, &div(x, y)?)?)?),
-        ],
-        Pow => {
-            // JAX's rules: 0 where y == 0 for x; log(x) with x == 0 replaced by 1 for y.
+        Add => Partial::One,
+        Sub if k == 0 => Partial::One,
+        Sub => Partial::MinusOne,
+        Mul => Partial::By(b.clone()),
+        Div if k == 0 => Partial::By(recip(y)?),
+        Div => Partial::By(neg(&div(z, y)?)?),
+        FloorDiv | And | Or | Xor | ShiftLeft | ShiftRight | Gcd | Lcm => Partial::Zero,
+        Rem | Fmod if k == 0 => Partial::One,
+        Rem => Partial::By(neg(&un(UnaryOp::Floor, &div(x, y)?)?)?),
+        Fmod => Partial::By(neg(&un(UnaryOp::Trunc, &div(x, y)?)?)?),
+        // JAX's rules: 0 where y == 0 for x; log(x) with x == 0 replaced by 1 for y.
+        Pow if k == 0 => {
             let y_zero = cmp(CompareOp::Eq, y, &c(0.0)?)?;
-            let dx = where_or_zero(
+            Partial::By(where_or_zero(
                 &un(UnaryOp::Not, &y_zero)?,
                 &mul(y, &bin(Pow, x, &sub(y, &c(1.0)?)?)?)?,
-            )?;
-            let x_safe = sel(&cmp(CompareOp::Eq, x, &c(0.0)?)?, &c(1.0)?, x)?;
-            let dy = mul(&un(UnaryOp::Log, &x_safe)?, z)?;
-            [Partial::By(dx), Partial::By(dy)]
+            )?)
         }
-        Max => [
-            Partial::By(chosen(CompareOp::Gt, x, y)?),
-            Partial::By(chosen(CompareOp::Gt, y, x)?),
-        ],
-        Min => [
-            Partial::By(chosen(CompareOp::Lt, x, y)?),
-            Partial::By(chosen(CompareOp::Lt, y, x)?),
-        ],
-        Fmax => picks(bin(
+        Pow => {
+            let x_safe = sel(&cmp(CompareOp::Eq, x, &c(0.0)?)?, &c(1.0)?, x)?;
+            Partial::By(mul(&un(UnaryOp::Log, &x_safe)?, z)?)
+        }
+        Max => chosen(CompareOp::Gt)?,
+        Min => chosen(CompareOp::Lt)?,
+        Fmax => picked(bin(
             Or,
             &cmp(CompareOp::Lt, x, y)?,
             &un(UnaryOp::IsNan, x)?,
         )?)?,
-        Fmin => picks(bin(
+        Fmin => picked(bin(
             Or,
             &cmp(CompareOp::Gt, x, y)?,
             &un(UnaryOp::IsNan, x)?,
         )?)?,
         Atan2 => {
             let den = add(&mul(x, x)?, &mul(y, y)?)?;
-            [
-                Partial::By(div(y, &den)?),
-                Partial::By(neg(&div(x, &den)?)?),
-            ]
+            if k == 0 {
+                Partial::By(div(y, &den)?)
+            } else {
+                Partial::By(neg(&div(x, &den)?)?)
+            }
         }
-        Hypot => [Partial::By(div(x, z)?), Partial::By(div(y, z)?)],
-        Copysign => {
+        Hypot => Partial::By(div(a, z)?),
+        Copysign if k == 0 => {
             let flip = sel(&un(UnaryOp::SignBit, y)?, &c(-1.0)?, &c(1.0)?)?;
-            [
-                Partial::By(mul(&un(UnaryOp::Sign, x)?, &flip)?),
-                Partial::Zero,
-            ]
+            Partial::By(mul(&un(UnaryOp::Sign, x)?, &flip)?)
         }
-        LogAddExp => [
-            Partial::By(un(UnaryOp::Exp, &sub(x, z)?)?),
-            Partial::By(un(UnaryOp::Exp, &sub(y, z)?)?),
-        ],
-        LogAddExp2 => [
-            Partial::By(un(UnaryOp::Exp2, &sub(x, z)?)?),
-            Partial::By(un(UnaryOp::Exp2, &sub(y, z)?)?),
-        ],
+        Copysign => Partial::Zero,
+        LogAddExp => Partial::By(un(UnaryOp::Exp, &sub(a, z)?)?),
+        LogAddExp2 => Partial::By(un(UnaryOp::Exp2, &sub(a, z)?)?),
     })
 }
 
@@ -430,8 +414,13 @@ pub(crate) fn jvp_rule(
     match prim {
         P::Unary(op) => unary_partial(*op, x[0], out)?.apply_opt(&t[0]),
         P::Binary(op) => {
-            let [dx, dy] = binary_partials(*op, x[0], x[1], out)?;
-            sum_terms(vec![dx.apply_opt(&t[0])?, dy.apply_opt(&t[1])?])
+            let mut terms = Vec::with_capacity(2);
+            for (k, tk) in t.iter().enumerate() {
+                if let Some(tk) = tk {
+                    terms.push(binary_partial(*op, k, x[0], x[1], out)?.apply(tk)?);
+                }
+            }
+            sum_terms(terms)
         }
         P::Fma => sum_terms(vec![
             Partial::By(x[1].clone()).apply_opt(&t[0])?,
@@ -570,27 +559,48 @@ impl Partial {
     }
 }
 
+/// `f()` when `needed`.
+fn only(needed: bool, f: impl FnOnce() -> Result<Array>) -> Result<Option<Array>> {
+    if needed {
+        f().map(Some)
+    } else {
+        Ok(None)
+    }
+}
+
 /// The VJP rule: the cotangents of `prim`'s operands given the cotangent `ct` of its result
-/// (`None` for operands that get none: integer operands, constants). Only called when `out`
-/// is floating and some operand needs a cotangent.
+/// (`None` for operands that get none: integer operands, constants). Cotangents are computed
+/// only for operands marked in `needs` (the others may be `None` or not). Only called when
+/// `out` is floating and some operand needs a cotangent.
 pub(crate) fn vjp_rule(
     prim: &Primitive,
     x: &[&Array],
     out: &Array,
     ct: &Array,
+    needs: &[bool],
 ) -> Result<Vec<Option<Array>>> {
     use Primitive as P;
     let xa = x[0];
     Ok(match prim {
         P::Unary(op) => vec![unary_partial(*op, xa, out)?.apply(ct)?],
-        P::Binary(op) => {
-            let [dx, dy] = binary_partials(*op, x[0], x[1], out)?;
-            vec![dx.apply(ct)?, dy.apply(ct)?]
-        }
-        P::Fma => vec![Some(mul(ct, x[1])?), Some(mul(ct, x[0])?), Some(ct.clone())],
+        P::Binary(op) => (0..2)
+            .map(|k| match needs[k] {
+                true => binary_partial(*op, k, x[0], x[1], out)?.apply(ct),
+                false => Ok(None),
+            })
+            .collect::<Result<_>>()?,
+        P::Fma => vec![
+            only(needs[0], || mul(ct, x[1]))?,
+            only(needs[1], || mul(ct, x[0]))?,
+            Some(ct.clone()),
+        ],
         P::Select => {
             let z = lit(ct, 0.0)?;
-            vec![None, Some(sel(x[0], ct, &z)?), Some(sel(x[0], &z, ct)?)]
+            vec![
+                None,
+                only(needs[1], || sel(x[0], ct, &z))?,
+                only(needs[2], || sel(x[0], &z, ct))?,
+            ]
         }
         P::ConvertElementType { dtype, .. } => {
             if !xa.dtype().is_floating() || !dtype.is_floating() {
@@ -678,8 +688,12 @@ pub(crate) fn vjp_rule(
             vec![Some(lax::scatter(&base, &pos, ct, ScatterMode::Add)?), None]
         }
         P::Dot => vec![
-            Some(lax::dot(ct, &lax::transpose(x[1], &[0, 2, 1])?)?),
-            Some(lax::dot(&lax::transpose(x[0], &[0, 2, 1])?, ct)?),
+            only(needs[0], || {
+                lax::dot(ct, &lax::transpose(x[1], &[0, 2, 1])?)
+            })?,
+            only(needs[1], || {
+                lax::dot(&lax::transpose(x[0], &[0, 2, 1])?, ct)
+            })?,
         ],
         P::Sort { indices: false } => {
             let last = xa.ndim() - 1;
@@ -690,7 +704,11 @@ pub(crate) fn vjp_rule(
         P::Scatter { mode } => {
             let (base, pos, vals) = (x[0], x[1], x[2]);
             match mode {
-                ScatterMode::Add => vec![Some(ct.clone()), None, Some(gather_flat(ct, pos)?)],
+                ScatterMode::Add => vec![
+                    Some(ct.clone()),
+                    None,
+                    only(needs[2], || gather_flat(ct, pos))?,
+                ],
                 ScatterMode::Set => {
                     let cleared =
                         lax::scatter(ct, pos, &zeros(vals.aval(), vals.device())?, *mode)?;
@@ -942,7 +960,8 @@ impl Linearized {
                 .map(|&i| self.env[i].as_ref().ok_or_else(|| missing(i)))
                 .collect::<Result<Vec<&Array>>>()?;
             let out = self.env[e.out].as_ref().ok_or_else(|| missing(e.out))?;
-            let cts = vjp_rule(&e.prim, &ins, out, &c)?;
+            let needs: Vec<bool> = e.inputs.iter().map(|&i| self.active[i]).collect();
+            let cts = vjp_rule(&e.prim, &ins, out, &c, &needs)?;
             for (&i, ci) in e.inputs.iter().zip(cts) {
                 if let (Some(ci), true) = (ci, self.active[i]) {
                     accumulate(&mut ct[i], ci)?;
@@ -1121,7 +1140,7 @@ pub(crate) mod tests {
     fn every_primitive_jvp_matches_differences_and_its_vjp_is_the_transpose() {
         let mut r = rand::rngs::StdRng::seed_from_u64(7);
         let prims = test_primitives();
-        let mut checked = vec![false; Primitive::COUNT];
+        let mut checked = [false; Primitive::COUNT];
         let mut failures = Vec::new();
         for prim in &prims {
             let Some(x) = operands(prim, &mut r) else {
@@ -1195,14 +1214,16 @@ pub(crate) mod tests {
                 (2e-2, 1e-4)
             };
             for (i, (g, w)) in got.iter().zip(&fd).enumerate() {
-                if !((g - w).abs() <= tol * norm) {
+                let close = (g - w).abs() <= tol * norm;
+                if !close {
                     failures.push(format!("{prim:?} jvp[{i}] = {g}, differences {w}"));
                 }
             }
             // The VJP is the JVP's transpose.
             let ctv: Vec<f32> = (0..out.size()).map(|_| r.random_range(-1.0..1.0)).collect();
             let ct = arr(&ctv, out.shape());
-            let cts = vjp_rule(prim, &refs, &out, &ct).unwrap();
+            let needs: Vec<bool> = t.iter().map(Option::is_some).collect();
+            let cts = vjp_rule(prim, &refs, &out, &ct, &needs).unwrap();
             assert_eq!(cts.len(), x.len(), "{prim:?}");
             let lhs = dot_all(&vals(&ct), &got);
             let mut rhs = 0.0;
@@ -1213,7 +1234,8 @@ pub(crate) mod tests {
                     rhs += dot_all(&vals(c), &vals(t));
                 }
             }
-            if !((lhs - rhs).abs() <= dot_tol * (1.0 + lhs.abs())) {
+            let close = (lhs - rhs).abs() <= dot_tol * (1.0 + lhs.abs());
+            if !close {
                 failures.push(format!(
                     "{prim:?}: <ct, J t> = {lhs} but <Jᵀ ct, t> = {rhs}"
                 ));

@@ -497,7 +497,7 @@ mod tests {
     fn every_batching_rule_equals_a_loop_over_examples() {
         let mut r = rand::rngs::StdRng::seed_from_u64(11);
         let b = 3;
-        let mut checked = vec![false; Primitive::COUNT];
+        let mut checked = [false; Primitive::COUNT];
         let mut runs = 0;
         for prim in test_primitives() {
             for dtype in DType::ALL {

@@ -243,6 +243,20 @@ fn value_and_grad_impl<T: PyTree, S: Argnums<T>>(
 ///
 /// Errors: a non-scalar or non-floating output, or an integer input, is an error naming the
 /// function and the offending shape, dtype or key path (as in JAX).
+///
+/// Arguments are pytrees: a type that only implements the array-conversion protocol is not
+/// differentiated through it (register it as a pytree, or call `asarray` first). This does
+/// not compile:
+///
+/// ```compile_fail
+/// use olympus::{grad, numpy as np, Array, Result, SupportsOlympusArray};
+/// struct Celsius(Vec<f32>);
+/// impl SupportsOlympusArray for Celsius {
+///     fn olympus_array(&self) -> Result<Array> { np::asarray(self.0.clone()) }
+/// }
+/// // error: `Celsius` is not a pytree (register it, or call `asarray` first)
+/// let g = grad(|t: Celsius| np::sum(&t, None, false))(Celsius(vec![1.0]));
+/// ```
 pub fn grad<T, F>(f: F) -> impl Fn(T) -> Result<T>
 where
     T: PyTree,
