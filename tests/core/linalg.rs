@@ -72,6 +72,11 @@ fn matmul_every_dtype_odd_sizes_and_views() {
             (7, 5, 3),
             (65, 17, 70),
             (3, 130, 1),
+            // Matrix-vector shapes (a broadcast multiply and a reduction) and long-k
+            // products with few output tiles (k split into slices summed afterwards).
+            (32, 512, 1),
+            (1, 300, 9),
+            (40, 1024, 70),
             (0, 4, 3),
             (2, 0, 3),
         ] {
