@@ -645,3 +645,193 @@ fn jit_of_every_row_equals_the_row() {
         eprintln!("rows within 1 ulp but not bit-identical under jit: {report:?}");
     }
 }
+
+/// Example `e` of the batch `vmap_of_every_row_equals_the_stacked_rows` maps over: example
+/// 0 is [`inputs`], the others differ in every leaf and keep each leaf's contract (`g` and
+/// `j` positive, `u1` in (-1, 1), `idx` valid indices into 5, negative ones included). `f`
+/// holds a NaN in example 1 and an infinity in example 2, and `b` is all false in example 1
+/// and all true in example 2, so the `nan*`, `is*`, `all` and `any` rows differ between
+/// examples too.
+fn example_inputs(e: usize) -> In {
+    if e == 0 {
+        return inputs();
+    }
+    let a = |v: &[f32], s: &[usize]| Array::from_slice(v, s).unwrap();
+    let t = np::astype(np::arange(24).unwrap(), DType::Float32).unwrap();
+    if e == 1 {
+        In {
+            f: a(&[2.5, -0.75, f32::NAN, 4.0, -3.0], &[5]),
+            g: a(&[1.5, 0.75, 3.5, 2.0, 0.25], &[5]),
+            u1: a(&[0.3, -0.6, 0.8, -0.1, 0.0], &[5]),
+            i: Array::from_slice(&[5, -2, 0, 9, 3], &[5]).unwrap(),
+            j: Array::from_slice(&[2, 5, 1, 3, 7], &[5]).unwrap(),
+            u: Array::from_slice(&[3u32, 7, 0, 12, 100], &[5]).unwrap(),
+            b: Array::from_slice(&[false; 5], &[5]).unwrap(),
+            m: a(&[-1.0, 0.5, 2.5, 3.0, -2.0, 1.0, 0.0, 4.5, -0.5], &[3, 3]),
+            n: a(&[0.5, -1.0, 1.5, 2.0, 0.25, -3.0, 1.0, 2.0, 0.75], &[3, 3]),
+            t: np::reshape(
+                np::subtract(np::multiply(&t, 0.5).unwrap(), 3.0).unwrap(),
+                &[2, 3, 4],
+            )
+            .unwrap(),
+            idx: Array::from_slice(&[-1, 3, 0], &[3]).unwrap(),
+        }
+    } else {
+        In {
+            f: a(&[1.75, -2.25, -1.0, f32::NEG_INFINITY, 0.5], &[5]),
+            g: a(&[2.5, 4.0, 0.5, 1.0, 5.5], &[5]),
+            u1: a(&[-0.5, 0.9, 0.25, -0.75, 0.1], &[5]),
+            i: Array::from_slice(&[-7, 4, 1, -1, 6], &[5]).unwrap(),
+            j: Array::from_slice(&[3, 1, 4, 2, 5], &[5]).unwrap(),
+            u: Array::from_slice(&[1u32, 2, 4, 8, 16], &[5]).unwrap(),
+            b: Array::from_slice(&[true; 5], &[5]).unwrap(),
+            m: a(
+                &[0.75, -3.0, 1.25, 2.0, 0.5, -1.5, 3.5, -0.25, 1.0],
+                &[3, 3],
+            ),
+            n: a(&[-0.5, 2.0, 1.0, 0.0, -1.5, 2.5, 3.0, -2.0, 0.25], &[3, 3]),
+            t: np::reshape(
+                np::subtract(8.0, np::multiply(&t, 0.75).unwrap()).unwrap(),
+                &[2, 3, 4],
+            )
+            .unwrap(),
+            idx: Array::from_slice(&[2, -4, 4], &[3]).unwrap(),
+        }
+    }
+}
+
+/// Rows that cannot be batched under JAX's semantics beyond [`NEEDS_VALUES`] (whose rows
+/// must fail under `vmap` with `Error::Tracing`, as under `jit`): none. Each entry would be
+/// `(row, one-line reason)`.
+const VMAP_UNBATCHABLE: &[(&str, &str)] = &[];
+
+/// Rows skipped because the library's `vmap` is wrong for them (to be fixed in `src/` and
+/// removed from this list): `(row, what goes wrong)`. A listed row that passes fails the
+/// test, so the list cannot go stale.
+const VMAP_KNOWN_BUGS: &[(&str, &str)] = &[];
+
+/// `vmap` over a batch of 3 examples (every leaf of `In` stacked along axis 0) equals
+/// stacking the row's outputs for each example, for every row of the table. Rows without
+/// array inputs give an output that does not depend on the mapped inputs, broadcast along
+/// the batch axis: the row's output repeated. dtype and shape must match exactly; exact
+/// dtypes are bit-identical; floats may differ by at most 2 ulp, as the batched kernels of
+/// reductions and matrix products may combine terms in another order than the per-example
+/// ones (elementwise rows run the same kernels and agree bit for bit).
+#[test]
+fn vmap_of_every_row_equals_the_stacked_rows() {
+    use olympus::tree::{tree_flatten, tree_unflatten};
+    const B: usize = 3;
+    let examples: Vec<In> = (0..B).map(example_inputs).collect();
+    let flat: Vec<Vec<Array>> = examples.iter().map(|e| tree_flatten(e).0).collect();
+    let def = tree_flatten(&examples[0]).1;
+    // The examples differ in every leaf, so a rule that mixes examples up shows.
+    let paths = def.key_paths();
+    for (l, path) in paths.iter().enumerate() {
+        for e in 1..B {
+            for d in 0..e {
+                assert_ne!(
+                    fingerprint(&flat[e][l]),
+                    fingerprint(&flat[d][l]),
+                    "examples {d} and {e} agree on {path}"
+                );
+            }
+        }
+    }
+    let batched = || -> In {
+        let leaves: Vec<Array> = (0..flat[0].len())
+            .map(|l| np::stack(flat.iter().map(|v| &v[l]), 0).unwrap())
+            .collect();
+        tree_unflatten(&def, leaves).unwrap()
+    };
+    let per_example: Vec<Vec<(&'static str, Out)>> =
+        examples.iter().map(|e| run(&Plain, e)).collect();
+    let mut failures = Vec::new();
+    let mut report = Vec::new();
+    for (k, name) in NAMES.iter().enumerate() {
+        if VMAP_UNBATCHABLE.iter().any(|(n, _)| n == name) {
+            continue;
+        }
+        let f = olympus::vmap(move |ins: In| run_row(&Plain, &ins, k), 0, 0);
+        let args = batched();
+        let got = match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| f(args))) {
+            Ok(r) => r,
+            Err(p) => {
+                let msg = p
+                    .downcast_ref::<String>()
+                    .cloned()
+                    .or_else(|| p.downcast_ref::<&str>().map(|s| s.to_string()))
+                    .unwrap_or_default();
+                failures.push(format!("{name}: vmap panicked: {msg}"));
+                continue;
+            }
+        };
+        if NEEDS_VALUES.contains(name) {
+            if !matches!(got, Err(olympus::Error::Tracing { .. })) {
+                failures.push(format!(
+                    "{name}: expected a tracing error under vmap, got {:?}",
+                    got.map(|v| v.len())
+                ));
+            }
+            continue;
+        }
+        let check = || -> std::result::Result<(), String> {
+            let got = got.map_err(|e| format!("vmap failed: {e}"))?;
+            let outs: Vec<&Vec<Array>> = per_example
+                .iter()
+                .map(|rows| match &rows[k].1 {
+                    Ok(v) => v,
+                    Err(e) => panic!("{name} failed eagerly: {e}"),
+                })
+                .collect();
+            if got.len() != outs[0].len() {
+                return Err(format!("{} outputs, want {}", got.len(), outs[0].len()));
+            }
+            for (o, g) in got.iter().enumerate() {
+                let want = np::stack(outs.iter().map(|v| &v[o]), 0).unwrap();
+                let ((hd, hs, hw), (wd, ws, ww)) = (fingerprint(g), fingerprint(&want));
+                if (hd, &hs) != (wd, &ws) {
+                    return Err(format!(
+                        "output {o}: got {hd} {hs:?}, want {wd} {ws:?} (per-example {:?})",
+                        outs[0][o].shape()
+                    ));
+                }
+                let (worst, at) = hw
+                    .iter()
+                    .zip(&ww)
+                    .enumerate()
+                    .map(|(p, (&a, &b))| (ulp_distance(wd, a, b), p))
+                    .max()
+                    .unwrap_or((0, 0));
+                let exact = matches!(wd, DType::Bool | DType::Int32 | DType::UInt32);
+                if worst > 0 {
+                    report.push(format!("{name}: {worst} ulp"));
+                }
+                if worst > if exact { 0 } else { 2 } {
+                    return Err(format!(
+                        "output {o} differs by {worst} at flat position {at}: got {:?}, want {:?}",
+                        g.to_f64_vec().unwrap(),
+                        want.to_f64_vec().unwrap()
+                    ));
+                }
+            }
+            Ok(())
+        };
+        let result = check();
+        match (VMAP_KNOWN_BUGS.iter().find(|(n, _)| n == name), result) {
+            (None, Ok(())) => {}
+            (None, Err(e)) => failures.push(format!("{name}: {e}")),
+            (Some(_), Err(_)) => {}
+            (Some((_, why)), Ok(())) => failures.push(format!(
+                "{name} passes now: remove it from VMAP_KNOWN_BUGS ({why})"
+            )),
+        }
+    }
+    if !report.is_empty() {
+        eprintln!("rows within 2 ulp but not bit-identical under vmap: {report:?}");
+    }
+    assert!(
+        failures.is_empty(),
+        "rows whose vmap differs from the stacked rows:\n{}",
+        failures.join("\n")
+    );
+}

@@ -10,6 +10,7 @@ mod creation;
 mod indexing;
 mod joins;
 mod linalg;
+mod methods;
 mod reductions;
 mod shapes;
 mod ufuncs;

@@ -1,0 +1,790 @@
+//! Every [`numpy`](crate::numpy) function whose first argument is an array, as a method
+//! on [`Array`]: `x.sin()` is `np::sin(&x)`, `x.sum(axes, keepdims)` is
+//! `np::sum(&x, axes, keepdims)`, `x.matmul(&y)` is `np::matmul(&x, &y)`. Each method
+//! calls the function with `self` as its first argument and the other arguments
+//! unchanged. Functions whose name is already an inherent method (`shape`, `ndim`,
+//! `size`, `astype`) keep that method; `tests/methods.rs` checks that none is missing.
+
+use crate::array::Array;
+use crate::convert::ArrayLike;
+use crate::error::Result;
+use crate::numpy as np;
+use crate::numpy::{PadMode, Repeats, Sections};
+
+/// Elementwise functions ([`numpy`](crate::numpy) ufuncs) as methods: `x.sin()`, `x.add(&y)`.
+impl Array {
+    /// [`numpy::abs`](crate::numpy::abs) of this array.
+    pub fn abs(&self) -> Result<Array> {
+        np::abs(self)
+    }
+
+    /// [`numpy::absolute`](crate::numpy::absolute) of this array.
+    pub fn absolute(&self) -> Result<Array> {
+        np::absolute(self)
+    }
+
+    /// [`numpy::add`](crate::numpy::add) with this array as `x`.
+    pub fn add(&self, y: impl ArrayLike) -> Result<Array> {
+        np::add(self, y)
+    }
+
+    /// [`numpy::allclose`](crate::numpy::allclose) with this array as `a`.
+    pub fn allclose(
+        &self,
+        b: impl ArrayLike,
+        rtol: f64,
+        atol: f64,
+        equal_nan: bool,
+    ) -> Result<Array> {
+        np::allclose(self, b, rtol, atol, equal_nan)
+    }
+
+    /// [`numpy::arccos`](crate::numpy::arccos) of this array.
+    pub fn arccos(&self) -> Result<Array> {
+        np::arccos(self)
+    }
+
+    /// [`numpy::arccosh`](crate::numpy::arccosh) of this array.
+    pub fn arccosh(&self) -> Result<Array> {
+        np::arccosh(self)
+    }
+
+    /// [`numpy::arcsin`](crate::numpy::arcsin) of this array.
+    pub fn arcsin(&self) -> Result<Array> {
+        np::arcsin(self)
+    }
+
+    /// [`numpy::arcsinh`](crate::numpy::arcsinh) of this array.
+    pub fn arcsinh(&self) -> Result<Array> {
+        np::arcsinh(self)
+    }
+
+    /// [`numpy::arctan`](crate::numpy::arctan) of this array.
+    pub fn arctan(&self) -> Result<Array> {
+        np::arctan(self)
+    }
+
+    /// [`numpy::arctan2`](crate::numpy::arctan2) with this array as `x`.
+    pub fn arctan2(&self, y: impl ArrayLike) -> Result<Array> {
+        np::arctan2(self, y)
+    }
+
+    /// [`numpy::arctanh`](crate::numpy::arctanh) of this array.
+    pub fn arctanh(&self) -> Result<Array> {
+        np::arctanh(self)
+    }
+
+    /// [`numpy::array_equal`](crate::numpy::array_equal) with this array as `a`.
+    pub fn array_equal(&self, b: impl ArrayLike, equal_nan: bool) -> Result<Array> {
+        np::array_equal(self, b, equal_nan)
+    }
+
+    /// [`numpy::bitwise_and`](crate::numpy::bitwise_and) with this array as `x`.
+    pub fn bitwise_and(&self, y: impl ArrayLike) -> Result<Array> {
+        np::bitwise_and(self, y)
+    }
+
+    /// [`numpy::bitwise_not`](crate::numpy::bitwise_not) of this array.
+    pub fn bitwise_not(&self) -> Result<Array> {
+        np::bitwise_not(self)
+    }
+
+    /// [`numpy::bitwise_or`](crate::numpy::bitwise_or) with this array as `x`.
+    pub fn bitwise_or(&self, y: impl ArrayLike) -> Result<Array> {
+        np::bitwise_or(self, y)
+    }
+
+    /// [`numpy::bitwise_xor`](crate::numpy::bitwise_xor) with this array as `x`.
+    pub fn bitwise_xor(&self, y: impl ArrayLike) -> Result<Array> {
+        np::bitwise_xor(self, y)
+    }
+
+    /// [`numpy::cbrt`](crate::numpy::cbrt) of this array.
+    pub fn cbrt(&self) -> Result<Array> {
+        np::cbrt(self)
+    }
+
+    /// [`numpy::ceil`](crate::numpy::ceil) of this array.
+    pub fn ceil(&self) -> Result<Array> {
+        np::ceil(self)
+    }
+
+    /// [`numpy::clip`](crate::numpy::clip) with this array as `x`.
+    pub fn clip(&self, a_min: impl ArrayLike, a_max: impl ArrayLike) -> Result<Array> {
+        np::clip(self, a_min, a_max)
+    }
+
+    /// [`numpy::copysign`](crate::numpy::copysign) with this array as `x`.
+    pub fn copysign(&self, y: impl ArrayLike) -> Result<Array> {
+        np::copysign(self, y)
+    }
+
+    /// [`numpy::cos`](crate::numpy::cos) of this array.
+    pub fn cos(&self) -> Result<Array> {
+        np::cos(self)
+    }
+
+    /// [`numpy::cosh`](crate::numpy::cosh) of this array.
+    pub fn cosh(&self) -> Result<Array> {
+        np::cosh(self)
+    }
+
+    /// [`numpy::deg2rad`](crate::numpy::deg2rad) of this array.
+    pub fn deg2rad(&self) -> Result<Array> {
+        np::deg2rad(self)
+    }
+
+    /// [`numpy::divide`](crate::numpy::divide) with this array as `x`.
+    pub fn divide(&self, y: impl ArrayLike) -> Result<Array> {
+        np::divide(self, y)
+    }
+
+    /// [`numpy::equal`](crate::numpy::equal) with this array as `x`.
+    pub fn equal(&self, y: impl ArrayLike) -> Result<Array> {
+        np::equal(self, y)
+    }
+
+    /// [`numpy::exp`](crate::numpy::exp) of this array.
+    pub fn exp(&self) -> Result<Array> {
+        np::exp(self)
+    }
+
+    /// [`numpy::exp2`](crate::numpy::exp2) of this array.
+    pub fn exp2(&self) -> Result<Array> {
+        np::exp2(self)
+    }
+
+    /// [`numpy::expm1`](crate::numpy::expm1) of this array.
+    pub fn expm1(&self) -> Result<Array> {
+        np::expm1(self)
+    }
+
+    /// [`numpy::floor`](crate::numpy::floor) of this array.
+    pub fn floor(&self) -> Result<Array> {
+        np::floor(self)
+    }
+
+    /// [`numpy::floor_divide`](crate::numpy::floor_divide) with this array as `x`.
+    pub fn floor_divide(&self, y: impl ArrayLike) -> Result<Array> {
+        np::floor_divide(self, y)
+    }
+
+    /// [`numpy::fmax`](crate::numpy::fmax) with this array as `x`.
+    pub fn fmax(&self, y: impl ArrayLike) -> Result<Array> {
+        np::fmax(self, y)
+    }
+
+    /// [`numpy::fmin`](crate::numpy::fmin) with this array as `x`.
+    pub fn fmin(&self, y: impl ArrayLike) -> Result<Array> {
+        np::fmin(self, y)
+    }
+
+    /// [`numpy::fmod`](crate::numpy::fmod) with this array as `x`.
+    pub fn fmod(&self, y: impl ArrayLike) -> Result<Array> {
+        np::fmod(self, y)
+    }
+
+    /// [`numpy::gcd`](crate::numpy::gcd) with this array as `x`.
+    pub fn gcd(&self, y: impl ArrayLike) -> Result<Array> {
+        np::gcd(self, y)
+    }
+
+    /// [`numpy::greater`](crate::numpy::greater) with this array as `x`.
+    pub fn greater(&self, y: impl ArrayLike) -> Result<Array> {
+        np::greater(self, y)
+    }
+
+    /// [`numpy::greater_equal`](crate::numpy::greater_equal) with this array as `x`.
+    pub fn greater_equal(&self, y: impl ArrayLike) -> Result<Array> {
+        np::greater_equal(self, y)
+    }
+
+    /// [`numpy::hypot`](crate::numpy::hypot) with this array as `x`.
+    pub fn hypot(&self, y: impl ArrayLike) -> Result<Array> {
+        np::hypot(self, y)
+    }
+
+    /// [`numpy::invert`](crate::numpy::invert) of this array.
+    pub fn invert(&self) -> Result<Array> {
+        np::invert(self)
+    }
+
+    /// [`numpy::isclose`](crate::numpy::isclose) with this array as `a`.
+    pub fn isclose(
+        &self,
+        b: impl ArrayLike,
+        rtol: f64,
+        atol: f64,
+        equal_nan: bool,
+    ) -> Result<Array> {
+        np::isclose(self, b, rtol, atol, equal_nan)
+    }
+
+    /// [`numpy::isfinite`](crate::numpy::isfinite) of this array.
+    pub fn isfinite(&self) -> Result<Array> {
+        np::isfinite(self)
+    }
+
+    /// [`numpy::isinf`](crate::numpy::isinf) of this array.
+    pub fn isinf(&self) -> Result<Array> {
+        np::isinf(self)
+    }
+
+    /// [`numpy::isnan`](crate::numpy::isnan) of this array.
+    pub fn isnan(&self) -> Result<Array> {
+        np::isnan(self)
+    }
+
+    /// [`numpy::lcm`](crate::numpy::lcm) with this array as `x`.
+    pub fn lcm(&self, y: impl ArrayLike) -> Result<Array> {
+        np::lcm(self, y)
+    }
+
+    /// [`numpy::left_shift`](crate::numpy::left_shift) with this array as `x`.
+    pub fn left_shift(&self, y: impl ArrayLike) -> Result<Array> {
+        np::left_shift(self, y)
+    }
+
+    /// [`numpy::less`](crate::numpy::less) with this array as `x`.
+    pub fn less(&self, y: impl ArrayLike) -> Result<Array> {
+        np::less(self, y)
+    }
+
+    /// [`numpy::less_equal`](crate::numpy::less_equal) with this array as `x`.
+    pub fn less_equal(&self, y: impl ArrayLike) -> Result<Array> {
+        np::less_equal(self, y)
+    }
+
+    /// [`numpy::log`](crate::numpy::log) of this array.
+    pub fn log(&self) -> Result<Array> {
+        np::log(self)
+    }
+
+    /// [`numpy::log10`](crate::numpy::log10) of this array.
+    pub fn log10(&self) -> Result<Array> {
+        np::log10(self)
+    }
+
+    /// [`numpy::log1p`](crate::numpy::log1p) of this array.
+    pub fn log1p(&self) -> Result<Array> {
+        np::log1p(self)
+    }
+
+    /// [`numpy::log2`](crate::numpy::log2) of this array.
+    pub fn log2(&self) -> Result<Array> {
+        np::log2(self)
+    }
+
+    /// [`numpy::logaddexp`](crate::numpy::logaddexp) with this array as `x`.
+    pub fn logaddexp(&self, y: impl ArrayLike) -> Result<Array> {
+        np::logaddexp(self, y)
+    }
+
+    /// [`numpy::logaddexp2`](crate::numpy::logaddexp2) with this array as `x`.
+    pub fn logaddexp2(&self, y: impl ArrayLike) -> Result<Array> {
+        np::logaddexp2(self, y)
+    }
+
+    /// [`numpy::logical_and`](crate::numpy::logical_and) with this array as `x`.
+    pub fn logical_and(&self, y: impl ArrayLike) -> Result<Array> {
+        np::logical_and(self, y)
+    }
+
+    /// [`numpy::logical_not`](crate::numpy::logical_not) of this array.
+    pub fn logical_not(&self) -> Result<Array> {
+        np::logical_not(self)
+    }
+
+    /// [`numpy::logical_or`](crate::numpy::logical_or) with this array as `x`.
+    pub fn logical_or(&self, y: impl ArrayLike) -> Result<Array> {
+        np::logical_or(self, y)
+    }
+
+    /// [`numpy::logical_xor`](crate::numpy::logical_xor) with this array as `x`.
+    pub fn logical_xor(&self, y: impl ArrayLike) -> Result<Array> {
+        np::logical_xor(self, y)
+    }
+
+    /// [`numpy::maximum`](crate::numpy::maximum) with this array as `x`.
+    pub fn maximum(&self, y: impl ArrayLike) -> Result<Array> {
+        np::maximum(self, y)
+    }
+
+    /// [`numpy::minimum`](crate::numpy::minimum) with this array as `x`.
+    pub fn minimum(&self, y: impl ArrayLike) -> Result<Array> {
+        np::minimum(self, y)
+    }
+
+    /// [`numpy::multiply`](crate::numpy::multiply) with this array as `x`.
+    pub fn multiply(&self, y: impl ArrayLike) -> Result<Array> {
+        np::multiply(self, y)
+    }
+
+    /// [`numpy::nan_to_num`](crate::numpy::nan_to_num) with this array as `x`.
+    pub fn nan_to_num(&self, nan: f64, posinf: Option<f64>, neginf: Option<f64>) -> Result<Array> {
+        np::nan_to_num(self, nan, posinf, neginf)
+    }
+
+    /// [`numpy::negative`](crate::numpy::negative) of this array.
+    pub fn negative(&self) -> Result<Array> {
+        np::negative(self)
+    }
+
+    /// [`numpy::not_equal`](crate::numpy::not_equal) with this array as `x`.
+    pub fn not_equal(&self, y: impl ArrayLike) -> Result<Array> {
+        np::not_equal(self, y)
+    }
+
+    /// [`numpy::positive`](crate::numpy::positive) of this array.
+    pub fn positive(&self) -> Result<Array> {
+        np::positive(self)
+    }
+
+    /// [`numpy::power`](crate::numpy::power) with this array as `x`.
+    pub fn power(&self, y: impl ArrayLike) -> Result<Array> {
+        np::power(self, y)
+    }
+
+    /// [`numpy::r#mod`](crate::numpy::mod) with this array as `x`.
+    pub fn r#mod(&self, y: impl ArrayLike) -> Result<Array> {
+        np::r#mod(self, y)
+    }
+
+    /// [`numpy::r#where`](crate::numpy::where) with this array as `condition`.
+    pub fn r#where(&self, x: impl ArrayLike, y: impl ArrayLike) -> Result<Array> {
+        np::r#where(self, x, y)
+    }
+
+    /// [`numpy::rad2deg`](crate::numpy::rad2deg) of this array.
+    pub fn rad2deg(&self) -> Result<Array> {
+        np::rad2deg(self)
+    }
+
+    /// [`numpy::reciprocal`](crate::numpy::reciprocal) of this array.
+    pub fn reciprocal(&self) -> Result<Array> {
+        np::reciprocal(self)
+    }
+
+    /// [`numpy::remainder`](crate::numpy::remainder) with this array as `x`.
+    pub fn remainder(&self, y: impl ArrayLike) -> Result<Array> {
+        np::remainder(self, y)
+    }
+
+    /// [`numpy::right_shift`](crate::numpy::right_shift) with this array as `x`.
+    pub fn right_shift(&self, y: impl ArrayLike) -> Result<Array> {
+        np::right_shift(self, y)
+    }
+
+    /// [`numpy::rint`](crate::numpy::rint) of this array.
+    pub fn rint(&self) -> Result<Array> {
+        np::rint(self)
+    }
+
+    /// [`numpy::round`](crate::numpy::round) with this array as `x`.
+    pub fn round(&self, decimals: i32) -> Result<Array> {
+        np::round(self, decimals)
+    }
+
+    /// [`numpy::sign`](crate::numpy::sign) of this array.
+    pub fn sign(&self) -> Result<Array> {
+        np::sign(self)
+    }
+
+    /// [`numpy::signbit`](crate::numpy::signbit) of this array.
+    pub fn signbit(&self) -> Result<Array> {
+        np::signbit(self)
+    }
+
+    /// [`numpy::sin`](crate::numpy::sin) of this array.
+    ///
+    /// Every [`numpy`](crate::numpy) function whose first argument is an array is also a
+    /// method, so computations chain left to right:
+    ///
+    /// ```
+    /// use olympus::numpy as np;
+    /// let x = np::array([[0.0f32, 1.0], [2.0, 3.0]])?;
+    /// let total = x.sin()?.multiply(2.0)?.sum(None, false)?;
+    /// let same = np::sum(np::multiply(np::sin(&x)?, 2.0)?, None, false)?;
+    /// assert_eq!(total.to_vec::<f32>()?, same.to_vec::<f32>()?);
+    /// let rows = x.reshape(&[4, 1])?.matmul(&x.reshape(&[1, 4])?)?.max(Some(&[1]), false)?;
+    /// assert_eq!(rows.shape(), &[4]);
+    /// # Ok::<(), olympus::Error>(())
+    /// ```
+    pub fn sin(&self) -> Result<Array> {
+        np::sin(self)
+    }
+
+    /// [`numpy::sinh`](crate::numpy::sinh) of this array.
+    pub fn sinh(&self) -> Result<Array> {
+        np::sinh(self)
+    }
+
+    /// [`numpy::sqrt`](crate::numpy::sqrt) of this array.
+    pub fn sqrt(&self) -> Result<Array> {
+        np::sqrt(self)
+    }
+
+    /// [`numpy::square`](crate::numpy::square) of this array.
+    pub fn square(&self) -> Result<Array> {
+        np::square(self)
+    }
+
+    /// [`numpy::subtract`](crate::numpy::subtract) with this array as `x`.
+    pub fn subtract(&self, y: impl ArrayLike) -> Result<Array> {
+        np::subtract(self, y)
+    }
+
+    /// [`numpy::tan`](crate::numpy::tan) of this array.
+    pub fn tan(&self) -> Result<Array> {
+        np::tan(self)
+    }
+
+    /// [`numpy::tanh`](crate::numpy::tanh) of this array.
+    pub fn tanh(&self) -> Result<Array> {
+        np::tanh(self)
+    }
+
+    /// [`numpy::true_divide`](crate::numpy::true_divide) with this array as `x`.
+    pub fn true_divide(&self, y: impl ArrayLike) -> Result<Array> {
+        np::true_divide(self, y)
+    }
+
+    /// [`numpy::trunc`](crate::numpy::trunc) of this array.
+    pub fn trunc(&self) -> Result<Array> {
+        np::trunc(self)
+    }
+}
+
+/// Reductions, scans and sorts as methods: `x.sum(None, false)`, `x.argmax(Some(0), false)`.
+impl Array {
+    /// [`numpy::all`](crate::numpy::all) with this array as `x`.
+    pub fn all(&self, axis: Option<&[isize]>, keepdims: bool) -> Result<Array> {
+        np::all(self, axis, keepdims)
+    }
+
+    /// [`numpy::any`](crate::numpy::any) with this array as `x`.
+    pub fn any(&self, axis: Option<&[isize]>, keepdims: bool) -> Result<Array> {
+        np::any(self, axis, keepdims)
+    }
+
+    /// [`numpy::argmax`](crate::numpy::argmax) with this array as `x`.
+    pub fn argmax(&self, axis: Option<isize>, keepdims: bool) -> Result<Array> {
+        np::argmax(self, axis, keepdims)
+    }
+
+    /// [`numpy::argmin`](crate::numpy::argmin) with this array as `x`.
+    pub fn argmin(&self, axis: Option<isize>, keepdims: bool) -> Result<Array> {
+        np::argmin(self, axis, keepdims)
+    }
+
+    /// [`numpy::argsort`](crate::numpy::argsort) with this array as `x`.
+    pub fn argsort(&self, axis: Option<isize>) -> Result<Array> {
+        np::argsort(self, axis)
+    }
+
+    /// [`numpy::count_nonzero`](crate::numpy::count_nonzero) with this array as `x`.
+    pub fn count_nonzero(&self, axis: Option<&[isize]>, keepdims: bool) -> Result<Array> {
+        np::count_nonzero(self, axis, keepdims)
+    }
+
+    /// [`numpy::cumprod`](crate::numpy::cumprod) with this array as `x`.
+    pub fn cumprod(&self, axis: Option<isize>) -> Result<Array> {
+        np::cumprod(self, axis)
+    }
+
+    /// [`numpy::cumsum`](crate::numpy::cumsum) with this array as `x`.
+    pub fn cumsum(&self, axis: Option<isize>) -> Result<Array> {
+        np::cumsum(self, axis)
+    }
+
+    /// [`numpy::logsumexp`](crate::numpy::logsumexp) with this array as `x`.
+    pub fn logsumexp(&self, axis: Option<&[isize]>, keepdims: bool) -> Result<Array> {
+        np::logsumexp(self, axis, keepdims)
+    }
+
+    /// [`numpy::max`](crate::numpy::max) with this array as `x`.
+    pub fn max(&self, axis: Option<&[isize]>, keepdims: bool) -> Result<Array> {
+        np::max(self, axis, keepdims)
+    }
+
+    /// [`numpy::mean`](crate::numpy::mean) with this array as `x`.
+    pub fn mean(&self, axis: Option<&[isize]>, keepdims: bool) -> Result<Array> {
+        np::mean(self, axis, keepdims)
+    }
+
+    /// [`numpy::median`](crate::numpy::median) with this array as `x`.
+    pub fn median(&self, axis: Option<&[isize]>, keepdims: bool) -> Result<Array> {
+        np::median(self, axis, keepdims)
+    }
+
+    /// [`numpy::min`](crate::numpy::min) with this array as `x`.
+    pub fn min(&self, axis: Option<&[isize]>, keepdims: bool) -> Result<Array> {
+        np::min(self, axis, keepdims)
+    }
+
+    /// [`numpy::nanmax`](crate::numpy::nanmax) with this array as `x`.
+    pub fn nanmax(&self, axis: Option<&[isize]>, keepdims: bool) -> Result<Array> {
+        np::nanmax(self, axis, keepdims)
+    }
+
+    /// [`numpy::nanmean`](crate::numpy::nanmean) with this array as `x`.
+    pub fn nanmean(&self, axis: Option<&[isize]>, keepdims: bool) -> Result<Array> {
+        np::nanmean(self, axis, keepdims)
+    }
+
+    /// [`numpy::nanmin`](crate::numpy::nanmin) with this array as `x`.
+    pub fn nanmin(&self, axis: Option<&[isize]>, keepdims: bool) -> Result<Array> {
+        np::nanmin(self, axis, keepdims)
+    }
+
+    /// [`numpy::nansum`](crate::numpy::nansum) with this array as `x`.
+    pub fn nansum(&self, axis: Option<&[isize]>, keepdims: bool) -> Result<Array> {
+        np::nansum(self, axis, keepdims)
+    }
+
+    /// [`numpy::prod`](crate::numpy::prod) with this array as `x`.
+    pub fn prod(&self, axis: Option<&[isize]>, keepdims: bool) -> Result<Array> {
+        np::prod(self, axis, keepdims)
+    }
+
+    /// [`numpy::sort`](crate::numpy::sort) with this array as `x`.
+    pub fn sort(&self, axis: Option<isize>) -> Result<Array> {
+        np::sort(self, axis)
+    }
+
+    /// [`numpy::std`](crate::numpy::std) with this array as `x`.
+    pub fn std(&self, axis: Option<&[isize]>, ddof: usize, keepdims: bool) -> Result<Array> {
+        np::std(self, axis, ddof, keepdims)
+    }
+
+    /// [`numpy::sum`](crate::numpy::sum) with this array as `x`.
+    pub fn sum(&self, axis: Option<&[isize]>, keepdims: bool) -> Result<Array> {
+        np::sum(self, axis, keepdims)
+    }
+
+    /// [`numpy::var`](crate::numpy::var) with this array as `x`.
+    pub fn var(&self, axis: Option<&[isize]>, ddof: usize, keepdims: bool) -> Result<Array> {
+        np::var(self, axis, ddof, keepdims)
+    }
+}
+
+/// Shape manipulation as methods: `x.reshape(&[2, -1])`, `x.transpose(None)`.
+impl Array {
+    /// [`numpy::atleast_1d`](crate::numpy::atleast_1d) of this array.
+    pub fn atleast_1d(&self) -> Result<Array> {
+        np::atleast_1d(self)
+    }
+
+    /// [`numpy::atleast_2d`](crate::numpy::atleast_2d) of this array.
+    pub fn atleast_2d(&self) -> Result<Array> {
+        np::atleast_2d(self)
+    }
+
+    /// [`numpy::atleast_3d`](crate::numpy::atleast_3d) of this array.
+    pub fn atleast_3d(&self) -> Result<Array> {
+        np::atleast_3d(self)
+    }
+
+    /// [`numpy::broadcast_to`](crate::numpy::broadcast_to) with this array as `x`.
+    pub fn broadcast_to(&self, shape: &[usize]) -> Result<Array> {
+        np::broadcast_to(self, shape)
+    }
+
+    /// [`numpy::expand_dims`](crate::numpy::expand_dims) with this array as `x`.
+    pub fn expand_dims(&self, axis: &[isize]) -> Result<Array> {
+        np::expand_dims(self, axis)
+    }
+
+    /// [`numpy::flip`](crate::numpy::flip) with this array as `x`.
+    pub fn flip(&self, axis: Option<&[isize]>) -> Result<Array> {
+        np::flip(self, axis)
+    }
+
+    /// [`numpy::moveaxis`](crate::numpy::moveaxis) with this array as `x`.
+    pub fn moveaxis(&self, source: &[isize], destination: &[isize]) -> Result<Array> {
+        np::moveaxis(self, source, destination)
+    }
+
+    /// [`numpy::ravel`](crate::numpy::ravel) of this array.
+    pub fn ravel(&self) -> Result<Array> {
+        np::ravel(self)
+    }
+
+    /// [`numpy::reshape`](crate::numpy::reshape) with this array as `x`.
+    pub fn reshape(&self, shape: &[isize]) -> Result<Array> {
+        np::reshape(self, shape)
+    }
+
+    /// [`numpy::squeeze`](crate::numpy::squeeze) with this array as `x`.
+    pub fn squeeze(&self, axis: Option<&[isize]>) -> Result<Array> {
+        np::squeeze(self, axis)
+    }
+
+    /// [`numpy::swapaxes`](crate::numpy::swapaxes) with this array as `x`.
+    pub fn swapaxes(&self, axis1: isize, axis2: isize) -> Result<Array> {
+        np::swapaxes(self, axis1, axis2)
+    }
+
+    /// [`numpy::transpose`](crate::numpy::transpose) with this array as `x`.
+    pub fn transpose(&self, axes: Option<&[isize]>) -> Result<Array> {
+        np::transpose(self, axes)
+    }
+}
+
+/// Splitting, tiling and padding as methods: `x.split(2, 0)`, `x.tile(&[2, 1])`.
+impl Array {
+    /// [`numpy::array_split`](crate::numpy::array_split) with this array as `x`.
+    pub fn array_split(&self, sections: impl Into<Sections>, axis: isize) -> Result<Vec<Array>> {
+        np::array_split(self, sections, axis)
+    }
+
+    /// [`numpy::pad`](crate::numpy::pad) with this array as `x`.
+    pub fn pad(&self, pad_width: &[(usize, usize)], mode: PadMode) -> Result<Array> {
+        np::pad(self, pad_width, mode)
+    }
+
+    /// [`numpy::repeat`](crate::numpy::repeat) with this array as `x`.
+    pub fn repeat(&self, repeats: impl Into<Repeats>, axis: Option<isize>) -> Result<Array> {
+        np::repeat(self, repeats, axis)
+    }
+
+    /// [`numpy::roll`](crate::numpy::roll) with this array as `x`.
+    pub fn roll(&self, shift: &[isize], axis: Option<&[isize]>) -> Result<Array> {
+        np::roll(self, shift, axis)
+    }
+
+    /// [`numpy::split`](crate::numpy::split) with this array as `x`.
+    pub fn split(&self, sections: impl Into<Sections>, axis: isize) -> Result<Vec<Array>> {
+        np::split(self, sections, axis)
+    }
+
+    /// [`numpy::tile`](crate::numpy::tile) with this array as `x`.
+    pub fn tile(&self, reps: &[usize]) -> Result<Array> {
+        np::tile(self, reps)
+    }
+
+    /// [`numpy::tril`](crate::numpy::tril) with this array as `x`.
+    pub fn tril(&self, k: isize) -> Result<Array> {
+        np::tril(self, k)
+    }
+
+    /// [`numpy::triu`](crate::numpy::triu) with this array as `x`.
+    pub fn triu(&self, k: isize) -> Result<Array> {
+        np::triu(self, k)
+    }
+}
+
+/// Linear algebra as methods: `a.matmul(&b)`, `x.trace(0, 0, 1)`.
+impl Array {
+    /// [`numpy::diagonal`](crate::numpy::diagonal) with this array as `x`.
+    pub fn diagonal(&self, offset: isize, axis1: isize, axis2: isize) -> Result<Array> {
+        np::diagonal(self, offset, axis1, axis2)
+    }
+
+    /// [`numpy::dot`](crate::numpy::dot) with this array as `a`.
+    pub fn dot(&self, b: impl ArrayLike) -> Result<Array> {
+        np::dot(self, b)
+    }
+
+    /// [`numpy::inner`](crate::numpy::inner) with this array as `a`.
+    pub fn inner(&self, b: impl ArrayLike) -> Result<Array> {
+        np::inner(self, b)
+    }
+
+    /// [`numpy::matmul`](crate::numpy::matmul) with this array as `a`.
+    pub fn matmul(&self, b: impl ArrayLike) -> Result<Array> {
+        np::matmul(self, b)
+    }
+
+    /// [`numpy::outer`](crate::numpy::outer) with this array as `a`.
+    pub fn outer(&self, b: impl ArrayLike) -> Result<Array> {
+        np::outer(self, b)
+    }
+
+    /// [`numpy::tensordot`](crate::numpy::tensordot) with this array as `a`.
+    pub fn tensordot(
+        &self,
+        b: impl ArrayLike,
+        axes_a: &[isize],
+        axes_b: &[isize],
+    ) -> Result<Array> {
+        np::tensordot(self, b, axes_a, axes_b)
+    }
+
+    /// [`numpy::trace`](crate::numpy::trace) with this array as `x`.
+    pub fn trace(&self, offset: isize, axis1: isize, axis2: isize) -> Result<Array> {
+        np::trace(self, offset, axis1, axis2)
+    }
+
+    /// [`numpy::vdot`](crate::numpy::vdot) with this array as `a`.
+    pub fn vdot(&self, b: impl ArrayLike) -> Result<Array> {
+        np::vdot(self, b)
+    }
+}
+
+/// Index functions as methods: `x.take(&idx, None)`, `x.nonzero()`.
+impl Array {
+    /// [`numpy::argwhere`](crate::numpy::argwhere) of this array.
+    pub fn argwhere(&self) -> Result<Array> {
+        np::argwhere(self)
+    }
+
+    /// [`numpy::compress`](crate::numpy::compress) of this array: the slices where
+    /// `condition` is true (NumPy's `a.compress(condition)`, with the data first).
+    pub fn compress(&self, condition: impl ArrayLike, axis: Option<isize>) -> Result<Array> {
+        np::compress(condition, self, axis)
+    }
+
+    /// [`numpy::extract`](crate::numpy::extract) with this array as `condition`.
+    pub fn extract(&self, arr: impl ArrayLike) -> Result<Array> {
+        np::extract(self, arr)
+    }
+
+    /// [`numpy::nonzero`](crate::numpy::nonzero) of this array.
+    pub fn nonzero(&self) -> Result<Vec<Array>> {
+        np::nonzero(self)
+    }
+
+    /// [`numpy::take`](crate::numpy::take) with this array as `x`.
+    pub fn take(&self, indices: impl ArrayLike, axis: Option<isize>) -> Result<Array> {
+        np::take(self, indices, axis)
+    }
+
+    /// [`numpy::take_along_axis`](crate::numpy::take_along_axis) with this array as `x`.
+    pub fn take_along_axis(&self, indices: impl ArrayLike, axis: isize) -> Result<Array> {
+        np::take_along_axis(self, indices, axis)
+    }
+}
+
+/// Conversions and `_like` constructors as methods: `x.zeros_like()`, `x.full_like(1.0)`.
+impl Array {
+    /// [`numpy::array`](crate::numpy::array) of this array.
+    pub fn array(&self) -> Result<Array> {
+        np::array(self)
+    }
+
+    /// [`numpy::asarray`](crate::numpy::asarray) of this array.
+    pub fn asarray(&self) -> Result<Array> {
+        np::asarray(self)
+    }
+
+    /// [`numpy::empty_like`](crate::numpy::empty_like) of this array.
+    pub fn empty_like(&self) -> Result<Array> {
+        np::empty_like(self)
+    }
+
+    /// [`numpy::full_like`](crate::numpy::full_like) with this array as `x`.
+    pub fn full_like(&self, fill_value: impl ArrayLike) -> Result<Array> {
+        np::full_like(self, fill_value)
+    }
+
+    /// [`numpy::ones_like`](crate::numpy::ones_like) of this array.
+    pub fn ones_like(&self) -> Result<Array> {
+        np::ones_like(self)
+    }
+
+    /// [`numpy::zeros_like`](crate::numpy::zeros_like) of this array.
+    pub fn zeros_like(&self) -> Result<Array> {
+        np::zeros_like(self)
+    }
+}
