@@ -379,7 +379,10 @@ fn k_splits(batch: usize, m: usize, n: usize, k: usize, dtype: DType) -> usize {
         return 1;
     }
     // The most slices (at most 32, each at least 32 long) that divide k.
-    (2..=32.min(k / 32)).rev().find(|&s| k.is_multiple_of(s)).unwrap_or(1)
+    (2..=32.min(k / 32))
+        .rev()
+        .find(|&s| k.is_multiple_of(s))
+        .unwrap_or(1)
 }
 
 /// Matrix-vector products (`n == 1` or `m == 1`) as a broadcast multiply and a row or
