@@ -117,6 +117,17 @@ fn inputs() -> In {
 
 type Out = Result<Vec<Array>>;
 
+/// A fresh scratch path: rows run concurrently from several tests (eager, jit, vmap), so
+/// each call gets its own file.
+fn scratch(name: &str) -> std::path::PathBuf {
+    static NEXT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let k = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    std::env::temp_dir().join(format!(
+        "olympus-scaffold-{}-{k}-{name}",
+        std::process::id()
+    ))
+}
+
 fn one(a: Result<Array>) -> Out {
     a.map(|x| vec![x])
 }
@@ -150,6 +161,8 @@ table! {
     arange => |w, x| one(np::arange(5)); // no array arguments
     array => |w, x| one(np::array(w.w(&x.f)));
     asarray => |w, x| one(np::asarray(w.w(&x.i)));
+    duckarray => |w, x| one(np::duckarray(np::asarray(w.w(&x.f))?)); // protocol types go through asarray
+    duck_as => |w, x| one(np::duck_as::<Array, _>(np::asarray(w.w(&x.g))?));
     astype => |w, x| one(np::astype(w.w(&x.f), DType::Int32));
     empty => |w, x| one(np::empty(&[2], DType::Float32));
     empty_like => |w, x| one(np::empty_like(w.w(&x.m)));
@@ -319,22 +332,22 @@ table! {
     trunc => |w, x| one(np::trunc(w.w(&x.f)));
     // NumPy files
     save => |w, x| {
-        let p = std::env::temp_dir().join(format!("olympus-scaffold-{}-save.npy", std::process::id()));
+        let p = scratch("save.npy");
         np::save(&p, w.w(&x.m))?;
         one(np::load(&p))
     };
     load => |w, x| {
-        let p = std::env::temp_dir().join(format!("olympus-scaffold-{}-load.npy", std::process::id()));
+        let p = scratch("load.npy");
         np::save(&p, w.w(&x.i))?;
         one(np::load(&p))
     };
     savez => |w, x| {
-        let p = std::env::temp_dir().join(format!("olympus-scaffold-{}-savez.npz", std::process::id()));
+        let p = scratch("savez.npz");
         np::savez(&p, vec![("f", w.w(&x.f)), ("b", w.w(&x.b))])?;
         Ok(np::load_npz(&p)?.into_values().collect())
     };
     load_npz => |w, x| {
-        let p = std::env::temp_dir().join(format!("olympus-scaffold-{}-load.npz", std::process::id()));
+        let p = scratch("load.npz");
         np::savez(&p, vec![("u", w.w(&x.u))])?;
         Ok(np::load_npz(&p)?.into_values().collect())
     };
@@ -834,4 +847,306 @@ fn vmap_of_every_row_equals_the_stacked_rows() {
         "rows whose vmap differs from the stacked rows:\n{}",
         failures.join("\n")
     );
+}
+
+// ----- duck arrays (NEP 30) -----
+
+mod duck {
+    use std::collections::BTreeMap;
+
+    use olympus::numpy::{self as np, duck_as, duckarray, DuckArray};
+    use olympus::{Array, DType, Error, Result};
+
+    /// A unit: base unit name to exponent (`m/s` is `{m: 1, s: -1}`).
+    type Unit = BTreeMap<&'static str, i32>;
+
+    fn unit(parts: &[(&'static str, i32)]) -> Unit {
+        parts.iter().copied().filter(|&(_, e)| e != 0).collect()
+    }
+
+    /// A unit-carrying quantity: a duck array whose arithmetic checks and combines units.
+    #[derive(Clone, Debug)]
+    struct Quantity {
+        value: Array,
+        unit: Unit,
+    }
+
+    fn same_unit(func: &str, a: &Unit, b: &Unit) -> Result<()> {
+        if a == b {
+            Ok(())
+        } else {
+            Err(Error::InvalidArgument {
+                func: func.into(),
+                reason: format!("incompatible units {a:?} and {b:?}"),
+            })
+        }
+    }
+
+    impl DuckArray for Quantity {
+        fn duck_shape(&self) -> Vec<usize> {
+            self.value.shape().to_vec()
+        }
+        fn duck_dtype(&self) -> DType {
+            self.value.dtype()
+        }
+        fn expand_dims(&self, axis: isize) -> Result<Self> {
+            Ok(Quantity {
+                value: np::expand_dims(&self.value, &[axis])?,
+                unit: self.unit.clone(),
+            })
+        }
+        fn concatenate(arrays: &[Self], axis: isize) -> Result<Self> {
+            for q in arrays {
+                same_unit("concatenate", &arrays[0].unit, &q.unit)?;
+            }
+            let values: Vec<&Array> = arrays.iter().map(|q| &q.value).collect();
+            Ok(Quantity {
+                value: np::concatenate(values, axis)?,
+                unit: arrays[0].unit.clone(),
+            })
+        }
+        fn reshape(&self, shape: &[isize]) -> Result<Self> {
+            Ok(Quantity {
+                value: np::reshape(&self.value, shape)?,
+                unit: self.unit.clone(),
+            })
+        }
+        fn transpose(&self, axes: Option<&[isize]>) -> Result<Self> {
+            Ok(Quantity {
+                value: np::transpose(&self.value, axes)?,
+                unit: self.unit.clone(),
+            })
+        }
+        fn add(&self, other: &Self) -> Result<Self> {
+            same_unit("add", &self.unit, &other.unit)?;
+            Ok(Quantity {
+                value: np::add(&self.value, &other.value)?,
+                unit: self.unit.clone(),
+            })
+        }
+        fn subtract(&self, other: &Self) -> Result<Self> {
+            same_unit("subtract", &self.unit, &other.unit)?;
+            Ok(Quantity {
+                value: np::subtract(&self.value, &other.value)?,
+                unit: self.unit.clone(),
+            })
+        }
+        fn multiply(&self, other: &Self) -> Result<Self> {
+            let mut u = self.unit.clone();
+            for (k, e) in &other.unit {
+                *u.entry(k).or_insert(0) += e;
+            }
+            u.retain(|_, e| *e != 0);
+            Ok(Quantity {
+                value: np::multiply(&self.value, &other.value)?,
+                unit: u,
+            })
+        }
+        fn sum(&self, axis: Option<&[isize]>, keepdims: bool) -> Result<Self> {
+            Ok(Quantity {
+                value: np::sum(&self.value, axis, keepdims)?,
+                unit: self.unit.clone(),
+            })
+        }
+        fn from_array(a: Array) -> Result<Self> {
+            Ok(Quantity {
+                value: a,
+                unit: Unit::new(),
+            })
+        }
+        fn to_array(&self) -> Result<Array> {
+            if self.unit.is_empty() {
+                Ok(self.value.clone())
+            } else {
+                Err(Error::InvalidArgument {
+                    func: "to_array".into(),
+                    reason: format!("would drop the unit {:?}", self.unit),
+                })
+            }
+        }
+    }
+
+    /// A masked array: masked elements are left out of reductions.
+    #[derive(Clone, Debug)]
+    struct Masked {
+        data: Array,
+        mask: Array,
+    }
+
+    impl DuckArray for Masked {
+        fn duck_shape(&self) -> Vec<usize> {
+            self.data.shape().to_vec()
+        }
+        fn duck_dtype(&self) -> DType {
+            self.data.dtype()
+        }
+        fn expand_dims(&self, axis: isize) -> Result<Self> {
+            Ok(Masked {
+                data: np::expand_dims(&self.data, &[axis])?,
+                mask: np::expand_dims(&self.mask, &[axis])?,
+            })
+        }
+        fn concatenate(arrays: &[Self], axis: isize) -> Result<Self> {
+            Ok(Masked {
+                data: np::concatenate(arrays.iter().map(|m| &m.data).collect::<Vec<_>>(), axis)?,
+                mask: np::concatenate(arrays.iter().map(|m| &m.mask).collect::<Vec<_>>(), axis)?,
+            })
+        }
+        fn reshape(&self, shape: &[isize]) -> Result<Self> {
+            Ok(Masked {
+                data: np::reshape(&self.data, shape)?,
+                mask: np::reshape(&self.mask, shape)?,
+            })
+        }
+        fn transpose(&self, axes: Option<&[isize]>) -> Result<Self> {
+            Ok(Masked {
+                data: np::transpose(&self.data, axes)?,
+                mask: np::transpose(&self.mask, axes)?,
+            })
+        }
+        fn add(&self, other: &Self) -> Result<Self> {
+            Ok(Masked {
+                data: np::add(&self.data, &other.data)?,
+                mask: np::logical_or(&self.mask, &other.mask)?,
+            })
+        }
+        fn subtract(&self, other: &Self) -> Result<Self> {
+            Ok(Masked {
+                data: np::subtract(&self.data, &other.data)?,
+                mask: np::logical_or(&self.mask, &other.mask)?,
+            })
+        }
+        fn multiply(&self, other: &Self) -> Result<Self> {
+            Ok(Masked {
+                data: np::multiply(&self.data, &other.data)?,
+                mask: np::logical_or(&self.mask, &other.mask)?,
+            })
+        }
+        fn sum(&self, axis: Option<&[isize]>, keepdims: bool) -> Result<Self> {
+            let kept = np::r#where(&self.mask, 0, &self.data)?;
+            Ok(Masked {
+                data: np::sum(kept, axis, keepdims)?,
+                mask: np::all(&self.mask, axis, keepdims)?,
+            })
+        }
+        fn from_array(a: Array) -> Result<Self> {
+            let mask = np::zeros(a.shape(), DType::Bool)?;
+            Ok(Masked { data: a, mask })
+        }
+        fn to_array(&self) -> Result<Array> {
+            np::r#where(&self.mask, f32::NAN, &self.data)
+        }
+    }
+
+    /// NEP 30's example, written once for every duck array.
+    fn stack<D: DuckArray>(arrays: &[D], axis: isize) -> Result<D> {
+        let expanded = arrays
+            .iter()
+            .map(|a| a.expand_dims(axis))
+            .collect::<Result<Vec<D>>>()?;
+        D::concatenate(&expanded, axis)
+    }
+
+    fn f32s(a: &Array) -> Vec<f32> {
+        a.to_vec::<f32>().unwrap()
+    }
+
+    fn metres(v: &[f32]) -> Quantity {
+        Quantity {
+            value: np::array(v).unwrap(),
+            unit: unit(&[("m", 1)]),
+        }
+    }
+
+    #[test]
+    fn generic_stack_keeps_each_input_type() {
+        let (a, b) = (
+            np::array([1.0f32, 2.0]).unwrap(),
+            np::array([3.0f32, 4.0]).unwrap(),
+        );
+        let want = np::stack(vec![&a, &b], 1).unwrap();
+
+        let plain: Array =
+            stack(&[duckarray(a.clone()).unwrap(), duckarray(&b).unwrap()], 1).unwrap();
+        assert_eq!((plain.shape(), f32s(&plain)), (want.shape(), f32s(&want)));
+
+        let q = stack(&[metres(&[1.0, 2.0]), metres(&[3.0, 4.0])], 1).unwrap();
+        assert_eq!(q.unit, unit(&[("m", 1)]), "the quantity keeps its unit");
+        assert_eq!(
+            (q.value.shape(), f32s(&q.value)),
+            (want.shape(), f32s(&want))
+        );
+
+        let m1 = Masked {
+            data: a.clone(),
+            mask: np::array([false, true]).unwrap(),
+        };
+        let m2 = Masked {
+            data: b.clone(),
+            mask: np::array([false, false]).unwrap(),
+        };
+        let m = stack(&[m1, m2], 0).unwrap();
+        assert_eq!(m.data.shape(), &[2, 2]);
+        assert_eq!(
+            m.mask.to_vec::<bool>().unwrap(),
+            [false, true, false, false]
+        );
+        let total = m.sum(None, false).unwrap();
+        assert_eq!(
+            total.data.item::<f32>().unwrap(),
+            1.0 + 3.0 + 4.0,
+            "masked elements left out"
+        );
+    }
+
+    #[test]
+    fn duckarray_returns_duck_types_as_themselves_and_converts_the_rest() {
+        let q = metres(&[5.0]);
+        let same: Quantity = duckarray(q.clone()).unwrap();
+        assert_eq!(same.unit, q.unit);
+        // Host data and protocol types (through asarray) become arrays.
+        let a: Array = duckarray(vec![1i32, 2, 3]).unwrap();
+        assert_eq!((a.dtype(), a.shape()), (DType::Int32, &[3usize][..]));
+        let s: Array = duckarray(2.5f32).unwrap();
+        assert_eq!(s.ndim(), 0);
+        // NEP 30's `__array__` may refuse: a quantity with a unit does not become an array.
+        assert!(q
+            .to_array()
+            .unwrap_err()
+            .to_string()
+            .contains("would drop the unit"));
+    }
+
+    #[test]
+    fn a_mix_is_expressed_in_the_duck_type() {
+        // Plain arrays join a quantity as dimensionless values.
+        let plain = np::array([7.0f32, 8.0]).unwrap();
+        let joined: Quantity = duck_as(plain.clone()).unwrap();
+        assert!(joined.unit.is_empty());
+        let err = stack(&[metres(&[1.0, 2.0]), joined.clone()], 0).unwrap_err();
+        assert!(err.to_string().contains("incompatible units"), "{err}");
+        let dimensionless = Quantity {
+            value: np::array([1.0f32, 2.0]).unwrap(),
+            unit: Unit::new(),
+        };
+        let ok = stack(&[dimensionless, joined], 0).unwrap();
+        assert_eq!(f32s(&ok.value), [1.0, 2.0, 7.0, 8.0]);
+        // A quantity passes through duck_as unchanged; arithmetic combines units.
+        let q: Quantity = duck_as(metres(&[2.0])).unwrap();
+        let area = q.multiply(&metres(&[3.0])).unwrap();
+        assert_eq!(
+            (area.unit.clone(), f32s(&area.value)),
+            (unit(&[("m", 2)]), vec![6.0])
+        );
+        let per_second = Quantity {
+            value: np::array([2.0f32]).unwrap(),
+            unit: unit(&[("s", -1)]),
+        };
+        let speed = q.multiply(&per_second).unwrap();
+        assert_eq!(speed.unit, unit(&[("m", 1), ("s", -1)]));
+        assert!(q.add(&per_second).is_err());
+        // And a masked array lifts a plain one with nothing masked.
+        let m: Masked = duck_as(plain).unwrap();
+        assert_eq!(m.mask.to_vec::<bool>().unwrap(), [false, false]);
+    }
 }

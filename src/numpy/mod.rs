@@ -7,6 +7,7 @@
 //! primitives. Results are [`Array`]s; errors are [`Error`](crate::Error)s naming the function.
 
 mod creation;
+mod duck;
 mod indexing;
 mod joins;
 mod linalg;
@@ -19,6 +20,7 @@ pub use creation::{
     arange, array, asarray, astype, empty, empty_like, eye, full, full_like, identity, linspace,
     ndim, ones, ones_like, shape, size, zeros, zeros_like, ArangeSpec,
 };
+pub use duck::{duck_as, duckarray, DuckArray, IntoDuckArray};
 pub use indexing::{
     argwhere, compress, extract, nonzero, take, take_along_axis, At, AtIndex, Ellipsis, NewAxis,
     SliceElem, SliceSpec,
