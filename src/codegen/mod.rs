@@ -552,11 +552,12 @@ pub(crate) fn elementwise(
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use crate::array::Aval;
 
-    fn validate(src: &str) -> std::result::Result<(), String> {
+    /// Parses and validates a WGSL module with naga (every capability allowed).
+    pub(crate) fn validate(src: &str) -> std::result::Result<(), String> {
         let module = naga::front::wgsl::parse_str(src).map_err(|e| e.emit_to_string(src))?;
         naga::valid::Validator::new(
             naga::valid::ValidationFlags::all(),

@@ -8,6 +8,9 @@
 //! kernel whose program is its elementwise ancestry, read from the nearest values that have
 //! buffers, so fused intermediates never touch memory. Views stay views: a broadcast of a
 //! graph input is read in place by the kernel that consumes it.
+//!
+//! Each fused step keeps the kernels (pipeline and metadata) its calls generated, keyed by
+//! the operands' layouts, so a later call over the same layouts generates no WGSL.
 
 use std::collections::HashMap;
 
@@ -15,7 +18,7 @@ use super::ir::{Eqn, Graph};
 use crate::array::{Array, Aval};
 use crate::codegen::{Node, Program};
 use crate::error::Result;
-use crate::lax::Primitive;
+use crate::lax::{KernelCache, Primitive};
 use crate::runtime::Device;
 
 /// One step of an executable.
@@ -26,6 +29,8 @@ pub(crate) enum Step {
         program: Program,
         inputs: Vec<usize>,
         out: usize,
+        /// The generated kernels of earlier calls, by operand layouts.
+        kernels: KernelCache,
     },
     /// A primitive run as in eager mode (views, reductions, matmul, sort, ...).
     Op {
@@ -181,6 +186,7 @@ pub(crate) fn compile(g: &Graph) -> Executable {
                 },
                 inputs: leaves,
                 out: e.out,
+                kernels: KernelCache::default(),
             });
         }
     }
@@ -258,9 +264,9 @@ impl Executable {
                 .collect::<Result<_>>()?;
             let aval = self.avals[out].clone();
             let result = match step {
-                Step::Fused { program, .. } => {
-                    crate::lax::run_program(device, program, &args, aval)?
-                }
+                Step::Fused {
+                    program, kernels, ..
+                } => crate::lax::run_program_cached(device, program, &args, aval, Some(kernels))?,
                 Step::Op { prim, .. } => {
                     crate::lax::eval_primitive(prim.clone(), &args, aval, Some(device))?
                 }
@@ -274,5 +280,362 @@ impl Executable {
             .iter()
             .map(|&o| vals[o].clone().ok_or_else(|| missing(o)))
             .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    //! Every fused kernel the compiler makes is valid WGSL, generated exactly as a call
+    //! generates it (`lax::elementwise_kernel`, which `run_program_cached` calls).
+
+    use std::collections::BTreeSet;
+    use std::sync::Arc;
+
+    use super::*;
+    use crate::codegen::tests::validate;
+    use crate::codegen::{windows_for, Target};
+    use crate::dtype::DType;
+    use crate::lax::{self, BinaryOp, CompareOp, Literal, ReduceOp, ThreefryOutput, UnaryOp};
+    use crate::shape::{contiguous_strides, Layout};
+    use crate::tree::TreeDef;
+
+    /// Traces `f` over operands of types `avals` and compiles the graph.
+    fn compiled(avals: &[Aval], f: impl FnOnce(Vec<Array>) -> Result<Vec<Array>>) -> Executable {
+        let device = crate::array::current_device().unwrap();
+        let def = TreeDef::list(vec![TreeDef::leaf(); avals.len()]);
+        let t = super::super::trace_fn(&Arc::from("fused"), &device, &def, avals, f).unwrap();
+        compile(&t.graph)
+    }
+
+    /// `prim` applied to `args`, or `None` where its shape/dtype rule rejects them.
+    fn apply(prim: Primitive, args: &[&Array]) -> Option<Array> {
+        lax::bind(prim, args, None).ok()
+    }
+
+    fn convert(x: &Array, dtype: DType) -> Array {
+        lax::convert_element_type(x, dtype).unwrap()
+    }
+
+    /// `pred ? acc : r`, with `r` converted to `acc`'s dtype first: keeps a result of
+    /// any dtype live in the chain.
+    fn fold(pred: &Array, acc: &Array, r: &Array) -> Array {
+        let r = if r.dtype() == acc.dtype() {
+            r.clone()
+        } else {
+            convert(r, acc.dtype())
+        };
+        lax::select(pred, acc, &r).unwrap()
+    }
+
+    /// A function of `x`, `y` (dtype `d`), `p` (bool) and `k` (uint32), all of one shape,
+    /// that applies every fusible primitive its shape/dtype rules accept for `d`, in
+    /// chains cut by materialized values (outputs, views, a reduction) into several fused
+    /// kernels, and returns converts of the result to every dtype.
+    fn chains(args: Vec<Array>) -> Result<Vec<Array>> {
+        let (x, y, p, k) = (&args[0], &args[1], &args[2], &args[3]);
+        let d = x.dtype();
+        let shape = x.shape().to_vec();
+        let rank = shape.len();
+        let mut outs = Vec::new();
+        // Unary ops, chained; predicates select.
+        let mut acc = x.clone();
+        for op in UnaryOp::ALL {
+            if let Some(r) = apply(Primitive::Unary(op), &[&acc]) {
+                acc = if r.dtype() == d { r } else { fold(&r, &acc, y) };
+            }
+        }
+        outs.push(acc.clone());
+        // Binary ops and comparisons with selects.
+        for op in BinaryOp::ALL {
+            if let Some(r) = apply(Primitive::Binary(op), &[&acc, y]) {
+                acc = r;
+            }
+        }
+        for op in CompareOp::ALL {
+            let c = lax::compare(op, &acc, y)?;
+            acc = lax::select(&c, &acc, x)?;
+        }
+        outs.push(acc.clone());
+        // Read back through a transposed view of a materialized value.
+        if rank >= 2 {
+            let perm: Vec<usize> = (0..rank).rev().collect();
+            acc = lax::transpose(&lax::transpose(&acc, &perm)?, &perm)?;
+        }
+        // Conversions to every dtype and back, bitcasts, threefry, constants, iota, fma.
+        for t in DType::ALL {
+            let c = convert(&acc, t);
+            acc = fold(p, &acc, &c);
+            if let Some(b) = apply(Primitive::BitcastConvertType { dtype: t }, &[&acc]) {
+                let back = apply(Primitive::BitcastConvertType { dtype: d }, &[&b])
+                    .unwrap_or_else(|| convert(&b, d));
+                acc = fold(p, &acc, &back);
+            }
+        }
+        let c = convert(&acc, DType::UInt32);
+        for output in [
+            ThreefryOutput::First,
+            ThreefryOutput::Second,
+            ThreefryOutput::Xor,
+        ] {
+            let r = lax::threefry2x32(k, &c, &c, k, output)?;
+            acc = fold(p, &acc, &r);
+        }
+        let one = lax::full(&shape, Literal::F32(1.5).cast(d), None)?;
+        acc = fold(p, &acc, &one);
+        let scalar = lax::full(&[], Literal::F32(2.0).cast(d), None)?;
+        let two = lax::broadcast_in_dim(&scalar, &shape, &[])?;
+        acc = fold(p, &acc, &two);
+        if rank >= 1 {
+            if let Some(i) = apply(
+                Primitive::Iota {
+                    dtype: d,
+                    shape: shape.clone(),
+                    dimension: rank - 1,
+                },
+                &[],
+            ) {
+                acc = fold(p, &acc, &i);
+            }
+        }
+        if let Some(r) = apply(Primitive::Fma, &[&acc, x, y]) {
+            acc = r;
+        }
+        outs.push(acc.clone());
+        // A reduction broadcast back (a broadcast view read by the next kernel).
+        if rank >= 1 {
+            let op = if d == DType::Bool {
+                ReduceOp::Or
+            } else {
+                ReduceOp::Max
+            };
+            let r = lax::reduce(op, &acc, &[rank - 1])?;
+            let b = lax::broadcast_in_dim(&r, &shape, &(0..rank - 1).collect::<Vec<_>>())?;
+            acc = lax::select(p, &acc, &b)?;
+        }
+        // Kernels without operands.
+        if rank >= 1 {
+            if let Some(i) = apply(
+                Primitive::Iota {
+                    dtype: d,
+                    shape: shape.clone(),
+                    dimension: 0,
+                },
+                &[],
+            ) {
+                outs.push(lax::add(
+                    &i,
+                    &lax::full(&shape, Literal::F32(3.0).cast(d), None)?,
+                )?);
+            }
+        }
+        outs.extend(DType::ALL.iter().map(|&t| convert(&acc, t)));
+        Ok(outs)
+    }
+
+    /// Ways an operand of `shape` can be laid out: contiguous (at offsets that keep and
+    /// that break vector loads), transposed, reversed and broadcast views.
+    fn layouts(shape: &[usize]) -> Vec<(&'static str, Layout)> {
+        let rank = shape.len();
+        let contiguous = Layout::contiguous(shape);
+        let with = |strides: Vec<isize>, offset: usize| Layout {
+            shape: shape.to_vec(),
+            strides,
+            offset,
+        };
+        let mut v = vec![
+            ("contiguous", contiguous.clone()),
+            ("offset 4", with(contiguous.strides.clone(), 4)),
+            ("offset 3", with(contiguous.strides.clone(), 3)),
+            ("broadcast scalar", with(vec![0; rank], 1)),
+        ];
+        if rank >= 1 {
+            let mut strides = contiguous.strides.clone();
+            strides[0] = -strides[0];
+            let offset = (shape[0] - 1) * contiguous.strides[0] as usize;
+            v.push(("reversed", with(strides, offset)));
+            let mut strides = contiguous_strides(&shape[1..]);
+            strides.insert(0, 0);
+            v.push(("broadcast along the first axis", with(strides, 0)));
+            let mut strides = contiguous_strides(&shape[..rank - 1]);
+            strides.push(0);
+            v.push(("broadcast along the last axis", with(strides, 0)));
+        }
+        if rank >= 2 {
+            let reversed: Vec<usize> = shape.iter().rev().copied().collect();
+            let strides = contiguous_strides(&reversed).into_iter().rev().collect();
+            v.push(("transposed", with(strides, 0)));
+        }
+        v
+    }
+
+    /// Bytes of the smallest Olympus buffer `layout` can read from.
+    fn buffer_bytes(layout: &Layout, dtype: DType) -> u64 {
+        let last = layout.offset as isize
+            + layout
+                .shape
+                .iter()
+                .zip(&layout.strides)
+                .filter(|(_, &s)| s > 0)
+                .map(|(&n, &s)| (n as isize - 1) * s)
+                .sum::<isize>();
+        ((last as u64 + 1).next_multiple_of(4)) * dtype.storage_bytes() as u64
+    }
+
+    /// `(name, operand dtype, result dtype)` of a node: the dtype of its last operand
+    /// (the value operand for select), none for constants.
+    type Use = (&'static str, Option<DType>, DType);
+
+    #[test]
+    fn every_fused_kernel_validates() {
+        let mut uses: BTreeSet<String> = BTreeSet::new();
+        let mut kernels = 0;
+        let mut steps = 0;
+        for shape in [vec![8, 16], vec![], vec![2, 3, 4]] {
+            for d in DType::ALL {
+                let avals =
+                    [d, d, DType::Bool, DType::UInt32].map(|t| Aval::new(shape.clone(), t, false));
+                let exe = compiled(&avals, chains);
+                for step in &exe.steps {
+                    let Step::Fused {
+                        program,
+                        inputs,
+                        out,
+                        ..
+                    } = step
+                    else {
+                        continue;
+                    };
+                    steps += 1;
+                    let mut dtypes = program.inputs.clone();
+                    for node in &program.nodes {
+                        let u: Use = (
+                            node.prim.name(),
+                            node.args.last().map(|&a| dtypes[a]),
+                            node.dtype,
+                        );
+                        uses.insert(format!("{u:?}"));
+                        dtypes.push(node.dtype);
+                    }
+                    let aval = &exe.avals[*out];
+                    let kinds: Vec<Vec<(&str, Layout)>> = inputs
+                        .iter()
+                        .map(|&i| layouts(&exe.avals[i].shape))
+                        .collect();
+                    let variants = kinds.iter().map(Vec::len).max().unwrap_or(1);
+                    for f16_native in [false, true] {
+                        for window_bytes in [1u64 << 27, 256] {
+                            let target = Target {
+                                f16_native,
+                                window_bytes,
+                            };
+                            // Each operand in each of its layouts, in varying company.
+                            for v in 0..variants {
+                                let chosen: Vec<&(&str, Layout)> = kinds
+                                    .iter()
+                                    .enumerate()
+                                    .map(|(i, k)| &k[(v + i) % k.len()])
+                                    .collect();
+                                let operands: Vec<lax::Operand<'_>> = chosen
+                                    .iter()
+                                    .zip(&program.inputs)
+                                    .map(|((_, l), &t)| {
+                                        lax::Operand::new(l, t, buffer_bytes(l, t), &target)
+                                    })
+                                    .collect();
+                                let out_windows = windows_for(lax::out_bytes(aval), &target);
+                                let g = lax::elementwise_kernel(
+                                    program,
+                                    &operands,
+                                    &aval.shape,
+                                    out_windows,
+                                    &target,
+                                )
+                                .unwrap();
+                                let source = g.source();
+                                if let Err(e) = validate(&source) {
+                                    let names: Vec<&str> = chosen.iter().map(|(n, _)| *n).collect();
+                                    panic!(
+                                        "a fused kernel of {d} over {shape:?} (operands {names:?}, \
+                                         f16 native {f16_native}, windows of {window_bytes} \
+                                         bytes) does not validate: {e}\n{program:?}\n{source}"
+                                    );
+                                }
+                                kernels += 1;
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        // Every fusible primitive in every dtype its rule accepts was in some kernel.
+        for d in DType::ALL {
+            for prim in Primitive::examples().into_iter().filter(fusible) {
+                let arity = prim.arity();
+                let operands: Vec<Aval> = (0..arity)
+                    .map(|k| {
+                        let t = match prim {
+                            Primitive::Select if k == 0 => DType::Bool,
+                            _ => d,
+                        };
+                        Aval::new(vec![2, 3], t, false)
+                    })
+                    .collect();
+                let Ok(out) = prim.abstract_eval(&operands) else {
+                    continue;
+                };
+                let u: Use = (prim.name(), operands.last().map(|a| a.dtype), out.dtype);
+                assert!(
+                    uses.contains(&format!("{u:?}")),
+                    "no fused kernel has {u:?}"
+                );
+            }
+        }
+        assert!(steps >= 40, "{steps} fused steps");
+        assert!(kernels > 1000, "{kernels} kernels");
+    }
+
+    /// A call reuses the kernel its fused step generated for the same operand layouts, and
+    /// generates another for new layouts of the same types (the metadata differs).
+    #[test]
+    fn fused_kernels_are_reused_per_operand_layout() {
+        let f = crate::jit::jit(|(x, y): (Array, Array)| lax::add(&lax::mul(&x, &y)?, &x));
+        let a: Vec<f32> = (0..128).map(|i| i as f32).collect();
+        let x = Array::from_slice(&a, &[8, 16]).unwrap();
+        let xt = lax::transpose(&Array::from_slice(&a, &[16, 8]).unwrap(), &[1, 0]).unwrap();
+        let y = lax::add(&x, &x).unwrap();
+        let row = Array::from_slice(&a[..16], &[16]).unwrap();
+        let yb = lax::broadcast_in_dim(&row, &[8, 16], &[1]).unwrap();
+        let calls = [
+            (&x, &y),
+            (&xt, &y),
+            (&x, &yb),
+            (&xt, &yb),
+            (&x, &y),
+            (&xt, &yb),
+        ];
+        for (x, y) in calls {
+            let want = lax::add(&lax::mul(x, y).unwrap(), x).unwrap();
+            let got = f.call((x.clone(), y.clone())).unwrap();
+            assert_eq!(
+                got.to_vec::<f32>().unwrap(),
+                want.to_vec::<f32>().unwrap(),
+                "{:?} {:?}",
+                x.layout(),
+                y.layout()
+            );
+        }
+        assert_eq!(f.trace_count(), 1);
+        let cache = f.cache.lock().unwrap();
+        let compiled = cache.values().next().unwrap();
+        let cached: Vec<String> = compiled
+            .exe
+            .steps
+            .iter()
+            .filter_map(|s| match s {
+                Step::Fused { kernels, .. } => Some(format!("{kernels:?}")),
+                Step::Op { .. } => None,
+            })
+            .collect();
+        assert_eq!(cached, ["KernelCache(4 kernels)"]);
     }
 }

@@ -8,7 +8,7 @@ use crate::array::{Array, Aval};
 use crate::codegen::{self, InputDesc, InputMap, Node, Program, Target};
 use crate::dtype::DType;
 use crate::error::{Error, Result};
-use crate::runtime::{Binding, BufferKind, Device, Storage};
+use crate::runtime::{Binding, BufferKind, Device, Kernel};
 use crate::shape::Layout;
 
 /// The device all operands live on (or `device`, or the current default for primitives
@@ -165,9 +165,21 @@ fn view(prim: &Primitive, x: &Array, out: Aval) -> Result<Array> {
 
 /// Runs an elementwise program over `inputs`, producing a new contiguous array.
 pub(crate) fn run(dev: &Device, program: &Program, inputs: &[&Array], out: Aval) -> Result<Array> {
+    run_cached(dev, program, inputs, out, None)
+}
+
+/// [`run`], reusing the kernels (pipeline and metadata) `cache` holds for `program`: a jit
+/// step runs the same program every call, usually over operands laid out as before, so a
+/// hit skips generating, hashing and looking up the WGSL source.
+pub(crate) fn run_cached(
+    dev: &Device,
+    program: &Program,
+    inputs: &[&Array],
+    out: Aval,
+    cache: Option<&KernelCache>,
+) -> Result<Array> {
     let n = out.size() as u64;
-    let padded = n.next_multiple_of(codegen::PER_THREAD);
-    let bytes = padded * out.dtype.storage_bytes() as u64;
+    let bytes = out_bytes(&out);
     let storage = dev.alloc(
         BufferKind::Storage,
         bytes,
@@ -177,71 +189,70 @@ pub(crate) fn run(dev: &Device, program: &Program, inputs: &[&Array], out: Aval)
     )?;
     if n > 0 {
         let inner = &dev.0;
-        let target = Target {
-            f16_native: inner.info.f16_native,
-            window_bytes: inner.window_bytes,
-        };
-        let prim = &program.nodes.last().expect("a program has a node").prim;
-        let layouts: Vec<&Layout> = inputs.iter().map(|a| a.layout()).collect();
-        let mapped = input_maps(prim, &layouts, &out.shape);
+        let target = target(dev);
         let stores = inputs
             .iter()
             .map(|a| a.storage())
             .collect::<Result<Vec<_>>>()?;
-        let descs: Vec<InputDesc<'_>> = inputs
+        let operands: Vec<Operand<'_>> = inputs
             .iter()
             .zip(&stores)
-            .zip(&mapped)
-            .map(|((a, st), (layout, map))| InputDesc {
-                layout,
-                map,
-                windows: codegen::windows_for(st.bytes, &target),
-                padded: st.bytes
-                    >= ((a.layout().offset + a.size()).next_multiple_of(4)
-                        * a.dtype().storage_bytes()) as u64,
-            })
+            .map(|(a, st)| Operand::new(a.layout(), a.dtype(), st.bytes, &target))
             .collect();
         let out_windows = codegen::windows_for(storage.bytes, &target);
-        let generated = codegen::elementwise(program, &descs, &out.shape, out_windows, &target)?;
-        let max_bindings = u64::from(inner.info.limits.max_storage_buffers_per_shader_stage);
-        let total: u64 = 1 + out_windows + descs.iter().map(|d| d.windows).sum::<u64>();
-        if total > max_bindings {
-            return Err(Error::OutOfMemory {
-                func: program_name(program).to_string(),
-                bytes,
-                shape: out.shape.clone(),
-                dtype: out.dtype,
-                reason: format!(
-                    "the operands need {total} storage bindings; the device allows {max_bindings}"
-                ),
-            });
-        }
-        let kernel = inner.kernel(&generated.body, || generated.source())?;
-        let mut bindings = Vec::new();
-        let mut push = |s: &Arc<Storage>, windows: u64| {
-            for w in 0..windows {
-                let offset = w * target.window_bytes;
-                bindings.push((
-                    s.clone(),
-                    offset,
-                    (s.bytes - offset).min(target.window_bytes),
-                ));
+        let hit = cache.and_then(|c| c.get(inner.id, &operands, &out.shape, out_windows));
+        let (kernel, meta) = match hit {
+            Some(k) => k,
+            None => {
+                let generated =
+                    elementwise_kernel(program, &operands, &out.shape, out_windows, &target)?;
+                let max_bindings =
+                    u64::from(inner.info.limits.max_storage_buffers_per_shader_stage);
+                let total: u64 = 1 + out_windows + operands.iter().map(|o| o.windows).sum::<u64>();
+                if total > max_bindings {
+                    return Err(Error::OutOfMemory {
+                        func: program_name(program).to_string(),
+                        bytes,
+                        shape: out.shape.clone(),
+                        dtype: out.dtype,
+                        reason: format!(
+                            "the operands need {total} storage bindings; the device allows {max_bindings}"
+                        ),
+                    });
+                }
+                let kernel = inner.kernel(&generated.body, || generated.source())?;
+                let meta: Arc<[u32]> = generated.meta.into();
+                if let Some(c) = cache {
+                    c.insert(
+                        inner.id,
+                        &operands,
+                        &out.shape,
+                        out_windows,
+                        kernel.clone(),
+                        meta.clone(),
+                    );
+                }
+                (kernel, meta)
             }
         };
-        for (st, d) in stores.iter().zip(&descs) {
-            push(st, d.windows);
-        }
-        push(&storage, out_windows);
-        let refs: Vec<Binding<'_>> = bindings
+        let buffers = stores
             .iter()
-            .map(|(s, offset, size)| Binding {
-                buffer: s.buffer(),
-                offset: *offset,
-                size: *size,
-            })
-            .collect();
+            .copied()
+            .zip(operands.iter().map(|o| o.windows))
+            .chain([(&storage, out_windows)]);
+        let mut bindings = Vec::new();
+        for (s, windows) in buffers {
+            for w in 0..windows {
+                let offset = w * target.window_bytes;
+                bindings.push(Binding {
+                    buffer: s.buffer(),
+                    offset,
+                    size: (s.bytes - offset).min(target.window_bytes),
+                });
+            }
+        }
         let groups = n.div_ceil(codegen::PER_THREAD).div_ceil(codegen::WORKGROUP);
-        inner.dispatch(&kernel, &refs, &generated.meta, groups)?;
+        inner.dispatch(&kernel, &bindings, &meta, groups)?;
     }
     Ok(Array::from_storage(
         dev.clone(),
@@ -249,6 +260,158 @@ pub(crate) fn run(dev: &Device, program: &Program, inputs: &[&Array], out: Aval)
         Layout::contiguous(&out.shape),
         out,
     ))
+}
+
+/// What kernels are generated for on `dev`.
+fn target(dev: &Device) -> Target {
+    Target {
+        f16_native: dev.0.info.f16_native,
+        window_bytes: dev.0.window_bytes,
+    }
+}
+
+/// Bytes [`run`] asks for to hold the contiguous output `out` (whole vector stores).
+pub(crate) fn out_bytes(out: &Aval) -> u64 {
+    (out.size() as u64).next_multiple_of(codegen::PER_THREAD) * out.dtype.storage_bytes() as u64
+}
+
+/// An operand of an elementwise kernel as far as the generated code and its metadata
+/// depend on it: its layout and how its buffer is bound.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) struct Operand<'a> {
+    pub(crate) layout: &'a Layout,
+    /// Windows the buffer is bound as.
+    pub(crate) windows: u64,
+    /// Whether the buffer extends to the next multiple of four elements past the data.
+    pub(crate) padded: bool,
+}
+
+impl<'a> Operand<'a> {
+    /// An operand of `dtype` read through `layout` from a buffer of `buffer_bytes` bytes.
+    pub(crate) fn new(
+        layout: &'a Layout,
+        dtype: DType,
+        buffer_bytes: u64,
+        target: &Target,
+    ) -> Operand<'a> {
+        let end = layout.offset + crate::shape::size_of(&layout.shape);
+        Operand {
+            layout,
+            windows: codegen::windows_for(buffer_bytes, target),
+            padded: buffer_bytes >= (end.next_multiple_of(4) * dtype.storage_bytes()) as u64,
+        }
+    }
+}
+
+/// The kernel [`run`] launches for `program` over `operands`, writing a contiguous output
+/// of `out_shape` bound as `out_windows` windows: source and this call's metadata.
+pub(crate) fn elementwise_kernel(
+    program: &Program,
+    operands: &[Operand<'_>],
+    out_shape: &[usize],
+    out_windows: u64,
+    target: &Target,
+) -> Result<codegen::Generated> {
+    let prim = &program.nodes.last().expect("a program has a node").prim;
+    let layouts: Vec<&Layout> = operands.iter().map(|o| o.layout).collect();
+    let mapped = input_maps(prim, &layouts, out_shape);
+    let descs: Vec<InputDesc<'_>> = operands
+        .iter()
+        .zip(&mapped)
+        .map(|(o, (layout, map))| InputDesc {
+            layout,
+            map,
+            windows: o.windows,
+            padded: o.padded,
+        })
+        .collect();
+    codegen::elementwise(program, &descs, out_shape, out_windows, target)
+}
+
+/// Kernels [`run_cached`] made for one program, each with the metadata of its call, keyed
+/// by everything else the source and the metadata depend on: the device (its float16 mode
+/// and window size), the output's shape and windows, and each operand's layout, windows
+/// and padding. A call over the same layouts reuses both; a new layout generates once more
+/// (the device's pipeline cache still finds a kernel of the same structure).
+#[derive(Default)]
+pub(crate) struct KernelCache(std::sync::Mutex<Vec<CachedKernel>>);
+
+struct CachedKernel {
+    device: u64,
+    out_shape: Vec<usize>,
+    out_windows: u64,
+    operands: Vec<(Layout, u64, bool)>,
+    kernel: Arc<Kernel>,
+    meta: Arc<[u32]>,
+}
+
+impl KernelCache {
+    /// Layout combinations kept per program (a function called on ever new views, such as
+    /// slices at moving offsets, would otherwise grow it without bound).
+    const ENTRIES: usize = 8;
+
+    fn get(
+        &self,
+        device: u64,
+        operands: &[Operand<'_>],
+        out_shape: &[usize],
+        out_windows: u64,
+    ) -> Option<(Arc<Kernel>, Arc<[u32]>)> {
+        let entries = crate::runtime::lock(&self.0);
+        entries
+            .iter()
+            .find(|e| {
+                e.device == device
+                    && e.out_windows == out_windows
+                    && e.out_shape == out_shape
+                    && e.operands.len() == operands.len()
+                    && e.operands
+                        .iter()
+                        .zip(operands)
+                        .all(|((l, w, p), o)| l == o.layout && *w == o.windows && *p == o.padded)
+            })
+            .map(|e| (e.kernel.clone(), e.meta.clone()))
+    }
+
+    fn insert(
+        &self,
+        device: u64,
+        operands: &[Operand<'_>],
+        out_shape: &[usize],
+        out_windows: u64,
+        kernel: Arc<Kernel>,
+        meta: Arc<[u32]>,
+    ) {
+        let mut entries = crate::runtime::lock(&self.0);
+        if entries.len() >= Self::ENTRIES {
+            entries.remove(0);
+        }
+        entries.push(CachedKernel {
+            device,
+            out_shape: out_shape.to_vec(),
+            out_windows,
+            operands: operands
+                .iter()
+                .map(|o| (o.layout.clone(), o.windows, o.padded))
+                .collect(),
+            kernel,
+            meta,
+        });
+    }
+}
+
+impl Clone for KernelCache {
+    /// An empty cache: a copy generates its kernels again on first use.
+    fn clone(&self) -> Self {
+        KernelCache::default()
+    }
+}
+
+impl std::fmt::Debug for KernelCache {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let n = crate::runtime::lock(&self.0).len();
+        write!(f, "KernelCache({n} kernels)")
+    }
 }
 
 /// How the generator finds each operand's element for an output index: the operand's

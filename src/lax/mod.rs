@@ -14,9 +14,12 @@ mod eval;
 mod primitive;
 
 pub(crate) use eval::common_device;
+pub(crate) use eval::eval as eval_primitive;
 #[cfg(test)]
 pub(crate) use eval::input_maps;
-pub(crate) use eval::{eval as eval_primitive, run as run_program};
+#[cfg(test)]
+pub(crate) use eval::{elementwise_kernel, out_bytes, Operand};
+pub(crate) use eval::{run_cached as run_program_cached, KernelCache};
 pub(crate) use primitive::EvalKind;
 pub use primitive::{
     BinaryOp, CompareOp, Literal, Primitive, ReduceOp, ScatterMode, ThreefryOutput, UnaryOp,
