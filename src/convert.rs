@@ -49,6 +49,14 @@ pub trait SupportsOlympusArray {
     fn olympus_dtype(&self) -> Option<DType> {
         None
     }
+
+    /// A handler that takes over `numpy` functions for calls this value takes part in
+    /// (NEP 18's `__array_function__`; usually a clone of the value): see
+    /// [`numpy::overrides`](crate::numpy::overrides). `None` (the default) means the value
+    /// is simply converted.
+    fn overrides(&self) -> Option<std::sync::Arc<dyn crate::numpy::overrides::ArrayFunction>> {
+        None
+    }
 }
 
 /// The converted form of an array-like argument, before promotion.
@@ -245,6 +253,17 @@ pub trait ArrayLike {
     fn declared_type(&self) -> Option<TypeSpec> {
         None
     }
+
+    /// The value's override handler, for user types that take over numpy functions
+    /// ([`SupportsOlympusArray::overrides`]); `None` otherwise.
+    fn overrides(&self) -> Option<std::sync::Arc<dyn crate::numpy::overrides::ArrayFunction>> {
+        None
+    }
+
+    /// The Rust type of the argument, for error messages.
+    fn arg_type_name(&self) -> &'static str {
+        std::any::type_name::<Self>()
+    }
 }
 
 impl ArrayLike for Array {
@@ -296,6 +315,14 @@ impl<T: ArrayLike> ArrayLike for Result<T> {
     fn declared_type(&self) -> Option<TypeSpec> {
         self.as_ref().ok().and_then(ArrayLike::declared_type)
     }
+
+    fn overrides(&self) -> Option<std::sync::Arc<dyn crate::numpy::overrides::ArrayFunction>> {
+        self.as_ref().ok().and_then(ArrayLike::overrides)
+    }
+
+    fn arg_type_name(&self) -> &'static str {
+        std::any::type_name::<T>()
+    }
 }
 
 impl ArrayLike for Operand {
@@ -316,6 +343,10 @@ impl<T: SupportsOlympusArray> ArrayLike for &T {
     fn declared_type(&self) -> Option<TypeSpec> {
         (**self).olympus_dtype().map(TypeSpec::strong)
     }
+
+    fn overrides(&self) -> Option<std::sync::Arc<dyn crate::numpy::overrides::ArrayFunction>> {
+        (**self).overrides()
+    }
 }
 
 /// Converts one array-like value to an [`Operand`] now (the element type of mixed lists;
@@ -326,7 +357,9 @@ pub fn to_operand(x: impl ArrayLike) -> Result<Operand> {
 
 /// A list of array-like values of different types, for the `numpy` functions that take
 /// several arrays (`concatenate`, `stack`, `einsum`, ...): each value is converted to an
-/// [`Operand`]; a failed conversion surfaces as the function's error.
+/// [`Operand`] (keeping an override handler, see
+/// [`numpy::overrides`](crate::numpy::overrides)); a failed conversion surfaces as the
+/// function's error.
 ///
 /// ```
 /// use olympus::{arrays, numpy as np};
@@ -338,7 +371,7 @@ pub fn to_operand(x: impl ArrayLike) -> Result<Operand> {
 #[macro_export]
 macro_rules! arrays {
     ($($x:expr),* $(,)?) => {
-        vec![$($crate::convert::to_operand($x)),*]
+        vec![$($crate::numpy::overrides::Arg::new($x)),*]
     };
 }
 
@@ -552,12 +585,13 @@ impl<T: NestedData> ArrayLike for &[T] {
 /// Converts one argument of `func`, wrapping failures in [`Error::Conversion`] with the
 /// argument position and the Rust type.
 pub(crate) fn operand<T: ArrayLike>(func: &str, position: usize, x: T) -> Result<Operand> {
+    let type_name = x.arg_type_name();
     x.into_operand().map_err(|e| match e {
         e @ Error::Conversion { .. } => e,
         e => Error::Conversion {
             func: func.to_string(),
             position,
-            type_name: std::any::type_name::<T>().to_string(),
+            type_name: type_name.to_string(),
             reason: e.to_string(),
         },
     })

@@ -1150,3 +1150,408 @@ mod duck {
         assert_eq!(m.mask.to_vec::<bool>().unwrap(), [false, false]);
     }
 }
+
+// ----- function overrides (NEP 18) -----
+
+mod overrides {
+    use std::cell::RefCell;
+    use std::sync::{Arc, LazyLock};
+
+    use olympus::numpy::overrides::{ArrayFunction, Call, Param, Registry, Value};
+    use olympus::numpy::{self as np, DType};
+    use olympus::{arrays, Array, Error, Result, SupportsOlympusArray};
+
+    thread_local! {
+        static LOG: RefCell<Vec<String>> = const { RefCell::new(Vec::new()) };
+    }
+
+    fn log(s: String) {
+        LOG.with(|l| l.borrow_mut().push(s));
+    }
+
+    fn take_log() -> Vec<String> {
+        LOG.with(|l| std::mem::take(&mut *l.borrow_mut()))
+    }
+
+    /// A type whose handler logs each call and handles the functions listed in `handles`
+    /// by returning `value` (everything else declines).
+    #[derive(Clone)]
+    struct Logger {
+        name: &'static str,
+        data: Array,
+        handles: &'static [&'static str],
+        value: f32,
+    }
+
+    impl ArrayFunction for Logger {
+        fn array_function(&self, call: &Call<'_>) -> Option<Result<Value>> {
+            log(format!(
+                "{}:{}:{:?}",
+                self.name,
+                call.func(),
+                call.types().len()
+            ));
+            if !self.handles.contains(&call.func()) {
+                return None;
+            }
+            if call.func() == "fail" {
+                return Some(Err(Error::InvalidArgument {
+                    func: "handler".into(),
+                    reason: "boom".into(),
+                }));
+            }
+            Some(Array::scalar(self.value).map(Value::from))
+        }
+    }
+
+    impl SupportsOlympusArray for Logger {
+        fn olympus_array(&self) -> Result<Array> {
+            Ok(self.data.clone())
+        }
+        fn overrides(&self) -> Option<Arc<dyn ArrayFunction>> {
+            Some(Arc::new(self.clone()))
+        }
+    }
+
+    /// A second overriding type (NEP 18 asks one handler per distinct type).
+    #[derive(Clone)]
+    struct Other(Logger);
+
+    impl ArrayFunction for Other {
+        fn array_function(&self, call: &Call<'_>) -> Option<Result<Value>> {
+            self.0.array_function(call)
+        }
+    }
+
+    impl SupportsOlympusArray for Other {
+        fn olympus_array(&self) -> Result<Array> {
+            Ok(self.0.data.clone())
+        }
+        fn overrides(&self) -> Option<Arc<dyn ArrayFunction>> {
+            Some(Arc::new(self.clone()))
+        }
+    }
+
+    fn logger(name: &'static str, handles: &'static [&'static str], value: f32) -> Logger {
+        Logger {
+            name,
+            data: np::array([1.0f32, 2.0]).unwrap(),
+            handles,
+            value,
+        }
+    }
+
+    #[test]
+    fn handlers_are_asked_once_per_type_left_to_right_until_one_handles() {
+        let (a1, a2) = (logger("A", &[], 0.0), logger("A", &[], 0.0));
+        let b = Other(logger("B", &["add"], 7.0));
+        // A declines, B handles: one call per distinct type, in argument order.
+        let r = np::add(&a1, np::add(&a2, &b).unwrap()).unwrap();
+        // The inner call: A (first argument) then B.
+        // The outer call: only A takes part (the inner result is a plain array).
+        assert_eq!(take_log(), ["A:add:2", "B:add:2", "A:add:1"]);
+        // The outer call was declined by A, so the default ran: [1, 2] + 7.
+        assert_eq!(r.to_vec::<f32>().unwrap(), [8.0, 9.0]);
+        // B first when it comes first; it handles, so A is never asked.
+        let r = np::add(&b, &a1).unwrap();
+        assert_eq!(take_log(), ["B:add:2"]);
+        assert_eq!(r.item::<f32>().unwrap(), 7.0);
+        // Two arguments of one type: one call.
+        np::multiply(&a1, &a2).unwrap();
+        assert_eq!(take_log(), ["A:multiply:1"]);
+    }
+
+    #[test]
+    fn arrays_defer_and_handlers_are_found_inside_lists() {
+        let a = logger("A", &["concatenate", "subtract"], 3.0);
+        let x = np::array([5.0f32]).unwrap();
+        // A plain array first still defers to the overriding type.
+        assert_eq!(np::subtract(&x, &a).unwrap().item::<f32>().unwrap(), 3.0);
+        assert_eq!(take_log(), ["A:subtract:1"]);
+        // A list element overrides the list function.
+        let r = np::concatenate(arrays![&x, &a, vec![1.0f32]], 0).unwrap();
+        assert_eq!(r.item::<f32>().unwrap(), 3.0);
+        assert_eq!(take_log(), ["A:concatenate:1"]);
+        // A declining handler inside a list: the default joins the converted values.
+        let d = logger("D", &[], 0.0);
+        let r = np::stack(vec![&d, &d], 0).unwrap();
+        assert_eq!(take_log(), ["D:stack:1"]);
+        assert_eq!(r.shape(), &[2, 2]);
+    }
+
+    /// A type that cannot be converted: without a handler for the call, nothing can run it.
+    #[derive(Clone)]
+    struct Opaque;
+
+    impl ArrayFunction for Opaque {
+        fn array_function(&self, call: &Call<'_>) -> Option<Result<Value>> {
+            (call.func() == "sum").then(|| Array::scalar(42i32).map(Value::from))
+        }
+    }
+
+    impl SupportsOlympusArray for Opaque {
+        fn olympus_array(&self) -> Result<Array> {
+            Err(Error::InvalidArgument {
+                func: "olympus_array".into(),
+                reason: "Opaque has no array form".into(),
+            })
+        }
+        fn overrides(&self) -> Option<Arc<dyn ArrayFunction>> {
+            Some(Arc::new(Opaque))
+        }
+    }
+
+    #[test]
+    fn declining_everywhere_without_a_default_is_an_error_naming_function_and_types() {
+        assert_eq!(
+            np::sum(&Opaque, None, false)
+                .unwrap()
+                .item::<i32>()
+                .unwrap(),
+            42
+        );
+        let err = np::sqrt(&Opaque).unwrap_err().to_string();
+        assert!(
+            err.contains("sqrt") && err.contains("Opaque") && err.contains("declined"),
+            "{err}"
+        );
+        let b = Other(logger("B", &[], 0.0));
+        let err = np::add(&b, &Opaque).unwrap_err().to_string();
+        assert!(
+            err.contains("add") && err.contains("Other") && err.contains("Opaque"),
+            "{err}"
+        );
+        take_log();
+    }
+
+    #[test]
+    fn an_error_from_a_handler_reaches_the_caller_unchanged() {
+        static FAILING: LazyLock<Registry> = LazyLock::new(|| {
+            Registry::new().implements("maximum", |_call: &Call<'_>| {
+                Err(Error::InvalidArgument {
+                    func: "handler".into(),
+                    reason: "boom".into(),
+                })
+            })
+        });
+        #[derive(Clone)]
+        struct Failing;
+        impl ArrayFunction for Failing {
+            fn array_function(&self, call: &Call<'_>) -> Option<Result<Value>> {
+                FAILING.dispatch(call)
+            }
+        }
+        impl SupportsOlympusArray for Failing {
+            fn olympus_array(&self) -> Result<Array> {
+                np::zeros(&[1], DType::Float32)
+            }
+            fn overrides(&self) -> Option<Arc<dyn ArrayFunction>> {
+                Some(Arc::new(Failing))
+            }
+        }
+        let err = np::maximum(&Failing, 1.0).unwrap_err();
+        assert_eq!(
+            err,
+            Error::InvalidArgument {
+                func: "handler".into(),
+                reason: "boom".into()
+            }
+        );
+        // Not handled: the default runs on the converted value.
+        assert_eq!(
+            np::minimum(&Failing, 1.0).unwrap().to_vec::<f32>().unwrap(),
+            [0.0]
+        );
+    }
+
+    /// NEP 18's worked example: a quantity with a unit. `add` and `subtract` check units,
+    /// `multiply` multiplies them (and reports the unit through the call log here, since a
+    /// numpy function returns an `Array`), `sum` keeps them; the rest decline and run on the
+    /// magnitude.
+    #[derive(Clone)]
+    struct Quantity {
+        value: Array,
+        unit: &'static str,
+    }
+
+    /// The unit of argument `k` ("" for plain arrays and numbers).
+    fn unit_of(call: &Call<'_>, k: usize) -> &'static str {
+        call.args()
+            .get(k)
+            .and_then(|a| a.downcast_ref::<Quantity>())
+            .map_or("", |q| q.unit)
+    }
+
+    static QUANTITY: LazyLock<Registry> = LazyLock::new(|| {
+        let same_units = |call: &Call<'_>| -> Result<Value> {
+            let (u, v) = (unit_of(call, 0), unit_of(call, 1));
+            if u != v {
+                return Err(Error::InvalidArgument {
+                    func: call.func().into(),
+                    reason: format!("cannot combine {u:?} and {v:?}"),
+                });
+            }
+            let (x, y) = (call.args()[0].to_array()?, call.args()[1].to_array()?);
+            let r = if call.func() == "add" {
+                np::add(x, y)?
+            } else {
+                np::subtract(x, y)?
+            };
+            Ok(Value::from(r))
+        };
+        Registry::new()
+            .implements("add", same_units)
+            .implements("subtract", same_units)
+            .implements("multiply", |call: &Call<'_>| {
+                let units = [unit_of(call, 0), unit_of(call, 1)];
+                log(format!(
+                    "unit {}",
+                    units
+                        .iter()
+                        .filter(|u| !u.is_empty())
+                        .cloned()
+                        .collect::<Vec<_>>()
+                        .join("*")
+                ));
+                Ok(Value::from(np::multiply(
+                    call.args()[0].to_array()?,
+                    call.args()[1].to_array()?,
+                )?))
+            })
+            .implements("sum", |call: &Call<'_>| {
+                let axis = match call.param("axis") {
+                    Some(Param::Ints(v)) => Some(v.iter().map(|&a| a as isize).collect::<Vec<_>>()),
+                    _ => None,
+                };
+                let keepdims = call.param("keepdims") == Some(&Param::Bool(true));
+                Ok(Value::from(np::sum(
+                    call.args()[0].to_array()?,
+                    axis.as_deref(),
+                    keepdims,
+                )?))
+            })
+    });
+
+    impl ArrayFunction for Quantity {
+        fn array_function(&self, call: &Call<'_>) -> Option<Result<Value>> {
+            QUANTITY.dispatch(call)
+        }
+    }
+
+    impl SupportsOlympusArray for Quantity {
+        fn olympus_array(&self) -> Result<Array> {
+            Ok(self.value.clone())
+        }
+        fn overrides(&self) -> Option<Arc<dyn ArrayFunction>> {
+            Some(Arc::new(self.clone()))
+        }
+    }
+
+    #[test]
+    fn a_quantity_checks_units_on_add_and_multiplies_them_on_multiply() {
+        let m = |v: f32| Quantity {
+            value: np::array([v]).unwrap(),
+            unit: "m",
+        };
+        let s = Quantity {
+            value: np::array([2.0f32]).unwrap(),
+            unit: "s",
+        };
+        assert_eq!(
+            np::add(&m(1.0), &m(2.0)).unwrap().item::<f32>().unwrap(),
+            3.0
+        );
+        let err = np::subtract(&m(1.0), &s).unwrap_err().to_string();
+        assert!(err.contains("cannot combine \"m\" and \"s\""), "{err}");
+        assert_eq!(
+            np::multiply(&m(3.0), &s).unwrap().item::<f32>().unwrap(),
+            6.0
+        );
+        assert_eq!(take_log(), ["unit m*s"]);
+        // Parameters arrive by name.
+        let q = Quantity {
+            value: np::array([[1.0f32, 2.0], [3.0, 4.0]]).unwrap(),
+            unit: "m",
+        };
+        assert_eq!(
+            np::sum(&q, Some(&[1]), true)
+                .unwrap()
+                .to_vec::<f32>()
+                .unwrap(),
+            [3.0, 7.0]
+        );
+        // Not handled: the default runs on the magnitude.
+        assert_eq!(np::sqrt(&m(9.0)).unwrap().item::<f32>().unwrap(), 3.0);
+    }
+
+    /// A masked array: reductions leave masked elements out; everything else declines and
+    /// sees masked elements as NaN.
+    #[derive(Clone)]
+    struct Masked {
+        data: Array,
+        mask: Array,
+    }
+
+    impl ArrayFunction for Masked {
+        fn array_function(&self, call: &Call<'_>) -> Option<Result<Value>> {
+            let m = call.args()[0].downcast_ref::<Masked>()?;
+            let kept = |fill: f32| np::r#where(&m.mask, fill, &m.data);
+            Some(match call.func() {
+                "sum" => kept(0.0)
+                    .and_then(|k| np::sum(k, None, false))
+                    .map(Value::from),
+                "max" => kept(f32::NEG_INFINITY)
+                    .and_then(|k| np::max(k, None, false))
+                    .map(Value::from),
+                "mean" => (|| {
+                    let n = np::sum(np::logical_not(&m.mask)?, None, false)?;
+                    np::divide(np::sum(kept(0.0)?, None, false)?, n)
+                })()
+                .map(Value::from),
+                _ => return None,
+            })
+        }
+    }
+
+    impl SupportsOlympusArray for Masked {
+        fn olympus_array(&self) -> Result<Array> {
+            np::r#where(&self.mask, f32::NAN, &self.data)
+        }
+        fn overrides(&self) -> Option<Arc<dyn ArrayFunction>> {
+            Some(Arc::new(self.clone()))
+        }
+    }
+
+    #[test]
+    fn a_masked_array_overrides_reductions() {
+        let m = Masked {
+            data: np::array([1.0f32, 100.0, 3.0]).unwrap(),
+            mask: np::array([false, true, false]).unwrap(),
+        };
+        assert_eq!(
+            np::sum(&m, None, false).unwrap().item::<f32>().unwrap(),
+            4.0
+        );
+        assert_eq!(
+            np::max(&m, None, false).unwrap().item::<f32>().unwrap(),
+            3.0
+        );
+        assert_eq!(
+            np::mean(&m, None, false).unwrap().item::<f32>().unwrap(),
+            2.0
+        );
+        // Declined: the protocol conversion (masked elements are NaN) runs.
+        let doubled = np::multiply(&m, 2.0).unwrap().to_vec::<f32>().unwrap();
+        assert!(doubled[0] == 2.0 && doubled[1].is_nan() && doubled[2] == 6.0);
+        // Methods on Array call the functions, so they dispatch too.
+        let x = np::array([1.0f32, 1.0, 1.0]).unwrap();
+        let q = Quantity {
+            value: x.clone(),
+            unit: "m",
+        };
+        assert_eq!(x.multiply(&q).unwrap().to_vec::<f32>().unwrap(), [1.0; 3]);
+        assert_eq!(take_log(), ["unit m"]);
+        assert!(x.add(&q).is_err(), "a plain array and metres do not add");
+        take_log();
+    }
+}

@@ -1,5 +1,6 @@
 //! Array creation: zeros, ones, full, ranges, identity matrices, conversion.
 
+use super::overrides::overridable;
 use std::ops::Range;
 
 use half::f16;
@@ -112,6 +113,7 @@ pub fn empty(shape: &[usize], dtype: DType) -> Result<Array> {
 /// # Ok::<(), olympus::Error>(())
 /// ```
 pub fn full(shape: &[usize], fill_value: impl ArrayLike, dtype: Option<DType>) -> Result<Array> {
+    overridable!("full"; [one fill_value]; [shape, dtype]);
     let v = operand("full", 1, fill_value)?;
     fill("full", shape, v, dtype, true)
 }
@@ -137,6 +139,7 @@ fn like(func: &str, x: impl ArrayLike) -> Result<(Vec<usize>, TypeSpec)> {
 /// # Ok::<(), olympus::Error>(())
 /// ```
 pub fn shape(x: impl ArrayLike) -> Result<Vec<usize>> {
+    overridable!("shape"; [one x]; []);
     if let Some(s) = x.declared_shape() {
         return Ok(s);
     }
@@ -145,16 +148,19 @@ pub fn shape(x: impl ArrayLike) -> Result<Vec<usize>> {
 
 /// The number of dimensions of `x`.
 pub fn ndim(x: impl ArrayLike) -> Result<usize> {
+    overridable!("ndim"; [one x]; []);
     Ok(shape(x)?.len())
 }
 
 /// The number of elements of `x`.
 pub fn size(x: impl ArrayLike) -> Result<usize> {
+    overridable!("size"; [one x]; []);
     Ok(shape(x)?.iter().product())
 }
 
 /// Zeros with the shape and dtype of `x`.
 pub fn zeros_like(x: impl ArrayLike) -> Result<Array> {
+    overridable!("zeros_like"; [one x]; []);
     let (shape, t) = like("zeros_like", x)?;
     fill(
         "zeros_like",
@@ -168,6 +174,7 @@ pub fn zeros_like(x: impl ArrayLike) -> Result<Array> {
 
 /// Ones with the shape and dtype of `x`.
 pub fn ones_like(x: impl ArrayLike) -> Result<Array> {
+    overridable!("ones_like"; [one x]; []);
     let (shape, t) = like("ones_like", x)?;
     fill(
         "ones_like",
@@ -181,11 +188,13 @@ pub fn ones_like(x: impl ArrayLike) -> Result<Array> {
 
 /// Zeros with the shape and dtype of `x` (see [`empty`]).
 pub fn empty_like(x: impl ArrayLike) -> Result<Array> {
+    overridable!("empty_like"; [one x]; []);
     zeros_like(x)
 }
 
 /// `fill_value` with the shape and dtype of `x`.
 pub fn full_like(x: impl ArrayLike, fill_value: impl ArrayLike) -> Result<Array> {
+    overridable!("full_like"; [one x, one fill_value]; []);
     let (shape, t) = like("full_like", x)?;
     let v = operand("full_like", 1, fill_value)?;
     fill("full_like", &shape, v, Some(t.dtype), false).map(|a| a.with_weak(t.weak))
@@ -204,6 +213,7 @@ pub fn full_like(x: impl ArrayLike, fill_value: impl ArrayLike) -> Result<Array>
 /// # Ok::<(), olympus::Error>(())
 /// ```
 pub fn asarray(x: impl ArrayLike) -> Result<Array> {
+    overridable!("asarray"; [one x]; []);
     let op = operand("asarray", 0, x)?;
     let t = result_type(&[op.type_spec()]);
     let device = operand_device("asarray", std::slice::from_ref(&op))?;
@@ -213,11 +223,13 @@ pub fn asarray(x: impl ArrayLike) -> Result<Array> {
 /// Converts `x` to an array (`jnp.array`); the same as [`asarray`], since arrays are
 /// immutable and never need a defensive copy.
 pub fn array(x: impl ArrayLike) -> Result<Array> {
+    overridable!("array"; [one x]; []);
     asarray(x)
 }
 
 /// `x` converted to `dtype` (see [`Array::astype`]).
 pub fn astype(x: impl ArrayLike, dtype: DType) -> Result<Array> {
+    overridable!("astype"; [one x]; [dtype]);
     asarray(x)?.astype(dtype)
 }
 

@@ -6,6 +6,7 @@
 //! as JAX does where it cannot check. Boolean selection has a data-dependent shape, so it
 //! reads the mask back.
 
+use super::overrides::overridable;
 use crate::array::Array;
 use crate::convert::{operand, ArrayLike};
 use crate::dtype::DType;
@@ -347,6 +348,7 @@ fn out_of_range(func: &str, x_shape: &[usize], axis: usize, n: usize) -> Error {
 /// # Ok::<(), olympus::Error>(())
 /// ```
 pub fn take(x: impl ArrayLike, indices: impl ArrayLike, axis: Option<isize>) -> Result<Array> {
+    overridable!("take"; [one x, one indices]; [axis]);
     let func = "take";
     let x = super::asarray(operand(func, 0, x)?)?;
     let idx = super::asarray(operand(func, 1, indices)?)?;
@@ -404,6 +406,7 @@ pub fn take(x: impl ArrayLike, indices: impl ArrayLike, axis: Option<isize>) -> 
 /// # Ok::<(), olympus::Error>(())
 /// ```
 pub fn take_along_axis(x: impl ArrayLike, indices: impl ArrayLike, axis: isize) -> Result<Array> {
+    overridable!("take_along_axis"; [one x, one indices]; [axis]);
     let func = "take_along_axis";
     let x = super::asarray(operand(func, 0, x)?)?;
     let idx = super::asarray(operand(func, 1, indices)?)?;
@@ -446,6 +449,7 @@ pub fn take_along_axis(x: impl ArrayLike, indices: impl ArrayLike, axis: isize) 
 /// # Ok::<(), olympus::Error>(())
 /// ```
 pub fn nonzero(x: impl ArrayLike) -> Result<Vec<Array>> {
+    overridable!("nonzero"; [one x]; []);
     let x = super::asarray(operand("nonzero", 0, x)?)?;
     let x = if x.ndim() == 0 {
         lax::reshape(&x, &[1])?
@@ -469,6 +473,7 @@ pub fn nonzero(x: impl ArrayLike) -> Result<Vec<Array>> {
 
 /// Indices of the non-zero elements as one int32 array of shape `(count, ndim)`.
 pub fn argwhere(x: impl ArrayLike) -> Result<Array> {
+    overridable!("argwhere"; [one x]; []);
     let x = super::asarray(operand("argwhere", 0, x)?)?;
     let pos = true_positions(&x)?;
     let shape = x.shape().to_vec();
@@ -507,6 +512,7 @@ fn true_positions(x: &Array) -> Result<Vec<usize>> {
 /// # Ok::<(), olympus::Error>(())
 /// ```
 pub fn extract(condition: impl ArrayLike, arr: impl ArrayLike) -> Result<Array> {
+    overridable!("extract"; [one condition, one arr]; []);
     let func = "extract";
     let c = super::asarray(operand(func, 0, condition)?)?;
     let x = super::asarray(operand(func, 1, arr)?)?;
@@ -535,6 +541,7 @@ pub fn compress(
     a: impl ArrayLike,
     axis: Option<isize>,
 ) -> Result<Array> {
+    overridable!("compress"; [one condition, one a]; [axis]);
     let func = "compress";
     let c = super::asarray(operand(func, 0, condition)?)?;
     let x = super::asarray(operand(func, 1, a)?)?;

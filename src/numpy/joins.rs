@@ -3,6 +3,7 @@
 //! Joins are one `concatenate` kernel (operands read in place, views included); splits are
 //! views; tiles and repeats are broadcasts copied once; rolls join two views.
 
+use super::overrides::overridable;
 use crate::array::Array;
 use crate::convert::{operand, ArrayLike, Operand};
 use crate::dtype::DType;
@@ -38,6 +39,7 @@ pub fn concatenate<A: ArrayLike>(
     arrays: impl IntoIterator<Item = A>,
     axis: isize,
 ) -> Result<Array> {
+    overridable!("concatenate"; [list arrays]; [axis]);
     let xs = promoted("concatenate", arrays)?;
     join("concatenate", &xs, axis)
 }
@@ -85,6 +87,7 @@ fn rename(e: Error, func: &str) -> Error {
 /// # Ok::<(), olympus::Error>(())
 /// ```
 pub fn stack<A: ArrayLike>(arrays: impl IntoIterator<Item = A>, axis: isize) -> Result<Array> {
+    overridable!("stack"; [list arrays]; [axis]);
     let xs = promoted("stack", arrays)?;
     let shape = xs[0].shape().to_vec();
     if let Some(bad) = xs.iter().find(|x| x.shape() != shape.as_slice()) {
@@ -106,6 +109,7 @@ pub fn stack<A: ArrayLike>(arrays: impl IntoIterator<Item = A>, axis: isize) -> 
 
 /// Joins along the first axis after making every array at least 2-D (rows).
 pub fn vstack<A: ArrayLike>(arrays: impl IntoIterator<Item = A>) -> Result<Array> {
+    overridable!("vstack"; [list arrays]; []);
     let xs: Vec<Array> = promoted("vstack", arrays)?
         .into_iter()
         .map(super::atleast_2d)
@@ -115,6 +119,7 @@ pub fn vstack<A: ArrayLike>(arrays: impl IntoIterator<Item = A>) -> Result<Array
 
 /// Joins along the second axis (the first for 1-D arrays).
 pub fn hstack<A: ArrayLike>(arrays: impl IntoIterator<Item = A>) -> Result<Array> {
+    overridable!("hstack"; [list arrays]; []);
     let xs: Vec<Array> = promoted("hstack", arrays)?
         .into_iter()
         .map(super::atleast_1d)
@@ -125,6 +130,7 @@ pub fn hstack<A: ArrayLike>(arrays: impl IntoIterator<Item = A>) -> Result<Array
 
 /// Joins along the third axis after making every array at least 3-D.
 pub fn dstack<A: ArrayLike>(arrays: impl IntoIterator<Item = A>) -> Result<Array> {
+    overridable!("dstack"; [list arrays]; []);
     let xs: Vec<Array> = promoted("dstack", arrays)?
         .into_iter()
         .map(super::atleast_3d)
@@ -178,7 +184,9 @@ impl From<Vec<isize>> for Sections {
 /// # Ok::<(), olympus::Error>(())
 /// ```
 pub fn split(x: impl ArrayLike, sections: impl Into<Sections>, axis: isize) -> Result<Vec<Array>> {
-    split_impl("split", x, sections.into(), axis, true)
+    let sections: Sections = sections.into();
+    overridable!("split"; [one x]; [sections, axis]);
+    split_impl("split", x, sections, axis, true)
 }
 
 /// Splits into views along `axis`; a count need not divide the axis (the first sections
@@ -188,7 +196,9 @@ pub fn array_split(
     sections: impl Into<Sections>,
     axis: isize,
 ) -> Result<Vec<Array>> {
-    split_impl("array_split", x, sections.into(), axis, false)
+    let sections: Sections = sections.into();
+    overridable!("array_split"; [one x]; [sections, axis]);
+    split_impl("array_split", x, sections, axis, false)
 }
 
 fn split_impl(
@@ -266,6 +276,7 @@ fn split_impl(
 /// # Ok::<(), olympus::Error>(())
 /// ```
 pub fn tile(x: impl ArrayLike, reps: &[usize]) -> Result<Array> {
+    overridable!("tile"; [one x]; [reps]);
     let x = super::asarray(operand("tile", 0, x)?)?;
     let d = x.ndim().max(reps.len());
     let mut shape = vec![1; d - x.ndim()];
@@ -329,6 +340,8 @@ pub fn repeat(
     repeats: impl Into<Repeats>,
     axis: Option<isize>,
 ) -> Result<Array> {
+    let repeats: Repeats = repeats.into();
+    overridable!("repeat"; [one x]; [repeats, axis]);
     let x = super::asarray(operand("repeat", 0, x)?)?;
     let (x, axis) = match axis {
         None => (super::ravel(&x)?, 0),
@@ -342,7 +355,7 @@ pub fn repeat(
         }
     };
     let n = x.shape()[axis];
-    match repeats.into() {
+    match repeats {
         Repeats::Each(k) => {
             // (.., n, 1, ..) broadcast to (.., n, k, ..) and merged.
             let mut inter = x.shape().to_vec();
@@ -392,6 +405,7 @@ pub fn repeat(
 /// # Ok::<(), olympus::Error>(())
 /// ```
 pub fn roll(x: impl ArrayLike, shift: &[isize], axis: Option<&[isize]>) -> Result<Array> {
+    overridable!("roll"; [one x]; [shift, axis]);
     let x = super::asarray(operand("roll", 0, x)?)?;
     let Some(axes) = axis else {
         if shift.len() != 1 {
@@ -452,6 +466,7 @@ pub enum PadMode {
 /// # Ok::<(), olympus::Error>(())
 /// ```
 pub fn pad(x: impl ArrayLike, pad_width: &[(usize, usize)], mode: PadMode) -> Result<Array> {
+    overridable!("pad"; [one x]; [pad_width, mode]);
     let x = super::asarray(operand("pad", 0, x)?)?;
     let r = x.ndim();
     let widths: Vec<(usize, usize)> = match pad_width.len() {
@@ -484,11 +499,13 @@ pub fn pad(x: impl ArrayLike, pad_width: &[(usize, usize)], mode: PadMode) -> Re
 /// # Ok::<(), olympus::Error>(())
 /// ```
 pub fn tril(x: impl ArrayLike, k: isize) -> Result<Array> {
+    overridable!("tril"; [one x]; [k]);
     triangle("tril", x, k, true)
 }
 
 /// Upper triangle of the last two axes: elements below diagonal `k` become zero.
 pub fn triu(x: impl ArrayLike, k: isize) -> Result<Array> {
+    overridable!("triu"; [one x]; [k]);
     triangle("triu", x, k, false)
 }
 

@@ -2,6 +2,7 @@
 //! (`lax::dot`, batched `[b, m, k] x [b, k, n]`), with transposes, broadcasts and
 //! reshapes as views wherever the strides allow.
 
+use super::overrides::overridable;
 use crate::array::Array;
 use crate::convert::{operand, ArrayLike};
 use crate::dtype::DType;
@@ -65,6 +66,7 @@ fn batched(func: &str, a: &Array, b: &Array) -> Result<Array> {
 /// # Ok::<(), olympus::Error>(())
 /// ```
 pub fn matmul(a: impl ArrayLike, b: impl ArrayLike) -> Result<Array> {
+    overridable!("matmul"; [one a, one b]; []);
     let func = "matmul";
     let (a, b) = two(func, a, b)?;
     if a.ndim() == 0 || b.ndim() == 0 {
@@ -133,6 +135,7 @@ pub fn tensordot(
     axes_a: &[isize],
     axes_b: &[isize],
 ) -> Result<Array> {
+    overridable!("tensordot"; [one a, one b]; [axes_a, axes_b]);
     let func = "tensordot";
     let (a, b) = two(func, a, b)?;
     contract(func, &a, &b, axes_a, axes_b)
@@ -187,6 +190,7 @@ fn contract(func: &str, a: &Array, b: &Array, axes_a: &[isize], axes_b: &[isize]
 /// # Ok::<(), olympus::Error>(())
 /// ```
 pub fn dot(a: impl ArrayLike, b: impl ArrayLike) -> Result<Array> {
+    overridable!("dot"; [one a, one b]; []);
     let func = "dot";
     let (a, b) = two(func, a, b)?;
     if a.ndim() == 0 || b.ndim() == 0 {
@@ -203,6 +207,7 @@ pub fn dot(a: impl ArrayLike, b: impl ArrayLike) -> Result<Array> {
 /// Inner product over the last axes (NumPy's `inner`): the result has `a`'s other axes
 /// then `b`'s. Scalars multiply.
 pub fn inner(a: impl ArrayLike, b: impl ArrayLike) -> Result<Array> {
+    overridable!("inner"; [one a, one b]; []);
     let func = "inner";
     let (a, b) = two(func, a, b)?;
     if a.ndim() == 0 || b.ndim() == 0 {
@@ -213,6 +218,7 @@ pub fn inner(a: impl ArrayLike, b: impl ArrayLike) -> Result<Array> {
 
 /// Dot product of the flattened operands (which must have equal sizes).
 pub fn vdot(a: impl ArrayLike, b: impl ArrayLike) -> Result<Array> {
+    overridable!("vdot"; [one a, one b]; []);
     let func = "vdot";
     let (a, b) = two(func, a, b)?;
     if a.size() != b.size() {
@@ -228,6 +234,7 @@ pub fn vdot(a: impl ArrayLike, b: impl ArrayLike) -> Result<Array> {
 
 /// Outer product of the flattened operands: `out[i, j] = a[i] * b[j]`.
 pub fn outer(a: impl ArrayLike, b: impl ArrayLike) -> Result<Array> {
+    overridable!("outer"; [one a, one b]; []);
     let func = "outer";
     let (a, b) = two(func, a, b)?;
     let ca = lax::reshape(&a, &[a.size(), 1])?;
@@ -247,6 +254,7 @@ pub fn outer(a: impl ArrayLike, b: impl ArrayLike) -> Result<Array> {
 /// # Ok::<(), olympus::Error>(())
 /// ```
 pub fn diagonal(x: impl ArrayLike, offset: isize, axis1: isize, axis2: isize) -> Result<Array> {
+    overridable!("diagonal"; [one x]; [offset, axis1, axis2]);
     let x = super::asarray(operand("diagonal", 0, x)?)?;
     diag_impl("diagonal", &x, offset, axis1, axis2)
 }
@@ -304,6 +312,7 @@ fn diag_impl(func: &str, x: &Array, offset: isize, axis1: isize, axis2: isize) -
 
 /// Sum along a diagonal (see [`diagonal`]); bool counts as int32.
 pub fn trace(x: impl ArrayLike, offset: isize, axis1: isize, axis2: isize) -> Result<Array> {
+    overridable!("trace"; [one x]; [offset, axis1, axis2]);
     let x = super::asarray(operand("trace", 0, x)?)?;
     let d = diag_impl("trace", &x, offset, axis1, axis2)?;
     super::sum(&d, Some(&[-1]), false)
@@ -329,6 +338,7 @@ pub fn einsum<A: ArrayLike>(
     subscripts: &str,
     operands: impl IntoIterator<Item = A>,
 ) -> Result<Array> {
+    overridable!("einsum"; [list operands]; [subscripts]);
     let func = "einsum";
     let ops: Vec<crate::convert::Operand> = operands
         .into_iter()

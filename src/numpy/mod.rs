@@ -12,6 +12,7 @@ mod indexing;
 mod joins;
 mod linalg;
 mod methods;
+pub mod overrides;
 mod reductions;
 mod shapes;
 mod ufuncs;

@@ -1,5 +1,6 @@
 //! Reductions over no axis (all of them), one, several or negative axes, with keepdims.
 
+use super::overrides::overridable;
 use crate::array::Array;
 use crate::convert::{operand, ArrayLike};
 use crate::dtype::DType;
@@ -56,11 +57,13 @@ fn numeric(
 /// # Ok::<(), olympus::Error>(())
 /// ```
 pub fn sum(x: impl ArrayLike, axis: Option<&[isize]>, keepdims: bool) -> Result<Array> {
+    overridable!("sum"; [one x]; [axis, keepdims]);
     numeric("sum", x, axis, keepdims, ReduceOp::Sum)
 }
 
 /// Product of elements over `axis`; an empty product is 1.
 pub fn prod(x: impl ArrayLike, axis: Option<&[isize]>, keepdims: bool) -> Result<Array> {
+    overridable!("prod"; [one x]; [axis, keepdims]);
     numeric("prod", x, axis, keepdims, ReduceOp::Prod)
 }
 
@@ -91,11 +94,13 @@ fn extreme(
 
 /// Maximum over `axis`; NaN propagates. Reducing an empty axis is an error.
 pub fn max(x: impl ArrayLike, axis: Option<&[isize]>, keepdims: bool) -> Result<Array> {
+    overridable!("max"; [one x]; [axis, keepdims]);
     extreme("max", x, axis, keepdims, ReduceOp::Max, ReduceOp::Or)
 }
 
 /// Minimum over `axis`; NaN propagates. Reducing an empty axis is an error.
 pub fn min(x: impl ArrayLike, axis: Option<&[isize]>, keepdims: bool) -> Result<Array> {
+    overridable!("min"; [one x]; [axis, keepdims]);
     extreme("min", x, axis, keepdims, ReduceOp::Min, ReduceOp::And)
 }
 
@@ -118,17 +123,20 @@ fn logical(
 
 /// True where every element over `axis` is true (true for an empty axis).
 pub fn all(x: impl ArrayLike, axis: Option<&[isize]>, keepdims: bool) -> Result<Array> {
+    overridable!("all"; [one x]; [axis, keepdims]);
     logical("all", x, axis, keepdims, ReduceOp::And)
 }
 
 /// True where any element over `axis` is true (false for an empty axis).
 pub fn any(x: impl ArrayLike, axis: Option<&[isize]>, keepdims: bool) -> Result<Array> {
+    overridable!("any"; [one x]; [axis, keepdims]);
     logical("any", x, axis, keepdims, ReduceOp::Or)
 }
 
 /// Arithmetic mean over `axis`; integers and bool average in float32, float16 is summed
 /// in float32 and rounded once. The mean of an empty axis is NaN.
 pub fn mean(x: impl ArrayLike, axis: Option<&[isize]>, keepdims: bool) -> Result<Array> {
+    overridable!("mean"; [one x]; [axis, keepdims]);
     let (x, axes) = prepare("mean", x, axis)?;
     let count: usize = axes.iter().map(|&a| x.shape()[a]).product();
     let out = if x.dtype() == DType::Float16 {
@@ -225,11 +233,13 @@ fn arg_extreme(
 /// # Ok::<(), olympus::Error>(())
 /// ```
 pub fn argmax(x: impl ArrayLike, axis: Option<isize>, keepdims: bool) -> Result<Array> {
+    overridable!("argmax"; [one x]; [axis, keepdims]);
     arg_extreme("argmax", x, axis, keepdims, true)
 }
 
 /// Index (int32) of the first minimum along `axis`; NaN counts as the minimum.
 pub fn argmin(x: impl ArrayLike, axis: Option<isize>, keepdims: bool) -> Result<Array> {
+    overridable!("argmin"; [one x]; [axis, keepdims]);
     arg_extreme("argmin", x, axis, keepdims, false)
 }
 
@@ -250,6 +260,7 @@ pub fn var(
     ddof: usize,
     keepdims: bool,
 ) -> Result<Array> {
+    overridable!("var"; [one x]; [axis, ddof, keepdims]);
     var_impl("var", x, axis, ddof, keepdims)
 }
 
@@ -286,6 +297,7 @@ pub fn std(
     ddof: usize,
     keepdims: bool,
 ) -> Result<Array> {
+    overridable!("std"; [one x]; [axis, ddof, keepdims]);
     let v = var_impl("std", x, axis, ddof, keepdims)?;
     super::sqrt(&v)
 }
@@ -301,6 +313,7 @@ pub fn std(
 /// # Ok::<(), olympus::Error>(())
 /// ```
 pub fn logsumexp(x: impl ArrayLike, axis: Option<&[isize]>, keepdims: bool) -> Result<Array> {
+    overridable!("logsumexp"; [one x]; [axis, keepdims]);
     let (x, axes) = prepare("logsumexp", x, axis)?;
     let xf = inexact(&x)?;
     let ax = to_isize(&axes);
@@ -337,12 +350,14 @@ fn nan_as(x: &Array, value: f64) -> Result<Array> {
 
 /// Sum treating NaN as zero.
 pub fn nansum(x: impl ArrayLike, axis: Option<&[isize]>, keepdims: bool) -> Result<Array> {
+    overridable!("nansum"; [one x]; [axis, keepdims]);
     let x = super::asarray(operand("nansum", 0, x)?)?;
     sum(nan_as(&x, 0.0)?, axis, keepdims)
 }
 
 /// Mean of the non-NaN elements (NaN where all are NaN).
 pub fn nanmean(x: impl ArrayLike, axis: Option<&[isize]>, keepdims: bool) -> Result<Array> {
+    overridable!("nanmean"; [one x]; [axis, keepdims]);
     let (x, axes) = prepare("nanmean", x, axis)?;
     if !x.dtype().is_floating() {
         return mean(&x, axis, keepdims);
@@ -400,16 +415,19 @@ fn nan_extreme(
 
 /// Maximum ignoring NaN (NaN where every element is NaN). An empty axis is an error.
 pub fn nanmax(x: impl ArrayLike, axis: Option<&[isize]>, keepdims: bool) -> Result<Array> {
+    overridable!("nanmax"; [one x]; [axis, keepdims]);
     nan_extreme("nanmax", x, axis, keepdims, true)
 }
 
 /// Minimum ignoring NaN (NaN where every element is NaN). An empty axis is an error.
 pub fn nanmin(x: impl ArrayLike, axis: Option<&[isize]>, keepdims: bool) -> Result<Array> {
+    overridable!("nanmin"; [one x]; [axis, keepdims]);
     nan_extreme("nanmin", x, axis, keepdims, false)
 }
 
 /// Number of non-zero (true; NaN counts) elements over `axis`, as int32.
 pub fn count_nonzero(x: impl ArrayLike, axis: Option<&[isize]>, keepdims: bool) -> Result<Array> {
+    overridable!("count_nonzero"; [one x]; [axis, keepdims]);
     let (x, axes) = prepare("count_nonzero", x, axis)?;
     let b = x.astype(DType::Bool)?.astype(DType::Int32)?;
     let r = lax::reduce(ReduceOp::Sum, &b, &axes)?;
@@ -470,11 +488,13 @@ fn scan(func: &str, x: impl ArrayLike, axis: Option<isize>, product: bool) -> Re
 /// # Ok::<(), olympus::Error>(())
 /// ```
 pub fn cumsum(x: impl ArrayLike, axis: Option<isize>) -> Result<Array> {
+    overridable!("cumsum"; [one x]; [axis]);
     scan("cumsum", x, axis, false)
 }
 
 /// Cumulative product along `axis` (of the flattened array when `None`).
 pub fn cumprod(x: impl ArrayLike, axis: Option<isize>) -> Result<Array> {
+    overridable!("cumprod"; [one x]; [axis]);
     scan("cumprod", x, axis, true)
 }
 
@@ -526,12 +546,14 @@ fn sort_impl(func: &str, x: impl ArrayLike, axis: Option<isize>, indices: bool) 
 /// # Ok::<(), olympus::Error>(())
 /// ```
 pub fn sort(x: impl ArrayLike, axis: Option<isize>) -> Result<Array> {
+    overridable!("sort"; [one x]; [axis]);
     sort_impl("sort", x, axis, false)
 }
 
 /// Positions (int32) that sort `x` along `axis` (stable: equal elements keep their
 /// order; NaN last). `take_along_axis(x, argsort(x, axis), axis)` is `sort(x, axis)`.
 pub fn argsort(x: impl ArrayLike, axis: Option<isize>) -> Result<Array> {
+    overridable!("argsort"; [one x]; [axis]);
     sort_impl("argsort", x, axis, true)
 }
 
@@ -544,6 +566,7 @@ pub fn argsort(x: impl ArrayLike, axis: Option<isize>) -> Result<Array> {
 /// # Ok::<(), olympus::Error>(())
 /// ```
 pub fn median(x: impl ArrayLike, axis: Option<&[isize]>, keepdims: bool) -> Result<Array> {
+    overridable!("median"; [one x]; [axis, keepdims]);
     let (x, axes) = prepare("median", x, axis)?;
     let xf = inexact(&x)?;
     let keep: Vec<usize> = (0..x.ndim()).filter(|i| !axes.contains(i)).collect();

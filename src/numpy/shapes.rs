@@ -1,6 +1,7 @@
 //! Shape manipulation. Transposes, broadcasts, reversals and reshapes of contiguous arrays
 //! are views: new strides and offset over the same buffer, no copy.
 
+use super::overrides::overridable;
 use crate::array::Array;
 use crate::convert::{operand, ArrayLike};
 use crate::error::{Error, Result};
@@ -22,6 +23,7 @@ fn arr(func: &str, x: impl ArrayLike) -> Result<Array> {
 /// # Ok::<(), olympus::Error>(())
 /// ```
 pub fn reshape(x: impl ArrayLike, shape: &[isize]) -> Result<Array> {
+    overridable!("reshape"; [one x]; [shape]);
     let x = arr("reshape", x)?;
     let size = x.size();
     let known: usize = shape
@@ -58,6 +60,7 @@ pub fn reshape(x: impl ArrayLike, shape: &[isize]) -> Result<Array> {
 
 /// The elements as a 1-D array (a view when contiguous).
 pub fn ravel(x: impl ArrayLike) -> Result<Array> {
+    overridable!("ravel"; [one x]; []);
     let x = arr("ravel", x)?;
     let n = x.size();
     lax::reshape(&x, &[n])
@@ -73,6 +76,7 @@ pub fn ravel(x: impl ArrayLike) -> Result<Array> {
 /// # Ok::<(), olympus::Error>(())
 /// ```
 pub fn transpose(x: impl ArrayLike, axes: Option<&[isize]>) -> Result<Array> {
+    overridable!("transpose"; [one x]; [axes]);
     let x = arr("transpose", x)?;
     let perm = match axes {
         None => (0..x.ndim()).rev().collect(),
@@ -91,6 +95,7 @@ pub fn transpose(x: impl ArrayLike, axes: Option<&[isize]>) -> Result<Array> {
 
 /// Exchanges two axes. A view.
 pub fn swapaxes(x: impl ArrayLike, axis1: isize, axis2: isize) -> Result<Array> {
+    overridable!("swapaxes"; [one x]; [axis1, axis2]);
     let x = arr("swapaxes", x)?;
     let a = normalize_axis("swapaxes", axis1, x.ndim())?;
     let b = normalize_axis("swapaxes", axis2, x.ndim())?;
@@ -101,6 +106,7 @@ pub fn swapaxes(x: impl ArrayLike, axis1: isize, axis2: isize) -> Result<Array> 
 
 /// Moves axes to new positions, keeping the order of the others. A view.
 pub fn moveaxis(x: impl ArrayLike, source: &[isize], destination: &[isize]) -> Result<Array> {
+    overridable!("moveaxis"; [one x]; [source, destination]);
     let x = arr("moveaxis", x)?;
     if source.len() != destination.len() {
         return Err(Error::arg(
@@ -129,6 +135,7 @@ pub fn moveaxis(x: impl ArrayLike, source: &[isize], destination: &[isize]) -> R
 
 /// Inserts length-1 axes at the given positions (of the result). A view.
 pub fn expand_dims(x: impl ArrayLike, axis: &[isize]) -> Result<Array> {
+    overridable!("expand_dims"; [one x]; [axis]);
     let x = arr("expand_dims", x)?;
     let out_ndim = x.ndim() + axis.len();
     let axes = normalize_axes("expand_dims", axis, out_ndim)?;
@@ -148,6 +155,7 @@ pub fn expand_dims(x: impl ArrayLike, axis: &[isize]) -> Result<Array> {
 /// Removes length-1 axes (all of them when `axis` is `None`; naming a longer axis is an
 /// error). A view.
 pub fn squeeze(x: impl ArrayLike, axis: Option<&[isize]>) -> Result<Array> {
+    overridable!("squeeze"; [one x]; [axis]);
     let x = arr("squeeze", x)?;
     let axes = match axis {
         None => (0..x.ndim()).filter(|&i| x.shape()[i] == 1).collect(),
@@ -169,6 +177,7 @@ pub fn squeeze(x: impl ArrayLike, axis: Option<&[isize]>) -> Result<Array> {
 
 /// Broadcasts `x` to `shape` with NumPy's rules. A view.
 pub fn broadcast_to(x: impl ArrayLike, shape: &[usize]) -> Result<Array> {
+    overridable!("broadcast_to"; [one x]; [shape]);
     let x = arr("broadcast_to", x)?;
     let s = crate::shape::broadcast_shapes_for("broadcast_to", &[x.shape(), shape])?;
     if s != shape {
@@ -184,6 +193,7 @@ pub fn broadcast_to(x: impl ArrayLike, shape: &[usize]) -> Result<Array> {
 
 /// Broadcasts several arrays against each other (views).
 pub fn broadcast_arrays<T: ArrayLike>(xs: impl IntoIterator<Item = T>) -> Result<Vec<Array>> {
+    overridable!("broadcast_arrays"; [list xs]; []);
     let arrays: Vec<Array> = xs
         .into_iter()
         .enumerate()
@@ -196,6 +206,7 @@ pub fn broadcast_arrays<T: ArrayLike>(xs: impl IntoIterator<Item = T>) -> Result
 
 /// Reverses the order of elements along `axis` (all axes when `None`). A view.
 pub fn flip(x: impl ArrayLike, axis: Option<&[isize]>) -> Result<Array> {
+    overridable!("flip"; [one x]; [axis]);
     let x = arr("flip", x)?;
     let dims = match axis {
         None => (0..x.ndim()).collect(),
@@ -220,15 +231,18 @@ fn atleast(func: &str, x: impl ArrayLike, n: usize) -> Result<Array> {
 
 /// `x` with at least one dimension.
 pub fn atleast_1d(x: impl ArrayLike) -> Result<Array> {
+    overridable!("atleast_1d"; [one x]; []);
     atleast("atleast_1d", x, 1)
 }
 
 /// `x` with at least two dimensions (a 1-D array becomes a row).
 pub fn atleast_2d(x: impl ArrayLike) -> Result<Array> {
+    overridable!("atleast_2d"; [one x]; []);
     atleast("atleast_2d", x, 2)
 }
 
 /// `x` with at least three dimensions (`(n,)` becomes `(1, n, 1)`, `(m, n)` becomes `(m, n, 1)`).
 pub fn atleast_3d(x: impl ArrayLike) -> Result<Array> {
+    overridable!("atleast_3d"; [one x]; []);
     atleast("atleast_3d", x, 3)
 }

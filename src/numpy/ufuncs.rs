@@ -1,6 +1,7 @@
 //! Elementwise functions (ufuncs). Each promotes and broadcasts its operands with JAX's
 //! rules, then binds `lax` primitives; every kernel comes from the one generator.
 
+use super::overrides::overridable;
 use crate::array::Array;
 use crate::convert::{operand, ArrayLike};
 use crate::dtype::DType;
@@ -62,6 +63,7 @@ macro_rules! float_unary {
         /// Integer and bool inputs become float32 first; float16 is computed in float32 and
         /// rounded once.
         pub fn $name(x: impl ArrayLike) -> Result<Array> {
+            overridable!(stringify!($name); [one x]; []);
             lax::unary(UnaryOp::$op, &one(stringify!($name), x, true)?)
         }
     )*};
@@ -125,6 +127,7 @@ float_unary! {
 
 /// `-x` elementwise (integers wrap: `-i32::MIN == i32::MIN`). Bool is an error.
 pub fn negative(x: impl ArrayLike) -> Result<Array> {
+    overridable!("negative"; [one x]; []);
     let x = one("negative", x, false)?;
     reject_bool("negative", &x)?;
     lax::unary(UnaryOp::Neg, &x)
@@ -132,6 +135,7 @@ pub fn negative(x: impl ArrayLike) -> Result<Array> {
 
 /// `+x`: the input, promoted. Bool is an error.
 pub fn positive(x: impl ArrayLike) -> Result<Array> {
+    overridable!("positive"; [one x]; []);
     let x = one("positive", x, false)?;
     reject_bool("positive", &x)?;
     Ok(x)
@@ -139,6 +143,7 @@ pub fn positive(x: impl ArrayLike) -> Result<Array> {
 
 /// `|x|` elementwise (`abs(i32::MIN) == i32::MIN`, as in NumPy); bool is returned as is.
 pub fn abs(x: impl ArrayLike) -> Result<Array> {
+    overridable!("abs"; [one x]; []);
     let x = one("abs", x, false)?;
     match x.dtype() {
         DType::Bool | DType::UInt32 => Ok(x),
@@ -148,11 +153,13 @@ pub fn abs(x: impl ArrayLike) -> Result<Array> {
 
 /// Same as [`abs`].
 pub fn absolute(x: impl ArrayLike) -> Result<Array> {
+    overridable!("absolute"; [one x]; []);
     abs(x)
 }
 
 /// -1, 0 or 1 by sign (NaN stays NaN, -0.0 stays -0.0). Bool is an error.
 pub fn sign(x: impl ArrayLike) -> Result<Array> {
+    overridable!("sign"; [one x]; []);
     let x = one("sign", x, false)?;
     reject_bool("sign", &x)?;
     lax::unary(UnaryOp::Sign, &x)
@@ -160,6 +167,7 @@ pub fn sign(x: impl ArrayLike) -> Result<Array> {
 
 /// `x * x`, keeping integer dtypes (wrapping). Bool is an error.
 pub fn square(x: impl ArrayLike) -> Result<Array> {
+    overridable!("square"; [one x]; []);
     let x = one("square", x, false)?;
     reject_bool("square", &x)?;
     lax::unary(UnaryOp::Square, &x)
@@ -167,11 +175,13 @@ pub fn square(x: impl ArrayLike) -> Result<Array> {
 
 /// Degrees to radians.
 pub fn deg2rad(x: impl ArrayLike) -> Result<Array> {
+    overridable!("deg2rad"; [one x]; []);
     multiply(one("deg2rad", x, true)?, std::f64::consts::PI / 180.0)
 }
 
 /// Radians to degrees.
 pub fn rad2deg(x: impl ArrayLike) -> Result<Array> {
+    overridable!("rad2deg"; [one x]; []);
     multiply(one("rad2deg", x, true)?, 180.0 / std::f64::consts::PI)
 }
 
@@ -187,21 +197,25 @@ fn int_identity(func: &str, x: impl ArrayLike, op: UnaryOp) -> Result<Array> {
 
 /// Largest integer `<= x`; integers are returned unchanged, as in JAX.
 pub fn floor(x: impl ArrayLike) -> Result<Array> {
+    overridable!("floor"; [one x]; []);
     int_identity("floor", x, UnaryOp::Floor)
 }
 
 /// Smallest integer `>= x`; integers are returned unchanged.
 pub fn ceil(x: impl ArrayLike) -> Result<Array> {
+    overridable!("ceil"; [one x]; []);
     int_identity("ceil", x, UnaryOp::Ceil)
 }
 
 /// Rounds toward zero; integers are returned unchanged.
 pub fn trunc(x: impl ArrayLike) -> Result<Array> {
+    overridable!("trunc"; [one x]; []);
     int_identity("trunc", x, UnaryOp::Trunc)
 }
 
 /// Rounds half to even; integers and bool become float32 first, as in JAX.
 pub fn rint(x: impl ArrayLike) -> Result<Array> {
+    overridable!("rint"; [one x]; []);
     lax::unary(UnaryOp::Round, &one("rint", x, true)?)
 }
 
@@ -218,6 +232,7 @@ pub fn rint(x: impl ArrayLike) -> Result<Array> {
 /// # Ok::<(), olympus::Error>(())
 /// ```
 pub fn round(x: impl ArrayLike, decimals: i32) -> Result<Array> {
+    overridable!("round"; [one x]; [decimals]);
     let x = one("round", x, false)?;
     if !x.dtype().is_floating() {
         if decimals < 0 {
@@ -261,21 +276,25 @@ fn float_predicate(func: &str, x: impl ArrayLike, op: UnaryOp, int_value: bool) 
 
 /// True where `x` is NaN (never for integers).
 pub fn isnan(x: impl ArrayLike) -> Result<Array> {
+    overridable!("isnan"; [one x]; []);
     float_predicate("isnan", x, UnaryOp::IsNan, false)
 }
 
 /// True where `x` is ±inf (never for integers).
 pub fn isinf(x: impl ArrayLike) -> Result<Array> {
+    overridable!("isinf"; [one x]; []);
     float_predicate("isinf", x, UnaryOp::IsInf, false)
 }
 
 /// True where `x` is neither NaN nor ±inf (always for integers).
 pub fn isfinite(x: impl ArrayLike) -> Result<Array> {
+    overridable!("isfinite"; [one x]; []);
     float_predicate("isfinite", x, UnaryOp::IsFinite, true)
 }
 
 /// True where the sign bit is set (`-0.0` and negative NaN included).
 pub fn signbit(x: impl ArrayLike) -> Result<Array> {
+    overridable!("signbit"; [one x]; []);
     let x = one("signbit", x, false)?;
     match x.dtype() {
         DType::Int32 => less(&x, 0),
@@ -286,11 +305,13 @@ pub fn signbit(x: impl ArrayLike) -> Result<Array> {
 
 /// Logical not of the truth value of `x`.
 pub fn logical_not(x: impl ArrayLike) -> Result<Array> {
+    overridable!("logical_not"; [one x]; []);
     lax::unary(UnaryOp::Not, &truth(&one("logical_not", x, false)?)?)
 }
 
 /// Bitwise not (logical not on bool). Floats are an error.
 pub fn invert(x: impl ArrayLike) -> Result<Array> {
+    overridable!("invert"; [one x]; []);
     let x = one("invert", x, false)?;
     reject_float("invert", &x)?;
     lax::unary(UnaryOp::Not, &x)
@@ -298,6 +319,7 @@ pub fn invert(x: impl ArrayLike) -> Result<Array> {
 
 /// Same as [`invert`].
 pub fn bitwise_not(x: impl ArrayLike) -> Result<Array> {
+    overridable!("bitwise_not"; [one x]; []);
     let x = one("bitwise_not", x, false)?;
     reject_float("bitwise_not", &x)?;
     lax::unary(UnaryOp::Not, &x)
@@ -317,12 +339,14 @@ pub fn bitwise_not(x: impl ArrayLike) -> Result<Array> {
 /// # Ok::<(), olympus::Error>(())
 /// ```
 pub fn add(x: impl ArrayLike, y: impl ArrayLike) -> Result<Array> {
+    overridable!("add"; [one x, one y]; []);
     let (a, b) = two("add", x, y, false)?;
     lax::binary(BinaryOp::Add, &a, &b)
 }
 
 /// Elementwise `x - y`. Bool is an error.
 pub fn subtract(x: impl ArrayLike, y: impl ArrayLike) -> Result<Array> {
+    overridable!("subtract"; [one x, one y]; []);
     let (a, b) = two("subtract", x, y, false)?;
     reject_bool("subtract", &a)?;
     lax::binary(BinaryOp::Sub, &a, &b)
@@ -339,18 +363,21 @@ pub fn subtract(x: impl ArrayLike, y: impl ArrayLike) -> Result<Array> {
 /// # Ok::<(), olympus::Error>(())
 /// ```
 pub fn multiply(x: impl ArrayLike, y: impl ArrayLike) -> Result<Array> {
+    overridable!("multiply"; [one x, one y]; []);
     let (a, b) = two("multiply", x, y, false)?;
     lax::binary(BinaryOp::Mul, &a, &b)
 }
 
 /// True division; integers become float32 first.
 pub fn divide(x: impl ArrayLike, y: impl ArrayLike) -> Result<Array> {
+    overridable!("divide"; [one x, one y]; []);
     let (a, b) = two("divide", x, y, true)?;
     lax::binary(BinaryOp::Div, &a, &b)
 }
 
 /// Same as [`divide`].
 pub fn true_divide(x: impl ArrayLike, y: impl ArrayLike) -> Result<Array> {
+    overridable!("true_divide"; [one x, one y]; []);
     let (a, b) = two("true_divide", x, y, true)?;
     lax::binary(BinaryOp::Div, &a, &b)
 }
@@ -359,6 +386,7 @@ macro_rules! numeric_binary {
     ($($(#[$doc:meta])* $name:ident => $op:ident;)*) => {$(
         $(#[$doc])*
         pub fn $name(x: impl ArrayLike, y: impl ArrayLike) -> Result<Array> {
+            overridable!(stringify!($name); [one x, one y]; []);
             let (a, b) = two(stringify!($name), x, y, false)?;
             reject_bool(stringify!($name), &a)?;
             lax::binary(BinaryOp::$op, &a, &b)
@@ -385,6 +413,7 @@ numeric_binary! {
 
 /// Same as [`remainder`].
 pub fn r#mod(x: impl ArrayLike, y: impl ArrayLike) -> Result<Array> {
+    overridable!("mod"; [one x, one y]; []);
     let (a, b) = two("mod", x, y, false)?;
     reject_bool("mod", &a)?;
     lax::binary(BinaryOp::Rem, &a, &b)
@@ -392,18 +421,21 @@ pub fn r#mod(x: impl ArrayLike, y: impl ArrayLike) -> Result<Array> {
 
 /// Elementwise maximum; NaN propagates.
 pub fn maximum(x: impl ArrayLike, y: impl ArrayLike) -> Result<Array> {
+    overridable!("maximum"; [one x, one y]; []);
     let (a, b) = two("maximum", x, y, false)?;
     lax::binary(BinaryOp::Max, &a, &b)
 }
 
 /// Elementwise minimum; NaN propagates.
 pub fn minimum(x: impl ArrayLike, y: impl ArrayLike) -> Result<Array> {
+    overridable!("minimum"; [one x, one y]; []);
     let (a, b) = two("minimum", x, y, false)?;
     lax::binary(BinaryOp::Min, &a, &b)
 }
 
 /// Elementwise maximum ignoring NaN (NaN only where both are NaN).
 pub fn fmax(x: impl ArrayLike, y: impl ArrayLike) -> Result<Array> {
+    overridable!("fmax"; [one x, one y]; []);
     let (a, b) = two("fmax", x, y, false)?;
     let op = if a.dtype().is_floating() {
         BinaryOp::Fmax
@@ -415,6 +447,7 @@ pub fn fmax(x: impl ArrayLike, y: impl ArrayLike) -> Result<Array> {
 
 /// Elementwise minimum ignoring NaN (NaN only where both are NaN).
 pub fn fmin(x: impl ArrayLike, y: impl ArrayLike) -> Result<Array> {
+    overridable!("fmin"; [one x, one y]; []);
     let (a, b) = two("fmin", x, y, false)?;
     let op = if a.dtype().is_floating() {
         BinaryOp::Fmin
@@ -430,6 +463,7 @@ macro_rules! float_binary {
         ///
         /// Integer and bool inputs become float32 first.
         pub fn $name(x: impl ArrayLike, y: impl ArrayLike) -> Result<Array> {
+            overridable!(stringify!($name); [one x, one y]; []);
             let (a, b) = two(stringify!($name), x, y, true)?;
             lax::binary(BinaryOp::$op, &a, &b)
         }
@@ -453,6 +487,7 @@ macro_rules! comparison {
     ($($(#[$doc:meta])* $name:ident => $op:ident;)*) => {$(
         $(#[$doc])*
         pub fn $name(x: impl ArrayLike, y: impl ArrayLike) -> Result<Array> {
+            overridable!(stringify!($name); [one x, one y]; []);
             let (a, b) = two(stringify!($name), x, y, false)?;
             lax::compare(CompareOp::$op, &a, &b)
         }
@@ -478,6 +513,7 @@ macro_rules! logical {
     ($($(#[$doc:meta])* $name:ident => $op:ident;)*) => {$(
         $(#[$doc])*
         pub fn $name(x: impl ArrayLike, y: impl ArrayLike) -> Result<Array> {
+            overridable!(stringify!($name); [one x, one y]; []);
             let (a, b) = two(stringify!($name), x, y, false)?;
             lax::binary(BinaryOp::$op, &truth(&a)?, &truth(&b)?)
         }
@@ -497,6 +533,7 @@ macro_rules! bitwise {
     ($($(#[$doc:meta])* $name:ident => $op:ident;)*) => {$(
         $(#[$doc])*
         pub fn $name(x: impl ArrayLike, y: impl ArrayLike) -> Result<Array> {
+            overridable!(stringify!($name); [one x, one y]; []);
             let (a, b) = two(stringify!($name), x, y, false)?;
             reject_float(stringify!($name), &a)?;
             lax::binary(BinaryOp::$op, &a, &b)
@@ -517,6 +554,7 @@ macro_rules! integer_binary {
     ($($(#[$doc:meta])* $name:ident => $op:ident;)*) => {$(
         $(#[$doc])*
         pub fn $name(x: impl ArrayLike, y: impl ArrayLike) -> Result<Array> {
+            overridable!(stringify!($name); [one x, one y]; []);
             let (a, b) = two(stringify!($name), x, y, false)?;
             if !a.dtype().is_integer() {
                 return Err(Error::dtype(stringify!($name), &[a.dtype()], "needs integer operands"));
@@ -551,6 +589,7 @@ integer_binary! {
 /// # Ok::<(), olympus::Error>(())
 /// ```
 pub fn r#where(condition: impl ArrayLike, x: impl ArrayLike, y: impl ArrayLike) -> Result<Array> {
+    overridable!("where"; [one condition, one x, one y]; []);
     let c = operand("where", 0, condition)?;
     let ops = vec![operand("where", 1, x)?, operand("where", 2, y)?];
     let shapes = [c.shape(), ops[0].shape(), ops[1].shape()];
@@ -574,6 +613,7 @@ pub fn r#where(condition: impl ArrayLike, x: impl ArrayLike, y: impl ArrayLike) 
 /// Limits values to `[a_min, a_max]` (`minimum(maximum(x, a_min), a_max)`, so NaN
 /// propagates as in JAX). Pass `f32::NEG_INFINITY` / `f32::INFINITY` for an open side.
 pub fn clip(x: impl ArrayLike, a_min: impl ArrayLike, a_max: impl ArrayLike) -> Result<Array> {
+    overridable!("clip"; [one x, one a_min, one a_max]; []);
     let lo = maximum(operand("clip", 0, x)?, operand("clip", 1, a_min)?)?;
     minimum(lo, operand("clip", 2, a_max)?)
 }
@@ -587,6 +627,7 @@ pub fn nan_to_num(
     posinf: Option<f64>,
     neginf: Option<f64>,
 ) -> Result<Array> {
+    overridable!("nan_to_num"; [one x]; [nan, posinf, neginf]);
     let x = one("nan_to_num", x, false)?;
     let big = match x.dtype() {
         DType::Float16 => 65504.0,
@@ -617,6 +658,7 @@ pub fn isclose(
     atol: f64,
     equal_nan: bool,
 ) -> Result<Array> {
+    overridable!("isclose"; [one a, one b]; [rtol, atol, equal_nan]);
     let (a, b) = two("isclose", a, b, false)?;
     if a.dtype() == DType::Bool {
         return equal(&a, &b);
@@ -645,12 +687,14 @@ pub fn allclose(
     atol: f64,
     equal_nan: bool,
 ) -> Result<Array> {
+    overridable!("allclose"; [one a, one b]; [rtol, atol, equal_nan]);
     super::all(isclose(a, b, rtol, atol, equal_nan)?, None, false)
 }
 
 /// True when both have the same shape and equal elements (NaN equal to NaN when
 /// `equal_nan`); a 0-d bool array (reduced on the device).
 pub fn array_equal(a: impl ArrayLike, b: impl ArrayLike, equal_nan: bool) -> Result<Array> {
+    overridable!("array_equal"; [one a, one b]; [equal_nan]);
     let a = super::asarray(operand("array_equal", 0, a)?)?;
     let b = super::asarray(operand("array_equal", 1, b)?)?;
     let dev = a.device().clone();

@@ -1,6 +1,7 @@
 #![allow(clippy::type_complexity)]
 //! The foundation's tests, in one binary (each test binary links wgpu, so fewer is faster).
 
+mod autodiff;
 mod common;
 mod creation;
 mod display;
@@ -21,3 +22,4 @@ mod shapes;
 mod statistics;
 mod tree;
 mod ufuncs;
+mod vmap;
