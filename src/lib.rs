@@ -104,6 +104,24 @@
 //! # Ok::<(), olympus::Error>(())
 //! ```
 //!
+//! ### Three mechanisms, and when to use which
+//!
+//! | you want | use | a call returns |
+//! |---|---|---|
+//! | your type accepted by every numpy function, computed as an array | the conversion protocol ([`SupportsOlympusArray`]) | an [`Array`] |
+//! | generic code that keeps its input's type (a quantity stays a quantity) | duck arrays ([`numpy::DuckArray`], [`numpy::duckarray`], NEP 30) | the duck type |
+//! | to change what chosen numpy functions compute for your type (check units, skip masked elements), the rest converted | overrides ([`numpy::overrides`], NEP 18) | the function's type (an [`Array`]) |
+//!
+//! The protocol converts and forgets the type. A duck array never converts: code written
+//! over [`numpy::DuckArray`] calls the type's own operations, and a mix with plain arrays
+//! is expressed in the duck type ([`numpy::duck_as`]). An override is offered each numpy
+//! call the type takes part in, one handler per distinct type, left to right (list
+//! elements included); it may decline, so the next handler or the default (the protocol
+//! conversion) runs, and [`numpy::overrides::Registry`] maps function names to handlers
+//! as Ivy's `HANDLED_FUNCTIONS` does. Every numpy function that takes an array first is
+//! also a method on [`Array`] (`x.sin()?.sum(None, false)?`), so methods dispatch too.
+//! `cargo run --example duck_array` shows all three on one type.
+//!
 //! ## Random numbers
 //!
 //! [`random`] follows JAX: a key is a plain uint32 array, samplers are pure functions of a

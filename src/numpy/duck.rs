@@ -1,53 +1,52 @@
-//! Duck arrays (NEP 30): generic code written once over [`DuckArray`] keeps its input's
-//! type; [`duckarray`] returns a duck array as itself and converts anything else to an
-//! [`Array`].
-//!
-//! A *duck array* is a type that follows the array API without being an [`Array`]: a
-//! unit-carrying quantity, a masked array, a lazily evaluated or distributed array. It
-//! declares so by implementing [`DuckArray`]: the handful of operations generic code needs
-//! (shape, dtype, expand_dims, concatenate, reshape, transpose, arithmetic, sum), each
-//! returning `Self`, plus how a plain array joins it ([`DuckArray::from_array`]) and how it
-//! becomes one ([`DuckArray::to_array`], which may fail where NEP 30's `__array__` raises).
-//! [`Array`] is itself a duck array.
-//!
-//! NEP 30's `stack`, written once, works on arrays and on any duck type:
-//!
-//! ```
-//! use olympus::numpy::{self as np, duckarray, DuckArray};
-//! use olympus::{Array, Result};
-//!
-//! fn stack<D: DuckArray>(arrays: &[D], axis: isize) -> Result<D> {
-//!     let expanded = arrays.iter().map(|a| a.expand_dims(axis)).collect::<Result<Vec<D>>>()?;
-//!     D::concatenate(&expanded, axis)
-//! }
-//!
-//! let a = duckarray(vec![1.0f32, 2.0])?;          // host data: converted to an Array
-//! let b: Array = duckarray(np::array(&[3.0f32, 4.0])?)?; // an Array: itself
-//! let s = stack(&[a, b], 0)?;
-//! assert_eq!(s.shape(), &[2, 2]);
-//! # Ok::<(), olympus::Error>(())
-//! ```
-//!
-//! **Mixing** a duck type with plain arrays: Rust's generic code takes one element type, so
-//! a mix is expressed in the duck type, and plain arrays join it through
-//! [`DuckArray::from_array`] (or [`duck_as`]). The result is the duck type, as NumPy's
-//! `ndarray` defers to other array types (NEP 18). For example a mix of quantities in
-//! metres and a plain array treats the plain array as dimensionless, and concatenating
-//! them is a unit error.
-//!
-//! **Types that only implement the conversion protocol**
-//! ([`SupportsOlympusArray`](crate::SupportsOlympusArray)) are not duck arrays: pass them
-//! through [`asarray`](crate::numpy::asarray) (`duckarray(np::asarray(&x)?)`), which is what
-//! NEP 30's `duckarray` does for them. (Rust has no specialisation, so `duckarray` cannot
-//! accept every protocol type and every duck type in one signature.)
+//! Duck arrays (NEP 30): see [`DuckArray`].
 
 use crate::array::Array;
 use crate::dtype::DType;
 use crate::error::Result;
 use half::f16;
 
-/// A type that follows the array API (a NEP 30 duck array): generic code over `DuckArray`
-/// keeps its input's type. See the [module docs](self).
+/// Duck arrays (NEP 30): generic code written once over [`DuckArray`] keeps its input's
+/// type; [`duckarray`] returns a duck array as itself and converts anything else to an
+/// [`Array`].
+///
+/// A *duck array* is a type that follows the array API without being an [`Array`]: a
+/// unit-carrying quantity, a masked array, a lazily evaluated or distributed array. It
+/// declares so by implementing [`DuckArray`]: the handful of operations generic code needs
+/// (shape, dtype, expand_dims, concatenate, reshape, transpose, arithmetic, sum), each
+/// returning `Self`, plus how a plain array joins it ([`DuckArray::from_array`]) and how it
+/// becomes one ([`DuckArray::to_array`], which may fail where NEP 30's `__array__` raises).
+/// [`Array`] is itself a duck array.
+///
+/// NEP 30's `stack`, written once, works on arrays and on any duck type:
+///
+/// ```
+/// use olympus::numpy::{self as np, duckarray, DuckArray};
+/// use olympus::{Array, Result};
+///
+/// fn stack<D: DuckArray>(arrays: &[D], axis: isize) -> Result<D> {
+///     let expanded = arrays.iter().map(|a| a.expand_dims(axis)).collect::<Result<Vec<D>>>()?;
+///     D::concatenate(&expanded, axis)
+/// }
+///
+/// let a = duckarray(vec![1.0f32, 2.0])?;          // host data: converted to an Array
+/// let b: Array = duckarray(np::array(&[3.0f32, 4.0])?)?; // an Array: itself
+/// let s = stack(&[a, b], 0)?;
+/// assert_eq!(s.shape(), &[2, 2]);
+/// # Ok::<(), olympus::Error>(())
+/// ```
+///
+/// **Mixing** a duck type with plain arrays: Rust's generic code takes one element type, so
+/// a mix is expressed in the duck type, and plain arrays join it through
+/// [`DuckArray::from_array`] (or [`duck_as`]). The result is the duck type, as NumPy's
+/// `ndarray` defers to other array types (NEP 18). For example a mix of quantities in
+/// metres and a plain array treats the plain array as dimensionless, and concatenating
+/// them is a unit error.
+///
+/// **Types that only implement the conversion protocol**
+/// ([`SupportsOlympusArray`](crate::SupportsOlympusArray)) are not duck arrays: pass them
+/// through [`asarray`](crate::numpy::asarray) (`duckarray(np::asarray(&x)?)`), which is what
+/// NEP 30's `duckarray` does for them. (Rust has no specialisation, so `duckarray` cannot
+/// accept every protocol type and every duck type in one signature.)
 pub trait DuckArray: Clone + Sized {
     /// The shape.
     fn duck_shape(&self) -> Vec<usize>;
@@ -215,7 +214,7 @@ impl<T: crate::convert::NestedData, const N: usize> IntoDuckArray for &[T; N] {
 
 /// NEP 30's `np.duckarray`: `x` itself when its type is a [`DuckArray`] (no copy, no
 /// conversion), otherwise `x` converted to an [`Array`] as [`asarray`](super::asarray)
-/// would. See the [module docs](self) for mixes and protocol-only types.
+/// would. See [`DuckArray`] for mixes and protocol-only types.
 ///
 /// ```
 /// use olympus::numpy::{self as np, duckarray};
