@@ -4,6 +4,9 @@
 //! `NAME: olympus X GB/s, rust loop Y GB/s, ratio Z` lines (GB/s count each input read once
 //! and the output written once).
 
+#[path = "common/mod.rs"]
+mod common;
+use common::median;
 use std::hint::black_box;
 use std::time::{Duration, Instant};
 
@@ -30,20 +33,6 @@ fn chain((a, b, c): (Array, Array, Array)) -> Result<Array> {
         np::exp(np::add(np::multiply(&a, &b)?, &c)?)?,
         np::add(1.0, np::abs(&a)?)?,
     )
-}
-
-/// The median of `reps` timed runs after one warm-up run.
-fn median(reps: usize, mut f: impl FnMut()) -> Duration {
-    f();
-    let mut t: Vec<Duration> = (0..reps)
-        .map(|_| {
-            let s = Instant::now();
-            f();
-            s.elapsed()
-        })
-        .collect();
-    t.sort();
-    t[reps / 2]
 }
 
 fn bench(cr: &mut Criterion) {

@@ -3,7 +3,10 @@
 //! the same run, for the example's size and a larger one. Ends with
 //! `NAME: jit X steps/s (Y GFLOP/s), eager Z steps/s, ratio R` lines.
 
-use std::time::{Duration, Instant};
+#[path = "common/mod.rs"]
+mod common;
+use common::median;
+use std::time::Duration;
 
 use criterion::{criterion_group, Criterion};
 use olympus::{jit, numpy as np, random, tree, value_and_grad_argnums, Arg, Array, DType, Result};
@@ -47,19 +50,6 @@ fn setup(n: usize, d: usize, h: usize) -> Result<(Mlp, Array, Array)> {
 /// products for each.
 fn flops(n: usize, d: usize, h: usize) -> f64 {
     (3 * 2 * (n * d * h + n * h)) as f64
-}
-
-fn median(reps: usize, mut f: impl FnMut()) -> Duration {
-    f();
-    let mut t: Vec<Duration> = (0..reps)
-        .map(|_| {
-            let s = Instant::now();
-            f();
-            s.elapsed()
-        })
-        .collect();
-    t.sort();
-    t[reps / 2]
 }
 
 const SIZES: [(&str, usize, usize, usize); 2] = [

@@ -2,27 +2,16 @@
 //! plain `memcpy` of the same bytes in the same run. Ends with `NAME: olympus X GB/s,
 //! memcpy Y GB/s, ratio Z` lines.
 
+#[path = "common/mod.rs"]
+mod common;
+use common::median;
 use std::hint::black_box;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use criterion::{criterion_group, Criterion, Throughput};
 use olympus::Array;
 
 const N: usize = 16 << 20; // 64 MiB of f32
-
-/// The median of `reps` timed runs after one warm-up run.
-fn median(reps: usize, mut f: impl FnMut()) -> Duration {
-    f();
-    let mut times: Vec<Duration> = (0..reps)
-        .map(|_| {
-            let t = Instant::now();
-            f();
-            t.elapsed()
-        })
-        .collect();
-    times.sort();
-    times[reps / 2]
-}
 
 fn bench(c: &mut Criterion) {
     let host: Vec<f32> = (0..N).map(|i| i as f32).collect();

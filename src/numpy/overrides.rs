@@ -429,15 +429,7 @@ impl<T: ArrayLike> Pass<T> {
     /// Converts the argument for a call offered to handlers.
     pub fn take_arg(&mut self) -> Arg {
         match std::mem::replace(self, Pass::Taken) {
-            Pass::Original(x) => {
-                let handler = x.overrides();
-                let type_name = x.arg_type_name();
-                Arg {
-                    handler,
-                    type_name,
-                    operand: x.into_operand(),
-                }
-            }
+            Pass::Original(x) => Arg::new(x),
             Pass::Converted(op, type_name) => Arg {
                 handler: None,
                 type_name,
