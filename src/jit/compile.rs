@@ -99,8 +99,9 @@ fn fold_constants(eqns: &[Eqn]) -> Vec<Eqn> {
         .collect()
 }
 
-/// Compiles a verified graph.
-pub(crate) fn compile(g: &Graph) -> Executable {
+/// Compiles a verified graph for a device whose kernels may read at most `max_inputs`
+/// input buffers.
+pub(crate) fn compile(g: &Graph, max_inputs: usize) -> Executable {
     let eqns = fold_constants(&g.eqns);
     let n = g.avals.len();
     let mut producer: Vec<Option<usize>> = vec![None; n];
@@ -129,6 +130,42 @@ pub(crate) fn compile(g: &Graph) -> Executable {
             for &i in &e.inputs {
                 materialized[i] = true;
             }
+        }
+    }
+    // A kernel binds each input buffer: a fused program reading more buffers than the
+    // device allows is cut by materialising the fused operands of its root, until every
+    // program fits (each pass materialises at least one more value, so this ends).
+    loop {
+        let mut cut = false;
+        for e in eqns.iter().filter(|e| live[e.out]) {
+            if !fusible(&e.prim) || !materialized[e.out] {
+                continue;
+            }
+            let mut leaves: Vec<usize> = Vec::new();
+            let mut seen = vec![false; n];
+            let mut work = e.inputs.clone();
+            while let Some(v) = work.pop() {
+                if std::mem::replace(&mut seen[v], true) {
+                    continue;
+                }
+                match producer[v] {
+                    Some(p) if is_fused_value(v) && !materialized[v] => {
+                        work.extend(&eqns[p].inputs)
+                    }
+                    _ => leaves.push(v),
+                }
+            }
+            if leaves.len() > max_inputs {
+                for &i in &e.inputs {
+                    if is_fused_value(i) && !materialized[i] {
+                        materialized[i] = true;
+                        cut = true;
+                    }
+                }
+            }
+        }
+        if !cut {
+            break;
         }
     }
     let mut steps = Vec::new();
@@ -304,7 +341,7 @@ mod tests {
         let device = crate::array::current_device().unwrap();
         let def = TreeDef::list(vec![TreeDef::leaf(); avals.len()]);
         let t = super::super::trace_fn(&Arc::from("fused"), &device, &def, avals, f).unwrap();
-        compile(&t.graph)
+        compile(&t.graph, 28)
     }
 
     /// `prim` applied to `args`, or `None` where its shape/dtype rule rejects them.

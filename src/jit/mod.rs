@@ -278,6 +278,13 @@ pub(crate) fn missing(v: usize) -> Error {
     }
 }
 
+/// How many input buffers a fused kernel may read on `device`: its storage-buffer limit
+/// less the metadata and output bindings, with room for inputs split into windows.
+fn max_fused_inputs(device: &Device) -> usize {
+    let limit = device.0.info.limits.max_storage_buffers_per_shader_stage as usize;
+    limit.saturating_sub(4).max(2)
+}
+
 /// The device for a call over `leaves` (their common device, or the current one).
 pub(crate) fn leaves_device(func: &str, leaves: &[Array]) -> Result<Device> {
     let refs: Vec<&Array> = leaves.iter().collect();
@@ -428,7 +435,7 @@ where
         let t = trace_fn(&self.name, &key.device, &key.def, &key.avals, |x: T| {
             (self.f)(x)
         })?;
-        let exe = compile::compile(&t.graph);
+        let exe = compile::compile(&t.graph, max_fused_inputs(&key.device));
         Ok(Compiled {
             graph: t.graph,
             exe,

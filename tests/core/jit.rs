@@ -278,3 +278,24 @@ fn empty_and_zero_d_inputs() {
     );
     let _ = tree::tree_structure(&());
 }
+
+/// A fused chain reading more buffers than a kernel may bind is cut into several kernels.
+#[test]
+fn a_chain_over_many_inputs_is_split_to_fit_the_binding_limit() {
+    let xs: Vec<Array> = (0..40)
+        .map(|i| np::full(&[3], i as f32, None).unwrap())
+        .collect();
+    let total = |xs: Vec<Array>| -> Result<Array> {
+        let mut acc = np::multiply(&xs[0], 1.0)?;
+        for x in &xs[1..] {
+            acc = np::add(&acc, np::multiply(x, 2.0)?)?;
+        }
+        Ok(acc)
+    };
+    let want = total(xs.clone()).unwrap();
+    let f = jit(total);
+    let got = f.call(xs.clone()).unwrap();
+    assert_eq!(got.to_vec::<f32>().unwrap(), want.to_vec::<f32>().unwrap());
+    assert_eq!(got.to_vec::<f32>().unwrap(), [1560.0; 3]); // 2 * (1 + ... + 39)
+    assert!(f.lower(&xs).unwrap().fused_kernels() > 1);
+}

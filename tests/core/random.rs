@@ -555,3 +555,43 @@ fn keys_streams_batches_and_errors() {
     assert!(g1.integers(5, 5, &[1]).is_err());
     let _ = rng();
 }
+
+/// Gamma-family samplers run a fixed number of rejection rounds under transformations
+/// (values cannot be read there); the samples equal the eager ones, and `vmap` over keys
+/// equals a loop over keys.
+#[test]
+fn gamma_and_beta_work_under_jit_and_vmap() {
+    let key = random::key(3).unwrap();
+    for alpha in [0.3, 2.5] {
+        let eager = random::gamma(&key, alpha, &[64], DType::Float32).unwrap();
+        let jitted = olympus::jit(move |k: Array| random::gamma(&k, alpha, &[64], DType::Float32));
+        let got = jitted.call(key.clone()).unwrap();
+        assert_eq!(words_of(&got), words_of(&eager), "gamma({alpha}) under jit");
+    }
+    let eager = random::beta(&key, 2.0, 3.0, &[16], DType::Float32).unwrap();
+    let jitted = olympus::jit(|k: Array| random::beta(&k, 2.0, 3.0, &[16], DType::Float32));
+    assert_eq!(
+        words_of(&jitted.call(key.clone()).unwrap()),
+        words_of(&eager),
+        "beta under jit"
+    );
+    let keys = random::split(&key, 3).unwrap();
+    let batched = olympus::vmap(
+        |k: Array| random::loggamma(&k, 0.7, &[5], DType::Float32),
+        0,
+        0,
+    )(keys.clone())
+    .unwrap();
+    assert_eq!(batched.shape(), &[3, 5]);
+    for i in 0..3 {
+        let one = random::loggamma(
+            &keys.slice(olympus::s![i as isize]).unwrap(),
+            0.7,
+            &[5],
+            DType::Float32,
+        )
+        .unwrap();
+        let row = batched.slice(olympus::s![i as isize]).unwrap();
+        assert_eq!(words_of(&row), words_of(&one), "vmap(loggamma) row {i}");
+    }
+}
