@@ -147,8 +147,9 @@
 //!
 //! [`jit()`] compiles a function over pytrees: it is traced once per signature into a typed
 //! [`jit::Graph`] of [`lax`] primitives, dead code is removed, and chains of elementwise
-//! primitives are fused into single generated kernels; later calls with new values reuse
-//! the executable. At the boundary, pytree flattening applies and the conversion protocol
+//! primitives are fused into single generated kernels (a chain feeding only a reduction is
+//! computed inside the reduction's first pass); later calls with new values reuse the
+//! executable. At the boundary, pytree flattening applies and the conversion protocol
 //! is never called, so a registered user type arrives inside the function as itself. See
 //! the [`jit`](mod@jit) module.
 //!

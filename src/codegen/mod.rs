@@ -162,14 +162,17 @@ impl Generated {
 
 /// Collects scalar parameters for the metadata while rules are emitted.
 pub(crate) struct Ctx {
+    /// Metadata words before the parameters (the kernel's own sizes).
+    header: usize,
     params: Vec<u32>,
 }
 
 impl Ctx {
     /// Stores a parameter word; returns the WGSL expression reading it.
     pub(crate) fn param(&mut self, v: u32) -> String {
+        let index = self.header + self.params.len();
         self.params.push(v);
-        format!("md[{}u]", self.params.len())
+        format!("md[{index}u]")
     }
 }
 
@@ -265,6 +268,23 @@ pub(crate) fn windows_for(bytes: u64, t: &Target) -> u64 {
     bytes.div_ceil(t.window_bytes).max(1)
 }
 
+/// A program emitted as functions of a flat index into its (virtual, contiguous) output:
+/// `value4(t)` gives elements `4t .. 4t + 4` and, where asked for, `value1(i)` element
+/// `i`, both in the output's compute type. The source declares the metadata binding, the
+/// constant `B` (where the layouts start) and the inputs from binding 1 on; a kernel adds
+/// its output and entry point. The elementwise kernel stores `value4`; a fused reduction
+/// combines values of either.
+pub(crate) struct Values {
+    pub(crate) src: String,
+    /// Metadata words after the kernel's `header` words.
+    pub(crate) meta: Vec<u32>,
+    pub(crate) uses_f16: bool,
+    /// The program's output dtype.
+    pub(crate) dtype: DType,
+    /// The next free binding.
+    pub(crate) binding: u32,
+}
+
 /// Generates the kernel for `program` over `inputs`, writing a contiguous output of
 /// `out_shape` bound as `out_windows` windows.
 pub(crate) fn elementwise(
@@ -275,12 +295,75 @@ pub(crate) fn elementwise(
     t: &Target,
 ) -> Result<Generated> {
     let n = crate::shape::size_of(out_shape);
+    let v = values(program, inputs, out_shape, 1, false, false, t)?;
+    let Values {
+        mut src,
+        meta: words,
+        uses_f16,
+        dtype: out_dtype,
+        mut binding,
+    } = v;
+    // float16 results are always stored as packed words: the rounding is our own integer
+    // code (bit-identical everywhere), and WGSL cannot bitcast two words to four halves.
+    let packed = Target {
+        f16_native: false,
+        window_bytes: t.window_bytes,
+    };
+    let ((_, _), (oty, obytes)) = storage_types(out_dtype, &packed);
+    declare(
+        &mut src,
+        &mut binding,
+        "out",
+        oty,
+        obytes,
+        out_windows,
+        true,
+        t,
+    );
+    let store = match out_dtype {
+        DType::Bool => "select(vec4<u32>(0u), vec4<u32>(1u), r)".to_string(),
+        DType::Float16 => {
+            "vec2<u32>(f32_to_f16(r.x) | (f32_to_f16(r.y) << 16u), f32_to_f16(r.z) | (f32_to_f16(r.w) << 16u))".to_string()
+        }
+        _ => "r".to_string(),
+    };
+    let _ = writeln!(
+        src,
+        "@compute @workgroup_size({WORKGROUP})\nfn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>, @builtin(local_invocation_index) li: u32) {{\n    let t = (wg.y * nwg.x + wg.x) * {WORKGROUP}u + li;\n    if (t * {PER_THREAD}u >= md[0]) {{ return; }}\n    let r = value4(t);\n    out_st(t, {store});\n}}"
+    );
+    // Metadata: n, then the program's words.
+    let mut meta = Vec::with_capacity(1 + words.len());
+    meta.push(n as u32);
+    meta.extend(words);
+    Ok(Generated {
+        body: src,
+        uses_f16,
+        meta,
+    })
+}
+
+/// Emits `program` over `inputs` as [`Values`] over a contiguous output of `out_shape`,
+/// for a kernel whose metadata starts with `header` words of its own. `scalar` adds
+/// `value1`; `round` rounds a float16 output to float16 (a kernel that stores float16
+/// rounds when it packs).
+pub(crate) fn values(
+    program: &Program,
+    inputs: &[InputDesc<'_>],
+    out_shape: &[usize],
+    header: usize,
+    scalar: bool,
+    round: bool,
+    t: &Target,
+) -> Result<Values> {
     let out_dtype = program
         .nodes
         .last()
         .map(|nd| nd.dtype)
         .unwrap_or_else(|| program.inputs[0]);
-    let mut ctx = Ctx { params: Vec::new() };
+    let mut ctx = Ctx {
+        header,
+        params: Vec::new(),
+    };
 
     // Decide the access of each input and collect its parameters.
     let access: Vec<Access> = inputs
@@ -335,8 +418,8 @@ pub(crate) fn elementwise(
         let arg_dtypes: Vec<DType> = node.args.iter().map(|&a| dtypes[a]).collect();
         let mut e = rules::emit(&node.prim, &args, &arg_dtypes, node.dtype, &mut ctx)?;
         let last = j + 1 == program.nodes.len();
-        // float16 values are rounded once per operation; the store rounds the output.
-        if node.dtype == DType::Float16 && !last && !e.starts_with("round_f16(") {
+        // float16 values are rounded once per operation; a store rounds the output.
+        if node.dtype == DType::Float16 && (!last || round) && !e.starts_with("round_f16(") {
             e = format!("round_f16({e})");
         }
         let _ = writeln!(body, "    let x{} = {e};", n_in + j);
@@ -352,14 +435,17 @@ pub(crate) fn elementwise(
         t.f16_native && (program.inputs.contains(&DType::Float16) || out_dtype == DType::Float16);
     let mut src = String::new();
     src.push_str("@group(0) @binding(0) var<storage, read> md: array<u32>;\n");
-    let base = 1 + ctx.params.len();
+    let base = header + ctx.params.len();
     let _ = writeln!(src, "const B: u32 = {base}u;");
     let mut binding = 1u32;
 
-    // Loads.
+    // Loads: `pre` (per thread of four elements) and `lane_args` feed `value4`,
+    // `pre1` and `lane1` feed `value1`.
     let (mut plain_slots, mut clamp_slots) = (0u32, 0u32);
     let mut lane_args: Vec<String> = Vec::new();
     let mut pre = String::new();
+    let mut pre1 = String::new();
+    let mut lane1: Vec<String> = Vec::new();
     for (k, inp) in inputs.iter().enumerate() {
         let d = program.inputs[k];
         let ((sty, sbytes), (vty, vbytes)) = storage_types(d, t);
@@ -389,6 +475,7 @@ pub(crate) fn elementwise(
                 };
                 let _ = writeln!(pre, "    let s{k} = {load};");
                 lane_args.push(format!("s{k}"));
+                lane1.push(load);
             }
             Access::Vector => {
                 declare(
@@ -404,13 +491,18 @@ pub(crate) fn elementwise(
                 let off = vec_offset[k]
                     .as_ref()
                     .expect("vector inputs have an offset param");
-                let raw = format!("{name}(t + {off})");
-                let conv = match d {
-                    DType::Bool => format!("({raw} != vec4<u32>(0u))"),
-                    DType::Float16 if t.f16_native => format!("vec4<f32>({raw})"),
-                    DType::Float16 => format!("unpack4_{k}({raw})"),
-                    _ => raw,
+                let conv = |at: &str| {
+                    let raw = format!("{name}({at} + {off})");
+                    match d {
+                        DType::Bool => format!("({raw} != vec4<u32>(0u))"),
+                        DType::Float16 if t.f16_native => format!("vec4<f32>({raw})"),
+                        DType::Float16 => format!("unpack4_{k}({raw})"),
+                        _ => raw,
+                    }
                 };
+                let _ = writeln!(pre1, "    let v{k} = {};", conv("i / 4u"));
+                lane1.push(format!("v{k}[i % 4u]"));
+                let conv = conv("t");
                 if d == DType::Float16 && !t.f16_native {
                     let _ = writeln!(src, "fn unpack4_{k}(p: vec2<u32>) -> vec4<f32> {{ return vec4<f32>(f16_to_f32(p.x & 0xffffu), f16_to_f32(p.x >> 16u), f16_to_f32(p.y & 0xffffu), f16_to_f32(p.y >> 16u)); }}");
                 }
@@ -471,38 +563,13 @@ pub(crate) fn elementwise(
                         compute_type(d)
                     );
                     lane_args.push(format!("ld{k}(i)"));
+                    lane1.push(format!("ld{k}(i)"));
                 }
             }
         }
     }
 
-    // The store.
-    // float16 results are always stored as packed words: the rounding is our own integer
-    // code (bit-identical everywhere), and WGSL cannot bitcast two words to four halves.
-    let packed = Target {
-        f16_native: false,
-        window_bytes: t.window_bytes,
-    };
-    let ((_, _), (oty, obytes)) = storage_types(out_dtype, &packed);
-    declare(
-        &mut src,
-        &mut binding,
-        "out",
-        oty,
-        obytes,
-        out_windows,
-        true,
-        t,
-    );
     let ct = compute_type(out_dtype);
-    let store = match out_dtype {
-        DType::Bool => "select(vec4<u32>(0u), vec4<u32>(1u), r)".to_string(),
-        DType::Float16 => {
-            "vec2<u32>(f32_to_f16(r.x) | (f32_to_f16(r.y) << 16u), f32_to_f16(r.z) | (f32_to_f16(r.w) << 16u))".to_string()
-        }
-        _ => "r".to_string(),
-    };
-
     let _ = writeln!(
         src,
         "fn lane({}) -> {ct} {{\n{body}    return x{result};\n}}",
@@ -510,7 +577,7 @@ pub(crate) fn elementwise(
     );
     let _ = writeln!(
         src,
-        "@compute @workgroup_size({WORKGROUP})\nfn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>, @builtin(local_invocation_index) li: u32) {{\n    let t = (wg.y * nwg.x + wg.x) * {WORKGROUP}u + li;\n    if (t * {PER_THREAD}u >= md[0]) {{ return; }}\n{pre}    var r: vec4<{ct}>;"
+        "fn value4(t: u32) -> vec4<{ct}> {{\n{pre}    var r: vec4<{ct}>;"
     );
     for lane in 0..PER_THREAD {
         let args: Vec<String> = lane_args
@@ -523,11 +590,19 @@ pub(crate) fn elementwise(
         }
         let _ = writeln!(src, "    r[{lane}] = lane({});", call.join(", "));
     }
-    let _ = writeln!(src, "    out_st(t, {store});\n}}");
+    let _ = writeln!(src, "    return r;\n}}");
+    if scalar {
+        let mut call = vec!["i".to_string()];
+        call.extend(lane1);
+        let _ = writeln!(
+            src,
+            "fn value1(i: u32) -> {ct} {{\n{pre1}    return lane({});\n}}",
+            call.join(", ")
+        );
+    }
 
-    // Metadata: n, params, rank, out shape, then offset and strides of each strided input.
-    let mut meta = Vec::with_capacity(base + 1 + out_shape.len() * 3);
-    meta.push(n as u32);
+    // Metadata: params, rank, out shape, then offset and strides of each strided input.
+    let mut meta = Vec::with_capacity(ctx.params.len() + 1 + out_shape.len() * 3);
     meta.extend_from_slice(&ctx.params);
     meta.push(out_shape.len() as u32);
     meta.extend(out_shape.iter().map(|&d| d as u32));
@@ -544,10 +619,12 @@ pub(crate) fn elementwise(
             }
         }
     }
-    Ok(Generated {
-        body: src,
-        uses_f16,
+    Ok(Values {
+        src,
         meta,
+        uses_f16,
+        dtype: out_dtype,
+        binding,
     })
 }
 
@@ -596,12 +673,11 @@ pub(crate) mod tests {
                                 f16_native,
                                 window_bytes: 1 << 27,
                             };
+                            let rows = reduce::Source::buffer(op, d, layout, windows, 8, &t);
+                            let cols = reduce::Source::buffer(op, d, layout, windows, 4, &t);
                             for g in [
-                                reduce::row_reduction(op, d, layout, windows, 4, 8, 1, windows, &t),
-                                reduce::column_reduction(
-                                    op, d, layout, windows, 8, 4, 1, windows, &t,
-                                )
-                                .0,
+                                reduce::row_reduction(op, &rows, 4, 8, 1, windows, &t),
+                                reduce::column_reduction(op, &cols, 8, 4, 1, windows, &t).0,
                             ] {
                                 let source = g.source();
                                 if let Err(e) = validate(&source) {
@@ -609,6 +685,85 @@ pub(crate) mod tests {
                                 }
                                 kernels += 1;
                             }
+                        }
+                    }
+                }
+            }
+        }
+        assert!(kernels >= 40, "{kernels}");
+    }
+
+    /// Every fused reduction kernel (a program's values reduced without being stored: each
+    /// op and dtype, read four at a time and one at a time, contiguous and strided
+    /// operands, rows and columns, native and emulated float16) is valid WGSL.
+    #[test]
+    fn every_fused_reduction_kernel_validates() {
+        use crate::lax::{CompareOp, ReduceOp};
+        let mut kernels = 0;
+        for op in ReduceOp::ALL {
+            for d in DType::ALL {
+                let logical = matches!(op, ReduceOp::And | ReduceOp::Or);
+                if logical != (d == DType::Bool) {
+                    continue;
+                }
+                // select(x0 != x1, x0, x1)
+                let ne = Primitive::Compare(CompareOp::Ne);
+                let operand = Aval::new(vec![4, 8], d, false);
+                let pred = ne
+                    .abstract_eval(&[operand.clone(), operand.clone()])
+                    .unwrap();
+                let sel = Primitive::Select
+                    .abstract_eval(&[pred.clone(), operand.clone(), operand])
+                    .unwrap();
+                let program = Program {
+                    inputs: vec![d, d],
+                    nodes: vec![
+                        Node {
+                            prim: ne,
+                            args: vec![0, 1],
+                            dtype: pred.dtype,
+                        },
+                        Node {
+                            prim: Primitive::Select,
+                            args: vec![2, 0, 1],
+                            dtype: sel.dtype,
+                        },
+                    ],
+                };
+                let contiguous = Layout::contiguous(&[4, 8]);
+                let strided = Layout {
+                    shape: vec![4, 8],
+                    strides: vec![1, 4],
+                    offset: 0,
+                };
+                for f16_native in [false, true] {
+                    let t = Target {
+                        f16_native,
+                        window_bytes: 1 << 27,
+                    };
+                    for (a, stored) in [(&contiguous, &contiguous), (&strided, &strided)] {
+                        let inputs: Vec<InputDesc<'_>> = [a, &contiguous]
+                            .iter()
+                            .map(|l| InputDesc {
+                                layout: l,
+                                windows: 1,
+                                map: &InputMap::Plain,
+                                padded: true,
+                            })
+                            .collect();
+                        let source = |run| {
+                            reduce::Source::program(&program, &inputs, &[4, 8], stored, run, &t)
+                                .unwrap()
+                        };
+                        for g in [
+                            reduce::row_reduction(op, &source(8), 4, 8, 1, 1, &t),
+                            reduce::column_reduction(op, &source(8), 8, 4, 1, 1, &t).0,
+                        ] {
+                            let src = g.source();
+                            if let Err(e) = validate(&src) {
+                                panic!("fused {} on {d}: {e}\n{src}", op.name());
+                            }
+                            kernels += 1;
                         }
                     }
                 }

@@ -12,8 +12,9 @@
 
 use std::fmt::Write;
 
-use super::{declare, storage_types, Generated, Target, WORKGROUP};
+use super::{declare, storage_types, Generated, InputDesc, Program, Target, WORKGROUP};
 use crate::dtype::DType;
+use crate::error::Result;
 use crate::lax::ReduceOp;
 use crate::shape::Layout;
 
@@ -68,60 +69,167 @@ fn combine(op: ReduceOp, acc: DType, a: &str, b: &str) -> String {
     }
 }
 
-/// Declares the input (scalar or `vec4` words) and the output, and for scalar inputs the
-/// element loader `ld(i)` over the layout (metadata from word 3: offset, rank, shape,
-/// offset, strides).
-#[allow(clippy::too_many_arguments)]
-fn loader(
-    src: &mut String,
-    in_dtype: DType,
-    acc: DType,
-    layout: &Layout,
-    windows: u64,
-    out_windows: u64,
+/// What the first pass of a reduction reads: a buffer through its layout, or the values
+/// of a fused elementwise program (a jitted reduction's producer chain, whose values are
+/// never stored). Later passes read the partials buffer.
+pub(crate) struct Source {
+    /// The metadata binding, `B`, the input bindings and their loaders.
+    decls: String,
+    /// Metadata words after the kernel's three sizes.
+    meta: Vec<u32>,
+    uses_f16: bool,
+    /// The first binding after the inputs (the output's).
+    binding: u32,
+    /// The dtype of the values reduced.
+    dtype: DType,
+    /// Whether four consecutive elements are read at once (`vec`), else one (`scalar`).
     vector: bool,
-    t: &Target,
-) {
-    let at = acc_type(acc);
-    let contiguous = layout.is_contiguous();
-    let ((sty, sbytes), (vty, vbytes)) = storage_types(in_dtype, t);
-    let mut binding = 1u32;
-    let (ity, ibytes) = if vector { (vty, vbytes) } else { (sty, sbytes) };
-    declare(src, &mut binding, "in0", ity, ibytes, windows, false, t);
-    let packed = Target {
-        f16_native: false,
-        window_bytes: t.window_bytes,
-    };
-    let ((oty, obytes), _) = storage_types(acc, &packed);
-    declare(src, &mut binding, "out", oty, obytes, out_windows, true, t);
-    if vector {
-        return;
-    }
-    if contiguous {
-        let _ = writeln!(src, "fn off0(i: u32) -> u32 {{\n    return i + md[3];\n}}");
-    } else {
-        let _ = writeln!(src, "fn off0(i: u32) -> u32 {{\n    let rank = md[B];\n    let s = B + 1u + rank;\n    var o = bitcast<i32>(md[s]);\n    var rem = i;\n    for (var d = rank; d > 0u; d = d - 1u) {{\n        let sz = md[B + d];\n        o = o + i32(rem % sz) * bitcast<i32>(md[s + d]);\n        rem = rem / sz;\n    }}\n    return u32(o);\n}}");
-    }
-    let load = match in_dtype {
-        DType::Float16 if t.f16_native => "f32(in0(e))".to_string(),
-        DType::Float16 => "f16_to_f32((in0(e >> 1u) >> ((e & 1u) * 16u)) & 0xffffu)".to_string(),
-        _ => "in0(e)".to_string(),
-    };
-    let _ = writeln!(
-        src,
-        "fn ld(i: u32) -> {at} {{\n    let e = off0(i);\n    return {load};\n}}"
-    );
+    program: bool,
 }
 
-/// Metadata shared by both kernels: three sizes, the input offset, then the layout.
-fn layout_meta(a: u64, b: u64, c: u64, layout: &Layout) -> Vec<u32> {
-    // Sizes of one buffer's worth of elements: they fit u32.
-    let mut meta = vec![a as u32, b as u32, c as u32, layout.offset as u32];
-    meta.push(layout.shape.len() as u32);
-    meta.extend(layout.shape.iter().map(|&d| d as u32));
-    meta.push(layout.offset as u32);
-    meta.extend(layout.strides.iter().map(|&s| s as i32 as u32));
-    meta
+impl Source {
+    /// A buffer of `dtype` read through `layout` from a buffer bound as `windows` windows.
+    /// `run` is the length of the contiguous runs the kernel reads (the reduced length
+    /// for rows, the kept length for columns): vector loads need whole `vec4`s.
+    pub(crate) fn buffer(
+        op: ReduceOp,
+        dtype: DType,
+        layout: &Layout,
+        windows: u64,
+        run: u64,
+        t: &Target,
+    ) -> Source {
+        let at = acc_type(accumulator(op, dtype));
+        let vector = vectorizable(dtype, layout, run, t);
+        let mut src = String::new();
+        src.push_str(
+            "@group(0) @binding(0) var<storage, read> md: array<u32>;\nconst B: u32 = 4u;\n",
+        );
+        let ((sty, sbytes), (vty, vbytes)) = storage_types(dtype, t);
+        let mut binding = 1u32;
+        let (ity, ibytes) = if vector { (vty, vbytes) } else { (sty, sbytes) };
+        declare(
+            &mut src,
+            &mut binding,
+            "in0",
+            ity,
+            ibytes,
+            windows,
+            false,
+            t,
+        );
+        if !vector {
+            if layout.is_contiguous() {
+                let _ = writeln!(src, "fn off0(i: u32) -> u32 {{\n    return i + md[3];\n}}");
+            } else {
+                let _ = writeln!(src, "fn off0(i: u32) -> u32 {{\n    let rank = md[B];\n    let s = B + 1u + rank;\n    var o = bitcast<i32>(md[s]);\n    var rem = i;\n    for (var d = rank; d > 0u; d = d - 1u) {{\n        let sz = md[B + d];\n        o = o + i32(rem % sz) * bitcast<i32>(md[s + d]);\n        rem = rem / sz;\n    }}\n    return u32(o);\n}}");
+            }
+            let load = match dtype {
+                DType::Float16 if t.f16_native => "f32(in0(e))".to_string(),
+                DType::Float16 => {
+                    "f16_to_f32((in0(e >> 1u) >> ((e & 1u) * 16u)) & 0xffffu)".to_string()
+                }
+                _ => "in0(e)".to_string(),
+            };
+            let _ = writeln!(
+                src,
+                "fn ld(i: u32) -> {at} {{\n    let e = off0(i);\n    return {load};\n}}"
+            );
+        }
+        // The input offset, then the layout.
+        let mut meta = vec![layout.offset as u32, layout.shape.len() as u32];
+        meta.extend(layout.shape.iter().map(|&d| d as u32));
+        meta.push(layout.offset as u32);
+        meta.extend(layout.strides.iter().map(|&s| s as i32 as u32));
+        Source {
+            decls: src,
+            meta,
+            uses_f16: t.f16_native && dtype == DType::Float16,
+            binding,
+            dtype,
+            vector,
+            program: false,
+        }
+    }
+
+    /// The values of `program` over `inputs`, a contiguous array of `shape` (the reduced
+    /// axes already moved where the kernel reads them). `stored` is the layout the values
+    /// would have had if they were stored and then moved: they are read four at a time
+    /// exactly when that layout would be, so a fused reduction adds in the same order as
+    /// the unfused one and gives the same bits.
+    pub(crate) fn program(
+        program: &Program,
+        inputs: &[InputDesc<'_>],
+        shape: &[usize],
+        stored: &Layout,
+        run: u64,
+        t: &Target,
+    ) -> Result<Source> {
+        let dtype = program
+            .nodes
+            .last()
+            .map(|n| n.dtype)
+            .unwrap_or_else(|| program.inputs[0]);
+        let vector = vectorizable(dtype, stored, run, t);
+        let v = super::values(program, inputs, shape, 3, !vector, true, t)?;
+        Ok(Source {
+            decls: v.src,
+            meta: v.meta,
+            uses_f16: v.uses_f16,
+            binding: v.binding,
+            dtype,
+            vector,
+            program: true,
+        })
+    }
+
+    /// The four elements from flat index `4q` on, as accumulator values.
+    fn vec(&self, q: &str) -> String {
+        match (self.program, self.dtype) {
+            (false, _) => format!("in0({q} + md[3] / 4u)"),
+            (true, DType::Bool) => format!("select(vec4<u32>(0u), vec4<u32>(1u), value4({q}))"),
+            (true, _) => format!("value4({q})"),
+        }
+    }
+
+    /// The element at flat index `i`, as an accumulator value.
+    fn scalar(&self, i: &str) -> String {
+        match (self.program, self.dtype) {
+            (false, _) => format!("ld({i})"),
+            (true, DType::Bool) => format!("select(0u, 1u, value1({i}))"),
+            (true, _) => format!("value1({i})"),
+        }
+    }
+
+    /// The source's declarations and the output's, as words of the accumulator.
+    fn declare_all(&self, acc: DType, out_windows: u64, t: &Target) -> String {
+        let mut src = self.decls.clone();
+        let packed = Target {
+            f16_native: false,
+            window_bytes: t.window_bytes,
+        };
+        let ((oty, obytes), _) = storage_types(acc, &packed);
+        let mut binding = self.binding;
+        declare(
+            &mut src,
+            &mut binding,
+            "out",
+            oty,
+            obytes,
+            out_windows,
+            true,
+            t,
+        );
+        src
+    }
+
+    /// The kernel's metadata: three sizes, then the source's words.
+    fn meta(&self, a: u64, b: u64, c: u64) -> Vec<u32> {
+        // Sizes of one buffer's worth of elements: they fit u32.
+        let mut meta = vec![a as u32, b as u32, c as u32];
+        meta.extend_from_slice(&self.meta);
+        meta
+    }
 }
 
 /// `combine` on `vec4`s, component by component.
@@ -161,45 +269,32 @@ pub(crate) const COLUMN_CHUNK: u64 = 16;
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn column_reduction(
     op: ReduceOp,
-    in_dtype: DType,
-    layout: &Layout,
-    windows: u64,
+    source: &Source,
     cols: u64,
     k: u64,
     parts: u64,
     out_windows: u64,
     t: &Target,
 ) -> (Generated, u64) {
-    let acc = accumulator(op, in_dtype);
+    let acc = accumulator(op, source.dtype);
     let at = acc_type(acc);
     // Four neighbouring columns per thread, one vec4 load per row, where rows are whole
     // vec4s.
-    let vector = vectorizable(in_dtype, layout, cols, t);
-    let mut src = String::new();
-    src.push_str("@group(0) @binding(0) var<storage, read> md: array<u32>;\nconst B: u32 = 4u;\n");
-    loader(
-        &mut src,
-        in_dtype,
-        acc,
-        layout,
-        windows,
-        out_windows,
-        vector,
-        t,
-    );
+    let vector = source.vector;
+    let mut src = source.declare_all(acc, out_windows, t);
     let id = identity(op, acc);
     let (per, lanes, load, store) = if vector {
         (
             "cols / 4u",
             format!("vec4<{at}>({id})"),
-            combine4(op, acc, "acc", "in0((r * cols + md[3]) / 4u + c)"),
+            combine4(op, acc, "acc", &source.vec("r * cols / 4u + c")),
             "    out_st(part * cols + 4u * c, acc.x);\n    out_st(part * cols + 4u * c + 1u, acc.y);\n    out_st(part * cols + 4u * c + 2u, acc.z);\n    out_st(part * cols + 4u * c + 3u, acc.w);\n".to_string(),
         )
     } else {
         (
             "cols",
             id.to_string(),
-            combine(op, acc, "acc", "ld(r * cols + c)"),
+            combine(op, acc, "acc", &source.scalar("r * cols + c")),
             "    out_st(g, acc);\n".to_string(),
         )
     };
@@ -216,8 +311,8 @@ pub(crate) fn column_reduction(
     (
         Generated {
             body: src,
-            uses_f16: t.f16_native && in_dtype == DType::Float16,
-            meta: layout_meta(cols, k, parts, layout),
+            uses_f16: source.uses_f16,
+            meta: source.meta(cols, k, parts),
         },
         threads,
     )
@@ -233,39 +328,26 @@ pub(crate) const ROW_CHUNK: u64 = 64;
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn row_reduction(
     op: ReduceOp,
-    in_dtype: DType,
-    layout: &Layout,
-    windows: u64,
+    source: &Source,
     rows: u64,
     k: u64,
     parts: u64,
     out_windows: u64,
     t: &Target,
 ) -> Generated {
-    let acc = accumulator(op, in_dtype);
+    let acc = accumulator(op, source.dtype);
     let at = acc_type(acc);
-    let vector = vectorizable(in_dtype, layout, k, t);
-    let mut src = String::new();
-    src.push_str("@group(0) @binding(0) var<storage, read> md: array<u32>;\nconst B: u32 = 4u;\n");
-    loader(
-        &mut src,
-        in_dtype,
-        acc,
-        layout,
-        windows,
-        out_windows,
-        vector,
-        t,
-    );
+    let vector = source.vector;
+    let mut src = source.declare_all(acc, out_windows, t);
     let id = identity(op, acc);
     let inner = if vector {
         let c4 = |a: &str, b: &str| combine4(op, acc, a, b);
         // Two independent vec4 accumulators halve the dependency chain.
         format!(
-            "    let base4 = (row * k + md[3]) / 4u;\n    let end4 = base4 + k / 4u;\n    let start4 = base4 + part * {q}u;\n    var a4 = vec4<{at}>({id});\n    var b4 = vec4<{at}>({id});\n    for (var j = 0u; j < {q}u; j = j + 2u) {{\n        let u = start4 + j;\n        if (u + 1u < end4) {{\n            a4 = {};\n            b4 = {};\n        }} else if (u < end4) {{\n            a4 = {};\n        }}\n    }}\n    a4 = {};\n    let acc = {};\n",
-            c4("a4", "in0(u)"),
-            c4("b4", "in0(u + 1u)"),
-            c4("a4", "in0(u)"),
+            "    let base4 = row * k / 4u;\n    let end4 = base4 + k / 4u;\n    let start4 = base4 + part * {q}u;\n    var a4 = vec4<{at}>({id});\n    var b4 = vec4<{at}>({id});\n    for (var j = 0u; j < {q}u; j = j + 2u) {{\n        let u = start4 + j;\n        if (u + 1u < end4) {{\n            a4 = {};\n            b4 = {};\n        }} else if (u < end4) {{\n            a4 = {};\n        }}\n    }}\n    a4 = {};\n    let acc = {};\n",
+            c4("a4", &source.vec("u")),
+            c4("b4", &source.vec("u + 1u")),
+            c4("a4", &source.vec("u")),
             c4("a4", "b4"),
             combine(op, acc, &combine(op, acc, "a4.x", "a4.y"), &combine(op, acc, "a4.z", "a4.w")),
             q = ROW_CHUNK / 4,
@@ -273,7 +355,7 @@ pub(crate) fn row_reduction(
     } else {
         format!(
             "    let start = part * {ROW_CHUNK}u;\n    var acc: {at} = {id};\n    for (var j = 0u; j < {ROW_CHUNK}u; j = j + 1u) {{\n        let kk = start + j;\n        if (kk < k) {{\n            acc = {};\n        }}\n    }}\n",
-            combine(op, acc, "acc", "ld(row * k + kk)"),
+            combine(op, acc, "acc", &source.scalar("row * k + kk")),
         )
     };
     let _ = writeln!(
@@ -282,7 +364,7 @@ pub(crate) fn row_reduction(
     );
     Generated {
         body: src,
-        uses_f16: t.f16_native && in_dtype == DType::Float16,
-        meta: layout_meta(rows, k, parts, layout),
+        uses_f16: source.uses_f16,
+        meta: source.meta(rows, k, parts),
     }
 }

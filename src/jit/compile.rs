@@ -9,6 +9,11 @@
 //! buffers, so fused intermediates never touch memory. Views stay views: a broadcast of a
 //! graph input is read in place by the kernel that consumes it.
 //!
+//! A chain whose only use is a reduction fuses into it: the reduction's first pass computes
+//! the chain's values where it reads them, so `sum(exp(a * b) + c)` is one kernel per pass
+//! and the chain gets no buffer. It reads the values in the order the unfused reduction
+//! would, so the result has the same bits.
+//!
 //! Each fused step keeps the kernels (pipeline and metadata) its calls generated, keyed by
 //! the operands' layouts, so a later call over the same layouts generates no WGSL.
 
@@ -18,7 +23,7 @@ use super::ir::{Eqn, Graph};
 use crate::array::{Array, Aval};
 use crate::codegen::{Node, Program};
 use crate::error::Result;
-use crate::lax::{KernelCache, Primitive};
+use crate::lax::{KernelCache, Primitive, ReduceOp};
 use crate::runtime::Device;
 
 /// One step of an executable.
@@ -31,6 +36,17 @@ pub(crate) enum Step {
         out: usize,
         /// The generated kernels of earlier calls, by operand layouts.
         kernels: KernelCache,
+    },
+    /// A reduction whose first pass computes the values of `program` (over the buffers of
+    /// `inputs`, each of `shape`) where it reads them: a fused chain with its trailing
+    /// reduction, one kernel per pass and no buffer for the chain.
+    FusedReduce {
+        program: Program,
+        inputs: Vec<usize>,
+        shape: Vec<usize>,
+        op: ReduceOp,
+        axes: Vec<usize>,
+        out: usize,
     },
     /// A primitive run as in eager mode (views, reductions, matmul, sort, ...).
     Op {
@@ -125,8 +141,25 @@ pub(crate) fn compile(g: &Graph, max_inputs: usize) -> Executable {
     for &o in &g.outvars {
         materialized[o] = true;
     }
+    // A fused value whose only use is a reduction is computed by the reduction's first
+    // pass (`absorbed`): no buffer, no kernel of its own.
+    let mut uses = vec![0usize; n];
     for e in eqns.iter().filter(|e| live[e.out]) {
-        if !fusible(&e.prim) {
+        for &i in &e.inputs {
+            uses[i] += 1;
+        }
+    }
+    let absorbs = |e: &Eqn| {
+        matches!(e.prim, Primitive::Reduce { .. })
+            && is_fused_value(e.inputs[0])
+            && uses[e.inputs[0]] == 1
+            && !g.outvars.contains(&e.inputs[0])
+    };
+    let mut absorbed = vec![false; n];
+    for e in eqns.iter().filter(|e| live[e.out]) {
+        if absorbs(e) {
+            absorbed[e.inputs[0]] = true;
+        } else if !fusible(&e.prim) {
             for &i in &e.inputs {
                 materialized[i] = true;
             }
@@ -138,7 +171,7 @@ pub(crate) fn compile(g: &Graph, max_inputs: usize) -> Executable {
     loop {
         let mut cut = false;
         for e in eqns.iter().filter(|e| live[e.out]) {
-            if !fusible(&e.prim) || !materialized[e.out] {
+            if !fusible(&e.prim) || !(materialized[e.out] || absorbed[e.out]) {
                 continue;
             }
             let mut leaves: Vec<usize> = Vec::new();
@@ -168,70 +201,91 @@ pub(crate) fn compile(g: &Graph, max_inputs: usize) -> Executable {
             break;
         }
     }
+    // The program computing fused value `root` from the nearest values with buffers (its
+    // leaves, the program's inputs): a post-order over its fused ancestry.
+    let program_for = |root: usize| -> (Program, Vec<usize>) {
+        let is_leaf = |v: usize| v != root && (materialized[v] || !is_fused_value(v));
+        let mut leaves: Vec<usize> = Vec::new();
+        let mut inner: Vec<usize> = Vec::new();
+        let mut seen: HashMap<usize, ()> = HashMap::new();
+        let mut work: Vec<(usize, bool)> = vec![(root, false)];
+        while let Some((v, expanded)) = work.pop() {
+            if expanded {
+                inner.push(v);
+                continue;
+            }
+            if seen.insert(v, ()).is_some() {
+                continue;
+            }
+            if is_leaf(v) {
+                leaves.push(v);
+                continue;
+            }
+            work.push((v, true));
+            let p = &eqns[producer[v].expect("a fused value has a producer")];
+            for &i in p.inputs.iter().rev() {
+                work.push((i, false));
+            }
+        }
+        let mut index: HashMap<usize, usize> = HashMap::new();
+        for (k, &v) in leaves.iter().chain(&inner).enumerate() {
+            index.insert(v, k);
+        }
+        let nodes = inner
+            .iter()
+            .map(|&v| {
+                let p = &eqns[producer[v].expect("a fused value has a producer")];
+                Node {
+                    prim: p.prim.clone(),
+                    args: p.inputs.iter().map(|i| index[i]).collect(),
+                    dtype: g.avals[v].dtype,
+                }
+            })
+            .collect();
+        let program = Program {
+            inputs: leaves.iter().map(|&v| g.avals[v].dtype).collect(),
+            nodes,
+        };
+        (program, leaves)
+    };
     let mut steps = Vec::new();
     for e in eqns.iter().filter(|e| live[e.out]) {
-        if !fusible(&e.prim) {
-            steps.push(Step::Op {
-                prim: e.prim.clone(),
+        match &e.prim {
+            Primitive::Reduce { op, axes } if absorbed[e.inputs[0]] => {
+                let (program, inputs) = program_for(e.inputs[0]);
+                steps.push(Step::FusedReduce {
+                    program,
+                    inputs,
+                    shape: g.avals[e.inputs[0]].shape.clone(),
+                    op: *op,
+                    axes: axes.clone(),
+                    out: e.out,
+                });
+            }
+            prim if !fusible(prim) => steps.push(Step::Op {
+                prim: prim.clone(),
                 inputs: e.inputs.clone(),
                 out: e.out,
-            });
-        } else if materialized[e.out] {
-            let is_leaf = |v: usize| v != e.out && (materialized[v] || !is_fused_value(v));
-            // Post-order over the fused ancestry; leaves are read from buffers.
-            let mut leaves: Vec<usize> = Vec::new();
-            let mut inner: Vec<usize> = Vec::new();
-            let mut seen: HashMap<usize, ()> = HashMap::new();
-            let mut work: Vec<(usize, bool)> = vec![(e.out, false)];
-            while let Some((v, expanded)) = work.pop() {
-                if expanded {
-                    inner.push(v);
-                    continue;
-                }
-                if seen.insert(v, ()).is_some() {
-                    continue;
-                }
-                if is_leaf(v) {
-                    leaves.push(v);
-                    continue;
-                }
-                work.push((v, true));
-                let p = &eqns[producer[v].expect("a fused value has a producer")];
-                for &i in p.inputs.iter().rev() {
-                    work.push((i, false));
-                }
+            }),
+            _ if materialized[e.out] => {
+                let (program, inputs) = program_for(e.out);
+                steps.push(Step::Fused {
+                    program,
+                    inputs,
+                    out: e.out,
+                    kernels: KernelCache::default(),
+                });
             }
-            let mut index: HashMap<usize, usize> = HashMap::new();
-            for (k, &v) in leaves.iter().chain(&inner).enumerate() {
-                index.insert(v, k);
-            }
-            let nodes = inner
-                .iter()
-                .map(|&v| {
-                    let p = &eqns[producer[v].expect("a fused value has a producer")];
-                    Node {
-                        prim: p.prim.clone(),
-                        args: p.inputs.iter().map(|i| index[i]).collect(),
-                        dtype: g.avals[v].dtype,
-                    }
-                })
-                .collect();
-            steps.push(Step::Fused {
-                program: Program {
-                    inputs: leaves.iter().map(|&v| g.avals[v].dtype).collect(),
-                    nodes,
-                },
-                inputs: leaves,
-                out: e.out,
-                kernels: KernelCache::default(),
-            });
+            _ => {}
         }
     }
     // Free each value's buffer after its last use (outputs are kept).
     let mut last: Vec<Option<usize>> = vec![None; n];
     for (k, s) in steps.iter().enumerate() {
         let ins = match s {
-            Step::Fused { inputs, .. } | Step::Op { inputs, .. } => inputs,
+            Step::Fused { inputs, .. }
+            | Step::FusedReduce { inputs, .. }
+            | Step::Op { inputs, .. } => inputs,
         };
         for &i in ins {
             last[i] = Some(k);
@@ -269,11 +323,12 @@ fn missing(v: usize) -> crate::Error {
 }
 
 impl Executable {
-    /// Number of kernels a call launches for fused chains.
+    /// Number of generated kernels for fused chains (a fused reduction counts once, as
+    /// the chain's kernel).
     pub(crate) fn fused_kernels(&self) -> usize {
         self.steps
             .iter()
-            .filter(|s| matches!(s, Step::Fused { .. }))
+            .filter(|s| matches!(s, Step::Fused { .. } | Step::FusedReduce { .. }))
             .count()
     }
 
@@ -293,7 +348,9 @@ impl Executable {
         }
         for (step, frees) in self.steps.iter().zip(&self.frees) {
             let (ins, out) = match step {
-                Step::Fused { inputs, out, .. } | Step::Op { inputs, out, .. } => (inputs, *out),
+                Step::Fused { inputs, out, .. }
+                | Step::FusedReduce { inputs, out, .. }
+                | Step::Op { inputs, out, .. } => (inputs, *out),
             };
             let args: Vec<&Array> = ins
                 .iter()
@@ -304,6 +361,13 @@ impl Executable {
                 Step::Fused {
                     program, kernels, ..
                 } => crate::lax::run_program_cached(device, program, &args, aval, Some(kernels))?,
+                Step::FusedReduce {
+                    program,
+                    shape,
+                    op,
+                    axes,
+                    ..
+                } => crate::lax::fused_reduce(device, *op, axes, program, &args, shape, aval)?,
                 Step::Op { prim, .. } => {
                     crate::lax::eval_primitive(prim.clone(), &args, aval, Some(device))?
                 }
@@ -670,7 +734,7 @@ mod tests {
             .iter()
             .filter_map(|s| match s {
                 Step::Fused { kernels, .. } => Some(format!("{kernels:?}")),
-                Step::Op { .. } => None,
+                Step::Op { .. } | Step::FusedReduce { .. } => None,
             })
             .collect();
         assert_eq!(cached, ["KernelCache(4 kernels)"]);

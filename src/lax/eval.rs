@@ -206,20 +206,8 @@ pub(crate) fn run_cached(
             None => {
                 let generated =
                     elementwise_kernel(program, &operands, &out.shape, out_windows, &target)?;
-                let max_bindings =
-                    u64::from(inner.info.limits.max_storage_buffers_per_shader_stage);
                 let total: u64 = 1 + out_windows + operands.iter().map(|o| o.windows).sum::<u64>();
-                if total > max_bindings {
-                    return Err(Error::OutOfMemory {
-                        func: program_name(program).to_string(),
-                        bytes,
-                        shape: out.shape.clone(),
-                        dtype: out.dtype,
-                        reason: format!(
-                            "the operands need {total} storage bindings; the device allows {max_bindings}"
-                        ),
-                    });
-                }
+                check_bindings(dev, program_name(program), total, bytes, &out)?;
                 let kernel = inner.kernel(&generated.body, || generated.source())?;
                 let meta: Arc<[u32]> = generated.meta.into();
                 if let Some(c) = cache {
@@ -240,17 +228,7 @@ pub(crate) fn run_cached(
             .copied()
             .zip(operands.iter().map(|o| o.windows))
             .chain([(&storage, out_windows)]);
-        let mut bindings = Vec::new();
-        for (s, windows) in buffers {
-            for w in 0..windows {
-                let offset = w * target.window_bytes;
-                bindings.push(Binding {
-                    buffer: s.buffer(),
-                    offset,
-                    size: (s.bytes - offset).min(target.window_bytes),
-                });
-            }
-        }
+        let bindings = bind_windows(buffers, target.window_bytes);
         let groups = n.div_ceil(codegen::PER_THREAD).div_ceil(codegen::WORKGROUP);
         inner.dispatch(&kernel, &bindings, &meta, groups)?;
     }
@@ -807,36 +785,147 @@ fn reduce(
     axes: &[usize],
     out: Aval,
 ) -> Result<Array> {
+    reduce_from(dev, op, First::Array(x), x.shape(), axes, out)
+}
+
+/// Runs a reduction of the values of an elementwise `program` over `inputs` (each of the
+/// program's output `shape`) without storing them: the first pass computes each value where
+/// it reads it (jit's fusion of a producer chain into its trailing reduction). The result
+/// has the bits of [`run`] followed by the reduction.
+pub(crate) fn fused_reduce(
+    dev: &Device,
+    op: crate::lax::ReduceOp,
+    axes: &[usize],
+    program: &Program,
+    inputs: &[&Array],
+    shape: &[usize],
+    out: Aval,
+) -> Result<Array> {
+    reduce_from(dev, op, First::Program(program, inputs), shape, axes, out)
+}
+
+/// What the first pass of a reduction reads.
+enum First<'a> {
+    Array(&'a Array),
+    /// An elementwise program's values over its operands.
+    Program(&'a Program, &'a [&'a Array]),
+}
+
+/// Fails when a kernel would bind more storage buffers than the device allows.
+fn check_bindings(dev: &Device, func: &str, total: u64, bytes: u64, out: &Aval) -> Result<()> {
+    let max_bindings = u64::from(dev.0.info.limits.max_storage_buffers_per_shader_stage);
+    if total > max_bindings {
+        return Err(Error::OutOfMemory {
+            func: func.to_string(),
+            bytes,
+            shape: out.shape.clone(),
+            dtype: out.dtype,
+            reason: format!(
+                "the operands need {total} storage bindings; the device allows {max_bindings}"
+            ),
+        });
+    }
+    Ok(())
+}
+
+/// The windows of each buffer as bindings, in order.
+fn bind_windows<'a>(
+    buffers: impl IntoIterator<Item = (&'a Arc<crate::runtime::Storage>, u64)>,
+    window_bytes: u64,
+) -> Vec<Binding<'a>> {
+    let mut bindings = Vec::new();
+    for (s, windows) in buffers {
+        for w in 0..windows {
+            let offset = w * window_bytes;
+            bindings.push(Binding {
+                buffer: s.buffer(),
+                offset,
+                size: (s.bytes - offset).min(window_bytes),
+            });
+        }
+    }
+    bindings
+}
+
+/// The passes of a reduction over `axes` of an array of `shape` read from `first`.
+fn reduce_from(
+    dev: &Device,
+    op: crate::lax::ReduceOp,
+    first: First<'_>,
+    shape: &[usize],
+    axes: &[usize],
+    out: Aval,
+) -> Result<Array> {
     use crate::codegen::reduce::{
-        accumulator, column_reduction, row_reduction, COLUMN_CHUNK, ROW_CHUNK,
+        accumulator, column_reduction, row_reduction, Source, COLUMN_CHUNK, ROW_CHUNK,
     };
-    let keep: Vec<usize> = (0..x.ndim()).filter(|i| !axes.contains(i)).collect();
+    let ndim = shape.len();
+    let keep: Vec<usize> = (0..ndim).filter(|i| !axes.contains(i)).collect();
     // Reducing leading axes of an array whose innermost axis is kept and contiguous: the
     // column kernel (neighbouring threads read neighbouring elements). Otherwise the
-    // reduced axes are moved last and each row is reduced by workgroups.
+    // reduced axes are moved last and each row is reduced by workgroups. A program's
+    // values are contiguous.
+    let inner_contiguous = match &first {
+        First::Array(x) => x.layout().strides.last() == Some(&1),
+        First::Program(..) => true,
+    };
     let columns = !axes.is_empty()
         && !keep.is_empty()
-        && keep.last() == Some(&(x.ndim() - 1))
-        && x.layout().strides.last() == Some(&1);
+        && keep.last() == Some(&(ndim - 1))
+        && inner_contiguous;
     let perm: Vec<usize> = if columns {
         axes.iter().chain(keep.iter()).copied().collect()
     } else {
         keep.iter().chain(axes.iter()).copied().collect()
     };
-    let mut cur = if perm.iter().enumerate().all(|(i, &p)| i == p) {
-        x.clone()
-    } else {
-        crate::lax::transpose(x, &perm)?
+    let identity = perm.iter().enumerate().all(|(i, &p)| i == p);
+    let permute = |x: &Array| -> Result<Array> {
+        if identity {
+            Ok(x.clone())
+        } else {
+            crate::lax::transpose(x, &perm)
+        }
     };
-    let rows: u64 = keep.iter().map(|&i| x.shape()[i] as u64).product();
-    let mut k: u64 = axes.iter().map(|&i| x.shape()[i] as u64).product();
-    let acc = accumulator(op, x.dtype());
+    // The first pass's operands, moved as the values are: an array, or a program (whose
+    // iotas count along their dimension's new place) over permuted operands.
+    let (mut cur, fused): (Option<Array>, Option<(Program, Vec<Array>)>) = match first {
+        First::Array(x) => (Some(permute(x)?), None),
+        First::Program(p, inputs) => {
+            let mut p = p.clone();
+            for node in &mut p.nodes {
+                match &mut node.prim {
+                    Primitive::Iota {
+                        shape, dimension, ..
+                    } => {
+                        *shape = perm.iter().map(|&d| shape[d]).collect();
+                        *dimension = perm.iter().position(|&d| d == *dimension).unwrap_or(0);
+                    }
+                    Primitive::Full { shape, .. } => {
+                        *shape = perm.iter().map(|&d| shape[d]).collect();
+                    }
+                    _ => {}
+                }
+            }
+            let inputs = inputs.iter().map(|a| permute(a)).collect::<Result<_>>()?;
+            (None, Some((p, inputs)))
+        }
+    };
+    let permuted: Vec<usize> = perm.iter().map(|&d| shape[d]).collect();
+    let rows: u64 = keep.iter().map(|&i| shape[i] as u64).product();
+    let mut k: u64 = axes.iter().map(|&i| shape[i] as u64).product();
+    let in_dtype = match (&cur, &fused) {
+        (Some(x), _) => x.dtype(),
+        (None, Some((p, _))) => p.nodes.last().map(|n| n.dtype).unwrap_or(p.inputs[0]),
+        (None, None) => unreachable!("a reduction reads an array or a program"),
+    };
+    let acc = accumulator(op, in_dtype);
     let inner = &dev.0;
     let target = Target {
         f16_native: inner.info.f16_native,
         window_bytes: inner.window_bytes,
     };
     let name = op.name();
+    let run = if columns { rows } else { k };
     loop {
         let chunk = if columns { COLUMN_CHUNK } else { ROW_CHUNK };
         let parts = k.div_ceil(chunk).max(1);
@@ -844,47 +933,67 @@ fn reduce(
         let bytes = n * acc.storage_bytes() as u64;
         let storage = dev.alloc(BufferKind::Storage, bytes, name, &out.shape, out.dtype)?;
         if n > 0 {
-            let windows = codegen::windows_for(cur.storage()?.bytes, &target);
             let out_windows = codegen::windows_for(storage.bytes, &target);
+            // The operands' buffers and the source reading them.
+            let (source, stores) = match (&cur, &fused) {
+                (Some(x), _) => {
+                    let st = x.storage()?;
+                    let windows = codegen::windows_for(st.bytes, &target);
+                    let source = Source::buffer(op, x.dtype(), x.layout(), windows, run, &target);
+                    (source, vec![(st, windows)])
+                }
+                (None, Some((p, inputs))) => {
+                    let stores = inputs
+                        .iter()
+                        .map(|a| a.storage())
+                        .collect::<Result<Vec<_>>>()?;
+                    let operands: Vec<Operand<'_>> = inputs
+                        .iter()
+                        .zip(&stores)
+                        .map(|(a, st)| Operand::new(a.layout(), a.dtype(), st.bytes, &target))
+                        .collect();
+                    let total: u64 =
+                        1 + out_windows + operands.iter().map(|o| o.windows).sum::<u64>();
+                    check_bindings(dev, name, total, bytes, &out)?;
+                    let last = &p.nodes.last().expect("a program has a node").prim;
+                    let layouts: Vec<&Layout> = operands.iter().map(|o| o.layout).collect();
+                    let mapped = input_maps(last, &layouts, &permuted);
+                    let descs: Vec<InputDesc<'_>> = operands
+                        .iter()
+                        .zip(&mapped)
+                        .map(|(o, (layout, map))| InputDesc {
+                            layout,
+                            map,
+                            windows: o.windows,
+                            padded: o.padded,
+                        })
+                        .collect();
+                    // The layout the values would have had stored, then moved.
+                    let strides = Layout::contiguous(shape).strides;
+                    let stored = Layout {
+                        shape: permuted.clone(),
+                        strides: perm.iter().map(|&d| strides[d]).collect(),
+                        offset: 0,
+                    };
+                    let source = Source::program(p, &descs, &permuted, &stored, run, &target)?;
+                    let windows = operands.iter().map(|o| o.windows).collect::<Vec<_>>();
+                    (source, stores.into_iter().zip(windows).collect())
+                }
+                (None, None) => unreachable!("a reduction reads an array or a program"),
+            };
             let (g, groups) = if columns {
-                let (g, threads) = column_reduction(
-                    op,
-                    cur.dtype(),
-                    cur.layout(),
-                    windows,
-                    rows,
-                    k,
-                    parts,
-                    out_windows,
-                    &target,
-                );
+                let (g, threads) =
+                    column_reduction(op, &source, rows, k, parts, out_windows, &target);
                 (g, threads.div_ceil(codegen::WORKGROUP))
             } else {
-                let g = row_reduction(
-                    op,
-                    cur.dtype(),
-                    cur.layout(),
-                    windows,
-                    rows,
-                    k,
-                    parts,
-                    out_windows,
-                    &target,
-                );
+                let g = row_reduction(op, &source, rows, k, parts, out_windows, &target);
                 (g, n.div_ceil(codegen::WORKGROUP))
             };
             let kernel = inner.kernel(&g.body, || g.source())?;
-            let mut bindings = Vec::new();
-            for (s, w) in [(cur.storage()?, windows), (&storage, out_windows)] {
-                for i in 0..w {
-                    let offset = i * target.window_bytes;
-                    bindings.push(Binding {
-                        buffer: s.buffer(),
-                        offset,
-                        size: (s.bytes - offset).min(target.window_bytes),
-                    });
-                }
-            }
+            let bindings = bind_windows(
+                stores.into_iter().chain([(&storage, out_windows)]),
+                target.window_bytes,
+            );
             inner.dispatch(&kernel, &bindings, &g.meta, groups)?;
         }
         let shape = if columns {
@@ -913,7 +1022,7 @@ fn reduce(
                 )
             };
         }
-        cur = partial;
+        cur = Some(partial);
         k = parts;
     }
 }

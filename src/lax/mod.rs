@@ -19,7 +19,7 @@ pub(crate) use eval::eval as eval_primitive;
 pub(crate) use eval::input_maps;
 #[cfg(test)]
 pub(crate) use eval::{elementwise_kernel, out_bytes, Operand};
-pub(crate) use eval::{run_cached as run_program_cached, KernelCache};
+pub(crate) use eval::{fused_reduce, run_cached as run_program_cached, KernelCache};
 pub(crate) use primitive::EvalKind;
 pub use primitive::{
     BinaryOp, CompareOp, Literal, Primitive, ReduceOp, ScatterMode, ThreefryOutput, UnaryOp,

@@ -299,3 +299,114 @@ fn a_chain_over_many_inputs_is_split_to_fit_the_binding_limit() {
     assert_eq!(got.to_vec::<f32>().unwrap(), [1560.0; 3]); // 2 * (1 + ... + 39)
     assert!(f.lower(&xs).unwrap().fused_kernels() > 1);
 }
+
+/// Every element's raw bits (float16 through its exact float32 value).
+fn raw(a: &Array) -> Vec<u64> {
+    match a.dtype() {
+        DType::Float32 | DType::Float16 => bits(a).into_iter().map(u64::from).collect(),
+        DType::Int32 => a
+            .to_vec::<i32>()
+            .unwrap()
+            .iter()
+            .map(|&v| v as u32 as u64)
+            .collect(),
+        DType::UInt32 => a
+            .to_vec::<u32>()
+            .unwrap()
+            .iter()
+            .map(|&v| v as u64)
+            .collect(),
+        DType::Bool => a
+            .to_vec::<bool>()
+            .unwrap()
+            .iter()
+            .map(|&v| v as u64)
+            .collect(),
+    }
+}
+
+/// An elementwise mix of `x` and `y` with an iota along the last axis (whose place moves
+/// when the reduced axes are moved).
+fn mix(x: &Array, y: &Array) -> Result<Array> {
+    let d = x.dtype();
+    if d == DType::Bool {
+        return np::logical_xor(x, &np::logical_not(y)?);
+    }
+    let rank = x.ndim();
+    let i = lax::iota(d, x.shape(), rank.saturating_sub(1), None)?;
+    let i = if rank == 0 {
+        lax::convert_element_type(&i, d)?
+    } else {
+        i
+    };
+    lax::select(
+        &np::greater(x, y)?,
+        &np::multiply(x, y)?,
+        &np::add(&np::subtract(x, y)?, &i)?,
+    )
+}
+
+/// A chain with a trailing reduction runs as one kernel per pass (the chain's values get
+/// no buffer) and gives the bits of eager code: every reduction and dtype, reduced axes
+/// leading, trailing, in the middle, all and none, `vec4` and scalar reads, several
+/// passes, a transposed operand and an iota inside the chain.
+#[test]
+fn a_chain_with_a_trailing_reduction_fuses_and_matches_eager() {
+    let mut r = rng();
+    let mut cases = 0;
+    for shape in [vec![6, 5, 8], vec![3, 1001], vec![130, 4]] {
+        let rank = shape.len();
+        let axes_sets: Vec<Vec<usize>> = if rank == 3 {
+            vec![
+                vec![],
+                vec![0],
+                vec![1],
+                vec![2],
+                vec![0, 1],
+                vec![1, 2],
+                vec![0, 2],
+                vec![0, 1, 2],
+            ]
+        } else {
+            vec![vec![0], vec![1], vec![0, 1]]
+        };
+        for dtype in DType::ALL {
+            let (x, _) = random_array(&mut r, &shape, dtype, false);
+            let (y, _) = random_array(&mut r, &shape, dtype, true);
+            for op in lax::ReduceOp::ALL {
+                let logical = matches!(op, lax::ReduceOp::And | lax::ReduceOp::Or);
+                if logical != (dtype == DType::Bool) {
+                    continue;
+                }
+                for axes in &axes_sets {
+                    let want = lax::reduce(op, &mix(&x, &y).unwrap(), axes).unwrap();
+                    let axes2 = axes.clone();
+                    let f =
+                        jit(move |(x, y): (Array, Array)| lax::reduce(op, &mix(&x, &y)?, &axes2));
+                    let got = f.call((x.clone(), y.clone())).unwrap();
+                    let what = format!("{op:?} over {axes:?} of {dtype} {shape:?}");
+                    assert_eq!(got.shape(), want.shape(), "{what}");
+                    assert_eq!(got.dtype(), want.dtype(), "{what}");
+                    assert_eq!(raw(&got), raw(&want), "{what}");
+                    let low = f.lower(&(x.clone(), y.clone())).unwrap();
+                    assert_eq!((low.fused_kernels(), low.steps()), (1, 1), "{what}\n{low}");
+                    cases += 1;
+                }
+            }
+        }
+    }
+    assert!(cases > 100, "{cases}");
+    // A value that is also returned is stored once and reduced from its buffer.
+    let (x, _) = random_array(&mut r, &[6, 8], DType::Float32, false);
+    let f = jit(|x: Array| {
+        let v = np::exp(&x)?;
+        let s = lax::reduce(lax::ReduceOp::Sum, &v, &[1])?;
+        Ok((v, s))
+    });
+    let (v, s) = f.call(x.clone()).unwrap();
+    let want = lax::reduce(lax::ReduceOp::Sum, &np::exp(&x).unwrap(), &[1]).unwrap();
+    assert_eq!(bits(&s), bits(&want));
+    assert_eq!(bits(&v), bits(&np::exp(&x).unwrap()));
+    let low = f.lower(&x).unwrap();
+    assert_eq!((low.fused_kernels(), low.steps()), (1, 2), "{low}");
+}
