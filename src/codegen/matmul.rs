@@ -1,18 +1,22 @@
-//! The matmul kernel: a batched `[b, m, k] x [b, k, n]` product. A workgroup of 16x16
-//! threads covers a 64x64 output tile; each thread accumulates a 4x4 block in four `vec4`
-//! registers. Operands are read through their strides, so transposed and broadcast views
-//! cost nothing. Two variants of the inner loop:
+//! The matmul kernel: a batched `[b, m, k] x [b, k, n]` product; each workgroup covers an
+//! output tile and each thread accumulates a block of it in `vec4` registers. Operands are
+//! read through their strides, so transposed and broadcast views cost nothing. Two
+//! variants of the inner loop:
 //!
-//! - *staged* (GPUs): per step of 16 along `k` the workgroup stages a 64x16 tile of the
-//!   left operand and a 16x64 tile of the right one in workgroup memory, and every thread
-//!   does 16 rank-1 updates of its block from there;
-//! - *direct* (CPU adapters): each thread reads its 4 rows and 4 columns straight from the
-//!   buffers, with element offsets stepped along `k`. On lavapipe at 1024² this ran at
-//!   4.8 GFLOP/s against 2.6 for the staged one, whose two barriers per step cost more than
-//!   the reuse saves when the "GPU" is the CPU's caches.
+//! - *staged* (GPUs): 16x16 threads with 4x4 blocks; per step of 16 along `k` the
+//!   workgroup stages a 64x16 tile of the left operand and a 16x64 tile of the right one in
+//!   workgroup memory, and every thread does 16 rank-1 updates of its block from there;
+//! - *direct* (CPU adapters): each thread of an 8x8 workgroup computes a block of up to
+//!   16x16 straight from the buffers, four steps of `k` at a time: a tile of each operand
+//!   per step, read as `vec4`s along whichever axis of the operand is contiguous (along
+//!   `k`, or across it; element by element where neither is, or for float16). On
+//!   lavapipe every load instruction is a loop over the SIMD lanes, so fewer, wider loads
+//!   per multiply-add are what counts: 1024² went from 1.0-1.1 GFLOP/s (4x4 blocks, one
+//!   element per load) to 3.6. Workgroup memory lost here: the staged kernel's two
+//!   barriers per step cost more than the reuse saves when the "GPU" is the CPU's caches.
 //!
-//! float16 inputs accumulate in float32; int32 wraps; bool is "any of and" (counted in
-//! uint32).
+//! Either way each output element adds its products in order of `k`. float16 inputs
+//! accumulate in float32; int32 wraps; bool is "any of and" (counted in uint32).
 
 use std::fmt::Write;
 
@@ -22,6 +26,16 @@ use crate::shape::Layout;
 
 /// Output tile edge.
 pub(crate) const TILE: u64 = 64;
+/// The output tile of one workgroup for an `m x n` output: `(rows, columns)`.
+pub(crate) fn tile(staged: bool, m: u64, n: u64) -> (u64, u64) {
+    if staged {
+        (TILE, TILE)
+    } else {
+        let (r, c) = direct_block(m, n);
+        (W * r, W * c)
+    }
+}
+
 /// Depth of the tiles staged in workgroup memory.
 const TK: u32 = 16;
 
@@ -31,6 +45,40 @@ pub(crate) fn accumulator(d: DType) -> DType {
     match d {
         DType::Float16 => DType::Float32,
         d => d,
+    }
+}
+
+/// How the direct kernel reads its tile of an operand per four steps of `k`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Read {
+    /// Four `vec4`s along the operand's contiguous `k` axis (one per row of the block, or
+    /// per column for the right operand).
+    AlongK,
+    /// Four `vec4`s along the operand's other axis (`m` for the left operand, `n` for the
+    /// right), one per step of `k`.
+    Across,
+    /// Element by element.
+    Elements,
+}
+
+/// How the direct kernel reads an operand laid out as `[b, rows, cols]` whose `k` axis is
+/// `k_axis` (2 for the left operand, 1 for the right) and other axis has `len` elements:
+/// `vec4`s need 4-byte elements, a stride of 1 along the axis read, and element offsets
+/// that stay multiples of four (so every `vec4` is aligned); reading across also needs a
+/// whole number of `vec4`s along the axis.
+fn read_mode(l: &Layout, k_axis: usize, len: u64, dtype: DType, t: &Target) -> Read {
+    let ((_, bytes), _) = storage_types(dtype, t);
+    if bytes != 4 || dtype == DType::Float16 || !l.offset.is_multiple_of(4) {
+        return Read::Elements;
+    }
+    let other = 3 - k_axis;
+    let aligned = |d: usize| l.strides[d].rem_euclid(4) == 0;
+    if l.strides[k_axis] == 1 && aligned(0) && aligned(other) {
+        Read::AlongK
+    } else if l.strides[other] == 1 && len.is_multiple_of(4) && aligned(0) && aligned(k_axis) {
+        Read::Across
+    } else {
+        Read::Elements
     }
 }
 
@@ -54,30 +102,23 @@ pub(crate) fn matmul(
         DType::UInt32 | DType::Bool => ("u32", "0u"),
         _ => ("f32", "0.0"),
     };
+    let (read_a, read_b) = if staged {
+        (Read::Elements, Read::Elements)
+    } else {
+        (read_mode(a, 2, m, dtype, t), read_mode(b, 1, n, dtype, t))
+    };
     let mut src = String::new();
     src.push_str("@group(0) @binding(0) var<storage, read> md: array<u32>;\n");
     let mut binding = 1u32;
-    let ((sty, sbytes), _) = storage_types(dtype, t);
-    declare(
-        &mut src,
-        &mut binding,
-        "ina",
-        sty,
-        sbytes,
-        a_windows,
-        false,
-        t,
-    );
-    declare(
-        &mut src,
-        &mut binding,
-        "inb",
-        sty,
-        sbytes,
-        b_windows,
-        false,
-        t,
-    );
+    let ((sty, sbytes), (vty, _)) = storage_types(dtype, t);
+    for (name, read, windows) in [("ina", read_a, a_windows), ("inb", read_b, b_windows)] {
+        let (ty, bytes) = if read == Read::Elements {
+            (sty, sbytes)
+        } else {
+            (vty, 16)
+        };
+        declare(&mut src, &mut binding, name, ty, bytes, windows, false, t);
+    }
     let packed = Target {
         f16_native: false,
         window_bytes: t.window_bytes,
@@ -93,12 +134,13 @@ pub(crate) fn matmul(
         true,
         t,
     );
-    for (name, base) in [("ina", 5), ("inb", 9)] {
+    for (name, base, read) in [("ina", 5, read_a), ("inb", 9, read_b)] {
         let load = match dtype {
             DType::Float16 if t.f16_native => format!("f32({name}(e))"),
             DType::Float16 => {
                 format!("f16_to_f32(({name}(e >> 1u) >> ((e & 1u) * 16u)) & 0xffffu)")
             }
+            _ if read != Read::Elements => format!("{name}(e >> 2u)[e & 3u]"),
             _ => format!("{name}(e)"),
         };
         let _ = writeln!(
@@ -184,61 +226,12 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(num_workgroups) nwg: vec3
                 asz = TK * 16
             )
         } else {
-            format!(
-                r#"@compute @workgroup_size(16, 16)
-fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>) {{
-    let M = md[0];
-    let N = md[1];
-    let K = md[2];
-    let tiles_m = md[3];
-    let tiles_n = md[4];
-    let g = wg.y * nwg.x + wg.x;
-    let tn = g % tiles_n;
-    let tm = (g / tiles_n) % tiles_m;
-    let p = g / (tiles_n * tiles_m);
-    let r0 = tm * {TILE}u + lid.y * 4u;
-    let c0 = tn * {TILE}u + lid.x * 4u;
-    // Rows and columns past the edge read (clamped) row/column 0 and are not stored.
-    var rr: array<u32, 4>;
-    var cc: array<u32, 4>;
-    for (var i = 0u; i < 4u; i = i + 1u) {{
-        rr[i] = select(0u, r0 + i, r0 + i < M);
-        cc[i] = select(0u, c0 + i, c0 + i < N);
-    }}
-    var acc: array<vec4<{ct}>, 4>;
-    for (var i = 0u; i < 4u; i = i + 1u) {{ acc[i] = vec4<{ct}>({zero}); }}
-    // Element offsets walk along k by the operands' k strides.
-    let sak = bitcast<i32>(md[8u]);
-    let sbk = bitcast<i32>(md[11u]);
-    var ea = vec4<i32>(bitcast<i32>(md[5u]) + i32(p) * bitcast<i32>(md[6u])) + vec4<i32>(i32(rr[0]), i32(rr[1]), i32(rr[2]), i32(rr[3])) * bitcast<i32>(md[7u]);
-    var eb = vec4<i32>(bitcast<i32>(md[9u]) + i32(p) * bitcast<i32>(md[10u])) + vec4<i32>(i32(cc[0]), i32(cc[1]), i32(cc[2]), i32(cc[3])) * bitcast<i32>(md[12u]);
-    for (var kk = 0u; kk < K; kk = kk + 1u) {{
-        let bv = vec4<{ct}>(raw_inb(u32(eb.x)), raw_inb(u32(eb.y)), raw_inb(u32(eb.z)), raw_inb(u32(eb.w)));
-        acc[0] = acc[0] + raw_ina(u32(ea.x)) * bv;
-        acc[1] = acc[1] + raw_ina(u32(ea.y)) * bv;
-        acc[2] = acc[2] + raw_ina(u32(ea.z)) * bv;
-        acc[3] = acc[3] + raw_ina(u32(ea.w)) * bv;
-        ea = ea + vec4<i32>(sak);
-        eb = eb + vec4<i32>(sbk);
-    }}
-    for (var i = 0u; i < 4u; i = i + 1u) {{
-        let r = r0 + i;
-        if (r < M) {{
-            for (var j = 0u; j < 4u; j = j + 1u) {{
-                let c = c0 + j;
-                if (c < N) {{
-                    out_st((p * M + r) * N + c, {store});
-                }}
-            }}
-        }}
-    }}
-}}
-"#
-            )
+            direct(ct, zero, &store, read_a, read_b, direct_block(m, n))
         }
     );
-    let tiles_m = m.div_ceil(TILE);
-    let tiles_n = n.div_ceil(TILE);
+    let (tile_m, tile_n) = tile(staged, m, n);
+    let tiles_m = m.div_ceil(tile_m);
+    let tiles_n = n.div_ceil(tile_n);
     let _ = batch;
     let mut meta = vec![m as u32, n as u32, k as u32, tiles_m as u32, tiles_n as u32];
     for l in [a, b] {
@@ -250,4 +243,214 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(num_workgroups) nwg: vec3
         uses_f16: t.f16_native && dtype == DType::Float16,
         meta,
     }
+}
+
+/// The direct kernel's workgroup edge: 8x8 threads.
+const W: u64 = 8;
+
+/// Rows and columns of the block each thread of the direct kernel computes for an
+/// `m x n` output: 16x16 (a 128x128 tile per 8x8 workgroup) from 256 on, 8x8 from 64, 4x4
+/// below, since threads past the edge compute values nobody stores. Measured on lavapipe
+/// at 1024² (GFLOP/s, and the one-off shader compile): 8x8 blocks 2.2 (0.03 s), 16x16
+/// 3.6 (0.1-2 s), 32x32 5.5-7.3 but 0.5-18 s to compile depending on the operands'
+/// layouts, 64x32 91 s: loads per multiply-add fall as the block grows, until the
+/// compiler drowns in registers.
+pub(crate) fn direct_block(m: u64, n: u64) -> (u64, u64) {
+    let edge = |len: u64| match len {
+        256.. => 16,
+        64.. => 8,
+        _ => 4,
+    };
+    (edge(m), edge(n))
+}
+
+/// The direct kernel's body (see the module docs): each thread computes an `R x C` block
+/// of the output, `C/4` `vec4` registers per row. Per four steps of `k` it reads an
+/// `R x 4` tile of the left operand and a `4 x C` tile of the right one (as `vec4`s along
+/// `k`, along the other axis, or element by element), then a tail of single steps.
+fn direct(
+    ct: &str,
+    zero: &str,
+    store: &str,
+    read_a: Read,
+    read_b: Read,
+    (rn, cn): (u64, u64),
+) -> String {
+    let cq = cn / 4;
+    let mut pre = String::new();
+    let mut body = String::new();
+    // Element offsets at k = 0: per row (column), or per group of four rows (columns)
+    // read across. Rows (columns) past the edge read row (column) 0, or the last whole
+    // vec4, and are not stored.
+    if read_a == Read::Across {
+        for q in 0..rn / 4 {
+            pre += &format!(
+                "    let ea{q} = abase + i32(min(r0 + {}u, M - 4u));\n",
+                4 * q
+            );
+        }
+    } else {
+        for i in 0..rn {
+            pre += &format!(
+                "    let ea{i} = abase + i32(select(0u, r0 + {i}u, r0 + {i}u < M)) * sam;\n"
+            );
+        }
+    }
+    if read_b == Read::Across {
+        for q in 0..cq {
+            pre += &format!(
+                "    let eb{q} = bbase + i32(min(c0 + {}u, N - 4u));\n",
+                4 * q
+            );
+        }
+    } else {
+        for j in 0..cn {
+            pre += &format!(
+                "    let eb{j} = bbase + i32(select(0u, c0 + {j}u, c0 + {j}u < N)) * sbn;\n"
+            );
+        }
+    }
+    // `a{kk}_{i}`: row i of the left tile at k + kk; `b{kk}_{q}`: columns 4q..4q+4 of the
+    // right tile at k + kk.
+    match read_a {
+        Read::AlongK => {
+            for i in 0..rn {
+                body += &format!("        let ra{i} = ina(u32(ea{i} >> 2) + kq);\n");
+                for kk in 0..4 {
+                    body += &format!("        let a{kk}_{i} = ra{i}[{kk}];\n");
+                }
+            }
+        }
+        Read::Across => {
+            for kk in 0..4 {
+                for q in 0..rn / 4 {
+                    body += &format!(
+                        "        let av{kk}_{q} = ina(u32(ea{q} + i32(k + {kk}u) * sak) >> 2u);\n"
+                    );
+                    for l in 0..4 {
+                        body += &format!("        let a{kk}_{} = av{kk}_{q}[{l}];\n", 4 * q + l);
+                    }
+                }
+            }
+        }
+        Read::Elements => {
+            for kk in 0..4 {
+                for i in 0..rn {
+                    body += &format!(
+                        "        let a{kk}_{i} = raw_ina(u32(ea{i} + i32(k + {kk}u) * sak));\n"
+                    );
+                }
+            }
+        }
+    }
+    match read_b {
+        Read::AlongK => {
+            for j in 0..cn {
+                body += &format!("        let rb{j} = inb(u32(eb{j} >> 2) + kq);\n");
+            }
+            for kk in 0..4 {
+                for q in 0..cq {
+                    let e: Vec<String> = (0..4).map(|l| format!("rb{}[{kk}]", 4 * q + l)).collect();
+                    body += &format!("        let b{kk}_{q} = vec4<{ct}>({});\n", e.join(", "));
+                }
+            }
+        }
+        Read::Across => {
+            for kk in 0..4 {
+                for q in 0..cq {
+                    body += &format!(
+                        "        let b{kk}_{q} = inb(u32(eb{q} + i32(k + {kk}u) * sbk) >> 2u);\n"
+                    );
+                }
+            }
+        }
+        Read::Elements => {
+            for kk in 0..4 {
+                for q in 0..cq {
+                    let e: Vec<String> = (0..4)
+                        .map(|l| format!("raw_inb(u32(eb{} + i32(k + {kk}u) * sbk))", 4 * q + l))
+                        .collect();
+                    body += &format!("        let b{kk}_{q} = vec4<{ct}>({});\n", e.join(", "));
+                }
+            }
+        }
+    }
+    let mut accs = String::new();
+    let mut tail = String::new();
+    let mut stores = String::new();
+    // The tail's element offsets of rows and columns (read across: inside the group).
+    let row = |i: u64| {
+        if read_a == Read::Across {
+            format!("ea{} + {}", i / 4, i % 4)
+        } else {
+            format!("ea{i}")
+        }
+    };
+    let col = |j: u64| {
+        if read_b == Read::Across {
+            format!("eb{} + {}", j / 4, j % 4)
+        } else {
+            format!("eb{j}")
+        }
+    };
+    for q in 0..cq {
+        let e: Vec<String> = (0..4)
+            .map(|l| format!("raw_inb(u32({} + i32(k) * sbk))", col(4 * q + l)))
+            .collect();
+        tail += &format!("        let b_{q} = vec4<{ct}>({});\n", e.join(", "));
+    }
+    for i in 0..rn {
+        tail += &format!(
+            "        let a_{i} = raw_ina(u32({} + i32(k) * sak));\n",
+            row(i)
+        );
+        for q in 0..cq {
+            accs += &format!("    var acc{i}_{q} = vec4<{ct}>({zero});\n");
+            tail += &format!("        acc{i}_{q} = acc{i}_{q} + a_{i} * b_{q};\n");
+            for l in 0..4 {
+                let v = store.replace("acc[i][j]", &format!("acc{i}_{q}[{l}]"));
+                let j = 4 * q + l;
+                stores += &format!("    if (r0 + {i}u < M && c0 + {j}u < N) {{ out_st((p * M + r0 + {i}u) * N + c0 + {j}u, {v}); }}\n");
+            }
+        }
+    }
+    for kk in 0..4 {
+        for i in 0..rn {
+            for q in 0..cq {
+                body += &format!("        acc{i}_{q} = acc{i}_{q} + a{kk}_{i} * b{kk}_{q};\n");
+            }
+        }
+    }
+    format!(
+        r#"@compute @workgroup_size({w}, {w})
+fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>) {{
+    let M = md[0];
+    let N = md[1];
+    let K = md[2];
+    let tiles_m = md[3];
+    let tiles_n = md[4];
+    let g = wg.y * nwg.x + wg.x;
+    let tn = g % tiles_n;
+    let tm = (g / tiles_n) % tiles_m;
+    let p = g / (tiles_n * tiles_m);
+    let r0 = tm * {tm_}u + lid.y * {rn}u;
+    let c0 = tn * {tn_}u + lid.x * {cn}u;
+    let abase = bitcast<i32>(md[5u]) + i32(p) * bitcast<i32>(md[6u]);
+    let sam = bitcast<i32>(md[7u]);
+    let sak = bitcast<i32>(md[8u]);
+    let bbase = bitcast<i32>(md[9u]) + i32(p) * bitcast<i32>(md[10u]);
+    let sbk = bitcast<i32>(md[11u]);
+    let sbn = bitcast<i32>(md[12u]);
+{pre}{accs}    let K4 = K / 4u;
+    for (var kq = 0u; kq < K4; kq = kq + 1u) {{
+        let k = kq * 4u;
+{body}    }}
+    for (var k = K4 * 4u; k < K; k = k + 1u) {{
+{tail}    }}
+{stores}}}
+"#,
+        w = W,
+        tm_ = W * rn,
+        tn_ = W * cn,
+    )
 }

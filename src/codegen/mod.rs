@@ -796,41 +796,76 @@ pub(crate) mod tests {
         }
     }
 
+    /// Every matmul kernel validates: staged and direct, each dtype, native and emulated
+    /// float16, one and several windows, each way the direct kernel reads an operand
+    /// (`vec4`s along `k`, across, elements) and each block size.
     #[test]
     fn every_matmul_kernel_validates() {
-        let a = Layout {
-            shape: vec![2, 3, 4],
-            strides: vec![0, 1, 3],
-            offset: 1,
+        // [2, d, d] operands: contiguous (k innermost for the left operand), transposed
+        // (read across), and a broadcast view at an odd offset (elements).
+        let layouts = |d: usize| {
+            vec![
+                Layout::contiguous(&[2, d, d]),
+                Layout {
+                    shape: vec![2, d, d],
+                    strides: vec![(d * d) as isize, 1, d as isize],
+                    offset: 0,
+                },
+                Layout {
+                    shape: vec![2, d, d],
+                    strides: vec![0, 1, d as isize],
+                    offset: 1,
+                },
+            ]
         };
-        let b = Layout::contiguous(&[2, 4, 5]);
+        let mut kernels = 0;
+        let mut bodies = std::collections::BTreeSet::new();
         for d in DType::ALL {
             for f16_native in [false, true] {
                 for windows in [1u64, 2] {
                     for staged in [false, true] {
-                        let t = Target {
-                            f16_native,
-                            window_bytes: 1 << 27,
-                        };
-                        let g = matmul::matmul(
-                            d,
-                            &a,
-                            windows,
-                            &b,
-                            windows,
-                            windows,
-                            (2, 3, 5, 4),
-                            staged,
-                            &t,
-                        );
-                        let source = g.source();
-                        if let Err(e) = validate(&source) {
-                            panic!("matmul on {d} (staged {staged}): {e}\n{source}");
+                        for edge in [8usize, 40, 100, 300] {
+                            // Larger blocks: float32, one window, emulated float16.
+                            let small = staged || d != DType::Float32 || windows > 1 || f16_native;
+                            if small && edge > 8 {
+                                continue;
+                            }
+                            let t = Target {
+                                f16_native,
+                                window_bytes: 1 << 27,
+                            };
+                            for a in layouts(edge) {
+                                for b in layouts(edge) {
+                                    let e = edge as u64;
+                                    let g = matmul::matmul(
+                                        d,
+                                        &a,
+                                        windows,
+                                        &b,
+                                        windows,
+                                        windows,
+                                        (2, e, e, e),
+                                        staged,
+                                        &t,
+                                    );
+                                    let source = g.source();
+                                    if let Err(err) = validate(&source) {
+                                        panic!("matmul on {d} (staged {staged}, {a:?} x {b:?}): {err}\n{source}");
+                                    }
+                                    bodies.insert(g.body);
+                                    kernels += 1;
+                                }
+                            }
                         }
                     }
                 }
             }
         }
+        assert!(
+            kernels > 150 && bodies.len() > 50,
+            "{kernels} {}",
+            bodies.len()
+        );
     }
 
     #[test]

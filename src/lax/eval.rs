@@ -555,7 +555,7 @@ fn skinny_dot(a: &Array, b: &Array, out: &Aval) -> Result<Option<Array>> {
 }
 
 fn dot(dev: &Device, a: &Array, b: &Array, out: Aval) -> Result<Array> {
-    use crate::codegen::matmul::{accumulator, matmul, TILE};
+    use crate::codegen::matmul::{accumulator, matmul};
     let (batch, m, k, n) = (a.shape()[0], a.shape()[1], a.shape()[2], b.shape()[2]);
     if let Some(r) = skinny_dot(a, b, &out)? {
         return Ok(r);
@@ -581,6 +581,10 @@ fn dot(dev: &Device, a: &Array, b: &Array, out: Aval) -> Result<Array> {
             f16_native: inner.info.f16_native,
             window_bytes: inner.window_bytes,
         };
+        let staged = inner
+            .options
+            .matmul_workgroup_tiles
+            .unwrap_or(inner.info.device_type != wgpu::DeviceType::Cpu);
         let wa = codegen::windows_for(a.storage()?.bytes, &target);
         let wb = codegen::windows_for(b.storage()?.bytes, &target);
         let wo = codegen::windows_for(storage.bytes, &target);
@@ -592,10 +596,7 @@ fn dot(dev: &Device, a: &Array, b: &Array, out: Aval) -> Result<Array> {
             wb,
             wo,
             (batch as u64, m as u64, n as u64, k as u64),
-            inner
-                .options
-                .matmul_workgroup_tiles
-                .unwrap_or(inner.info.device_type != wgpu::DeviceType::Cpu),
+            staged,
             &target,
         );
         let kernel = inner.kernel(&g.body, || g.source())?;
@@ -610,7 +611,8 @@ fn dot(dev: &Device, a: &Array, b: &Array, out: Aval) -> Result<Array> {
                 });
             }
         }
-        let groups = batch as u64 * (m as u64).div_ceil(TILE) * (n as u64).div_ceil(TILE);
+        let (tile_m, tile_n) = crate::codegen::matmul::tile(staged, m as u64, n as u64);
+        let groups = batch as u64 * (m as u64).div_ceil(tile_m) * (n as u64).div_ceil(tile_n);
         inner.dispatch(&kernel, &bindings, &g.meta, groups)?;
     }
     let r = Array::from_storage(

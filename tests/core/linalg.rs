@@ -92,6 +92,40 @@ fn matmul_every_dtype_odd_sizes_and_views() {
     }
 }
 
+/// The CPU kernel's block sizes (4 to 16 rows and columns per thread) and each way it
+/// reads an operand: `vec4`s along `k` (contiguous), across (transposed), or elements
+/// (sizes that break the alignment), with `k` tails, edges past the output, and the four
+/// combinations of transposed operands.
+#[test]
+fn matmul_block_sizes_and_read_modes() {
+    let mut r = rng();
+    for d in [DType::Float32, DType::Int32] {
+        for &(m, k, n) in &[
+            (64, 36, 68),
+            (300, 40, 264),
+            (130, 44, 200),
+            (257, 9, 129),
+            (36, 40, 33),
+        ] {
+            for (ta, tb) in [(false, false), (true, false), (false, true), (true, true)] {
+                let (a, av) = random_array(&mut r, &[m, k], d, ta);
+                let (b, bv) = random_array(&mut r, &[k, n], d, tb);
+                let c = np::matmul(&a, &b).unwrap();
+                assert_eq!(c.shape(), &[m, n]);
+                let (want, scale) = host_matmul(&av, &bv, (1, m, k, n), d);
+                check(
+                    &format!("matmul {m}x{k}x{n} {d} transposed {ta} {tb}"),
+                    &c,
+                    &want,
+                    &scale,
+                    k,
+                    d,
+                );
+            }
+        }
+    }
+}
+
 #[test]
 fn matmul_batches_broadcast_and_vectors() {
     let mut r = rng();
