@@ -20,7 +20,7 @@
 
 use std::fmt::Write;
 
-use super::{declare, storage_types, Generated, Target};
+use super::{declare, declare_output, storage_types, Generated, Target};
 use crate::dtype::DType;
 use crate::shape::Layout;
 
@@ -119,21 +119,7 @@ pub(crate) fn matmul(
         };
         declare(&mut src, &mut binding, name, ty, bytes, windows, false, t);
     }
-    let packed = Target {
-        f16_native: false,
-        window_bytes: t.window_bytes,
-    };
-    let ((oty, obytes), _) = storage_types(acc, &packed);
-    declare(
-        &mut src,
-        &mut binding,
-        "out",
-        oty,
-        obytes,
-        out_windows,
-        true,
-        t,
-    );
+    declare_output(&mut src, &mut binding, acc, false, out_windows, t);
     for (name, base, read) in [("ina", 5, read_a), ("inb", 9, read_b)] {
         let load = match dtype {
             DType::Float16 if t.f16_native => format!("f32({name}(e))"),

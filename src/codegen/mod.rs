@@ -263,6 +263,27 @@ fn declare(
     }
 }
 
+/// Declares the output buffer `out` of `dtype` (stored as `vec4` words with `vector`, else
+/// one element per word) and its store `out_st`. float16 results are always stored as
+/// packed words: the rounding is our own integer code (bit-identical everywhere), and WGSL
+/// cannot bitcast two words to four halves.
+fn declare_output(
+    src: &mut String,
+    binding: &mut u32,
+    dtype: DType,
+    vector: bool,
+    windows: u64,
+    t: &Target,
+) {
+    let packed = Target {
+        f16_native: false,
+        window_bytes: t.window_bytes,
+    };
+    let ((sty, sbytes), (vty, vbytes)) = storage_types(dtype, &packed);
+    let (ty, bytes) = if vector { (vty, vbytes) } else { (sty, sbytes) };
+    declare(src, binding, "out", ty, bytes, windows, true, t);
+}
+
 /// Number of windows a buffer of `bytes` bytes is bound as.
 pub(crate) fn windows_for(bytes: u64, t: &Target) -> u64 {
     bytes.div_ceil(t.window_bytes).max(1)
@@ -303,23 +324,7 @@ pub(crate) fn elementwise(
         dtype: out_dtype,
         mut binding,
     } = v;
-    // float16 results are always stored as packed words: the rounding is our own integer
-    // code (bit-identical everywhere), and WGSL cannot bitcast two words to four halves.
-    let packed = Target {
-        f16_native: false,
-        window_bytes: t.window_bytes,
-    };
-    let ((_, _), (oty, obytes)) = storage_types(out_dtype, &packed);
-    declare(
-        &mut src,
-        &mut binding,
-        "out",
-        oty,
-        obytes,
-        out_windows,
-        true,
-        t,
-    );
+    declare_output(&mut src, &mut binding, out_dtype, true, out_windows, t);
     let store = match out_dtype {
         DType::Bool => "select(vec4<u32>(0u), vec4<u32>(1u), r)".to_string(),
         DType::Float16 => {

@@ -12,7 +12,9 @@
 
 use std::fmt::Write;
 
-use super::{declare, storage_types, Generated, InputDesc, Program, Target, WORKGROUP};
+use super::{
+    declare, declare_output, storage_types, Generated, InputDesc, Program, Target, WORKGROUP,
+};
 use crate::dtype::DType;
 use crate::error::Result;
 use crate::lax::ReduceOp;
@@ -204,22 +206,8 @@ impl Source {
     /// The source's declarations and the output's, as words of the accumulator.
     fn declare_all(&self, acc: DType, out_windows: u64, t: &Target) -> String {
         let mut src = self.decls.clone();
-        let packed = Target {
-            f16_native: false,
-            window_bytes: t.window_bytes,
-        };
-        let ((oty, obytes), _) = storage_types(acc, &packed);
         let mut binding = self.binding;
-        declare(
-            &mut src,
-            &mut binding,
-            "out",
-            oty,
-            obytes,
-            out_windows,
-            true,
-            t,
-        );
+        declare_output(&mut src, &mut binding, acc, false, out_windows, t);
         src
     }
 

@@ -290,6 +290,19 @@ pub(crate) fn elementwise_kernel(
     out_windows: u64,
     target: &Target,
 ) -> Result<codegen::Generated> {
+    with_inputs(program, operands, out_shape, |descs| {
+        codegen::elementwise(program, descs, out_shape, out_windows, target)
+    })
+}
+
+/// Calls `f` with the generator's view of `program`'s `operands`: each one's layout over
+/// `out_shape` and how its elements are found.
+fn with_inputs<R>(
+    program: &Program,
+    operands: &[Operand<'_>],
+    out_shape: &[usize],
+    f: impl FnOnce(&[InputDesc<'_>]) -> R,
+) -> R {
     let prim = &program.nodes.last().expect("a program has a node").prim;
     let layouts: Vec<&Layout> = operands.iter().map(|o| o.layout).collect();
     let mapped = input_maps(prim, &layouts, out_shape);
@@ -303,7 +316,7 @@ pub(crate) fn elementwise_kernel(
             padded: o.padded,
         })
         .collect();
-    codegen::elementwise(program, &descs, out_shape, out_windows, target)
+    f(&descs)
 }
 
 /// Kernels [`run_cached`] made for one program, each with the metadata of its call, keyed
@@ -600,17 +613,10 @@ fn dot(dev: &Device, a: &Array, b: &Array, out: Aval) -> Result<Array> {
             &target,
         );
         let kernel = inner.kernel(&g.body, || g.source())?;
-        let mut bindings = Vec::new();
-        for (s, w) in [(a.storage()?, wa), (b.storage()?, wb), (&storage, wo)] {
-            for i in 0..w {
-                let offset = i * target.window_bytes;
-                bindings.push(Binding {
-                    buffer: s.buffer(),
-                    offset,
-                    size: (s.bytes - offset).min(target.window_bytes),
-                });
-            }
-        }
+        let bindings = bind_windows(
+            [(a.storage()?, wa), (b.storage()?, wb), (&storage, wo)],
+            target.window_bytes,
+        );
         let (tile_m, tile_n) = crate::codegen::matmul::tile(staged, m as u64, n as u64);
         let groups = batch as u64 * (m as u64).div_ceil(tile_m) * (n as u64).div_ceil(tile_n);
         inner.dispatch(&kernel, &bindings, &g.meta, groups)?;
@@ -957,19 +963,6 @@ fn reduce_from(
                     let total: u64 =
                         1 + out_windows + operands.iter().map(|o| o.windows).sum::<u64>();
                     check_bindings(dev, name, total, bytes, &out)?;
-                    let last = &p.nodes.last().expect("a program has a node").prim;
-                    let layouts: Vec<&Layout> = operands.iter().map(|o| o.layout).collect();
-                    let mapped = input_maps(last, &layouts, &permuted);
-                    let descs: Vec<InputDesc<'_>> = operands
-                        .iter()
-                        .zip(&mapped)
-                        .map(|(o, (layout, map))| InputDesc {
-                            layout,
-                            map,
-                            windows: o.windows,
-                            padded: o.padded,
-                        })
-                        .collect();
                     // The layout the values would have had stored, then moved.
                     let strides = Layout::contiguous(shape).strides;
                     let stored = Layout {
@@ -977,7 +970,9 @@ fn reduce_from(
                         strides: perm.iter().map(|&d| strides[d]).collect(),
                         offset: 0,
                     };
-                    let source = Source::program(p, &descs, &permuted, &stored, run, &target)?;
+                    let source = with_inputs(p, &operands, &permuted, |descs| {
+                        Source::program(p, descs, &permuted, &stored, run, &target)
+                    })?;
                     let windows = operands.iter().map(|o| o.windows).collect::<Vec<_>>();
                     (source, stores.into_iter().zip(windows).collect())
                 }
