@@ -85,7 +85,7 @@ pub(crate) struct Source {
     /// The dtype of the values reduced.
     dtype: DType,
     /// Whether four consecutive elements are read at once (`vec`), else one (`scalar`).
-    vector: bool,
+    pub(crate) vector: bool,
     program: bool,
 }
 
@@ -172,7 +172,7 @@ impl Source {
             .last()
             .map(|n| n.dtype)
             .unwrap_or_else(|| program.inputs[0]);
-        let vector = vectorizable(dtype, stored, run, t);
+        let vector = Source::program_reads_vectors(dtype, stored, run, t);
         let v = super::values(program, inputs, shape, 3, !vector, true, t)?;
         Ok(Source {
             decls: v.src,
@@ -183,6 +183,16 @@ impl Source {
             vector,
             program: true,
         })
+    }
+
+    /// Whether [`Source::program`] reads a program's values of `dtype` four at a time.
+    pub(crate) fn program_reads_vectors(
+        dtype: DType,
+        stored: &Layout,
+        run: u64,
+        t: &Target,
+    ) -> bool {
+        vectorizable(dtype, stored, run, t)
     }
 
     /// The four elements from flat index `4q` on, as accumulator values.

@@ -47,6 +47,8 @@ pub(crate) enum Step {
         op: ReduceOp,
         axes: Vec<usize>,
         out: usize,
+        /// The first pass's kernels of earlier calls, by operand layouts.
+        kernels: KernelCache,
     },
     /// A primitive run as in eager mode (views, reductions, matmul, sort, ...).
     Op {
@@ -260,6 +262,7 @@ pub(crate) fn compile(g: &Graph, max_inputs: usize) -> Executable {
                     op: *op,
                     axes: axes.clone(),
                     out: e.out,
+                    kernels: KernelCache::default(),
                 });
             }
             prim if !fusible(prim) => steps.push(Step::Op {
@@ -366,8 +369,18 @@ impl Executable {
                     shape,
                     op,
                     axes,
+                    kernels,
                     ..
-                } => crate::lax::fused_reduce(device, *op, axes, program, &args, shape, aval)?,
+                } => crate::lax::fused_reduce(
+                    device,
+                    *op,
+                    axes,
+                    program,
+                    &args,
+                    shape,
+                    aval,
+                    Some(kernels),
+                )?,
                 Step::Op { prim, .. } => {
                     crate::lax::eval_primitive(prim.clone(), &args, aval, Some(device))?
                 }
@@ -738,5 +751,33 @@ mod tests {
             })
             .collect();
         assert_eq!(cached, ["KernelCache(4 kernels)"]);
+    }
+
+    /// A fused reduction's first pass is generated once per operand layout too.
+    #[test]
+    fn fused_reductions_reuse_their_first_pass() {
+        let f = crate::jit::jit(|(x, y): (Array, Array)| {
+            lax::reduce(ReduceOp::Sum, &lax::mul(&x, &y)?, &[1])
+        });
+        let a: Vec<f32> = (0..512).map(|i| i as f32).collect();
+        let x = Array::from_slice(&a, &[8, 64]).unwrap();
+        for _ in 0..3 {
+            let want = lax::reduce(ReduceOp::Sum, &lax::mul(&x, &x).unwrap(), &[1]).unwrap();
+            let got = f.call((x.clone(), x.clone())).unwrap();
+            assert_eq!(got.to_vec::<f32>().unwrap(), want.to_vec::<f32>().unwrap());
+        }
+        let cache = f.cache.lock().unwrap();
+        let compiled = cache.values().next().unwrap();
+        let cached: Vec<String> = compiled
+            .exe
+            .steps
+            .iter()
+            .map(|s| match s {
+                Step::FusedReduce { kernels, .. } => format!("reduce {kernels:?}"),
+                Step::Fused { kernels, .. } => format!("fused {kernels:?}"),
+                Step::Op { prim, .. } => prim.name().to_string(),
+            })
+            .collect();
+        assert_eq!(cached, ["reduce KernelCache(1 kernels)"]);
     }
 }

@@ -793,13 +793,15 @@ fn reduce(
     axes: &[usize],
     out: Aval,
 ) -> Result<Array> {
-    reduce_from(dev, op, First::Array(x), x.shape(), axes, out)
+    reduce_from(dev, op, First::Array(x), x.shape(), axes, out, None)
 }
 
 /// Runs a reduction of the values of an elementwise `program` over `inputs` (each of the
 /// program's output `shape`) without storing them: the first pass computes each value where
-/// it reads it (jit's fusion of a producer chain into its trailing reduction). The result
-/// has the bits of [`run`] followed by the reduction.
+/// it reads it (jit's fusion of a producer chain into its trailing reduction), with the
+/// kernel `cache` holds for the operands' layouts when it has one. The result has the
+/// bits of [`run`] followed by the reduction.
+#[allow(clippy::too_many_arguments)]
 pub(crate) fn fused_reduce(
     dev: &Device,
     op: crate::lax::ReduceOp,
@@ -808,8 +810,17 @@ pub(crate) fn fused_reduce(
     inputs: &[&Array],
     shape: &[usize],
     out: Aval,
+    cache: Option<&KernelCache>,
 ) -> Result<Array> {
-    reduce_from(dev, op, First::Program(program, inputs), shape, axes, out)
+    reduce_from(
+        dev,
+        op,
+        First::Program(program, inputs),
+        shape,
+        axes,
+        out,
+        cache,
+    )
 }
 
 /// What the first pass of a reduction reads.
@@ -855,7 +866,8 @@ fn bind_windows<'a>(
     bindings
 }
 
-/// The passes of a reduction over `axes` of an array of `shape` read from `first`.
+/// The passes of a reduction over `axes` of an array of `shape` read from `first`; a
+/// program's first pass reuses the kernel `cache` holds for its operands' layouts.
 fn reduce_from(
     dev: &Device,
     op: crate::lax::ReduceOp,
@@ -863,6 +875,7 @@ fn reduce_from(
     shape: &[usize],
     axes: &[usize],
     out: Aval,
+    cache: Option<&KernelCache>,
 ) -> Result<Array> {
     use crate::codegen::reduce::{
         accumulator, column_reduction, row_reduction, Source, COLUMN_CHUNK, ROW_CHUNK,
@@ -942,13 +955,32 @@ fn reduce_from(
         let storage = dev.alloc(BufferKind::Storage, bytes, name, &out.shape, out.dtype)?;
         if n > 0 {
             let out_windows = codegen::windows_for(storage.bytes, &target);
-            // The operands' buffers and the source reading them.
-            let (source, stores) = match (&cur, &fused) {
+            // The pass's kernel, metadata and workgroups, and the operands' buffers.
+            let threads = |vector: bool| {
+                if !columns {
+                    n
+                } else if vector {
+                    rows / 4 * parts
+                } else {
+                    rows * parts
+                }
+            };
+            let generate = |source: &Source| {
+                let g = if columns {
+                    column_reduction(op, source, rows, k, parts, out_windows, &target).0
+                } else {
+                    row_reduction(op, source, rows, k, parts, out_windows, &target)
+                };
+                let kernel = inner.kernel(&g.body, || g.source())?;
+                Ok::<_, Error>((kernel, Arc::<[u32]>::from(g.meta)))
+            };
+            let (kernel, meta, threads, stores) = match (&cur, &fused) {
                 (Some(x), _) => {
                     let st = x.storage()?;
                     let windows = codegen::windows_for(st.bytes, &target);
                     let source = Source::buffer(op, x.dtype(), x.layout(), windows, run, &target);
-                    (source, vec![(st, windows)])
+                    let (kernel, meta) = generate(&source)?;
+                    (kernel, meta, threads(source.vector), vec![(st, windows)])
                 }
                 (None, Some((p, inputs))) => {
                     let stores = inputs
@@ -970,28 +1002,45 @@ fn reduce_from(
                         strides: perm.iter().map(|&d| strides[d]).collect(),
                         offset: 0,
                     };
-                    let source = with_inputs(p, &operands, &permuted, |descs| {
-                        Source::program(p, descs, &permuted, &stored, run, &target)
-                    })?;
+                    let vector = Source::program_reads_vectors(in_dtype, &stored, run, &target);
+                    let hit =
+                        cache.and_then(|c| c.get(inner.id, &operands, &permuted, out_windows));
+                    let (kernel, meta) = match hit {
+                        Some(hit) => hit,
+                        None => {
+                            let source = with_inputs(p, &operands, &permuted, |descs| {
+                                Source::program(p, descs, &permuted, &stored, run, &target)
+                            })?;
+                            let (kernel, meta) = generate(&source)?;
+                            if let Some(c) = cache {
+                                c.insert(
+                                    inner.id,
+                                    &operands,
+                                    &permuted,
+                                    out_windows,
+                                    kernel.clone(),
+                                    meta.clone(),
+                                );
+                            }
+                            (kernel, meta)
+                        }
+                    };
                     let windows = operands.iter().map(|o| o.windows).collect::<Vec<_>>();
-                    (source, stores.into_iter().zip(windows).collect())
+                    (
+                        kernel,
+                        meta,
+                        threads(vector),
+                        stores.into_iter().zip(windows).collect(),
+                    )
                 }
                 (None, None) => unreachable!("a reduction reads an array or a program"),
             };
-            let (g, groups) = if columns {
-                let (g, threads) =
-                    column_reduction(op, &source, rows, k, parts, out_windows, &target);
-                (g, threads.div_ceil(codegen::WORKGROUP))
-            } else {
-                let g = row_reduction(op, &source, rows, k, parts, out_windows, &target);
-                (g, n.div_ceil(codegen::WORKGROUP))
-            };
-            let kernel = inner.kernel(&g.body, || g.source())?;
+            let groups = threads.div_ceil(codegen::WORKGROUP);
             let bindings = bind_windows(
                 stores.into_iter().chain([(&storage, out_windows)]),
                 target.window_bytes,
             );
-            inner.dispatch(&kernel, &bindings, &g.meta, groups)?;
+            inner.dispatch(&kernel, &bindings, &meta, groups)?;
         }
         let shape = if columns {
             [parts as usize, rows as usize]
