@@ -190,39 +190,13 @@ pub(crate) fn run_cached(
     if n > 0 {
         let inner = &dev.0;
         let target = target(dev);
-        let stores = inputs
-            .iter()
-            .map(|a| a.storage())
-            .collect::<Result<Vec<_>>>()?;
-        let operands: Vec<Operand<'_>> = inputs
-            .iter()
-            .zip(&stores)
-            .map(|(a, st)| Operand::new(a.layout(), a.dtype(), st.bytes, &target))
-            .collect();
+        let (stores, operands) = operands_of(inputs, &target)?;
         let out_windows = codegen::windows_for(storage.bytes, &target);
-        let hit = cache.and_then(|c| c.get(inner.id, &operands, &out.shape, out_windows));
-        let (kernel, meta) = match hit {
-            Some(k) => k,
-            None => {
-                let generated =
-                    elementwise_kernel(program, &operands, &out.shape, out_windows, &target)?;
-                let total: u64 = 1 + out_windows + operands.iter().map(|o| o.windows).sum::<u64>();
-                check_bindings(dev, program_name(program), total, bytes, &out)?;
-                let kernel = inner.kernel(&generated.body, || generated.source())?;
-                let meta: Arc<[u32]> = generated.meta.into();
-                if let Some(c) = cache {
-                    c.insert(
-                        inner.id,
-                        &operands,
-                        &out.shape,
-                        out_windows,
-                        kernel.clone(),
-                        meta.clone(),
-                    );
-                }
-                (kernel, meta)
-            }
-        };
+        let total: u64 = 1 + out_windows + operands.iter().map(|o| o.windows).sum::<u64>();
+        check_bindings(dev, program_name(program), total, bytes, &out)?;
+        let (kernel, meta) = cached_kernel(dev, cache, &operands, &out.shape, out_windows, || {
+            elementwise_kernel(program, &operands, &out.shape, out_windows, &target)
+        })?;
         let buffers = stores
             .iter()
             .copied()
@@ -238,6 +212,53 @@ pub(crate) fn run_cached(
         Layout::contiguous(&out.shape),
         out,
     ))
+}
+
+/// The buffers of `inputs` and the operands they are as far as a generated kernel cares.
+fn operands_of<'a>(
+    inputs: &[&'a Array],
+    target: &Target,
+) -> Result<(Vec<&'a Arc<crate::runtime::Storage>>, Vec<Operand<'a>>)> {
+    let stores = inputs
+        .iter()
+        .map(|a| a.storage())
+        .collect::<Result<Vec<_>>>()?;
+    let operands = inputs
+        .iter()
+        .zip(&stores)
+        .map(|(a, st)| Operand::new(a.layout(), a.dtype(), st.bytes, target))
+        .collect();
+    Ok((stores, operands))
+}
+
+/// The kernel and metadata for `operands` and an output of `shape` in `out_windows`
+/// windows: from `cache` when it holds them, else made by `generate` (and kept).
+fn cached_kernel(
+    dev: &Device,
+    cache: Option<&KernelCache>,
+    operands: &[Operand<'_>],
+    shape: &[usize],
+    out_windows: u64,
+    generate: impl FnOnce() -> Result<codegen::Generated>,
+) -> Result<(Arc<Kernel>, Arc<[u32]>)> {
+    let inner = &dev.0;
+    if let Some(hit) = cache.and_then(|c| c.get(inner.id, operands, shape, out_windows)) {
+        return Ok(hit);
+    }
+    let g = generate()?;
+    let kernel = inner.kernel(&g.body, || g.source())?;
+    let meta: Arc<[u32]> = g.meta.into();
+    if let Some(c) = cache {
+        c.insert(
+            inner.id,
+            operands,
+            shape,
+            out_windows,
+            kernel.clone(),
+            meta.clone(),
+        );
+    }
+    Ok((kernel, meta))
 }
 
 /// What kernels are generated for on `dev`.
@@ -966,32 +987,25 @@ fn reduce_from(
                 }
             };
             let generate = |source: &Source| {
-                let g = if columns {
+                if columns {
                     column_reduction(op, source, rows, k, parts, out_windows, &target).0
                 } else {
                     row_reduction(op, source, rows, k, parts, out_windows, &target)
-                };
-                let kernel = inner.kernel(&g.body, || g.source())?;
-                Ok::<_, Error>((kernel, Arc::<[u32]>::from(g.meta)))
+                }
             };
             let (kernel, meta, threads, stores) = match (&cur, &fused) {
                 (Some(x), _) => {
                     let st = x.storage()?;
                     let windows = codegen::windows_for(st.bytes, &target);
                     let source = Source::buffer(op, x.dtype(), x.layout(), windows, run, &target);
-                    let (kernel, meta) = generate(&source)?;
+                    let g = generate(&source);
+                    let kernel = inner.kernel(&g.body, || g.source())?;
+                    let meta: Arc<[u32]> = g.meta.into();
                     (kernel, meta, threads(source.vector), vec![(st, windows)])
                 }
                 (None, Some((p, inputs))) => {
-                    let stores = inputs
-                        .iter()
-                        .map(|a| a.storage())
-                        .collect::<Result<Vec<_>>>()?;
-                    let operands: Vec<Operand<'_>> = inputs
-                        .iter()
-                        .zip(&stores)
-                        .map(|(a, st)| Operand::new(a.layout(), a.dtype(), st.bytes, &target))
-                        .collect();
+                    let inputs: Vec<&Array> = inputs.iter().collect();
+                    let (stores, operands) = operands_of(&inputs, &target)?;
                     let total: u64 =
                         1 + out_windows + operands.iter().map(|o| o.windows).sum::<u64>();
                     check_bindings(dev, name, total, bytes, &out)?;
@@ -1003,28 +1017,13 @@ fn reduce_from(
                         offset: 0,
                     };
                     let vector = Source::program_reads_vectors(in_dtype, &stored, run, &target);
-                    let hit =
-                        cache.and_then(|c| c.get(inner.id, &operands, &permuted, out_windows));
-                    let (kernel, meta) = match hit {
-                        Some(hit) => hit,
-                        None => {
-                            let source = with_inputs(p, &operands, &permuted, |descs| {
+                    let (kernel, meta) =
+                        cached_kernel(dev, cache, &operands, &permuted, out_windows, || {
+                            with_inputs(p, &operands, &permuted, |descs| {
                                 Source::program(p, descs, &permuted, &stored, run, &target)
-                            })?;
-                            let (kernel, meta) = generate(&source)?;
-                            if let Some(c) = cache {
-                                c.insert(
-                                    inner.id,
-                                    &operands,
-                                    &permuted,
-                                    out_windows,
-                                    kernel.clone(),
-                                    meta.clone(),
-                                );
-                            }
-                            (kernel, meta)
-                        }
-                    };
+                            })
+                            .map(|source| generate(&source))
+                        })?;
                     let windows = operands.iter().map(|o| o.windows).collect::<Vec<_>>();
                     (
                         kernel,
