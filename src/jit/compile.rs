@@ -708,6 +708,23 @@ mod tests {
         assert!(kernels > 1000, "{kernels} kernels");
     }
 
+    /// The steps of `f`'s only executable: fused steps with their kernel caches, other
+    /// steps by primitive name.
+    fn steps<T, U, F>(f: &crate::jit::Jit<T, U, F>) -> Vec<String> {
+        let cache = f.cache.lock().unwrap();
+        let compiled = cache.values().next().unwrap();
+        compiled
+            .exe
+            .steps
+            .iter()
+            .map(|s| match s {
+                Step::FusedReduce { kernels, .. } => format!("reduce {kernels:?}"),
+                Step::Fused { kernels, .. } => format!("fused {kernels:?}"),
+                Step::Op { prim, .. } => prim.name().to_string(),
+            })
+            .collect()
+    }
+
     /// A call reuses the kernel its fused step generated for the same operand layouts, and
     /// generates another for new layouts of the same types (the metadata differs).
     #[test]
@@ -739,18 +756,7 @@ mod tests {
             );
         }
         assert_eq!(f.trace_count(), 1);
-        let cache = f.cache.lock().unwrap();
-        let compiled = cache.values().next().unwrap();
-        let cached: Vec<String> = compiled
-            .exe
-            .steps
-            .iter()
-            .filter_map(|s| match s {
-                Step::Fused { kernels, .. } => Some(format!("{kernels:?}")),
-                Step::Op { .. } | Step::FusedReduce { .. } => None,
-            })
-            .collect();
-        assert_eq!(cached, ["KernelCache(4 kernels)"]);
+        assert_eq!(steps(&f), ["fused KernelCache(4 kernels)"]);
     }
 
     /// A fused reduction's first pass is generated once per operand layout too.
@@ -766,18 +772,6 @@ mod tests {
             let got = f.call((x.clone(), x.clone())).unwrap();
             assert_eq!(got.to_vec::<f32>().unwrap(), want.to_vec::<f32>().unwrap());
         }
-        let cache = f.cache.lock().unwrap();
-        let compiled = cache.values().next().unwrap();
-        let cached: Vec<String> = compiled
-            .exe
-            .steps
-            .iter()
-            .map(|s| match s {
-                Step::FusedReduce { kernels, .. } => format!("reduce {kernels:?}"),
-                Step::Fused { kernels, .. } => format!("fused {kernels:?}"),
-                Step::Op { prim, .. } => prim.name().to_string(),
-            })
-            .collect();
-        assert_eq!(cached, ["reduce KernelCache(1 kernels)"]);
+        assert_eq!(steps(&f), ["reduce KernelCache(1 kernels)"]);
     }
 }
