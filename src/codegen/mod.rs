@@ -197,9 +197,16 @@ fn storage_types(d: DType, t: &Target) -> ((&'static str, u64), (&'static str, u
     }
 }
 
+/// The "windows" of an input that is staged into a texture (`Rgba32Uint`, `TEXTURE_WIDTH`
+/// texels of four words per row) and read with `textureLoad`: on CPU adapters a texel
+/// fetch is a vector gather, a storage-buffer load a loop over the SIMD lanes. Only inputs
+/// of 32-bit elements are staged.
+pub(crate) const TEXTURE: u64 = 0;
+
 #[allow(clippy::too_many_arguments)]
-/// Emits the binding declarations of one buffer bound as `windows` windows, and a raw
-/// accessor `fn {name}(u: u32) -> T` (or a store `fn {name}_st(u, v)`).
+/// Emits the binding declarations of one buffer bound as `windows` windows (or as a
+/// texture, [`TEXTURE`]), and a raw accessor `fn {name}(u: u32) -> T` (or a store
+/// `fn {name}_st(u, v)`).
 fn declare(
     src: &mut String,
     binding: &mut u32,
@@ -210,6 +217,30 @@ fn declare(
     write: bool,
     t: &Target,
 ) {
+    if windows == TEXTURE && !write {
+        // `u` counts units of `ty`: texels (`vec4`s of 32-bit words) or words.
+        let width = crate::runtime::TEXTURE_WIDTH;
+        let shift = width.trailing_zeros();
+        let _ = writeln!(
+            src,
+            "@group(0) @binding({}) var {name}_t: texture_2d<u32>;",
+            *binding
+        );
+        *binding += 1;
+        let fetch = |v: &str| {
+            format!(
+                "textureLoad({name}_t, vec2<u32>({v} & {}u, {v} >> {shift}u), 0)",
+                width - 1
+            )
+        };
+        let body = match unit_bytes {
+            16 => format!("return bitcast<{ty}>({});", fetch("u")),
+            4 => format!("return bitcast<{ty}>({}[u & 3u]);", fetch("(u >> 2u)")),
+            _ => unreachable!("only inputs of 32-bit elements are staged into textures"),
+        };
+        let _ = writeln!(src, "fn {name}(u: u32) -> {ty} {{\n    {body}\n}}");
+        return;
+    }
     let access = if write { "read_write" } else { "read" };
     for w in 0..windows {
         let _ = writeln!(
@@ -672,7 +703,10 @@ pub(crate) mod tests {
                     offset: 0,
                 };
                 for f16_native in [false, true] {
-                    for windows in [1u64, 2] {
+                    for windows in [1u64, 2, TEXTURE] {
+                        if windows == TEXTURE && d == DType::Float16 {
+                            continue;
+                        }
                         for layout in [&contiguous, &strided] {
                             let t = Target {
                                 f16_native,
@@ -680,9 +714,10 @@ pub(crate) mod tests {
                             };
                             let rows = reduce::Source::buffer(op, d, layout, windows, 8, &t);
                             let cols = reduce::Source::buffer(op, d, layout, windows, 4, &t);
+                            let out = windows.max(1);
                             for g in [
-                                reduce::row_reduction(op, &rows, 4, 8, 1, windows, &t),
-                                reduce::column_reduction(op, &cols, 8, 4, 1, windows, &t).0,
+                                reduce::row_reduction(op, &rows, 4, 8, 1, out, &t),
+                                reduce::column_reduction(op, &cols, 8, 4, 1, out, &t).0,
                             ] {
                                 let source = g.source();
                                 if let Err(e) = validate(&source) {
@@ -827,11 +862,14 @@ pub(crate) mod tests {
         let mut bodies = std::collections::BTreeSet::new();
         for d in DType::ALL {
             for f16_native in [false, true] {
-                for windows in [1u64, 2] {
+                for windows in [1u64, 2, TEXTURE] {
+                    if windows == TEXTURE && d == DType::Float16 {
+                        continue;
+                    }
                     for staged in [false, true] {
                         for edge in [8usize, 40, 100, 300] {
-                            // Larger blocks: float32, one window, emulated float16.
-                            let small = staged || d != DType::Float32 || windows > 1 || f16_native;
+                            // Larger blocks: float32 in one window or a texture, emulated float16.
+                            let small = staged || d != DType::Float32 || windows == 2 || f16_native;
                             if small && edge > 8 {
                                 continue;
                             }
@@ -848,7 +886,7 @@ pub(crate) mod tests {
                                         windows,
                                         &b,
                                         windows,
-                                        windows,
+                                        windows.max(1),
                                         (2, e, e, e),
                                         staged,
                                         &t,
@@ -929,7 +967,10 @@ pub(crate) mod tests {
                     offset: 0,
                 };
                 for f16_native in [false, true] {
-                    for windows in [1u64, 3] {
+                    for windows in [1u64, 3, TEXTURE] {
+                        if windows == TEXTURE && program.inputs.contains(&DType::Float16) {
+                            continue;
+                        }
                         for layout in [&contiguous, &strided] {
                             let t = Target {
                                 f16_native,
@@ -946,8 +987,8 @@ pub(crate) mod tests {
                                     padded: true,
                                 })
                                 .collect();
-                            let g =
-                                elementwise(&program, &inputs, &out.shape, windows, &t).unwrap();
+                            let g = elementwise(&program, &inputs, &out.shape, windows.max(1), &t)
+                                .unwrap();
                             let source = g.source();
                             if let Err(e) = validate(&source) {
                                 panic!("{} on {d} (f16 native {f16_native}, {windows} windows): {e}\n{source}", prim.name());

@@ -190,7 +190,7 @@ pub(crate) fn run_cached(
     if n > 0 {
         let inner = &dev.0;
         let target = target(dev);
-        let (stores, operands) = operands_of(inputs, &target)?;
+        let (stores, operands) = operands_of(dev, inputs, &target)?;
         let out_windows = codegen::windows_for(storage.bytes, &target);
         let total: u64 = 1 + out_windows + operands.iter().map(|o| o.windows).sum::<u64>();
         check_bindings(dev, program_name(program), total, bytes, &out)?;
@@ -216,6 +216,7 @@ pub(crate) fn run_cached(
 
 /// The buffers of `inputs` and the operands they are as far as a generated kernel cares.
 fn operands_of<'a>(
+    dev: &Device,
     inputs: &[&'a Array],
     target: &Target,
 ) -> Result<(Vec<&'a Arc<crate::runtime::Storage>>, Vec<Operand<'a>>)> {
@@ -223,10 +224,21 @@ fn operands_of<'a>(
         .iter()
         .map(|a| a.storage())
         .collect::<Result<Vec<_>>>()?;
+    let max_textures = dev.0.info.limits.max_sampled_textures_per_shader_stage as usize;
+    let mut textures = 0;
     let operands = inputs
         .iter()
         .zip(&stores)
-        .map(|(a, st)| Operand::new(a.layout(), a.dtype(), st.bytes, target))
+        .map(|(a, st)| {
+            let mut o = Operand::new(a.layout(), a.dtype(), st.bytes, target);
+            if textures < max_textures
+                && input_windows(dev, st, a.dtype(), target) == codegen::TEXTURE
+            {
+                o.windows = codegen::TEXTURE;
+                textures += 1;
+            }
+            o
+        })
         .collect();
     Ok((stores, operands))
 }
@@ -619,8 +631,8 @@ fn dot(dev: &Device, a: &Array, b: &Array, out: Aval) -> Result<Array> {
             .options
             .matmul_workgroup_tiles
             .unwrap_or(inner.info.device_type != wgpu::DeviceType::Cpu);
-        let wa = codegen::windows_for(a.storage()?.bytes, &target);
-        let wb = codegen::windows_for(b.storage()?.bytes, &target);
+        let wa = input_windows(dev, a.storage()?, a.dtype(), &target);
+        let wb = input_windows(dev, b.storage()?, b.dtype(), &target);
         let wo = codegen::windows_for(storage.bytes, &target);
         let g = matmul(
             out.dtype,
@@ -712,7 +724,7 @@ fn scatter(
         .collect::<Result<Vec<_>>>()?;
     let bindings: Vec<Binding<'_>> = stores
         .iter()
-        .map(|st| Binding {
+        .map(|st| Binding::Buffer {
             buffer: st.buffer(),
             offset: 0,
             size: st.bytes,
@@ -765,12 +777,12 @@ fn sort(dev: &Device, x: &Array, indices: bool, out: Aval) -> Result<Array> {
         });
     }
     let bindings = [
-        Binding {
+        Binding::Buffer {
             buffer: keys.storage()?.buffer(),
             offset: 0,
             size: keys.storage()?.bytes,
         },
-        Binding {
+        Binding::Buffer {
             buffer: pos.storage()?.buffer(),
             offset: 0,
             size: pos.storage()?.bytes,
@@ -868,16 +880,23 @@ fn check_bindings(dev: &Device, func: &str, total: u64, bytes: u64, out: &Aval) 
     Ok(())
 }
 
-/// The windows of each buffer as bindings, in order.
+/// The windows of each buffer as bindings, in order ([`codegen::TEXTURE`]: the buffer
+/// staged into a texture).
 fn bind_windows<'a>(
     buffers: impl IntoIterator<Item = (&'a Arc<crate::runtime::Storage>, u64)>,
     window_bytes: u64,
 ) -> Vec<Binding<'a>> {
     let mut bindings = Vec::new();
     for (s, windows) in buffers {
+        if windows == codegen::TEXTURE {
+            bindings.push(Binding::Texture {
+                buffer: s.buffer(),
+                bytes: s.bytes,
+            });
+        }
         for w in 0..windows {
             let offset = w * window_bytes;
-            bindings.push(Binding {
+            bindings.push(Binding::Buffer {
                 buffer: s.buffer(),
                 offset,
                 size: (s.bytes - offset).min(window_bytes),
@@ -885,6 +904,22 @@ fn bind_windows<'a>(
         }
     }
     bindings
+}
+
+/// How a kernel reads an input of `dtype` from `st`: [`codegen::TEXTURE`] where the device
+/// stages inputs of its size into textures (32-bit elements, Olympus's own buffers), else
+/// the windows its buffer is bound as.
+fn input_windows(dev: &Device, st: &crate::runtime::Storage, dtype: DType, target: &Target) -> u64 {
+    match dev.0.texture_inputs {
+        Some((min, max))
+            if dtype.storage_bytes() == 4
+                && !st.is_external()
+                && (min..=max).contains(&st.bytes) =>
+        {
+            codegen::TEXTURE
+        }
+        _ => codegen::windows_for(st.bytes, target),
+    }
 }
 
 /// The passes of a reduction over `axes` of an array of `shape` read from `first`; a
@@ -996,7 +1031,7 @@ fn reduce_from(
             let (kernel, meta, threads, stores) = match (&cur, &fused) {
                 (Some(x), _) => {
                     let st = x.storage()?;
-                    let windows = codegen::windows_for(st.bytes, &target);
+                    let windows = input_windows(dev, st, x.dtype(), &target);
                     let source = Source::buffer(op, x.dtype(), x.layout(), windows, run, &target);
                     let g = generate(&source);
                     let kernel = inner.kernel(&g.body, || g.source())?;
@@ -1005,7 +1040,7 @@ fn reduce_from(
                 }
                 (None, Some((p, inputs))) => {
                     let inputs: Vec<&Array> = inputs.iter().collect();
-                    let (stores, operands) = operands_of(&inputs, &target)?;
+                    let (stores, operands) = operands_of(dev, &inputs, &target)?;
                     let total: u64 =
                         1 + out_windows + operands.iter().map(|o| o.windows).sum::<u64>();
                     check_bindings(dev, name, total, bytes, &out)?;

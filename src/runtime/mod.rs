@@ -9,7 +9,7 @@ pub use device::{Backend, Device, DeviceInfo, DeviceOptions, F16Mode};
 pub use pool::MemoryStats;
 
 pub(crate) use pool::BufferKind;
-pub(crate) use queue::{Binding, Kernel, Storage};
+pub(crate) use queue::{Binding, Kernel, Storage, TEXTURE_WIDTH};
 
 /// Locks a mutex, ignoring poisoning: a panic on another thread must not turn every later
 /// call into a panic too. The state each lock guards stays consistent between statements.

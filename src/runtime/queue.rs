@@ -39,6 +39,12 @@ impl Storage {
             .expect("a storage buffer is present until the storage drops")
     }
 
+    /// Whether this is an application's buffer (which may lack the usages Olympus relies
+    /// on, such as `COPY_SRC`).
+    pub(crate) fn is_external(&self) -> bool {
+        self.external
+    }
+
     /// Wraps an application's buffer (its owner keeps it; Olympus only reads and writes it).
     pub(crate) fn external(device: Arc<DeviceInner>, buffer: wgpu::Buffer) -> Arc<Storage> {
         Arc::new(Storage {
@@ -76,11 +82,36 @@ pub(crate) struct Kernel {
     layout: wgpu::BindGroupLayout,
 }
 
-/// One storage binding of a dispatch: a byte range of a buffer.
-pub(crate) struct Binding<'a> {
-    pub(crate) buffer: &'a wgpu::Buffer,
-    pub(crate) offset: u64,
-    pub(crate) size: u64,
+/// One binding of a dispatch.
+pub(crate) enum Binding<'a> {
+    /// A byte range of a buffer, bound as a storage buffer.
+    Buffer {
+        buffer: &'a wgpu::Buffer,
+        offset: u64,
+        size: u64,
+    },
+    /// The first `bytes` bytes of a buffer, copied into a texture of `TEXTURE_WIDTH`
+    /// 16-byte texels per row (`Rgba32Uint`, read with `textureLoad`) just before the
+    /// dispatch.
+    Texture {
+        buffer: &'a wgpu::Buffer,
+        bytes: u64,
+    },
+}
+
+/// Texels per row of a staging texture (a row is 64 KiB).
+pub(crate) const TEXTURE_WIDTH: u64 = 4096;
+
+/// Bytes of staging textures kept for reuse.
+const TEXTURE_POOL_BYTES: u64 = 512 << 20;
+
+/// Staging textures kept for reuse, by rows. A texture can be reused by the very next
+/// dispatch: commands run in the order they are recorded, and wgpu orders the copy into
+/// it after the kernels that read it before.
+#[derive(Default)]
+pub(crate) struct TexturePool {
+    free: Vec<(u32, wgpu::Texture)>,
+    bytes: u64,
 }
 
 #[derive(Default)]
@@ -186,6 +217,120 @@ impl DeviceInner {
         Ok(k)
     }
 
+    /// Records a copy of the first `bytes` bytes of `buffer` into a staging texture (ending
+    /// the open compute pass: copies are recorded between passes) and returns it with its
+    /// view; the caller returns it with [`Self::release_textures`].
+    fn stage(
+        &self,
+        b: &mut Batch,
+        buffer: &wgpu::Buffer,
+        bytes: u64,
+    ) -> Result<(wgpu::Texture, wgpu::TextureView)> {
+        const ROW: u64 = TEXTURE_WIDTH * 16;
+        let texels = bytes.div_ceil(16);
+        let rows = texels.div_ceil(TEXTURE_WIDTH).max(1);
+        let max_rows = u64::from(self.info.limits.max_texture_dimension_2d);
+        let class = (size_class(rows * ROW) / ROW).min(max_rows) as u32;
+        let texture = {
+            let mut pool = lock(&self.textures);
+            match pool.free.iter().position(|(r, _)| *r == class) {
+                Some(i) => {
+                    pool.bytes -= u64::from(class) * ROW;
+                    Some(pool.free.swap_remove(i).1)
+                }
+                None => None,
+            }
+        };
+        let texture = match texture {
+            Some(t) => t,
+            None => {
+                let oom = self.device.push_error_scope(wgpu::ErrorFilter::OutOfMemory);
+                let t = self.device.create_texture(&wgpu::TextureDescriptor {
+                    label: Some("olympus input"),
+                    size: wgpu::Extent3d {
+                        width: TEXTURE_WIDTH as u32,
+                        height: class,
+                        depth_or_array_layers: 1,
+                    },
+                    mip_level_count: 1,
+                    sample_count: 1,
+                    dimension: wgpu::TextureDimension::D2,
+                    format: wgpu::TextureFormat::Rgba32Uint,
+                    usage: wgpu::TextureUsages::TEXTURE_BINDING | wgpu::TextureUsages::COPY_DST,
+                    view_formats: &[],
+                });
+                if pollster::block_on(oom.pop()).is_some() {
+                    t.destroy();
+                    return Err(Error::Device {
+                        func: "dispatch".into(),
+                        reason: format!(
+                            "out of memory allocating a {} MiB texture to stage a kernel input",
+                            (u64::from(class) * ROW) >> 20
+                        ),
+                    });
+                }
+                t
+            }
+        };
+        // Copies are recorded outside compute passes.
+        b.pass = None;
+        let encoder = self.encoder(b);
+        let full = texels / TEXTURE_WIDTH;
+        let rest = texels % TEXTURE_WIDTH;
+        for (offset, y, width, height) in [
+            (0, 0, TEXTURE_WIDTH, full),
+            (full * ROW, full, rest, u64::from(rest > 0)),
+        ] {
+            if height == 0 {
+                continue;
+            }
+            encoder.copy_buffer_to_texture(
+                wgpu::TexelCopyBufferInfo {
+                    buffer,
+                    layout: wgpu::TexelCopyBufferLayout {
+                        offset,
+                        bytes_per_row: Some(ROW as u32),
+                        rows_per_image: None,
+                    },
+                },
+                wgpu::TexelCopyTextureInfo {
+                    texture: &texture,
+                    mip_level: 0,
+                    origin: wgpu::Origin3d {
+                        x: 0,
+                        y: y as u32,
+                        z: 0,
+                    },
+                    aspect: wgpu::TextureAspect::All,
+                },
+                wgpu::Extent3d {
+                    width: width as u32,
+                    height: height as u32,
+                    depth_or_array_layers: 1,
+                },
+            );
+        }
+        let view = texture.create_view(&wgpu::TextureViewDescriptor::default());
+        Ok((texture, view))
+    }
+
+    /// Returns the textures of one dispatch to the pool (not earlier: the inputs of one
+    /// dispatch need distinct textures).
+    fn release_textures(&self, textures: impl IntoIterator<Item = wgpu::Texture>) {
+        const ROW: u64 = TEXTURE_WIDTH * 16;
+        let mut pool = lock(&self.textures);
+        for texture in textures {
+            let rows = texture.height();
+            pool.bytes += u64::from(rows) * ROW;
+            pool.free.push((rows, texture));
+        }
+        // Dropped, not destroyed: a recorded bind group may still read it.
+        while pool.bytes > TEXTURE_POOL_BYTES {
+            let (r, _) = pool.free.remove(0);
+            pool.bytes -= u64::from(r) * ROW;
+        }
+    }
+
     /// Records one dispatch of `groups` workgroups. `bindings` follow the metadata binding
     /// (binding 0) in order. Returns at once; the work is submitted later.
     pub(crate) fn dispatch(
@@ -230,6 +375,23 @@ impl DeviceInner {
         if meta_bytes.is_empty() {
             b.meta.extend_from_slice(&[0; 4]);
         }
+        let mut textures = Vec::new();
+        let mut views = Vec::with_capacity(bindings.len());
+        for bd in bindings {
+            views.push(match bd {
+                Binding::Texture { buffer, bytes } => match self.stage(&mut b, buffer, *bytes) {
+                    Ok((texture, view)) => {
+                        textures.push(texture);
+                        Some(view)
+                    }
+                    Err(e) => {
+                        self.release_textures(textures);
+                        return Err(e);
+                    }
+                },
+                Binding::Buffer { .. } => None,
+            });
+        }
         let meta_buf = b.meta_buf.as_ref().expect("allocated above");
         let mut entries = Vec::with_capacity(bindings.len() + 1);
         entries.push(wgpu::BindGroupEntry {
@@ -240,14 +402,26 @@ impl DeviceInner {
                 size: std::num::NonZeroU64::new(meta_len),
             }),
         });
-        for (i, bd) in bindings.iter().enumerate() {
+        for (i, (bd, view)) in bindings.iter().zip(&views).enumerate() {
+            let resource = match (bd, view) {
+                (_, Some(view)) => wgpu::BindingResource::TextureView(view),
+                (
+                    Binding::Buffer {
+                        buffer,
+                        offset,
+                        size,
+                    },
+                    None,
+                ) => wgpu::BindingResource::Buffer(wgpu::BufferBinding {
+                    buffer,
+                    offset: *offset,
+                    size: std::num::NonZeroU64::new(*size),
+                }),
+                (Binding::Texture { .. }, None) => unreachable!("every texture is staged above"),
+            };
             entries.push(wgpu::BindGroupEntry {
                 binding: i as u32 + 1,
-                resource: wgpu::BindingResource::Buffer(wgpu::BufferBinding {
-                    buffer: bd.buffer,
-                    offset: bd.offset,
-                    size: std::num::NonZeroU64::new(bd.size),
-                }),
+                resource,
             });
         }
         let group = self.device.create_bind_group(&wgpu::BindGroupDescriptor {
@@ -255,6 +429,8 @@ impl DeviceInner {
             layout: &kernel.layout,
             entries: &entries,
         });
+        drop(entries);
+        self.release_textures(textures);
         if b.pass.is_none() {
             let pass = self
                 .encoder(&mut b)

@@ -20,6 +20,7 @@ mod reductions;
 mod runtime;
 mod shapes;
 mod statistics;
+mod textures;
 mod tree;
 mod ufuncs;
 mod vmap;

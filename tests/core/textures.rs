@@ -1,0 +1,202 @@
+//! Inputs staged into textures (CPU adapters read texels as vector gathers): every kernel
+//! family gives the same bits whether its inputs are read from textures or from storage
+//! buffers, across texel and row boundaries, views, broadcasts and mixed bindings.
+
+use olympus::{jit, numpy as np, s, with_device, Array, DType, Device, DeviceOptions, Result};
+
+use crate::common::rng;
+use rand::Rng;
+
+/// Elements of 32 bits in one texture row (4096 texels of four words).
+const ROW: usize = 4096 * 4;
+
+/// An array's elements as raw 32-bit words (bool as 0/1).
+fn words(a: &Array) -> Vec<u32> {
+    match a.dtype() {
+        DType::Float32 => a
+            .to_vec::<f32>()
+            .unwrap()
+            .iter()
+            .map(|f| f.to_bits())
+            .collect(),
+        DType::Float16 => a
+            .to_vec::<half::f16>()
+            .unwrap()
+            .iter()
+            .map(|f| u32::from(f.to_bits()))
+            .collect(),
+        DType::Int32 => a
+            .to_vec::<i32>()
+            .unwrap()
+            .iter()
+            .map(|&i| i as u32)
+            .collect(),
+        DType::UInt32 => a.to_vec::<u32>().unwrap(),
+        DType::Bool => a
+            .to_vec::<bool>()
+            .unwrap()
+            .iter()
+            .map(|&b| u32::from(b))
+            .collect(),
+    }
+}
+
+/// Runs `f` on a device that stages every eligible input into a texture and on one that
+/// never does, and checks that every result has the same dtype, shape and bits.
+fn same_bits(what: &str, f: impl Fn() -> Result<Vec<Array>>) {
+    let textures = Device::new(DeviceOptions {
+        texture_input_bytes: Some(0),
+        ..DeviceOptions::default()
+    })
+    .unwrap();
+    let buffers = Device::new(DeviceOptions {
+        texture_input_bytes: Some(u64::MAX),
+        ..DeviceOptions::default()
+    })
+    .unwrap();
+    let got = with_device(&textures, &f).unwrap();
+    let want = with_device(&buffers, &f).unwrap();
+    assert_eq!(got.len(), want.len());
+    for (k, (g, w)) in got.iter().zip(&want).enumerate() {
+        assert_eq!(
+            g.device(),
+            &textures,
+            "{what}[{k}] ran on the texture device"
+        );
+        assert_eq!(
+            (g.dtype(), g.shape()),
+            (w.dtype(), w.shape()),
+            "{what}[{k}]"
+        );
+        let (gw, ww) = (words(g), words(w));
+        if let Some(i) = (0..gw.len()).find(|&i| gw[i] != ww[i]) {
+            panic!(
+                "{what}[{k}] {:?} {:?}: element {i} is {:08x} through textures, {:08x} through buffers",
+                g.dtype(),
+                g.shape(),
+                gw[i],
+                ww[i]
+            );
+        }
+    }
+}
+
+fn floats(n: usize, seed: u64) -> Vec<f32> {
+    let mut r = rng();
+    let skip: u64 = r.random_range(0..1000) + seed;
+    (0..n)
+        .map(|i| (((i as u64 * 2654435761 + skip) % 2001) as f32 - 1000.0) / 97.0)
+        .collect()
+}
+
+#[test]
+fn elementwise_kernels_read_textures_like_buffers() {
+    // Two full texture rows, five texels and three elements.
+    let n = 2 * ROW + 4 * 5 + 3;
+    let (va, vb, vc) = (floats(n, 1), floats(n, 2), floats(n, 3));
+    // The texture path agrees with the host, not only with the buffer path.
+    let textures = Device::new(DeviceOptions {
+        texture_input_bytes: Some(0),
+        ..DeviceOptions::default()
+    })
+    .unwrap();
+    with_device(&textures, || {
+        let sum = (Array::from_slice(&va, &[n]).unwrap() + Array::from_slice(&vb, &[n]).unwrap())
+            .unwrap()
+            .to_vec::<f32>()
+            .unwrap();
+        for i in 0..n {
+            assert_eq!(sum[i].to_bits(), (va[i] + vb[i]).to_bits(), "a + b at {i}");
+        }
+    });
+    same_bits("elementwise", || {
+        let a = Array::from_slice(&va, &[n])?;
+        let b = Array::from_slice(&vb, &[n])?;
+        let c = Array::from_slice(&vc, &[n])?;
+        let ia = np::astype(np::multiply(&a, 100.0)?, DType::Int32)?;
+        let ib = np::astype(np::multiply(&b, 3.0)?, DType::Int32)?;
+        let ua = np::astype(np::abs(&ia)?, DType::UInt32)?;
+        let m = 181;
+        let sq = np::reshape(&a.slice(s![..m * m])?, &[m as isize, m as isize])?;
+        let h16 = np::astype(&b, DType::Float16)?;
+        Ok(vec![
+            (&a + &b)?,
+            np::divide(np::exp((&a * &b + &c)?)?, (np::abs(&a)? + 1.0f32)?)?,
+            np::r#where(np::greater(&a, &b)?, &a, &c)?,
+            np::floor_divide(&ia, &ib)?,
+            np::remainder(&ia, &ib)?,
+            np::left_shift(&ua, np::remainder(&ua, 40u32)?)?,
+            np::logical_and(np::greater(&a, 0.0)?, np::greater(&b, 0.0)?)?,
+            // Views: an offset that is not a multiple of four (strided reads), one that is
+            // (vector reads at an offset), a reversal, a transpose.
+            (&a.slice(s![3..])? * &b.slice(s![..n - 3])?)?,
+            (&a.slice(s![4..])? - &c.slice(s![..n - 4])?)?,
+            (&a.slice(s![..;-1])? + &b)?,
+            (&sq + &np::transpose(&sq, None)?)?,
+            // Broadcasts: a 0-d operand, a row against a column.
+            (&a * Array::from_slice(&[2.5f32], &[])?)?,
+            (np::reshape(&a.slice(s![..300])?, &[1, 300])?
+                + np::reshape(&b.slice(s![..200])?, &[200, 1])?)?,
+            // float16 operands stay in buffers next to float32 ones in textures.
+            (&h16 + &a)?,
+            // Gathers and concatenations read through the same accessors.
+            np::take(&a, np::remainder(&ua, n as u32)?, None)?,
+            np::concatenate([&a, &b.slice(s![..777])?], 0)?,
+            // Empty inputs launch nothing.
+            (&a.slice(s![5..5])? + 1.0)?,
+        ])
+    });
+}
+
+#[test]
+fn reductions_and_matmul_read_textures_like_buffers() {
+    let (rows, cols) = (67, 2 * ROW / 67 + 5);
+    let v = floats(rows * cols, 4);
+    same_bits("reductions", || {
+        let x = Array::from_slice(&v, &[rows, cols])?;
+        let xi = np::astype(np::multiply(&x, 10.0)?, DType::Int32)?;
+        let xt = np::transpose(&x, None)?;
+        Ok(vec![
+            np::sum(&x, None, false)?,
+            np::sum(&x, Some(&[0]), false)?,
+            np::sum(&x, Some(&[1]), false)?,
+            np::max(&xt, Some(&[1]), false)?,
+            np::sum(&xi, Some(&[0]), false)?,
+            np::argmax(&x, Some(1), false)?,
+            np::sum(&x.slice(s![.., 1..])?, Some(&[1]), false)?,
+        ])
+    });
+    let (m, k, n) = (67, 129, 33);
+    let (va, vb) = (floats(m * k, 5), floats(k * n, 6));
+    same_bits("matmul", || {
+        let a = Array::from_slice(&va, &[m, k])?;
+        let b = Array::from_slice(&vb, &[k, n])?;
+        let at = np::transpose(np::reshape(&a, &[k as isize, m as isize])?, None)?;
+        let bt = np::transpose(np::reshape(&b, &[n as isize, k as isize])?, None)?;
+        let ai = np::astype(np::multiply(&a, 4.0)?, DType::Int32)?;
+        let bi = np::astype(np::multiply(&b, 4.0)?, DType::Int32)?;
+        Ok(vec![
+            np::matmul(&a, &b)?,
+            np::matmul(&at, &b)?,
+            np::matmul(&a, &bt)?,
+            np::matmul(&at, &bt)?,
+            np::matmul(&ai, &bi)?,
+            np::matmul(&a.slice(s![.., 1..])?, &b.slice(s![..k - 1, ..])?)?,
+        ])
+    });
+}
+
+#[test]
+fn fused_kernels_read_textures_like_buffers() {
+    let n = ROW + 4 * 3 + 1;
+    let (va, vb) = (floats(n, 7), floats(n, 8));
+    let f = jit(|(x, y): (Array, Array)| -> Result<(Array, Array)> {
+        let z = np::tanh(((&x * &y)? + 0.5f32)?)?;
+        let s = np::sum(np::exp(np::negative(np::abs(&x)?)?)?, None, false)?;
+        Ok((z, s))
+    });
+    same_bits("jit", || {
+        let (z, s) = f.call((Array::from_slice(&va, &[n])?, Array::from_slice(&vb, &[n])?))?;
+        Ok(vec![z, s])
+    });
+}
