@@ -119,7 +119,7 @@ pub(crate) fn matmul(
         };
         declare(&mut src, &mut binding, name, ty, bytes, windows, false, t);
     }
-    declare_output(&mut src, &mut binding, acc, false, out_windows, t);
+    declare_output(&mut src, &mut binding, "out", acc, false, out_windows, t);
     for (name, base, read) in [("ina", 5, read_a), ("inb", 9, read_b)] {
         let load = match dtype {
             DType::Float16 if t.f16_native => format!("f32({name}(e))"),

@@ -95,11 +95,34 @@ pub(crate) struct Node {
     pub(crate) dtype: DType,
 }
 
-/// An elementwise program with one output (the last node).
+/// An elementwise program: inputs, nodes, and the values it outputs (by default the last
+/// node; a fused kernel may store several values of its program).
 #[derive(Clone, Debug)]
 pub(crate) struct Program {
     pub(crate) inputs: Vec<DType>,
     pub(crate) nodes: Vec<Node>,
+    /// Value ids of the outputs, in order.
+    pub(crate) outputs: Vec<usize>,
+}
+
+impl Program {
+    /// A program whose output is its last node (its only input when it has no nodes).
+    pub(crate) fn new(inputs: Vec<DType>, nodes: Vec<Node>) -> Program {
+        let last = (inputs.len() + nodes.len()).saturating_sub(1);
+        Program {
+            inputs,
+            nodes,
+            outputs: vec![last],
+        }
+    }
+
+    /// The dtype of value `v`.
+    pub(crate) fn dtype_of(&self, v: usize) -> DType {
+        match v.checked_sub(self.inputs.len()) {
+            Some(j) => self.nodes[j].dtype,
+            None => self.inputs[v],
+        }
+    }
 }
 
 /// How an input's element for an output index is found.
@@ -294,13 +317,14 @@ fn declare(
     }
 }
 
-/// Declares the output buffer `out` of `dtype` (stored as `vec4` words with `vector`, else
+/// Declares the output buffer `name` of `dtype` (stored as `vec4` words with `vector`, else
 /// one element per word) and its store `out_st`. float16 results are always stored as
 /// packed words: the rounding is our own integer code (bit-identical everywhere), and WGSL
 /// cannot bitcast two words to four halves.
 fn declare_output(
     src: &mut String,
     binding: &mut u32,
+    name: &str,
     dtype: DType,
     vector: bool,
     windows: u64,
@@ -312,7 +336,7 @@ fn declare_output(
     };
     let ((sty, sbytes), (vty, vbytes)) = storage_types(dtype, &packed);
     let (ty, bytes) = if vector { (vty, vbytes) } else { (sty, sbytes) };
-    declare(src, binding, "out", ty, bytes, windows, true, t);
+    declare(src, binding, name, ty, bytes, windows, true, t);
 }
 
 /// Number of windows a buffer of `bytes` bytes is bound as.
@@ -331,19 +355,17 @@ pub(crate) struct Values {
     /// Metadata words after the kernel's `header` words.
     pub(crate) meta: Vec<u32>,
     pub(crate) uses_f16: bool,
-    /// The program's output dtype.
-    pub(crate) dtype: DType,
     /// The next free binding.
     pub(crate) binding: u32,
 }
 
-/// Generates the kernel for `program` over `inputs`, writing a contiguous output of
-/// `out_shape` bound as `out_windows` windows.
+/// Generates the kernel for `program` over `inputs`, writing each of its outputs to a
+/// contiguous buffer of `out_shape`, output `j` bound as `out_windows[j]` windows.
 pub(crate) fn elementwise(
     program: &Program,
     inputs: &[InputDesc<'_>],
     out_shape: &[usize],
-    out_windows: u64,
+    out_windows: &[u64],
     t: &Target,
 ) -> Result<Generated> {
     let n = crate::shape::size_of(out_shape);
@@ -352,20 +374,31 @@ pub(crate) fn elementwise(
         mut src,
         meta: words,
         uses_f16,
-        dtype: out_dtype,
         mut binding,
+        ..
     } = v;
-    declare_output(&mut src, &mut binding, out_dtype, true, out_windows, t);
-    let store = match out_dtype {
-        DType::Bool => "select(vec4<u32>(0u), vec4<u32>(1u), r)".to_string(),
-        DType::Float16 => {
-            "vec2<u32>(f32_to_f16(r.x) | (f32_to_f16(r.y) << 16u), f32_to_f16(r.z) | (f32_to_f16(r.w) << 16u))".to_string()
-        }
-        _ => "r".to_string(),
-    };
+    let single = program.outputs.len() == 1;
+    let mut stores = String::new();
+    for (j, (&value, &windows)) in program.outputs.iter().zip(out_windows).enumerate() {
+        let dtype = program.dtype_of(value);
+        let (name, r) = if single {
+            ("out".to_string(), "r".to_string())
+        } else {
+            (format!("out{j}"), format!("r.o{j}"))
+        };
+        declare_output(&mut src, &mut binding, &name, dtype, true, windows, t);
+        let store = match dtype {
+            DType::Bool => format!("select(vec4<u32>(0u), vec4<u32>(1u), {r})"),
+            DType::Float16 => format!(
+                "vec2<u32>(f32_to_f16({r}.x) | (f32_to_f16({r}.y) << 16u), f32_to_f16({r}.z) | (f32_to_f16({r}.w) << 16u))"
+            ),
+            _ => r,
+        };
+        let _ = writeln!(stores, "    {name}_st(t, {store});");
+    }
     let _ = writeln!(
         src,
-        "@compute @workgroup_size({WORKGROUP})\nfn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>, @builtin(local_invocation_index) li: u32) {{\n    let t = (wg.y * nwg.x + wg.x) * {WORKGROUP}u + li;\n    if (t * {PER_THREAD}u >= md[0]) {{ return; }}\n    let r = value4(t);\n    out_st(t, {store});\n}}"
+        "@compute @workgroup_size({WORKGROUP})\nfn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>, @builtin(local_invocation_index) li: u32) {{\n    let t = (wg.y * nwg.x + wg.x) * {WORKGROUP}u + li;\n    if (t * {PER_THREAD}u >= md[0]) {{ return; }}\n    let r = value4(t);\n{stores}}}"
     );
     // Metadata: n, then the program's words.
     let mut meta = Vec::with_capacity(1 + words.len());
@@ -391,11 +424,6 @@ pub(crate) fn values(
     round: bool,
     t: &Target,
 ) -> Result<Values> {
-    let out_dtype = program
-        .nodes
-        .last()
-        .map(|nd| nd.dtype)
-        .unwrap_or_else(|| program.inputs[0]);
     let mut ctx = Ctx {
         header,
         params: Vec::new(),
@@ -461,14 +489,13 @@ pub(crate) fn values(
         let _ = writeln!(body, "    let x{} = {e};", n_in + j);
         dtypes.push(node.dtype);
     }
-    let result = if program.nodes.is_empty() {
-        0
-    } else {
-        n_in + program.nodes.len() - 1
-    };
 
-    let uses_f16 =
-        t.f16_native && (program.inputs.contains(&DType::Float16) || out_dtype == DType::Float16);
+    let uses_f16 = t.f16_native
+        && (program.inputs.contains(&DType::Float16)
+            || program
+                .outputs
+                .iter()
+                .any(|&v| program.dtype_of(v) == DType::Float16));
     let mut src = String::new();
     src.push_str("@group(0) @binding(0) var<storage, read> md: array<u32>;\n");
     let base = header + ctx.params.len();
@@ -605,16 +632,44 @@ pub(crate) fn values(
         }
     }
 
-    let ct = compute_type(out_dtype);
+    // One output: `lane` returns it and `value4` a vector of it. Several: structs with a
+    // field `o{j}` per output.
+    let cts: Vec<&str> = program
+        .outputs
+        .iter()
+        .map(|&v| compute_type(program.dtype_of(v)))
+        .collect();
+    let single = cts.len() == 1;
+    let (lane_ty, value4_ty) = if single {
+        (cts[0].to_string(), format!("vec4<{}>", cts[0]))
+    } else {
+        let field = |j: usize, ty: String| format!("o{j}: {ty}");
+        let lane: Vec<String> = cts
+            .iter()
+            .enumerate()
+            .map(|(j, ct)| field(j, ct.to_string()))
+            .collect();
+        let vec: Vec<String> = cts
+            .iter()
+            .enumerate()
+            .map(|(j, ct)| field(j, format!("vec4<{ct}>")))
+            .collect();
+        let _ = writeln!(src, "struct Lane {{ {} }}", lane.join(", "));
+        let _ = writeln!(src, "struct Value4 {{ {} }}", vec.join(", "));
+        ("Lane".to_string(), "Value4".to_string())
+    };
+    let results: Vec<String> = program.outputs.iter().map(|v| format!("x{v}")).collect();
+    let ret = if single {
+        results[0].clone()
+    } else {
+        format!("Lane({})", results.join(", "))
+    };
     let _ = writeln!(
         src,
-        "fn lane({}) -> {ct} {{\n{body}    return x{result};\n}}",
+        "fn lane({}) -> {lane_ty} {{\n{body}    return {ret};\n}}",
         sig.join(", ")
     );
-    let _ = writeln!(
-        src,
-        "fn value4(t: u32) -> vec4<{ct}> {{\n{pre}    var r: vec4<{ct}>;"
-    );
+    let _ = writeln!(src, "fn value4(t: u32) -> {value4_ty} {{\n{pre}");
     for lane in 0..PER_THREAD {
         let args: Vec<String> = lane_args
             .iter()
@@ -624,10 +679,28 @@ pub(crate) fn values(
         for a in args {
             call.push(a.replace("(i)", &format!("(t * {PER_THREAD}u + {lane}u)")));
         }
-        let _ = writeln!(src, "    r[{lane}] = lane({});", call.join(", "));
+        let _ = writeln!(src, "    let l{lane} = lane({});", call.join(", "));
     }
-    let _ = writeln!(src, "    return r;\n}}");
+    let gather = |field: &str| {
+        let lanes: Vec<String> = (0..PER_THREAD).map(|l| format!("l{l}{field}")).collect();
+        lanes.join(", ")
+    };
+    if single {
+        let _ = writeln!(src, "    return vec4<{}>({});\n}}", cts[0], gather(""));
+    } else {
+        let fields: Vec<String> = cts
+            .iter()
+            .enumerate()
+            .map(|(j, ct)| format!("vec4<{ct}>({})", gather(&format!(".o{j}"))))
+            .collect();
+        let _ = writeln!(src, "    return Value4({});\n}}", fields.join(", "));
+    }
     if scalar {
+        assert!(
+            single,
+            "value1 is only emitted for programs with one output"
+        );
+        let ct = cts[0];
         let mut call = vec!["i".to_string()];
         call.extend(lane1);
         let _ = writeln!(
@@ -659,7 +732,6 @@ pub(crate) fn values(
         src,
         meta,
         uses_f16,
-        dtype: out_dtype,
         binding,
     })
 }
@@ -755,9 +827,9 @@ pub(crate) mod tests {
                 let sel = Primitive::Select
                     .abstract_eval(&[pred.clone(), operand.clone(), operand])
                     .unwrap();
-                let program = Program {
-                    inputs: vec![d, d],
-                    nodes: vec![
+                let program = Program::new(
+                    vec![d, d],
+                    vec![
                         Node {
                             prim: ne,
                             args: vec![0, 1],
@@ -769,7 +841,7 @@ pub(crate) mod tests {
                             dtype: sel.dtype,
                         },
                     ],
-                };
+                );
                 let contiguous = Layout::contiguous(&[4, 8]);
                 let strided = Layout {
                     shape: vec![4, 8],
@@ -952,14 +1024,14 @@ pub(crate) mod tests {
                 if prim.eval_kind() != crate::lax::EvalKind::Elementwise {
                     continue;
                 }
-                let program = Program {
-                    inputs: avals.iter().map(|a| a.dtype).collect(),
-                    nodes: vec![Node {
+                let program = Program::new(
+                    avals.iter().map(|a| a.dtype).collect(),
+                    vec![Node {
                         prim: prim.clone(),
                         args: (0..arity).collect(),
                         dtype: out.dtype,
                     }],
-                };
+                );
                 let contiguous = Layout::contiguous(&[2, 3]);
                 let strided = Layout {
                     shape: vec![2, 3],
@@ -987,8 +1059,9 @@ pub(crate) mod tests {
                                     padded: true,
                                 })
                                 .collect();
-                            let g = elementwise(&program, &inputs, &out.shape, windows.max(1), &t)
-                                .unwrap();
+                            let g =
+                                elementwise(&program, &inputs, &out.shape, &[windows.max(1)], &t)
+                                    .unwrap();
                             let source = g.source();
                             if let Err(e) = validate(&source) {
                                 panic!("{} on {d} (f16 native {f16_native}, {windows} windows): {e}\n{source}", prim.name());

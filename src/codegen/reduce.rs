@@ -217,7 +217,7 @@ impl Source {
     fn declare_all(&self, acc: DType, out_windows: u64, t: &Target) -> String {
         let mut src = self.decls.clone();
         let mut binding = self.binding;
-        declare_output(&mut src, &mut binding, acc, false, out_windows, t);
+        declare_output(&mut src, &mut binding, "out", acc, false, out_windows, t);
         src
     }
 

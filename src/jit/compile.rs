@@ -29,11 +29,11 @@ use crate::runtime::Device;
 /// One step of an executable.
 #[derive(Clone, Debug)]
 pub(crate) enum Step {
-    /// One generated kernel computing `out` from the buffers of `inputs`.
+    /// One generated kernel computing `outs` (of one shape) from the buffers of `inputs`.
     Fused {
         program: Program,
         inputs: Vec<usize>,
-        out: usize,
+        outs: Vec<usize>,
         /// The generated kernels of earlier calls, by operand layouts.
         kernels: KernelCache,
     },
@@ -203,20 +203,21 @@ pub(crate) fn compile(g: &Graph, max_inputs: usize) -> Executable {
             break;
         }
     }
-    // The program computing fused value `root` from the nearest values with buffers (its
-    // leaves, the program's inputs): a post-order over its fused ancestry.
-    let program_for = |root: usize| -> (Program, Vec<usize>) {
-        let is_leaf = |v: usize| v != root && (materialized[v] || !is_fused_value(v));
+    // The fused ancestry of `roots` down to the nearest values with buffers: its inner
+    // values in post-order (each after its operands; the roots among them) and its leaves
+    // (a program's inputs). Roots are computed even when they have buffers of their own.
+    let ancestry = |roots: &[usize]| -> (Vec<usize>, Vec<usize>) {
+        let is_leaf = |v: usize| !roots.contains(&v) && (materialized[v] || !is_fused_value(v));
         let mut leaves: Vec<usize> = Vec::new();
         let mut inner: Vec<usize> = Vec::new();
-        let mut seen: HashMap<usize, ()> = HashMap::new();
-        let mut work: Vec<(usize, bool)> = vec![(root, false)];
+        let mut seen = vec![false; n];
+        let mut work: Vec<(usize, bool)> = roots.iter().rev().map(|&r| (r, false)).collect();
         while let Some((v, expanded)) = work.pop() {
             if expanded {
                 inner.push(v);
                 continue;
             }
-            if seen.insert(v, ()).is_some() {
+            if std::mem::replace(&mut seen[v], true) {
                 continue;
             }
             if is_leaf(v) {
@@ -229,6 +230,11 @@ pub(crate) fn compile(g: &Graph, max_inputs: usize) -> Executable {
                 work.push((i, false));
             }
         }
+        (inner, leaves)
+    };
+    // The program computing `roots` (its outputs, in order) from their leaves.
+    let program_for = |roots: &[usize]| -> (Program, Vec<usize>) {
+        let (inner, leaves) = ancestry(roots);
         let mut index: HashMap<usize, usize> = HashMap::new();
         for (k, &v) in leaves.iter().chain(&inner).enumerate() {
             index.insert(v, k);
@@ -244,18 +250,146 @@ pub(crate) fn compile(g: &Graph, max_inputs: usize) -> Executable {
                 }
             })
             .collect();
-        let program = Program {
-            inputs: leaves.iter().map(|&v| g.avals[v].dtype).collect(),
-            nodes,
-        };
+        let mut program = Program::new(leaves.iter().map(|&v| g.avals[v].dtype).collect(), nodes);
+        program.outputs = roots.iter().map(|r| index[r]).collect();
         (program, leaves)
     };
-    let mut steps = Vec::new();
-    for e in eqns.iter().filter(|e| live[e.out]) {
-        match &e.prim {
-            Primitive::Reduce { op, axes } if absorbed[e.inputs[0]] => {
-                let (program, inputs) = program_for(e.inputs[0]);
-                steps.push(Step::FusedReduce {
+    // Steps. A value that needs a buffer joins an earlier fused step of its shape when the
+    // two share fused ancestry or operands and nothing the value reads depends on that
+    // step: one kernel then stores both, computing the shared part and reading each
+    // operand once (a multi-output kernel). Steps are ordered by their dependencies at the
+    // end, since a joined step may now have to wait for operands made after it.
+    enum Pending {
+        Reduce(usize),
+        Op(usize),
+        Fused(Vec<usize>),
+    }
+    let mut pending: Vec<Pending> = Vec::new();
+    // The steps each step reads from (directly).
+    let mut deps: Vec<Vec<usize>> = Vec::new();
+    let mut made_at: Vec<Option<usize>> = vec![None; n];
+    // Whether step `from` depends on step `to`, directly or through other steps.
+    let reaches = |deps: &[Vec<usize>], from: &[usize], to: usize| {
+        let mut seen = vec![false; deps.len()];
+        let mut work = from.to_vec();
+        while let Some(p) = work.pop() {
+            if p == to {
+                return true;
+            }
+            if !std::mem::replace(&mut seen[p], true) {
+                work.extend(&deps[p]);
+            }
+        }
+        false
+    };
+    for (k, e) in eqns.iter().enumerate().filter(|(_, e)| live[e.out]) {
+        let (step, reads) = match &e.prim {
+            Primitive::Reduce { .. } if absorbed[e.inputs[0]] => {
+                (Pending::Reduce(k), ancestry(&[e.inputs[0]]).1)
+            }
+            prim if !fusible(prim) => (Pending::Op(k), e.inputs.clone()),
+            _ if materialized[e.out] => {
+                let v = e.out;
+                let (inner, leaves) = ancestry(&[v]);
+                let joined = (0..pending.len()).rev().find(|&p| {
+                    let Pending::Fused(roots) = &pending[p] else {
+                        return false;
+                    };
+                    if g.avals[roots[0]].shape != g.avals[v].shape {
+                        return false;
+                    }
+                    let (group_inner, group_leaves) = ancestry(roots);
+                    let shared = inner
+                        .iter()
+                        .chain(&leaves)
+                        .any(|x| group_inner.contains(x) || group_leaves.contains(x));
+                    if !shared {
+                        return false;
+                    }
+                    let mut all = roots.clone();
+                    all.push(v);
+                    if ancestry(&all).1.len() + roots.len() > max_inputs {
+                        return false;
+                    }
+                    // Members the value reads are computed in the kernel; anything else it
+                    // reads must not wait for the kernel.
+                    let from: Vec<usize> = leaves
+                        .iter()
+                        .filter(|l| !roots.contains(l))
+                        .filter_map(|&l| made_at[l])
+                        .collect();
+                    !reaches(&deps, &from, p)
+                });
+                if let Some(p) = joined {
+                    let Pending::Fused(roots) = &mut pending[p] else {
+                        unreachable!("only fused steps are joined")
+                    };
+                    roots.push(v);
+                    let roots = roots.clone();
+                    let mut d: Vec<usize> = ancestry(&roots)
+                        .1
+                        .iter()
+                        .filter_map(|&l| made_at[l])
+                        .collect();
+                    d.sort_unstable();
+                    d.dedup();
+                    deps[p] = d;
+                    made_at[v] = Some(p);
+                    continue;
+                }
+                (Pending::Fused(vec![v]), leaves)
+            }
+            _ => continue,
+        };
+        let mut d: Vec<usize> = reads.iter().filter_map(|&l| made_at[l]).collect();
+        d.sort_unstable();
+        d.dedup();
+        made_at[e.out] = Some(pending.len());
+        pending.push(step);
+        deps.push(d);
+    }
+    // Each step after the steps it reads, otherwise in the order they were made.
+    let mut waiting: Vec<usize> = deps.iter().map(Vec::len).collect();
+    let mut readers: Vec<Vec<usize>> = vec![Vec::new(); pending.len()];
+    for (p, d) in deps.iter().enumerate() {
+        for &q in d {
+            readers[q].push(p);
+        }
+    }
+    let mut ready: std::collections::BinaryHeap<std::cmp::Reverse<usize>> = (0..pending.len())
+        .filter(|&p| waiting[p] == 0)
+        .map(std::cmp::Reverse)
+        .collect();
+    let mut order = Vec::with_capacity(pending.len());
+    while let Some(std::cmp::Reverse(p)) = ready.pop() {
+        order.push(p);
+        for &r in &readers[p] {
+            waiting[r] -= 1;
+            if waiting[r] == 0 {
+                ready.push(std::cmp::Reverse(r));
+            }
+        }
+    }
+    debug_assert_eq!(
+        order.len(),
+        pending.len(),
+        "joining fused steps made a cycle"
+    );
+    let mut slots: Vec<Option<Pending>> = pending.into_iter().map(Some).collect();
+    let pending: Vec<Pending> = order
+        .into_iter()
+        .map(|p| slots[p].take().expect("each step is ordered once"))
+        .collect();
+    let steps: Vec<Step> = pending
+        .into_iter()
+        .map(|p| match p {
+            Pending::Reduce(k) => {
+                let e = &eqns[k];
+                let Primitive::Reduce { op, axes } = &e.prim else {
+                    unreachable!("only reductions absorb their operand")
+                };
+                let (program, inputs) = program_for(&[e.inputs[0]]);
+                Step::FusedReduce {
                     program,
                     inputs,
                     shape: g.avals[e.inputs[0]].shape.clone(),
@@ -263,25 +397,24 @@ pub(crate) fn compile(g: &Graph, max_inputs: usize) -> Executable {
                     axes: axes.clone(),
                     out: e.out,
                     kernels: KernelCache::default(),
-                });
+                }
             }
-            prim if !fusible(prim) => steps.push(Step::Op {
-                prim: prim.clone(),
-                inputs: e.inputs.clone(),
-                out: e.out,
-            }),
-            _ if materialized[e.out] => {
-                let (program, inputs) = program_for(e.out);
-                steps.push(Step::Fused {
+            Pending::Op(k) => Step::Op {
+                prim: eqns[k].prim.clone(),
+                inputs: eqns[k].inputs.clone(),
+                out: eqns[k].out,
+            },
+            Pending::Fused(roots) => {
+                let (program, inputs) = program_for(&roots);
+                Step::Fused {
                     program,
                     inputs,
-                    out: e.out,
+                    outs: roots,
                     kernels: KernelCache::default(),
-                });
+                }
             }
-            _ => {}
-        }
-    }
+        })
+        .collect();
     // Free each value's buffer after its last use (outputs are kept).
     let mut last: Vec<Option<usize>> = vec![None; n];
     for (k, s) in steps.iter().enumerate() {
@@ -350,20 +483,24 @@ impl Executable {
             vals[v] = Some(a.clone());
         }
         for (step, frees) in self.steps.iter().zip(&self.frees) {
-            let (ins, out) = match step {
-                Step::Fused { inputs, out, .. }
-                | Step::FusedReduce { inputs, out, .. }
-                | Step::Op { inputs, out, .. } => (inputs, *out),
+            let (ins, outs) = match step {
+                Step::Fused { inputs, outs, .. } => (inputs, &outs[..]),
+                Step::FusedReduce { inputs, out, .. } | Step::Op { inputs, out, .. } => {
+                    (inputs, std::slice::from_ref(out))
+                }
             };
             let args: Vec<&Array> = ins
                 .iter()
                 .map(|&i| vals[i].as_ref().ok_or_else(|| missing(i)))
                 .collect::<Result<_>>()?;
-            let aval = self.avals[out].clone();
-            let result = match step {
+            let aval = self.avals[outs[0]].clone();
+            let results = match step {
                 Step::Fused {
                     program, kernels, ..
-                } => crate::lax::run_program_cached(device, program, &args, aval, Some(kernels))?,
+                } => {
+                    let avals: Vec<Aval> = outs.iter().map(|&o| self.avals[o].clone()).collect();
+                    crate::lax::run_program_cached(device, program, &args, &avals, Some(kernels))?
+                }
                 Step::FusedReduce {
                     program,
                     shape,
@@ -380,12 +517,20 @@ impl Executable {
                     shape,
                     aval,
                     Some(kernels),
-                )?,
+                )
+                .map(|r| vec![r])?,
                 Step::Op { prim, .. } => {
-                    crate::lax::eval_primitive(prim.clone(), &args, aval, Some(device))?
+                    vec![crate::lax::eval_primitive(
+                        prim.clone(),
+                        &args,
+                        aval,
+                        Some(device),
+                    )?]
                 }
             };
-            vals[out] = Some(result);
+            for (&o, r) in outs.iter().zip(results) {
+                vals[o] = Some(r);
+            }
             for &f in frees {
                 vals[f] = None;
             }
@@ -604,6 +749,7 @@ mod tests {
         let mut uses: BTreeSet<String> = BTreeSet::new();
         let mut kernels = 0;
         let mut steps = 0;
+        let mut multi = 0;
         for shape in [vec![8, 16], vec![], vec![2, 3, 4]] {
             for d in DType::ALL {
                 let avals =
@@ -613,13 +759,14 @@ mod tests {
                     let Step::Fused {
                         program,
                         inputs,
-                        out,
+                        outs,
                         ..
                     } = step
                     else {
                         continue;
                     };
                     steps += 1;
+                    multi += usize::from(outs.len() > 1);
                     let mut dtypes = program.inputs.clone();
                     for node in &program.nodes {
                         let u: Use = (
@@ -630,7 +777,7 @@ mod tests {
                         uses.insert(format!("{u:?}"));
                         dtypes.push(node.dtype);
                     }
-                    let aval = &exe.avals[*out];
+                    let aval = &exe.avals[outs[0]];
                     let kinds: Vec<Vec<(&str, Layout)>> = inputs
                         .iter()
                         .map(|&i| layouts(&exe.avals[i].shape))
@@ -656,12 +803,15 @@ mod tests {
                                         lax::Operand::new(l, t, buffer_bytes(l, t), &target)
                                     })
                                     .collect();
-                                let out_windows = windows_for(lax::out_bytes(aval), &target);
+                                let out_windows: Vec<u64> = outs
+                                    .iter()
+                                    .map(|&o| windows_for(lax::out_bytes(&exe.avals[o]), &target))
+                                    .collect();
                                 let g = lax::elementwise_kernel(
                                     program,
                                     &operands,
                                     &aval.shape,
-                                    out_windows,
+                                    &out_windows,
                                     &target,
                                 )
                                 .unwrap();
@@ -705,6 +855,7 @@ mod tests {
             }
         }
         assert!(steps >= 40, "{steps} fused steps");
+        assert!(multi >= 10, "{multi} fused steps with several outputs");
         assert!(kernels > 1000, "{kernels} kernels");
     }
 

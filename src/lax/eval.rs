@@ -70,14 +70,14 @@ pub(crate) fn eval(
                     return Ok(full.with_weak(out.weak));
                 }
             }
-            let program = Program {
-                inputs: inputs.iter().map(|a| a.dtype()).collect(),
-                nodes: vec![Node {
+            let program = Program::new(
+                inputs.iter().map(|a| a.dtype()).collect(),
+                vec![Node {
                     args: (0..inputs.len()).collect(),
                     dtype: out.dtype,
                     prim,
                 }],
-            };
+            );
             run(&dev, &program, inputs, out)
         }
     }
@@ -165,53 +165,62 @@ fn view(prim: &Primitive, x: &Array, out: Aval) -> Result<Array> {
 
 /// Runs an elementwise program over `inputs`, producing a new contiguous array.
 pub(crate) fn run(dev: &Device, program: &Program, inputs: &[&Array], out: Aval) -> Result<Array> {
-    run_cached(dev, program, inputs, out, None)
+    let mut outs = run_cached(dev, program, inputs, &[out], None)?;
+    Ok(outs.remove(0))
 }
 
-/// [`run`], reusing the kernels (pipeline and metadata) `cache` holds for `program`: a jit
-/// step runs the same program every call, usually over operands laid out as before, so a
-/// hit skips generating, hashing and looking up the WGSL source.
+/// [`run`] for a program with several outputs (all of one shape), reusing the kernels
+/// (pipeline and metadata) `cache` holds for `program`: a jit step runs the same program
+/// every call, usually over operands laid out as before, so a hit skips generating,
+/// hashing and looking up the WGSL source.
 pub(crate) fn run_cached(
     dev: &Device,
     program: &Program,
     inputs: &[&Array],
-    out: Aval,
+    outs: &[Aval],
     cache: Option<&KernelCache>,
-) -> Result<Array> {
-    let n = out.size() as u64;
-    let bytes = out_bytes(&out);
-    let storage = dev.alloc(
-        BufferKind::Storage,
-        bytes,
-        program_name(program),
-        &out.shape,
-        out.dtype,
-    )?;
+) -> Result<Vec<Array>> {
+    let shape = &outs[0].shape;
+    debug_assert!(outs.iter().all(|o| &o.shape == shape));
+    let n = crate::shape::size_of(shape) as u64;
+    let storages = outs
+        .iter()
+        .map(|out| {
+            let name = program_name(program);
+            dev.alloc(BufferKind::Storage, out_bytes(out), name, shape, out.dtype)
+        })
+        .collect::<Result<Vec<_>>>()?;
     if n > 0 {
         let inner = &dev.0;
         let target = target(dev);
         let (stores, operands) = operands_of(dev, inputs, &target)?;
-        let out_windows = codegen::windows_for(storage.bytes, &target);
-        let total: u64 = 1 + out_windows + operands.iter().map(|o| o.windows).sum::<u64>();
-        check_bindings(dev, program_name(program), total, bytes, &out)?;
-        let (kernel, meta) = cached_kernel(dev, cache, &operands, &out.shape, out_windows, || {
-            elementwise_kernel(program, &operands, &out.shape, out_windows, &target)
+        let out_windows: Vec<u64> = storages
+            .iter()
+            .map(|st| codegen::windows_for(st.bytes, &target))
+            .collect();
+        let total: u64 =
+            1 + out_windows.iter().sum::<u64>() + operands.iter().map(|o| o.windows).sum::<u64>();
+        let bytes = out_bytes(&outs[0]);
+        check_bindings(dev, program_name(program), total, bytes, &outs[0])?;
+        let (kernel, meta) = cached_kernel(dev, cache, &operands, shape, &out_windows, || {
+            elementwise_kernel(program, &operands, shape, &out_windows, &target)
         })?;
         let buffers = stores
             .iter()
             .copied()
             .zip(operands.iter().map(|o| o.windows))
-            .chain([(&storage, out_windows)]);
+            .chain(storages.iter().zip(out_windows.iter().copied()));
         let bindings = bind_windows(buffers, target.window_bytes);
         let groups = n.div_ceil(codegen::PER_THREAD).div_ceil(codegen::WORKGROUP);
         inner.dispatch(&kernel, &bindings, &meta, groups)?;
     }
-    Ok(Array::from_storage(
-        dev.clone(),
-        storage,
-        Layout::contiguous(&out.shape),
-        out,
-    ))
+    Ok(storages
+        .into_iter()
+        .zip(outs)
+        .map(|(storage, out)| {
+            Array::from_storage(dev.clone(), storage, Layout::contiguous(shape), out.clone())
+        })
+        .collect())
 }
 
 /// The buffers of `inputs` and the operands they are as far as a generated kernel cares.
@@ -250,7 +259,7 @@ fn cached_kernel(
     cache: Option<&KernelCache>,
     operands: &[Operand<'_>],
     shape: &[usize],
-    out_windows: u64,
+    out_windows: &[u64],
     generate: impl FnOnce() -> Result<codegen::Generated>,
 ) -> Result<(Arc<Kernel>, Arc<[u32]>)> {
     let inner = &dev.0;
@@ -320,7 +329,7 @@ pub(crate) fn elementwise_kernel(
     program: &Program,
     operands: &[Operand<'_>],
     out_shape: &[usize],
-    out_windows: u64,
+    out_windows: &[u64],
     target: &Target,
 ) -> Result<codegen::Generated> {
     with_inputs(program, operands, out_shape, |descs| {
@@ -363,7 +372,7 @@ pub(crate) struct KernelCache(std::sync::Mutex<Vec<CachedKernel>>);
 struct CachedKernel {
     device: u64,
     out_shape: Vec<usize>,
-    out_windows: u64,
+    out_windows: Vec<u64>,
     operands: Vec<(Layout, u64, bool)>,
     kernel: Arc<Kernel>,
     meta: Arc<[u32]>,
@@ -379,7 +388,7 @@ impl KernelCache {
         device: u64,
         operands: &[Operand<'_>],
         out_shape: &[usize],
-        out_windows: u64,
+        out_windows: &[u64],
     ) -> Option<(Arc<Kernel>, Arc<[u32]>)> {
         let entries = crate::runtime::lock(&self.0);
         entries
@@ -402,7 +411,7 @@ impl KernelCache {
         device: u64,
         operands: &[Operand<'_>],
         out_shape: &[usize],
-        out_windows: u64,
+        out_windows: &[u64],
         kernel: Arc<Kernel>,
         meta: Arc<[u32]>,
     ) {
@@ -413,7 +422,7 @@ impl KernelCache {
         entries.push(CachedKernel {
             device,
             out_shape: out_shape.to_vec(),
-            out_windows,
+            out_windows: out_windows.to_vec(),
             operands: operands
                 .iter()
                 .map(|o| (o.layout.clone(), o.windows, o.padded))
@@ -532,14 +541,14 @@ fn concatenate(dev: &Device, dimension: usize, inputs: &[&Array], out: Aval) -> 
         let refs: Vec<&Array> = groups.iter().collect();
         return concatenate(dev, dimension, &refs, out);
     }
-    let program = Program {
-        inputs: parts.iter().map(|a| a.dtype()).collect(),
-        nodes: vec![Node {
+    let program = Program::new(
+        parts.iter().map(|a| a.dtype()).collect(),
+        vec![Node {
             args: (0..parts.len()).collect(),
             dtype: out.dtype,
             prim: Primitive::Concatenate { dimension },
         }],
-    };
+    );
     run(dev, &program, &parts, out)
 }
 
@@ -1053,7 +1062,7 @@ fn reduce_from(
                     };
                     let vector = Source::program_reads_vectors(in_dtype, &stored, run, &target);
                     let (kernel, meta) =
-                        cached_kernel(dev, cache, &operands, &permuted, out_windows, || {
+                        cached_kernel(dev, cache, &operands, &permuted, &[out_windows], || {
                             with_inputs(p, &operands, &permuted, |descs| {
                                 Source::program(p, descs, &permuted, &stored, run, &target)
                             })

@@ -344,10 +344,10 @@ impl<'a> Fusion<'a> {
                 .ok_or_else(|| crate::Error::arg("fusion", "an empty program"));
         }
         let out = self.avals.last().cloned().expect("a fusion has a node");
-        let program = crate::codegen::Program {
-            inputs: self.inputs.iter().map(|a| a.dtype()).collect(),
-            nodes: self.nodes,
-        };
+        let program = crate::codegen::Program::new(
+            self.inputs.iter().map(|a| a.dtype()).collect(),
+            self.nodes,
+        );
         let dev = eval::common_device("fusion", &self.inputs, Some(device))?;
         eval::run(&dev, &program, &self.inputs, out)
     }

@@ -410,3 +410,74 @@ fn a_chain_with_a_trailing_reduction_fuses_and_matches_eager() {
     let low = f.lower(&x).unwrap();
     assert_eq!((low.fused_kernels(), low.steps()), (1, 2), "{low}");
 }
+
+/// Values of one shape that share operands or fused ancestry are stored by one kernel
+/// (each operand read once, the shared part computed once), bit-identical to eager; a
+/// value that needs a result computed after the group (here a reduction of a member)
+/// gets a kernel of its own.
+#[test]
+fn outputs_sharing_operands_are_stored_by_one_kernel() {
+    let mut r = rng();
+    let shape = [37, 129];
+    let arrays: Vec<Array> = (0..4)
+        .map(|_| random_array(&mut r, &shape, DType::Float32, false).0)
+        .collect();
+    // One step of Adam: the moments and the parameter all come out of one kernel.
+    let adam = |(p, g, m, v): (Array, Array, Array, Array)| -> Result<(Array, Array, Array)> {
+        let m2 = (np::multiply(&m, 0.9)? + np::multiply(&g, 0.1)?)?;
+        let v2 = (np::multiply(np::abs(&v)?, 0.999)? + np::multiply(np::square(&g)?, 0.001)?)?;
+        let p2 = (&p - np::divide(np::multiply(&m2, 0.01)?, (np::sqrt(&v2)? + 1e-8)?)?)?;
+        Ok((p2, m2, v2))
+    };
+    let args = (
+        arrays[0].clone(),
+        arrays[1].clone(),
+        arrays[2].clone(),
+        arrays[3].clone(),
+    );
+    let want = adam(args.clone()).unwrap();
+    let f = jit(adam);
+    let got = f.call(args.clone()).unwrap();
+    for (g, w) in [(&got.0, &want.0), (&got.1, &want.1), (&got.2, &want.2)] {
+        assert_eq!(bits(g), bits(w));
+    }
+    // (Its other steps are views: the captured scalars broadcast.)
+    let low = f.lower(&args).unwrap();
+    assert_eq!(low.fused_kernels(), 1, "{low}");
+
+    // Outputs of different dtypes (float16 rounding, int32, bool) from shared operands.
+    for d in [DType::Float16, DType::Int32, DType::Float32] {
+        let (a, b) = (
+            random_array(&mut r, &shape, d, false).0,
+            random_array(&mut r, &shape, d, true).0,
+        );
+        let g = |(a, b): (Array, Array)| -> Result<(Array, Array, Array)> {
+            let s = (&a + &b)?;
+            Ok(((&s * &a)?, np::greater(&s, &b)?, np::negative(&s)?))
+        };
+        let want = g((a.clone(), b.clone())).unwrap();
+        let f = jit(g);
+        let got = f.call((a.clone(), b.clone())).unwrap();
+        for (x, y) in [(&got.0, &want.0), (&got.1, &want.1), (&got.2, &want.2)] {
+            assert_eq!((x.dtype(), x.shape()), (y.dtype(), y.shape()));
+            assert_eq!(bits(x), bits(y), "{d}");
+        }
+        let low = f.lower(&(a, b)).unwrap();
+        assert_eq!((low.fused_kernels(), low.steps()), (1, 1), "{d}\n{low}");
+    }
+
+    // Softmax with its numerator returned: the quotient needs the sum of the numerator,
+    // so it cannot join the numerator's kernel.
+    let x = arrays[0].clone();
+    let softmax = |x: Array| -> Result<(Array, Array)> {
+        let e = np::exp(&x)?;
+        let s = np::sum(&e, Some(&[1]), true)?;
+        Ok((np::divide(&e, &s)?, e))
+    };
+    let want = softmax(x.clone()).unwrap();
+    let f = jit(softmax);
+    let got = f.call(x.clone()).unwrap();
+    assert_eq!(bits(&got.0), bits(&want.0));
+    assert_eq!(bits(&got.1), bits(&want.1));
+    assert_eq!(f.lower(&x).unwrap().fused_kernels(), 2);
+}
