@@ -110,8 +110,9 @@ pub(crate) fn matmul(
     let mut src = String::new();
     src.push_str("@group(0) @binding(0) var<storage, read> md: array<u32>;\n");
     let mut binding = 1u32;
-    let ((sty, sbytes), (vty, _)) = storage_types(dtype, t);
     for (name, read, windows) in [("ina", read_a, a_windows), ("inb", read_b, b_windows)] {
+        let t = &super::input_target(t, windows);
+        let ((sty, sbytes), (vty, _)) = storage_types(dtype, t);
         let (ty, bytes) = if read == Read::Elements {
             (sty, sbytes)
         } else {
@@ -120,7 +121,10 @@ pub(crate) fn matmul(
         declare(&mut src, &mut binding, name, ty, bytes, windows, false, t);
     }
     declare_output(&mut src, &mut binding, "out", acc, false, out_windows, t);
-    for (name, base, read) in [("ina", 5, read_a), ("inb", 9, read_b)] {
+    for (name, base, read, windows) in
+        [("ina", 5, read_a, a_windows), ("inb", 9, read_b, b_windows)]
+    {
+        let t = &super::input_target(t, windows);
         let load = match dtype {
             DType::Float16 if t.f16_native => format!("f32({name}(e))"),
             DType::Float16 => {

@@ -222,9 +222,19 @@ fn storage_types(d: DType, t: &Target) -> ((&'static str, u64), (&'static str, u
 
 /// The "windows" of an input that is staged into a texture (`Rgba32Uint`, `TEXTURE_WIDTH`
 /// texels of four words per row) and read with `textureLoad`: on CPU adapters a texel
-/// fetch is a vector gather, a storage-buffer load a loop over the SIMD lanes. Only inputs
-/// of 32-bit elements are staged.
+/// fetch is a vector gather, a storage-buffer load a loop over the SIMD lanes. float16
+/// inputs in textures are read as packed words (see [`input_target`]).
 pub(crate) const TEXTURE: u64 = 0;
+
+/// The target an input bound as `windows` is read for: a texture holds words, so its
+/// float16 elements are decoded from packed words even where the device has native
+/// float16.
+pub(crate) fn input_target(t: &Target, windows: u64) -> Target {
+    Target {
+        f16_native: t.f16_native && windows != TEXTURE,
+        window_bytes: t.window_bytes,
+    }
+}
 
 #[allow(clippy::too_many_arguments)]
 /// Emits the binding declarations of one buffer bound as `windows` windows (or as a
@@ -258,8 +268,13 @@ fn declare(
         };
         let body = match unit_bytes {
             16 => format!("return bitcast<{ty}>({});", fetch("u")),
+            // Four packed halves.
+            8 => format!(
+                "let x = {};\n    return select(x.zw, x.xy, (u & 1u) == 0u);",
+                fetch("(u >> 1u)")
+            ),
             4 => format!("return bitcast<{ty}>({}[u & 3u]);", fetch("(u >> 2u)")),
-            _ => unreachable!("only inputs of 32-bit elements are staged into textures"),
+            _ => unreachable!("textures are read in words (`input_target`)"),
         };
         let _ = writeln!(src, "fn {name}(u: u32) -> {ty} {{\n    {body}\n}}");
         return;
@@ -511,6 +526,7 @@ pub(crate) fn values(
     let mut lane1: Vec<String> = Vec::new();
     for (k, inp) in inputs.iter().enumerate() {
         let d = program.inputs[k];
+        let t = &input_target(t, inp.windows);
         let ((sty, sbytes), (vty, vbytes)) = storage_types(d, t);
         let name = format!("in{k}");
         match access[k] {
@@ -776,9 +792,6 @@ pub(crate) mod tests {
                 };
                 for f16_native in [false, true] {
                     for windows in [1u64, 2, TEXTURE] {
-                        if windows == TEXTURE && d == DType::Float16 {
-                            continue;
-                        }
                         for layout in [&contiguous, &strided] {
                             let t = Target {
                                 f16_native,
@@ -935,9 +948,6 @@ pub(crate) mod tests {
         for d in DType::ALL {
             for f16_native in [false, true] {
                 for windows in [1u64, 2, TEXTURE] {
-                    if windows == TEXTURE && d == DType::Float16 {
-                        continue;
-                    }
                     for staged in [false, true] {
                         for edge in [8usize, 40, 100, 300] {
                             // Larger blocks: float32 in one window or a texture, emulated float16.
@@ -1040,9 +1050,6 @@ pub(crate) mod tests {
                 };
                 for f16_native in [false, true] {
                     for windows in [1u64, 3, TEXTURE] {
-                        if windows == TEXTURE && program.inputs.contains(&DType::Float16) {
-                            continue;
-                        }
                         for layout in [&contiguous, &strided] {
                             let t = Target {
                                 f16_native,

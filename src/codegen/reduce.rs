@@ -101,6 +101,7 @@ impl Source {
         run: u64,
         t: &Target,
     ) -> Source {
+        let t = &super::input_target(t, windows);
         let at = acc_type(accumulator(op, dtype));
         let vector = vectorizable(dtype, layout, run, t);
         let mut src = String::new();

@@ -193,7 +193,7 @@ pub(crate) fn run_cached(
     if n > 0 {
         let inner = &dev.0;
         let target = target(dev);
-        let (stores, operands) = operands_of(dev, inputs, &target)?;
+        let (stores, operands) = operands_of(dev, inputs, n, &target)?;
         let out_windows: Vec<u64> = storages
             .iter()
             .map(|st| codegen::windows_for(st.bytes, &target))
@@ -223,10 +223,12 @@ pub(crate) fn run_cached(
         .collect())
 }
 
-/// The buffers of `inputs` and the operands they are as far as a generated kernel cares.
+/// The buffers of `inputs` and the operands they are as far as a generated kernel cares,
+/// for a kernel over `elements` elements.
 fn operands_of<'a>(
     dev: &Device,
     inputs: &[&'a Array],
+    elements: u64,
     target: &Target,
 ) -> Result<(Vec<&'a Arc<crate::runtime::Storage>>, Vec<Operand<'a>>)> {
     let stores = inputs
@@ -241,7 +243,7 @@ fn operands_of<'a>(
         .map(|(a, st)| {
             let mut o = Operand::new(a.layout(), a.dtype(), st.bytes, target);
             if textures < max_textures
-                && input_windows(dev, st, a.dtype(), target) == codegen::TEXTURE
+                && input_windows(dev, st, elements, target) == codegen::TEXTURE
             {
                 o.windows = codegen::TEXTURE;
                 textures += 1;
@@ -640,8 +642,8 @@ fn dot(dev: &Device, a: &Array, b: &Array, out: Aval) -> Result<Array> {
             .options
             .matmul_workgroup_tiles
             .unwrap_or(inner.info.device_type != wgpu::DeviceType::Cpu);
-        let wa = input_windows(dev, a.storage()?, a.dtype(), &target);
-        let wb = input_windows(dev, b.storage()?, b.dtype(), &target);
+        let wa = input_windows(dev, a.storage()?, count, &target);
+        let wb = input_windows(dev, b.storage()?, count, &target);
         let wo = codegen::windows_for(storage.bytes, &target);
         let g = matmul(
             out.dtype,
@@ -915,15 +917,19 @@ fn bind_windows<'a>(
     bindings
 }
 
-/// How a kernel reads an input of `dtype` from `st`: [`codegen::TEXTURE`] where the device
-/// stages inputs of its size into textures (32-bit elements, Olympus's own buffers), else
-/// the windows its buffer is bound as.
-fn input_windows(dev: &Device, st: &crate::runtime::Storage, dtype: DType, target: &Target) -> u64 {
+/// How a kernel over `elements` elements reads an input from `st`: [`codegen::TEXTURE`]
+/// where the device stages inputs into textures and the buffer or the kernel is large
+/// enough (every thread loads its operands, so a broadcast scalar is loaded as often as a
+/// full operand), for Olympus's own buffers; else the windows its buffer is bound as.
+fn input_windows(
+    dev: &Device,
+    st: &crate::runtime::Storage,
+    elements: u64,
+    target: &Target,
+) -> u64 {
     match dev.0.texture_inputs {
         Some((min, max))
-            if dtype.storage_bytes() == 4
-                && !st.is_external()
-                && (min..=max).contains(&st.bytes) =>
+            if !st.is_external() && st.bytes <= max && st.bytes.max(elements * 4) >= min =>
         {
             codegen::TEXTURE
         }
@@ -1040,7 +1046,7 @@ fn reduce_from(
             let (kernel, meta, threads, stores) = match (&cur, &fused) {
                 (Some(x), _) => {
                     let st = x.storage()?;
-                    let windows = input_windows(dev, st, x.dtype(), &target);
+                    let windows = input_windows(dev, st, 0, &target);
                     let source = Source::buffer(op, x.dtype(), x.layout(), windows, run, &target);
                     let g = generate(&source);
                     let kernel = inner.kernel(&g.body, || g.source())?;
@@ -1049,7 +1055,8 @@ fn reduce_from(
                 }
                 (None, Some((p, inputs))) => {
                     let inputs: Vec<&Array> = inputs.iter().collect();
-                    let (stores, operands) = operands_of(dev, &inputs, &target)?;
+                    let elements = crate::shape::size_of(shape) as u64;
+                    let (stores, operands) = operands_of(dev, &inputs, elements, &target)?;
                     let total: u64 =
                         1 + out_windows + operands.iter().map(|o| o.windows).sum::<u64>();
                     check_bindings(dev, name, total, bytes, &out)?;

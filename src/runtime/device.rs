@@ -93,9 +93,11 @@ pub struct DeviceOptions {
     /// adapter: from 64 KiB on CPU (software) adapters, where Mesa's llvmpipe loads each
     /// storage-buffer element in a loop over the SIMD lanes but fetches texels as vector
     /// gathers (a 16M-element `a + b` runs about 2.8x faster on lavapipe, the copies
-    /// included); never on GPUs. `Some(u64::MAX)` turns it off; tests use `Some(0)`. Only
-    /// 32-bit elements are staged, each kernel's inputs into distinct textures, which are
-    /// pooled (up to 512 MiB, not counted in [`Device::memory_stats`]).
+    /// included); never on GPUs. The size that counts is the larger of the buffer and the
+    /// kernel's elements times four bytes, since every thread loads its operands (a
+    /// broadcast scalar as often as a full array). `Some(u64::MAX)` turns it off; tests use
+    /// `Some(0)`. Each kernel's inputs go into distinct textures, which are pooled (up to
+    /// 512 MiB, not counted in [`Device::memory_stats`]); float16 is read as packed words.
     pub texture_input_bytes: Option<u64>,
 }
 

@@ -1,6 +1,7 @@
 //! Inputs staged into textures (CPU adapters read texels as vector gathers): every kernel
 //! family gives the same bits whether its inputs are read from textures or from storage
-//! buffers, across texel and row boundaries, views, broadcasts and mixed bindings.
+//! buffers, in every dtype (float16 as packed words), across texel and row boundaries,
+//! views, broadcasts and mixed bindings.
 
 use olympus::{jit, numpy as np, s, with_device, Array, DType, Device, DeviceOptions, Result};
 
@@ -137,8 +138,12 @@ fn elementwise_kernels_read_textures_like_buffers() {
             (&a * Array::from_slice(&[2.5f32], &[])?)?,
             (np::reshape(&a.slice(s![..300])?, &[1, 300])?
                 + np::reshape(&b.slice(s![..200])?, &[200, 1])?)?,
-            // float16 operands stay in buffers next to float32 ones in textures.
+            // float16 in textures is read as packed words (four halves per vec4 read).
             (&h16 + &a)?,
+            (&h16 * &h16)?,
+            (&h16.slice(s![1..])? - &h16.slice(s![..n - 1])?)?,
+            (np::astype(&sq, DType::Float16)?
+                + np::transpose(np::astype(&sq, DType::Float16)?, None)?)?,
             // Gathers and concatenations read through the same accessors.
             np::take(&a, np::remainder(&ua, n as u32)?, None)?,
             np::concatenate([&a, &b.slice(s![..777])?], 0)?,
@@ -164,6 +169,8 @@ fn reductions_and_matmul_read_textures_like_buffers() {
             np::sum(&xi, Some(&[0]), false)?,
             np::argmax(&x, Some(1), false)?,
             np::sum(&x.slice(s![.., 1..])?, Some(&[1]), false)?,
+            np::sum(np::astype(&x, DType::Float16)?, Some(&[0]), false)?,
+            np::max(np::astype(&xt, DType::Float16)?, Some(&[1]), false)?,
         ])
     });
     let (m, k, n) = (67, 129, 33);
@@ -181,6 +188,10 @@ fn reductions_and_matmul_read_textures_like_buffers() {
             np::matmul(&a, &bt)?,
             np::matmul(&at, &bt)?,
             np::matmul(&ai, &bi)?,
+            np::matmul(
+                np::astype(&a, DType::Float16)?,
+                np::astype(&bt, DType::Float16)?,
+            )?,
             np::matmul(&a.slice(s![.., 1..])?, &b.slice(s![..k - 1, ..])?)?,
         ])
     });
