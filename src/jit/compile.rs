@@ -267,6 +267,8 @@ pub(crate) fn compile(g: &Graph, max_inputs: usize) -> Executable {
     let mut pending: Vec<Pending> = Vec::new();
     // The steps each step reads from (directly).
     let mut deps: Vec<Vec<usize>> = Vec::new();
+    // The values a fused step computes or reads (empty for other steps).
+    let mut reads: Vec<std::collections::HashSet<usize>> = Vec::new();
     let mut made_at: Vec<Option<usize>> = vec![None; n];
     // Whether step `from` depends on step `to`, directly or through other steps.
     let reaches = |deps: &[Vec<usize>], from: &[usize], to: usize| {
@@ -283,7 +285,7 @@ pub(crate) fn compile(g: &Graph, max_inputs: usize) -> Executable {
         false
     };
     for (k, e) in eqns.iter().enumerate().filter(|(_, e)| live[e.out]) {
-        let (step, reads) = match &e.prim {
+        let (step, operands) = match &e.prim {
             Primitive::Reduce { .. } if absorbed[e.inputs[0]] => {
                 (Pending::Reduce(k), ancestry(&[e.inputs[0]]).1)
             }
@@ -298,11 +300,7 @@ pub(crate) fn compile(g: &Graph, max_inputs: usize) -> Executable {
                     if g.avals[roots[0]].shape != g.avals[v].shape {
                         return false;
                     }
-                    let (group_inner, group_leaves) = ancestry(roots);
-                    let shared = inner
-                        .iter()
-                        .chain(&leaves)
-                        .any(|x| group_inner.contains(x) || group_leaves.contains(x));
+                    let shared = inner.iter().chain(&leaves).any(|x| reads[p].contains(x));
                     if !shared {
                         return false;
                     }
@@ -325,6 +323,7 @@ pub(crate) fn compile(g: &Graph, max_inputs: usize) -> Executable {
                         unreachable!("only fused steps are joined")
                     };
                     roots.push(v);
+                    reads[p].extend(inner.iter().chain(&leaves));
                     let roots = roots.clone();
                     let mut d: Vec<usize> = ancestry(&roots)
                         .1
@@ -341,9 +340,13 @@ pub(crate) fn compile(g: &Graph, max_inputs: usize) -> Executable {
             }
             _ => continue,
         };
-        let mut d: Vec<usize> = reads.iter().filter_map(|&l| made_at[l]).collect();
+        let mut d: Vec<usize> = operands.iter().filter_map(|&l| made_at[l]).collect();
         d.sort_unstable();
         d.dedup();
+        reads.push(match &step {
+            Pending::Fused(_) => ancestry(&[e.out]).0.into_iter().chain(operands).collect(),
+            _ => Default::default(),
+        });
         made_at[e.out] = Some(pending.len());
         pending.push(step);
         deps.push(d);

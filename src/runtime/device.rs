@@ -97,7 +97,8 @@ pub struct DeviceOptions {
     /// kernel's elements times four bytes, since every thread loads its operands (a
     /// broadcast scalar as often as a full array). `Some(u64::MAX)` turns it off; tests use
     /// `Some(0)`. Each kernel's inputs go into distinct textures, which are pooled (up to
-    /// 512 MiB, not counted in [`Device::memory_stats`]); float16 is read as packed words.
+    /// 512 MiB, [`MemoryStats::texture_bytes`]); float16 is read as packed words. Buffers
+    /// over 256 MiB are read in place.
     pub texture_input_bytes: Option<u64>,
 }
 
@@ -457,7 +458,8 @@ impl Device {
             .min(options.max_workgroups_per_dim.unwrap_or(u32::MAX))
             .max(1);
         // A texture row holds `TEXTURE_WIDTH` texels of 16 bytes; the tallest texture sets
-        // the largest buffer that can be staged.
+        // the largest buffer that can be staged, and so does the pool: two textures of the
+        // largest size must fit, or every dispatch would make a new one.
         let texture_max =
             u64::from(limits.max_texture_dimension_2d) * super::queue::TEXTURE_WIDTH * 16;
         let texture_min = options
@@ -502,9 +504,12 @@ impl Device {
         &self.0.info
     }
 
-    /// Bytes held by live arrays and by the buffer pool.
+    /// Bytes held by live arrays, by the buffer pool and by pooled staging textures.
     pub fn memory_stats(&self) -> MemoryStats {
-        lock(&self.0.pool).stats
+        MemoryStats {
+            texture_bytes: lock(&self.0.textures).bytes(),
+            ..lock(&self.0.pool).stats
+        }
     }
 
     /// Submits all recorded work and waits until the device has finished it.

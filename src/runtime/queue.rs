@@ -103,7 +103,7 @@ pub(crate) enum Binding<'a> {
 pub(crate) const TEXTURE_WIDTH: u64 = 4096;
 
 /// Bytes of staging textures kept for reuse.
-const TEXTURE_POOL_BYTES: u64 = 512 << 20;
+pub(crate) const TEXTURE_POOL_BYTES: u64 = 512 << 20;
 
 /// Staging textures kept for reuse, by rows. A texture can be reused by the very next
 /// dispatch: commands run in the order they are recorded, and wgpu orders the copy into
@@ -112,6 +112,13 @@ const TEXTURE_POOL_BYTES: u64 = 512 << 20;
 pub(crate) struct TexturePool {
     free: Vec<(u32, wgpu::Texture)>,
     bytes: u64,
+}
+
+impl TexturePool {
+    /// Bytes of the pooled textures.
+    pub(crate) fn bytes(&self) -> u64 {
+        self.bytes
+    }
 }
 
 #[derive(Default)]

@@ -57,6 +57,12 @@ fn same_bits(what: &str, f: impl Fn() -> Result<Vec<Array>>) {
     .unwrap();
     let got = with_device(&textures, &f).unwrap();
     let want = with_device(&buffers, &f).unwrap();
+    // The inputs really went through textures on one device and not on the other.
+    assert!(
+        textures.memory_stats().texture_bytes > 0,
+        "{what}: nothing was staged"
+    );
+    assert_eq!(buffers.memory_stats().texture_bytes, 0, "{what}");
     assert_eq!(got.len(), want.len());
     for (k, (g, w)) in got.iter().zip(&want).enumerate() {
         assert_eq!(
@@ -201,13 +207,20 @@ fn reductions_and_matmul_read_textures_like_buffers() {
 fn fused_kernels_read_textures_like_buffers() {
     let n = ROW + 4 * 3 + 1;
     let (va, vb) = (floats(n, 7), floats(n, 8));
-    let f = jit(|(x, y): (Array, Array)| -> Result<(Array, Array)> {
+    // A fused chain, a fused reduction, and a multi-output kernel (z and w).
+    let f = jit(|(x, y): (Array, Array)| -> Result<(Array, Array, Array)> {
         let z = np::tanh(((&x * &y)? + 0.5f32)?)?;
+        let w = np::greater(&z, &y)?;
         let s = np::sum(np::exp(np::negative(np::abs(&x)?)?)?, None, false)?;
-        Ok((z, s))
+        Ok((z, w, s))
     });
+    let args = (
+        Array::from_slice(&va, &[n]).unwrap(),
+        Array::from_slice(&vb, &[n]).unwrap(),
+    );
+    assert_eq!(f.lower(&args).unwrap().fused_kernels(), 2);
     same_bits("jit", || {
-        let (z, s) = f.call((Array::from_slice(&va, &[n])?, Array::from_slice(&vb, &[n])?))?;
-        Ok(vec![z, s])
+        let (z, w, s) = f.call((Array::from_slice(&va, &[n])?, Array::from_slice(&vb, &[n])?))?;
+        Ok(vec![z, w, s])
     });
 }
