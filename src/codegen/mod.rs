@@ -178,9 +178,69 @@ impl Generated {
             full.push_str("enable f16;\n");
         }
         full.push_str(&prelude_for(&self.body));
-        full.push_str(&self.body);
+        full.push_str(&uniform_metadata(&self.body));
         full
     }
+}
+
+/// Words of kernel metadata a dispatch may carry: the metadata is bound as a uniform block
+/// of this size (16 KiB, the smallest limit a wgpu device has).
+pub(crate) const META_WORDS: usize = 4096;
+
+/// The generators declare the metadata as `var<storage, read> md: array<u32>` and read
+/// `md[i]`; the module binds it as a uniform block instead and reads it through
+/// `mdw(i)`. On CPU adapters a uniform load at a constant index is one scalar load for all
+/// SIMD lanes (a storage-buffer load is a loop over the lanes), and on GPUs uniforms are
+/// the cached path for values every thread reads.
+fn uniform_metadata(body: &str) -> String {
+    const DECL: &str = "@group(0) @binding(0) var<storage, read> md: array<u32>;";
+    fn rewrite(s: &str, out: &mut String) {
+        let bytes = s.as_bytes();
+        let mut i = 0;
+        while i < s.len() {
+            let starts = s[i..].starts_with("md[")
+                && (i == 0 || !(bytes[i - 1].is_ascii_alphanumeric() || bytes[i - 1] == b'_'));
+            if !starts {
+                let c = s[i..].chars().next().expect("in bounds");
+                out.push(c);
+                i += c.len_utf8();
+                continue;
+            }
+            // The index expression up to the matching bracket.
+            let open = i + 2;
+            let mut depth = 0usize;
+            let mut close = open;
+            for (k, b) in bytes.iter().enumerate().skip(open) {
+                match b {
+                    b'[' => depth += 1,
+                    b']' => {
+                        depth -= 1;
+                        if depth == 0 {
+                            close = k;
+                            break;
+                        }
+                    }
+                    _ => {}
+                }
+            }
+            out.push_str("mdw(");
+            rewrite(&s[open + 1..close], out);
+            out.push(')');
+            i = close + 1;
+        }
+    }
+    let Some(at) = body.find(DECL) else {
+        return body.to_string();
+    };
+    let mut out = String::with_capacity(body.len() + 256);
+    out.push_str(&body[..at]);
+    let _ = writeln!(
+        out,
+        "@group(0) @binding(0) var<uniform> md: array<vec4<u32>, {}>;\nfn mdw(i: u32) -> u32 {{\n    return md[i >> 2u][i & 3u];\n}}",
+        META_WORDS / 4
+    );
+    rewrite(&body[at + DECL.len()..], &mut out);
+    out
 }
 
 /// Collects scalar parameters for the metadata while rules are emitted.

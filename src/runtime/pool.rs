@@ -10,10 +10,12 @@ use std::collections::HashMap;
 /// What a pooled buffer is for; buffers of different kinds have different usage flags.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub(crate) enum BufferKind {
-    /// `STORAGE | COPY_SRC | COPY_DST`: array data and kernel metadata.
+    /// `STORAGE | COPY_SRC | COPY_DST`: array data.
     Storage,
     /// `MAP_READ | COPY_DST`: readback staging.
     Staging,
+    /// `UNIFORM | COPY_DST`: the kernel metadata of a batch.
+    Meta,
 }
 
 impl BufferKind {
@@ -25,6 +27,7 @@ impl BufferKind {
                     | wgpu::BufferUsages::COPY_DST
             }
             BufferKind::Staging => wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
+            BufferKind::Meta => wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
         }
     }
 }

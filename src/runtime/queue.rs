@@ -18,6 +18,12 @@ use crate::error::{Error, Result};
 /// Bytes of kernel metadata one batch may hold.
 const META_ARENA: u64 = 64 * 1024;
 
+/// Bytes of one dispatch's metadata binding (a uniform block of `META_WORDS` words).
+const META_BINDING: u64 = crate::codegen::META_WORDS as u64 * 4;
+
+/// The metadata buffer: the arena, and room for the last binding to extend past it.
+const META_BUFFER: u64 = META_ARENA + META_BINDING;
+
 /// A device buffer owned by one or more arrays; returns to the pool when the last owner
 /// drops it.
 pub(crate) struct Storage {
@@ -170,7 +176,7 @@ impl DeviceInner {
         let index = self.queue.submit([encoder.finish()]);
         let mut pool = lock(&self.pool);
         if let Some(mb) = b.meta_buf.take() {
-            pool.release(BufferKind::Storage, META_ARENA, mb);
+            pool.release(BufferKind::Meta, META_BUFFER, mb);
         }
         pool.after_submit();
         drop(pool);
@@ -360,16 +366,26 @@ impl DeviceInner {
                 format!("{groups} workgroups exceed the device's {max}x{max} grid"),
             ));
         }
-        let align = u64::from(self.info.limits.min_storage_buffer_offset_alignment).max(16);
+        let align = u64::from(self.info.limits.min_uniform_buffer_offset_alignment).max(16);
         let meta_bytes: &[u8] = bytemuck::cast_slice(meta);
         let meta_len = (meta_bytes.len() as u64).max(4);
+        if meta_len > META_BINDING {
+            return Err(Error::arg(
+                "dispatch",
+                format!(
+                    "the kernel's metadata ({} words: sizes and strides of its operands) exceeds the {} words a dispatch carries",
+                    meta.len(),
+                    crate::codegen::META_WORDS
+                ),
+            ));
+        }
         let mut b = lock(&self.batch);
         if (b.meta.len() as u64).next_multiple_of(align) + meta_len > META_ARENA {
             self.flush_locked(&mut b);
         }
         if b.meta_buf.is_none() {
             let buf = self
-                .new_buffer(BufferKind::Storage, META_ARENA)
+                .new_buffer(BufferKind::Meta, META_BUFFER)
                 .ok_or_else(|| Error::Device {
                     func: "dispatch".into(),
                     reason: "out of memory allocating kernel metadata".into(),
@@ -406,7 +422,7 @@ impl DeviceInner {
             resource: wgpu::BindingResource::Buffer(wgpu::BufferBinding {
                 buffer: meta_buf,
                 offset,
-                size: std::num::NonZeroU64::new(meta_len),
+                size: std::num::NonZeroU64::new(META_BINDING),
             }),
         });
         for (i, (bd, view)) in bindings.iter().zip(&views).enumerate() {
