@@ -1054,6 +1054,21 @@ pub(crate) mod tests {
     }
 
     #[test]
+    fn metadata_reads_become_uniform_reads() {
+        let body = "@group(0) @binding(0) var<storage, read> md: array<u32>;\nfn f(i: u32) -> u32 {\n    let xmd = array<u32, 2>(1u, 2u);\n    return md[md[3u] + xmd[1]] + md[B + (i & 1u)];\n}\n";
+        let out = uniform_metadata(body);
+        assert!(out.contains(&format!(
+            "var<uniform> md: array<vec4<u32>, {}>;",
+            META_WORDS / 4
+        )));
+        assert!(
+            out.contains("return mdw(mdw(3u) + xmd[1]) + mdw(B + (i & 1u));"),
+            "{out}"
+        );
+        assert!(!out.contains("var<storage, read> md"));
+    }
+
+    #[test]
     fn kernels_carry_only_the_helpers_they_call() {
         let names: Vec<&str> = prelude_functions()
             .iter()
