@@ -218,3 +218,35 @@ pub fn random_array(
     let perm: Vec<isize> = (0..r as isize).rev().collect();
     (np::transpose(&t, Some(&perm)).unwrap(), v)
 }
+
+/// An array's elements as raw 32-bit words (float16 widened, bool as 0/1).
+#[allow(dead_code)]
+pub fn words(a: &Array) -> Vec<u32> {
+    match a.dtype() {
+        DType::Float32 => a
+            .to_vec::<f32>()
+            .unwrap()
+            .iter()
+            .map(|f| f.to_bits())
+            .collect(),
+        DType::Float16 => a
+            .to_vec::<half::f16>()
+            .unwrap()
+            .iter()
+            .map(|f| u32::from(f.to_bits()))
+            .collect(),
+        DType::Int32 => a
+            .to_vec::<i32>()
+            .unwrap()
+            .iter()
+            .map(|&v| v as u32)
+            .collect(),
+        DType::Bool => a
+            .to_vec::<bool>()
+            .unwrap()
+            .iter()
+            .map(|&v| u32::from(v))
+            .collect(),
+        DType::UInt32 => a.to_vec::<u32>().unwrap(),
+    }
+}

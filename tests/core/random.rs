@@ -52,40 +52,10 @@ fn vectors() -> HashMap<String, Vector> {
     out
 }
 
-fn words_of(a: &Array) -> Vec<u32> {
-    match a.dtype() {
-        DType::Float32 => a
-            .to_vec::<f32>()
-            .unwrap()
-            .iter()
-            .map(|f| f.to_bits())
-            .collect(),
-        DType::Float16 => a
-            .to_vec::<half::f16>()
-            .unwrap()
-            .iter()
-            .map(|f| u32::from(f.to_bits()))
-            .collect(),
-        DType::Int32 => a
-            .to_vec::<i32>()
-            .unwrap()
-            .iter()
-            .map(|&v| v as u32)
-            .collect(),
-        DType::Bool => a
-            .to_vec::<bool>()
-            .unwrap()
-            .iter()
-            .map(|&v| u32::from(v))
-            .collect(),
-        DType::UInt32 => a.to_vec::<u32>().unwrap(),
-    }
-}
-
 fn expect_exact(v: &HashMap<String, Vector>, name: &str, got: &Array) {
     let want = &v[name];
     assert_eq!(got.shape(), want.shape.as_slice(), "{name}: shape");
-    assert_eq!(words_of(got), want.words, "{name}: values differ from JAX");
+    assert_eq!(words(got), want.words, "{name}: values differ from JAX");
 }
 
 /// Float results within `ulps` of JAX's (for transforms through transcendental functions
@@ -93,7 +63,7 @@ fn expect_exact(v: &HashMap<String, Vector>, name: &str, got: &Array) {
 fn expect_close(v: &HashMap<String, Vector>, name: &str, got: &Array, max_ulps: u32) {
     let want = &v[name];
     assert_eq!(got.shape(), want.shape.as_slice(), "{name}: shape");
-    let g = words_of(got);
+    let g = words(got);
     for (i, (&a, &b)) in g.iter().zip(&want.words).enumerate() {
         let d = if got.dtype() == DType::Float16 {
             (i32::from(a as u16 as i16) - i32::from(b as u16 as i16)).unsigned_abs()
@@ -482,19 +452,19 @@ fn keys_streams_batches_and_errors() {
                 .unwrap()
                 .to_vec::<f32>()
                 .unwrap(),
-            words_of(&random::normal(&a, &[64], DType::Float16).unwrap()),
+            words(&random::normal(&a, &[64], DType::Float16).unwrap()),
         )
     });
     assert_eq!(again.0, ua);
     assert_eq!(
         again.1,
-        words_of(&random::normal(&a, &[64], DType::Float16).unwrap())
+        words(&random::normal(&a, &[64], DType::Float16).unwrap())
     );
     // A batch of keys gives a batch of samples equal to a loop over the keys.
     let keys = random::split(&key, 3).unwrap();
     let batch = random::normal(&keys, &[5], DType::Float32).unwrap();
     assert_eq!(batch.shape(), &[3, 5]);
-    let bw = words_of(&batch);
+    let bw = words(&batch);
     for i in 0..3 {
         let one = random::normal(
             &keys.slice(olympus::s![i, ..]).unwrap(),
@@ -502,7 +472,7 @@ fn keys_streams_batches_and_errors() {
             DType::Float32,
         )
         .unwrap();
-        assert_eq!(words_of(&one), bw[i * 5..(i + 1) * 5].to_vec());
+        assert_eq!(words(&one), bw[i * 5..(i + 1) * 5].to_vec());
     }
     // Permutations are permutations; shuffles move whole slices.
     let p = random::permutation(&key, 3000)
@@ -566,13 +536,13 @@ fn gamma_and_beta_work_under_jit_and_vmap() {
         let eager = random::gamma(&key, alpha, &[64], DType::Float32).unwrap();
         let jitted = olympus::jit(move |k: Array| random::gamma(&k, alpha, &[64], DType::Float32));
         let got = jitted.call(key.clone()).unwrap();
-        assert_eq!(words_of(&got), words_of(&eager), "gamma({alpha}) under jit");
+        assert_eq!(words(&got), words(&eager), "gamma({alpha}) under jit");
     }
     let eager = random::beta(&key, 2.0, 3.0, &[16], DType::Float32).unwrap();
     let jitted = olympus::jit(|k: Array| random::beta(&k, 2.0, 3.0, &[16], DType::Float32));
     assert_eq!(
-        words_of(&jitted.call(key.clone()).unwrap()),
-        words_of(&eager),
+        words(&jitted.call(key.clone()).unwrap()),
+        words(&eager),
         "beta under jit"
     );
     let keys = random::split(&key, 3).unwrap();
@@ -592,6 +562,6 @@ fn gamma_and_beta_work_under_jit_and_vmap() {
         )
         .unwrap();
         let row = batched.slice(olympus::s![i as isize]).unwrap();
-        assert_eq!(words_of(&row), words_of(&one), "vmap(loggamma) row {i}");
+        assert_eq!(words(&row), words(&one), "vmap(loggamma) row {i}");
     }
 }

@@ -5,42 +5,11 @@
 
 use olympus::{jit, numpy as np, s, with_device, Array, DType, Device, DeviceOptions, Result};
 
-use crate::common::rng;
+use crate::common::{rng, words};
 use rand::Rng;
 
 /// Elements of 32 bits in one texture row (4096 texels of four words).
 const ROW: usize = 4096 * 4;
-
-/// An array's elements as raw 32-bit words (bool as 0/1).
-fn words(a: &Array) -> Vec<u32> {
-    match a.dtype() {
-        DType::Float32 => a
-            .to_vec::<f32>()
-            .unwrap()
-            .iter()
-            .map(|f| f.to_bits())
-            .collect(),
-        DType::Float16 => a
-            .to_vec::<half::f16>()
-            .unwrap()
-            .iter()
-            .map(|f| u32::from(f.to_bits()))
-            .collect(),
-        DType::Int32 => a
-            .to_vec::<i32>()
-            .unwrap()
-            .iter()
-            .map(|&i| i as u32)
-            .collect(),
-        DType::UInt32 => a.to_vec::<u32>().unwrap(),
-        DType::Bool => a
-            .to_vec::<bool>()
-            .unwrap()
-            .iter()
-            .map(|&b| u32::from(b))
-            .collect(),
-    }
-}
 
 /// Runs `f` on a device that stages every eligible input into a texture and on one that
 /// never does, and checks that every result has the same dtype, shape and bits.
