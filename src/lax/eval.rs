@@ -212,6 +212,7 @@ pub(crate) fn run_cached(
             .chain(storages.iter().zip(out_windows.iter().copied()));
         let bindings = bind_windows(buffers, target.window_bytes);
         let groups = n.div_ceil(codegen::PER_THREAD).div_ceil(codegen::WORKGROUP);
+        check_metadata(program_name(program), &meta, inputs, shape)?;
         inner.dispatch(&kernel, &bindings, &meta, groups)?;
     }
     Ok(storages
@@ -874,6 +875,33 @@ enum First<'a> {
     Program(&'a Program, &'a [&'a Array]),
 }
 
+/// Fails when a kernel over operands `inputs` and an iteration space of `shape` needs more
+/// metadata words (their sizes and strides: arrays of very high rank) than a dispatch
+/// carries.
+fn check_metadata(func: &str, meta: &[u32], inputs: &[&Array], shape: &[usize]) -> Result<()> {
+    if meta.len() <= codegen::META_WORDS {
+        return Ok(());
+    }
+    let operands: Vec<String> = inputs
+        .iter()
+        .map(|a| match a.shape() {
+            s if s.len() <= 8 => format!("{}{s:?}", a.dtype()),
+            s => format!("{}[{} dims, {} elements]", a.dtype(), s.len(), a.size()),
+        })
+        .collect();
+    Err(Error::arg(
+        func,
+        format!(
+            "a kernel over {} elements of rank {} with operands {} needs {} metadata words (sizes and strides); a dispatch carries {}",
+            crate::shape::size_of(shape),
+            shape.len(),
+            operands.join(", "),
+            meta.len(),
+            codegen::META_WORDS
+        ),
+    ))
+}
+
 /// Fails when a kernel would bind more storage buffers than the device allows.
 fn check_bindings(dev: &Device, func: &str, total: u64, bytes: u64, out: &Aval) -> Result<()> {
     let max_bindings = u64::from(dev.0.info.limits.max_storage_buffers_per_shader_stage);
@@ -1086,6 +1114,12 @@ fn reduce_from(
                 (None, None) => unreachable!("a reduction reads an array or a program"),
             };
             let groups = threads.div_ceil(codegen::WORKGROUP);
+            let operands: Vec<&Array> = match (&cur, &fused) {
+                (Some(x), _) => vec![x],
+                (None, Some((_, inputs))) => inputs.iter().collect(),
+                (None, None) => Vec::new(),
+            };
+            check_metadata(name, &meta, &operands, shape)?;
             let bindings = bind_windows(
                 stores.into_iter().chain([(&storage, out_windows)]),
                 target.window_bytes,

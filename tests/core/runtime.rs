@@ -261,3 +261,26 @@ fn a_lost_device_gives_errors_not_panics() {
         vec![1, 2, 3]
     );
 }
+
+/// A kernel whose metadata (the sizes and strides of its operands) would not fit the
+/// uniform block a dispatch carries is a clear error, not a panic.
+#[test]
+fn oversize_kernel_metadata_is_an_error() {
+    let rank = 1400;
+    let mut shape = vec![1usize; rank];
+    shape[0] = 2;
+    shape[rank - 1] = 2;
+    let x = np::reshape(
+        np::asarray(vec![0.0f32, 1.0, 2.0, 3.0]).unwrap(),
+        &shape.iter().map(|&d| d as isize).collect::<Vec<_>>(),
+    )
+    .unwrap();
+    let mut perm: Vec<isize> = (0..rank as isize).collect();
+    perm.swap(0, rank - 1);
+    let t = np::transpose(&x, Some(&perm)).unwrap();
+    let e = np::add(&t, &t)
+        .and_then(|r| r.to_vec::<f32>())
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("metadata") && e.contains("4096"), "{e}");
+}
