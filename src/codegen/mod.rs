@@ -209,20 +209,25 @@ fn uniform_metadata(body: &str) -> String {
             // The index expression up to the matching bracket.
             let open = i + 2;
             let mut depth = 0usize;
-            let mut close = open;
+            let mut close = None;
             for (k, b) in bytes.iter().enumerate().skip(open) {
                 match b {
                     b'[' => depth += 1,
                     b']' => {
                         depth -= 1;
                         if depth == 0 {
-                            close = k;
+                            close = Some(k);
                             break;
                         }
                     }
                     _ => {}
                 }
             }
+            let Some(close) = close else {
+                // Unbalanced (never generated): left as it is, naga reports it.
+                out.push_str(&s[i..]);
+                return;
+            };
             out.push_str("mdw(");
             rewrite(&s[open + 1..close], out);
             out.push(')');
