@@ -119,6 +119,97 @@ fn f32_nan() -> f32 {
     return bitcast<f32>(0x7fc00000u);
 }
 
+// x itself, through an operation shader compilers cannot see through. WGSL cannot mark an
+// operation exact, and compilers may simplify float algebra (Mesa's NIR rewrites
+// `(a + b) - a` to `b`) or fuse a product into the add that uses it (lavapipe does, though
+// its `fma` itself rounds twice). Error-free transforms and sequences that must round each
+// product need this barrier.
+fn opaque_f32(x: f32) -> f32 {
+    return min(x, 3.4028235e38);
+}
+
+// The rounding error of s = fl(a + b): a + b = s + two_sum_err(a, b, s) exactly (Knuth).
+fn two_sum_err(a: f32, b: f32, s: f32) -> f32 {
+    let s1 = opaque_f32(s);
+    let bb = opaque_f32(s1 - a);
+    return (a - (s1 - bb)) + (b - bb);
+}
+
+// a * b + c rounded once, as IEEE fusedMultiplyAdd. WGSL's `fma` may round twice (lavapipe's
+// does), so on such adapters this is Boldo and Melquiond's emulation ("Emulation of FMA and
+// correctly rounded sums: proved algorithms using rounding to odd", 2008; `fma_core`), with
+// the operands scaled by powers of two into the range where it is exact. Exact except that
+// a result in the subnormal range may be rounded twice. On adapters whose `fma` is exact,
+// the runtime replaces this body with it (`DeviceInner::exact_fma`).
+fn fma_rn(a: f32, b: f32, c: f32) -> f32 {
+    // An infinite or NaN product is exact, and a finite product leaves c's infinity or NaN.
+    if ((bitcast<u32>(a) & 0x7f800000u) == 0x7f800000u
+        || (bitcast<u32>(b) & 0x7f800000u) == 0x7f800000u) {
+        return a * b + c;
+    }
+    if ((bitcast<u32>(c) & 0x7f800000u) == 0x7f800000u) {
+        return c;
+    }
+    let ap = abs(a * b);
+    if (ap > 1e30 || abs(c) > 1e30 || max(abs(a), abs(b)) > 1e30) {
+        // Scale the larger factor and c by 2^-64; a c that vanishes still breaks ties.
+        var cs = c * 5.421010862427522e-20;
+        if (cs == 0.0 && c != 0.0) {
+            cs = copysign_f32(1.17549435e-38, c);
+        }
+        let sa = abs(a) >= abs(b);
+        let r = fma_core(select(a, a * 5.421010862427522e-20, sa),
+            select(b * 5.421010862427522e-20, b, sa), cs);
+        return r * 1.8446744073709552e19;
+    }
+    if (ap < 1e-21) {
+        // A product below 2^-69 is under half an ulp of any c from 2^-40 up.
+        if (abs(c) >= 9.094947e-13) {
+            return c;
+        }
+        // (Two scalings by 2^64 each: a compiler may merge constant factors, and 2^128
+        // is not a float32.)
+        let r = fma_core(a * 1.8446744073709552e19, b * 1.8446744073709552e19,
+            opaque_f32(c * 1.8446744073709552e19) * 1.8446744073709552e19);
+        return opaque_f32(r * 5.421010862427522e-20) * 5.421010862427522e-20;
+    }
+    return fma_core(a, b, c);
+}
+
+// The emulation: the product as an exact sum p + pl (Dekker's split into 12-bit halves),
+// c + p as an exact sum th + tl, tl + pl rounded to odd, and one final rounding. It is
+// exact while no partial product underflows or overflows (1e-21 <= |a * b| <= 1e30,
+// operands up to 1e30, |c| up to 1e36); outside that the adapter's `fma` is used.
+fn fma_core(a: f32, b: f32, c: f32) -> f32 {
+    let ap = abs(a * b);
+    if (!(ap >= 1e-21 && ap <= 1e30 && abs(a) <= 1e30 && abs(b) <= 1e30 && abs(c) <= 1e36)) {
+        return fma(a, b, c);
+    }
+    return fma_poly(a, b, c);
+}
+
+// `fma_core` without its range check, for polynomial steps whose operands are known to be
+// in range, or whose product is far below c's last bit.
+fn fma_poly(a: f32, b: f32, c: f32) -> f32 {
+    let p = opaque_f32(a * b);
+    let ta = opaque_f32(a * 4097.0);
+    let ah = ta - opaque_f32(ta - a);
+    let al = a - ah;
+    let tb = opaque_f32(b * 4097.0);
+    let bh = tb - opaque_f32(tb - b);
+    let bl = b - bh;
+    let pl = al * bl - (((p - ah * bh) - al * bh) - ah * bl);
+    let th = c + p;
+    let tl = two_sum_err(c, p, th);
+    var v = tl + pl;
+    let ve = two_sum_err(tl, pl, v);
+    let vb = bitcast<u32>(v);
+    if (ve != 0.0 && (vb & 1u) == 0u) {
+        v = bitcast<f32>(select(vb - 1u, vb + 1u, (v < 0.0) == (ve < 0.0)));
+    }
+    return th + v;
+}
+
 fn copysign_f32(a: f32, b: f32) -> f32 {
     return bitcast<f32>((bitcast<u32>(a) & 0x7fffffffu) | (bitcast<u32>(b) & 0x80000000u));
 }
@@ -179,13 +270,47 @@ fn log_special(x: f32) -> vec2<f32> {
     return vec2<f32>(0.0, 0.0);
 }
 
-fn log_f32(x: f32) -> f32 {
-    let s = log_special(x);
-    if (s.x != 0.0) {
-        return s.y;
+// Flushes a subnormal to a zero of its sign (XLA's CPU backend runs with FTZ and DAZ).
+fn ftz_f32(x: f32) -> f32 {
+    let b = bitcast<u32>(x);
+    return select(x, bitcast<f32>(b & 0x80000000u), (b & 0x7f800000u) == 0u);
+}
+
+// Natural log, bit for bit as XLA's CPU backend computes float32 `log` (JAX on an x86-64
+// host with FMA; the exact operation sequence, which multiply-adds are fused and why, is
+// in docs/xla-cpu-log-erfinv.md). Cephes' logf polynomial, within 1 ulp. As in JAX on
+// CPU, a subnormal input reads as zero (log gives -inf); log(<0) = NaN.
+fn log_f32(v0: f32) -> f32 {
+    let v = ftz_f32(v0);
+    let m = max(v, 1.17549435e-38);
+    let bits = bitcast<u32>(m);
+    let mt = bitcast<f32>((bits & 0x807fffffu) | 0x3f000000u);
+    let lt = mt < bitcast<f32>(0x3f3504f3u);
+    let e = (f32(i32(bits >> 23u) - 127) + 1.0) - select(0.0, 1.0, lt);
+    let x = (mt + -1.0) + select(0.0, mt, lt);
+    let x2 = x * x;
+    let x3 = x2 * x;
+    let p1 = fma_poly(fma_poly(x, bitcast<f32>(0x3d9021bbu), bitcast<f32>(0xbdebd1b8u)), x,
+        bitcast<f32>(0x3def251au));
+    let p2 = fma_poly(fma_poly(x, bitcast<f32>(0xbdfe5d4fu), bitcast<f32>(0x3e11e9bfu)), x,
+        bitcast<f32>(0xbe2aae50u));
+    let p3 = fma_poly(fma_poly(x, bitcast<f32>(0x3e4cceacu), bitcast<f32>(0xbe7ffffcu)), x,
+        bitcast<f32>(0x3eaaaaaau));
+    let q = fma_poly(fma_poly(p1, x3, p2), x3, p3);
+    // -0.5 * x2 and 0.693359375 * e are exact, so these two multiply-adds need no fma.
+    let a = x - 0.5 * x2;
+    let b = fma_poly(x3, q, opaque_f32(e * bitcast<f32>(0xb95e8083u)));
+    let r = 0.693359375 * e + (a + b);
+    if (is_nan_f32(v) || v < 0.0) {
+        return f32_nan();
     }
-    let p = log_parts(x);
-    return (p.x + p.y * -2.12194440e-4) + p.y * 0.693359375;
+    if (v == 0.0) {
+        return -f32_inf();
+    }
+    if (v == f32_inf()) {
+        return v;
+    }
+    return r;
 }
 
 fn log2_f32(x: f32) -> f32 {
@@ -251,22 +376,30 @@ fn expm1_f32(x: f32) -> f32 {
     return um1 * x / log_f32(u);
 }
 
-// ln(1 + x), accurate near 0. Near zero the Cephes polynomial takes x itself (lavapipe's
-// compiler folds Kahan's `x / ((1 + x) - 1)` correction to 1, so no cancellation tricks).
-fn log1p_f32(x: f32) -> f32 {
-    if (is_nan_f32(x) || x == f32_inf()) {
-        return x;
+// ln(1 + x), bit for bit as XLA's CPU backend computes float32 `log1p` (see `log_f32`):
+// Cephes' rational approximation for |x| < 0.41421357, log(1 + x) beyond.
+fn log1p_f32(x0: f32) -> f32 {
+    let x = ftz_f32(x0);
+    if (abs(x) < bitcast<f32>(0x3ed413cdu)) {
+        let x2 = x * x;
+        var q = 1.0;
+        q = fma_poly(q, x, bitcast<f32>(0x417101adu));
+        q = fma_poly(q, x, bitcast<f32>(0x42a6185bu));
+        q = fma_poly(q, x, bitcast<f32>(0x435dc32du));
+        q = fma_poly(q, x, bitcast<f32>(0x439a8ca3u));
+        q = fma_poly(q, x, bitcast<f32>(0x43586d8au));
+        q = fma_poly(q, x, bitcast<f32>(0x42707982u));
+        var p = bitcast<f32>(0x383de04bu);
+        p = fma_poly(p, x, bitcast<f32>(0x3eff40c5u));
+        p = fma_poly(p, x, bitcast<f32>(0x40d284fau));
+        p = fma_poly(p, x, bitcast<f32>(0x41ef4b9cu));
+        p = fma_poly(p, x, bitcast<f32>(0x4273cc76u));
+        p = fma_poly(p, x, bitcast<f32>(0x426473adu));
+        p = fma_poly(p, x, bitcast<f32>(0x41a05101u));
+        let t = opaque_f32((x * x2) * (p / q)) - 0.5 * x2;
+        return ftz_f32(x + t);
     }
-    if (x > -0.2928932 && x < 0.4142135) {
-        let m = x;
-        let z = m * m;
-        var y = ((((((((7.0376836292e-2 * m - 1.1514610310e-1) * m + 1.1676998740e-1) * m
-            - 1.2420140846e-1) * m + 1.4249322787e-1) * m - 1.6668057665e-1) * m
-            + 2.0000714765e-1) * m - 2.4999993993e-1) * m + 3.3333331174e-1) * m * z;
-        y = y - 0.5 * z;
-        return m + y;
-    }
-    return log_f32(1.0 + x);
+    return log_f32(x + 1.0);
 }
 
 fn cbrt_f32(x: f32) -> f32 {
@@ -714,38 +847,39 @@ fn threefry2x32(k0: u32, k1: u32, c0: u32, c1: u32) -> vec2<u32> {
     return vec2<u32>(x0, x1);
 }
 
-// XLA's single-precision inverse error function (Giles' approximation, as ErfInv32 in
-// xla/client/lib/math.cc), on our own log1p.
-fn erf_inv_f32(x: f32) -> f32 {
-    var w = -log1p_f32(-x * x);
+// The inverse error function, bit for bit as XLA's CPU backend computes float32 `erf_inv`
+// (Giles' approximation on XLA's log1p; see `log_f32`).
+fn erf_inv_f32(x0: f32) -> f32 {
+    let x = ftz_f32(x0);
+    let lp = log1p_f32(ftz_f32(x * -x));
     var p: f32;
-    if (w < 5.0) {
-        w = w - 2.5;
-        p = 2.81022636e-08;
-        p = 3.43273939e-07 + p * w;
-        p = -3.5233877e-06 + p * w;
-        p = -4.39150654e-06 + p * w;
-        p = 0.00021858087 + p * w;
-        p = -0.00125372503 + p * w;
-        p = -0.00417768164 + p * w;
-        p = 0.246640727 + p * w;
-        p = 1.50140941 + p * w;
+    if (lp > -5.0) {
+        let z = -2.5 - lp;
+        p = bitcast<f32>(0x32f16588u);
+        p = fma_poly(z, p, bitcast<f32>(0x34b84b36u));
+        p = fma_poly(z, p, bitcast<f32>(0xb66c7357u));
+        p = fma_poly(z, p, bitcast<f32>(0xb6935ac1u));
+        p = fma_poly(z, p, bitcast<f32>(0x396532dbu));
+        p = fma_poly(z, p, bitcast<f32>(0xbaa45408u));
+        p = fma_poly(z, p, bitcast<f32>(0xbb88e4efu));
+        p = fma_poly(z, p, bitcast<f32>(0x3e7c8f63u));
+        p = fma_poly(z, p, bitcast<f32>(0x3fc02e2fu));
     } else {
-        w = sqrt(w) - 3.0;
-        p = -0.000200214257;
-        p = 0.000100950558 + p * w;
-        p = 0.00134934322 + p * w;
-        p = -0.00367342844 + p * w;
-        p = 0.00573950773 + p * w;
-        p = -0.0076224613 + p * w;
-        p = 0.00943887047 + p * w;
-        p = 1.00167406 + p * w;
-        p = 2.83297682 + p * w;
+        let z = sqrt(-lp) + -3.0;
+        p = bitcast<f32>(0xb951f09bu);
+        p = fma_poly(z, p, bitcast<f32>(0x38d3b56bu));
+        p = fma_poly(z, p, bitcast<f32>(0x3ab0dc72u));
+        p = fma_poly(z, p, bitcast<f32>(0xbb70bde7u));
+        p = fma_poly(z, p, bitcast<f32>(0x3bbc127bu));
+        p = fma_poly(z, p, bitcast<f32>(0xbbf9c5d7u));
+        p = fma_poly(z, p, bitcast<f32>(0x3c1aa57eu));
+        p = fma_poly(z, p, bitcast<f32>(0x3f8036dbu));
+        p = fma_poly(z, p, bitcast<f32>(0x40354f7eu));
     }
     if (abs(x) == 1.0) {
-        return x * f32_inf();
+        p = f32_inf();
     }
-    return p * x;
+    return ftz_f32(x * p);
 }
 
 fn threefry_xor(v: vec2<u32>) -> u32 {

@@ -188,6 +188,10 @@ fn push_uniform(
     let fl = f.push(P::BitcastConvertType { dtype }, &[word])?;
     let one = f.constant(Literal::from_f64(1.0, dtype))?;
     let u = f.push(P::Binary(B::Sub), &[fl, one])?;
+    if lo == 0.0 && hi == 1.0 {
+        // `max(0, u * 1 + 0)` is `u` itself.
+        return Ok(u);
+    }
     let lo_v = f.constant(Literal::from_f64(lo, dtype))?;
     let hi_v = f.constant(Literal::from_f64(hi, dtype))?;
     let width = f.push(P::Binary(B::Sub), &[hi_v, lo_v])?;
@@ -652,8 +656,9 @@ impl Generator {
 /// Gamma samples with shape parameter `alpha > 0` (scale 1), one per element of `shape`
 /// (JAX's Marsaglia–Tsang sampler run for every element in lockstep: each element has its
 /// own key, split the way JAX's `_gamma_one` splits it, and rejection rounds repeat until
-/// every element is accepted). Values follow JAX's algorithm; they match JAX's bits where
-/// our `log`/`pow` round like XLA's, which is not guaranteed in the last bit.
+/// every element is accepted). Values are JAX's bits for `alpha >= 1`; below 1 JAX
+/// multiplies by `u ** (1 / alpha)` with the C library's `powf`, computed in double
+/// precision, and samples may differ from JAX's in the last few bits.
 pub fn gamma(key: &Array, alpha: f64, shape: &[usize], dtype: DType) -> Result<Array> {
     gamma_impl("gamma", key, alpha, shape, dtype, false)
 }
@@ -695,7 +700,11 @@ fn gamma_impl(
         }
     };
     let d = cast(cast(a) - cast(1.0 / 3.0));
-    let c = cast(cast(1.0 / 3.0) / cast(d).sqrt());
+    // JAX's `(1/3) / sqrt(d)` becomes `(1/3) * rsqrt(d)` in XLA; its CPU backend's rsqrt
+    // is the processor's estimate refined by a Newton step, which here is the correctly
+    // rounded 1/sqrt(d) (the estimate differs between processors, so JAX's c may differ
+    // in its last bit on other hosts).
+    let c = cast(cast(1.0 / 3.0) * cast(1.0 / d.sqrt()));
     let (k, sub) = {
         let ks = split(&keys, 2)?;
         (
@@ -735,7 +744,8 @@ fn gamma_impl(
                 &x_key,
             )?;
             let xn = normal(&sub_x, &[], dtype)?;
-            let vn = np::add(1.0, np::multiply(&xn, c)?)?;
+            // XLA's CPU backend fuses these single-use products into the adds.
+            let vn = fma(&xn, c, 1.0)?;
             x = np::r#where(&need, &xn, &x)?;
             v = np::r#where(&need, &vn, &v)?;
         }
@@ -743,10 +753,7 @@ fn gamma_impl(
         let vvv = np::multiply(np::multiply(&v, &v)?, &v)?;
         let u = uniform(&u_key, &[], 0.0, 1.0, dtype)?;
         // Reject while U >= 1 - 0.0331 X² and log U >= X/2 + d (1 - V + log V), X = x².
-        let c1 = np::greater_equal(
-            &u,
-            np::subtract(1.0, np::multiply(0.0331, np::multiply(&xx, &xx)?)?)?,
-        )?;
+        let c1 = np::greater_equal(&u, fma(&np::multiply(&xx, &xx)?, -0.0331, 1.0)?)?;
         let rhs = np::add(
             np::multiply(&xx, 0.5)?,
             np::multiply(d, np::add(np::subtract(1.0, &vvv)?, np::log(&vvv)?)?)?,
@@ -783,6 +790,12 @@ fn gamma_impl(
         np::multiply(np::multiply(d, &v_acc)?, &b)?
     };
     lax::reshape(&np::astype(r, dtype)?, shape)
+}
+
+/// `x * b + c` rounded once, for constants `b` and `c` in `x`'s dtype.
+fn fma(x: &Array, b: f64, c: f64) -> Result<Array> {
+    let full = |v: f64| np::broadcast_to(np::full(&[], v, Some(x.dtype()))?, x.shape());
+    lax::bind(lax::Primitive::Fma, &[x, &full(b)?, &full(c)?], None)
 }
 
 /// Beta samples with parameters `a, b > 0` (JAX's ratio of log-gamma samples, scaled by

@@ -61,7 +61,7 @@ fn prelude_functions() -> &'static [(String, String)] {
 
 /// The prelude functions `body` calls, directly or through each other, in file order.
 /// Including only these keeps shader compilation quick.
-fn prelude_for(body: &str) -> String {
+pub(crate) fn prelude_for(body: &str) -> String {
     let funcs = prelude_functions();
     let mut used = vec![false; funcs.len()];
     let mut scan = body.to_string();

@@ -86,7 +86,7 @@ pub(crate) fn emit(
             let idx = format!("((i / {s}) % {d})");
             convert(&idx, DType::UInt32, out)
         }
-        Primitive::Fma => format!("fma({}, {}, {})", args[0], args[1], args[2]),
+        Primitive::Fma => format!("fma_rn({}, {}, {})", args[0], args[1], args[2]),
         Primitive::Threefry { output } => {
             let t = format!(
                 "threefry2x32({}, {}, {}, {})",

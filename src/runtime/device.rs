@@ -198,6 +198,8 @@ pub(crate) struct DeviceInner {
     pub(crate) textures: Mutex<super::queue::TexturePool>,
     pub(crate) batch: Mutex<Batch>,
     pub(crate) kernels: Mutex<HashMap<String, Arc<super::Kernel>>>,
+    /// Whether the adapter's WGSL `fma` rounds once; probed on first need.
+    pub(crate) exact_fma: std::sync::OnceLock<bool>,
     /// Errors wgpu reported outside an error scope, surfaced at the next sync point.
     pub(crate) errors: Arc<Mutex<Vec<String>>>,
     pub(crate) lost: Arc<Mutex<Option<String>>>,
@@ -494,6 +496,7 @@ impl Device {
             textures: Mutex::new(Default::default()),
             batch: Mutex::new(Batch::default()),
             kernels: Mutex::new(HashMap::new()),
+            exact_fma: std::sync::OnceLock::new(),
             errors,
             lost,
         })))

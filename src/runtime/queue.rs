@@ -199,7 +199,10 @@ impl DeviceInner {
         if let Some(k) = lock(&self.kernels).get(key) {
             return Ok(k.clone());
         }
-        let source = source();
+        let mut source = source();
+        if FMA_RN.iter().any(|h| source.contains(h)) && self.exact_fma() {
+            source = native_fma(&source);
+        }
         let source = source.as_str();
         let scope = self.device.push_error_scope(wgpu::ErrorFilter::Validation);
         let module = self
@@ -228,6 +231,119 @@ impl DeviceInner {
         let k = Arc::new(Kernel { pipeline, layout });
         lock(&self.kernels).insert(key.to_string(), k.clone());
         Ok(k)
+    }
+
+    /// Whether the adapter's WGSL `fma` rounds once (IEEE fusedMultiplyAdd), probed once
+    /// per device on products whose rounding changes the result; WGSL allows either, and
+    /// lavapipe's rounds twice. A failed probe counts as not exact.
+    pub(crate) fn exact_fma(&self) -> bool {
+        *self
+            .exact_fma
+            .get_or_init(|| self.probe_fma().unwrap_or(false))
+    }
+
+    fn probe_fma(&self) -> Option<bool> {
+        // a * b - fl(a * b) is the product's rounding error, non-zero for these operands;
+        // rounding the product first gives 0. The last case is a tie of the product's
+        // rounding: (1 + 2^-12)^2 - 1.
+        let mut cases: Vec<[f32; 3]> = (1..=15u16)
+            .map(|k| {
+                let a = 1.0 + f32::from(k) * 2f32.powi(-12) + 2f32.powi(-23);
+                let b = 1.0 + f32::from(2 * k + 1) * 2f32.powi(-11) + 2f32.powi(-22);
+                [a, b, -(a * b)]
+            })
+            .collect();
+        let t = 1.0 + 2f32.powi(-12);
+        cases.push([t, t, -1.0]);
+        let n = cases.len() as u64;
+        let input: Vec<u8> = cases
+            .iter()
+            .flatten()
+            .flat_map(|v| v.to_le_bytes())
+            .collect();
+        let source = "@group(0) @binding(0) var<storage, read_write> v: array<f32>;\n\
+            @compute @workgroup_size(16) fn main(@builtin(global_invocation_id) g: vec3<u32>) {\n\
+            let n = arrayLength(&v) / 4u;\n\
+            if (g.x < n) { v[3u * n + g.x] = fma(v[3u * g.x], v[3u * g.x + 1u], v[3u * g.x + 2u]); }\n\
+            }\n";
+        let scope = self.device.push_error_scope(wgpu::ErrorFilter::Validation);
+        let buffer = self.device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some("olympus fma probe"),
+            size: 16 * n,
+            usage: wgpu::BufferUsages::STORAGE
+                | wgpu::BufferUsages::COPY_SRC
+                | wgpu::BufferUsages::COPY_DST,
+            mapped_at_creation: false,
+        });
+        let readback = self.device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some("olympus fma probe readback"),
+            size: 4 * n,
+            usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
+            mapped_at_creation: false,
+        });
+        let module = self
+            .device
+            .create_shader_module(wgpu::ShaderModuleDescriptor {
+                label: None,
+                source: wgpu::ShaderSource::Wgsl(source.into()),
+            });
+        let pipeline = self
+            .device
+            .create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+                label: None,
+                layout: None,
+                module: &module,
+                entry_point: Some("main"),
+                compilation_options: Default::default(),
+                cache: None,
+            });
+        let bind = self.device.create_bind_group(&wgpu::BindGroupDescriptor {
+            label: None,
+            layout: &pipeline.get_bind_group_layout(0),
+            entries: &[wgpu::BindGroupEntry {
+                binding: 0,
+                resource: buffer.as_entire_binding(),
+            }],
+        });
+        self.queue.write_buffer(&buffer, 0, &input);
+        let mut encoder = self
+            .device
+            .create_command_encoder(&wgpu::CommandEncoderDescriptor { label: None });
+        {
+            let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor::default());
+            pass.set_pipeline(&pipeline);
+            pass.set_bind_group(0, &bind, &[]);
+            pass.dispatch_workgroups(1, 1, 1);
+        }
+        encoder.copy_buffer_to_buffer(&buffer, 12 * n, &readback, 0, 4 * n);
+        let index = self.queue.submit([encoder.finish()]);
+        if pollster::block_on(scope.pop()).is_some() {
+            return None;
+        }
+        let (tx, rx) = std::sync::mpsc::channel();
+        readback.slice(..).map_async(wgpu::MapMode::Read, move |r| {
+            let _ = tx.send(r);
+        });
+        self.device
+            .poll(wgpu::PollType::Wait {
+                submission_index: Some(index),
+                timeout: None,
+            })
+            .ok()?;
+        rx.recv().ok()?.ok()?;
+        let got: Vec<f32> = readback
+            .slice(..)
+            .get_mapped_range()
+            .ok()?
+            .chunks_exact(4)
+            .map(|w| f32::from_le_bytes([w[0], w[1], w[2], w[3]]))
+            .collect();
+        Some(
+            cases
+                .iter()
+                .zip(&got)
+                .all(|([a, b, c], r)| a.mul_add(*b, *c).to_bits() == r.to_bits()),
+        )
     }
 
     /// Records a copy of the first `bytes` bytes of `buffer` into a staging texture (ending
@@ -668,5 +784,66 @@ impl Device {
                 }),
             }
         }
+    }
+}
+
+/// The prelude's correctly rounded multiply-adds (`fma_rn`, and `fma_poly` for operands
+/// known to be in range), by their first lines.
+const FMA_RN: [&str; 2] = [
+    "fn fma_rn(a: f32, b: f32, c: f32) -> f32 {",
+    "fn fma_poly(a: f32, b: f32, c: f32) -> f32 {",
+];
+
+/// `source` with the bodies of the prelude's multiply-adds replaced by the adapter's own
+/// `fma`, for adapters whose `fma` rounds once.
+fn native_fma(source: &str) -> String {
+    let mut out = source.to_string();
+    for head in FMA_RN {
+        let Some(start) = out.find(head) else {
+            continue;
+        };
+        let Some(len) = out[start..].find("\n}\n") else {
+            continue;
+        };
+        out = format!(
+            "{}{head}\n    return fma(a, b, c);{}",
+            &out[..start],
+            &out[start + len..]
+        );
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// On adapters whose `fma` rounds once, both prelude multiply-adds become the
+    /// adapter's `fma`, and the module stays valid.
+    #[test]
+    fn native_fma_replaces_both_multiply_adds() {
+        let main = "@compute @workgroup_size(1) fn main() {\n    \
+            let y = erf_inv_f32(0.5) + fma_rn(1.0, 2.0, 3.0);\n}\n";
+        let source = format!("{}{main}", crate::codegen::prelude_for(main));
+        assert!(FMA_RN.iter().all(|h| source.contains(h)));
+        let native = native_fma(&source);
+        for head in FMA_RN {
+            assert!(
+                native.contains(&format!("{head}\n    return fma(a, b, c);\n}}\n")),
+                "{head}"
+            );
+        }
+        assert!(!native.contains("return fma_core(a, b, c);"));
+        assert!(native.contains(main));
+        crate::codegen::tests::validate(&native).unwrap();
+        crate::codegen::tests::validate(&source).unwrap();
+    }
+
+    /// The probe of the adapter's `fma` runs (lavapipe's rounds twice; GPUs' usually once).
+    #[test]
+    fn fma_probe_runs() {
+        let dev = Device::default_device().unwrap();
+        assert!(dev.0.probe_fma().is_some());
+        assert_eq!(dev.0.exact_fma(), dev.0.probe_fma().unwrap());
     }
 }
