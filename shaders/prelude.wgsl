@@ -119,11 +119,11 @@ fn f32_nan() -> f32 {
     return bitcast<f32>(0x7fc00000u);
 }
 
-// x itself, through an operation shader compilers cannot see through. WGSL cannot mark an
-// operation exact, and compilers may simplify float algebra (Mesa's NIR rewrites
-// `(a + b) - a` to `b`) or fuse a product into the add that uses it (lavapipe does, though
-// its `fma` itself rounds twice). Error-free transforms and sequences that must round each
-// product need this barrier.
+// x itself for finite x (+inf becomes the largest float), through an operation shader
+// compilers cannot see through. WGSL cannot mark an operation exact, and compilers may
+// rewrite float algebra: Mesa's NIR turns `(a + b) - a` into `b`, merges constant factors,
+// and refactors `x * x2 * r - 0.5 * x2`. Error-free transforms and sequences that must
+// round each operation as written need this barrier.
 fn opaque_f32(x: f32) -> f32 {
     return min(x, 3.4028235e38);
 }
@@ -138,9 +138,10 @@ fn two_sum_err(a: f32, b: f32, s: f32) -> f32 {
 // a * b + c rounded once, as IEEE fusedMultiplyAdd. WGSL's `fma` may round twice (lavapipe's
 // does), so on such adapters this is Boldo and Melquiond's emulation ("Emulation of FMA and
 // correctly rounded sums: proved algorithms using rounding to odd", 2008; `fma_core`), with
-// the operands scaled by powers of two into the range where it is exact. Exact except that
-// a result in the subnormal range may be rounded twice. On adapters whose `fma` is exact,
-// the runtime replaces this body with it (`DeviceInner::exact_fma`).
+// the operands scaled by powers of two into the range where it is exact. Exact except
+// where the result is subnormal (rounded twice) or a product is below about 1e-60 with c
+// below 1e-12. On adapters whose `fma` is exact, the runtime replaces this body with it
+// (`DeviceInner::exact_fma`).
 fn fma_rn(a: f32, b: f32, c: f32) -> f32 {
     // An infinite or NaN product is exact, and a finite product leaves c's infinity or NaN.
     if ((bitcast<u32>(a) & 0x7f800000u) == 0x7f800000u
@@ -151,29 +152,39 @@ fn fma_rn(a: f32, b: f32, c: f32) -> f32 {
         return c;
     }
     let ap = abs(a * b);
-    if (ap > 1e30 || abs(c) > 1e30 || max(abs(a), abs(b)) > 1e30) {
+    let sa = abs(a) >= abs(b);
+    if (ap > 1e30 || abs(c) > 1e30) {
         // Scale the larger factor and c by 2^-64; a c that vanishes still breaks ties.
         var cs = c * 5.421010862427522e-20;
         if (cs == 0.0 && c != 0.0) {
             cs = copysign_f32(1.17549435e-38, c);
         }
-        let sa = abs(a) >= abs(b);
         let r = fma_core(select(a, a * 5.421010862427522e-20, sa),
             select(b * 5.421010862427522e-20, b, sa), cs);
         return r * 1.8446744073709552e19;
+    }
+    // A product in range with one factor over 1e30: move 2^64 from one factor to the
+    // other, which leaves the product as it is.
+    var x = a;
+    var y = b;
+    if (max(abs(a), abs(b)) > 1e30) {
+        x = select(a * 1.8446744073709552e19, a * 5.421010862427522e-20, sa);
+        y = select(b * 5.421010862427522e-20, b * 1.8446744073709552e19, sa);
     }
     if (ap < 1e-21) {
         // A product below 2^-69 is under half an ulp of any c from 2^-40 up.
         if (abs(c) >= 9.094947e-13) {
             return c;
         }
-        // (Two scalings by 2^64 each: a compiler may merge constant factors, and 2^128
-        // is not a float32.)
-        let r = fma_core(a * 1.8446744073709552e19, b * 1.8446744073709552e19,
-            opaque_f32(c * 1.8446744073709552e19) * 1.8446744073709552e19);
+        // Scale the smaller factor (at most sqrt(1e-21)) and c by 2^128, in two steps
+        // of 2^64 (a compiler may merge constant factors, and 2^128 is not a float32).
+        let k = 1.8446744073709552e19;
+        let xs = select(opaque_f32(x * k) * k, x, sa);
+        let ys = select(y, opaque_f32(y * k) * k, sa);
+        let r = fma_core(xs, ys, opaque_f32(c * k) * k);
         return opaque_f32(r * 5.421010862427522e-20) * 5.421010862427522e-20;
     }
-    return fma_core(a, b, c);
+    return fma_core(x, y, c);
 }
 
 // The emulation: the product as an exact sum p + pl (Dekker's split into 12-bit halves),

@@ -89,13 +89,24 @@ float_unary! {
     exp2 => Exp2;
     /// `e^x - 1`, accurate near zero.
     expm1 => Expm1;
-    /// Natural logarithm.
+    /// Natural logarithm: XLA's float32 algorithm, bit for bit as JAX on CPU, including
+    /// its flush-to-zero (a subnormal input gives `-inf`).
+    ///
+    /// ```
+    /// use olympus::numpy as np;
+    /// let v = np::log(np::array([1.0f32, 0.0, -1.0, 1e-40])?)?.to_vec::<f32>()?;
+    /// assert_eq!(&v[..2], &[0.0, f32::NEG_INFINITY]);
+    /// assert!(v[2].is_nan());
+    /// assert_eq!(v[3], f32::NEG_INFINITY);
+    /// # Ok::<(), olympus::Error>(())
+    /// ```
     log => Log;
     /// Base-2 logarithm.
     log2 => Log2;
     /// Base-10 logarithm.
     log10 => Log10;
-    /// `ln(1 + x)`, accurate near zero.
+    /// `ln(1 + x)`, accurate near zero: XLA's float32 algorithm, bit for bit as JAX on
+    /// CPU (a subnormal input reads as zero).
     log1p => Log1p;
     /// Sine.
     sin => Sin;
