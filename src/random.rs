@@ -218,26 +218,51 @@ fn sample(
             "at most 2^32 - 1 samples per key",
         ));
     }
-    // Work over (keys, samples): the counter is the index along the second axis, made in
-    // the kernel (an iota node), so nothing but the key is read.
-    let flat = [nb, n];
+    // Work in the output's shape (batch, then sample), so that under jit nothing between
+    // the bits and the transforms that follow stops them fusing. The counter is the
+    // row-major index within the sample shape, made in the kernel from iota nodes, so
+    // nothing but the key is read.
+    let mut full = batch.to_vec();
+    full.extend_from_slice(shape);
+    let nbd = batch.len();
     let keys = lax::reshape(key, &[nb, 2])?;
     let word = |w: usize| -> Result<Array> {
-        let s = lax::reshape(&lax::slice(&keys, &[0, w], &[nb, w + 1], None)?, &[nb])?;
-        lax::broadcast_in_dim(&s, &flat, &[0])
+        let s = lax::reshape(&lax::slice(&keys, &[0, w], &[nb, w + 1], None)?, batch)?;
+        let dims: Vec<usize> = (0..nbd).collect();
+        lax::broadcast_in_dim(&s, &full, &dims)
     };
     let (k0, k1) = (word(0)?, word(1)?);
-    let mut f = lax::Fusion::new(&flat);
+    let mut f = lax::Fusion::new(&full);
     let (a, b) = (f.input(&k0), f.input(&k1));
     let hi = f.constant(Literal::U32(0))?;
-    let lo = f.push(
-        lax::Primitive::Iota {
-            dtype: DType::UInt32,
-            shape: flat.to_vec(),
-            dimension: 1,
-        },
-        &[],
-    )?;
+    let mut lo: Option<usize> = None;
+    let mut stride = 1u32;
+    for d in (0..shape.len()).rev() {
+        let iota = f.push(
+            lax::Primitive::Iota {
+                dtype: DType::UInt32,
+                shape: full.clone(),
+                dimension: nbd + d,
+            },
+            &[],
+        )?;
+        let term = if stride == 1 {
+            iota
+        } else {
+            let s = f.constant(Literal::U32(stride))?;
+            f.push(lax::Primitive::Binary(lax::BinaryOp::Mul), &[iota, s])?
+        };
+        lo = Some(match lo {
+            None => term,
+            Some(l) => f.push(lax::Primitive::Binary(lax::BinaryOp::Add), &[l, term])?,
+        });
+        // n < 2^32, so neither the strides nor the sums wrap.
+        stride = stride.wrapping_mul(shape[d] as u32);
+    }
+    let lo = match lo {
+        Some(l) => l,
+        None => f.constant(Literal::U32(0))?,
+    };
     let bits = f.push(
         lax::Primitive::Threefry {
             output: ThreefryOutput::Xor,
@@ -245,10 +270,7 @@ fn sample(
         &[a, b, hi, lo],
     )?;
     then(&mut f, bits)?;
-    let r = f.run(key.device())?;
-    let mut full = batch.to_vec();
-    full.extend_from_slice(shape);
-    lax::reshape(&r, &full)
+    f.run(key.device())
 }
 
 /// Uniform samples in `[minval, maxval)` of a float dtype (`jax.random.uniform`), one

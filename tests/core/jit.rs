@@ -221,6 +221,16 @@ fn random_numbers_under_jit_are_the_eager_numbers() {
         bits(&random::normal(&k2, &[1000], DType::Float32).unwrap())
     );
     assert_eq!(f.trace_count(), 1);
+    // Bits, the uniform transform, an affine map and a cast: one kernel.
+    let g = jit(|key: Array| {
+        let u = random::uniform(&key, &[1000], -1.0, 3.0, DType::Float32)?;
+        np::astype(((u * 2.0f32)? + 1.0f32)?, DType::Float16)
+    });
+    let low = g.lower(&key).unwrap();
+    assert_eq!(low.fused_kernels(), 1, "{low}");
+    let u = random::uniform(&key, &[1000], -1.0, 3.0, DType::Float32).unwrap();
+    let eager = np::astype(((u * 2.0f32).unwrap() + 1.0f32).unwrap(), DType::Float16).unwrap();
+    assert_eq!(bits(&g.call(key.clone()).unwrap()), bits(&eager));
 }
 
 #[test]

@@ -433,6 +433,34 @@ fn fma_rounds_once() {
     assert!(twice > n / 10, "{twice}");
 }
 
+/// Differentiating through a sampler: the gradient flows to the parameters; a key in the
+/// arguments is data (`argnums`), and asking for its gradient is a clear error, as in JAX.
+#[test]
+fn gradients_flow_to_parameters_and_not_to_keys() {
+    let key = random::key(3).unwrap();
+    let w = np::array([0.5f32, -1.0, 2.0]).unwrap();
+    let loss = |(w, key): (Array, Array)| {
+        let z = random::normal(&key, &[3], DType::Float32)?;
+        np::sum(np::multiply(np::multiply(&w, &w)?, &z)?, None, false)
+    };
+    let dw = olympus::grad_argnums(loss, olympus::Arg::<0>)((w.clone(), key.clone())).unwrap();
+    let z = random::normal(&key, &[3], DType::Float32)
+        .unwrap()
+        .to_vec::<f32>()
+        .unwrap();
+    let want: Vec<f32> = [0.5f32, -1.0, 2.0]
+        .iter()
+        .zip(&z)
+        .map(|(w, z)| 2.0 * w * z)
+        .collect();
+    assert_eq!(dw.to_vec::<f32>().unwrap(), want);
+    let e = olympus::grad(loss)((w, key)).unwrap_err().to_string();
+    assert!(
+        e.contains("grad") && e.contains("uint32") && e.contains("argnums"),
+        "{e}"
+    );
+}
+
 /// Kolmogorov–Smirnov statistic of samples against a CDF.
 fn ks(samples: &mut [f64], cdf: impl Fn(f64) -> f64) -> f64 {
     samples.sort_by(|a, b| a.partial_cmp(b).unwrap());
