@@ -863,30 +863,19 @@ fn threefry2x32(k0: u32, k1: u32, c0: u32, c1: u32) -> vec2<u32> {
 fn erf_inv_f32(x0: f32) -> f32 {
     let x = ftz_f32(x0);
     let lp = log1p_f32(ftz_f32(x * -x));
-    var p: f32;
-    if (lp > -5.0) {
-        let z = -2.5 - lp;
-        p = bitcast<f32>(0x32f16588u);
-        p = fma_poly(z, p, bitcast<f32>(0x34b84b36u));
-        p = fma_poly(z, p, bitcast<f32>(0xb66c7357u));
-        p = fma_poly(z, p, bitcast<f32>(0xb6935ac1u));
-        p = fma_poly(z, p, bitcast<f32>(0x396532dbu));
-        p = fma_poly(z, p, bitcast<f32>(0xbaa45408u));
-        p = fma_poly(z, p, bitcast<f32>(0xbb88e4efu));
-        p = fma_poly(z, p, bitcast<f32>(0x3e7c8f63u));
-        p = fma_poly(z, p, bitcast<f32>(0x3fc02e2fu));
-    } else {
-        let z = sqrt(-lp) + -3.0;
-        p = bitcast<f32>(0xb951f09bu);
-        p = fma_poly(z, p, bitcast<f32>(0x38d3b56bu));
-        p = fma_poly(z, p, bitcast<f32>(0x3ab0dc72u));
-        p = fma_poly(z, p, bitcast<f32>(0xbb70bde7u));
-        p = fma_poly(z, p, bitcast<f32>(0x3bbc127bu));
-        p = fma_poly(z, p, bitcast<f32>(0xbbf9c5d7u));
-        p = fma_poly(z, p, bitcast<f32>(0x3c1aa57eu));
-        p = fma_poly(z, p, bitcast<f32>(0x3f8036dbu));
-        p = fma_poly(z, p, bitcast<f32>(0x40354f7eu));
-    }
+    // One Horner chain with each coefficient chosen per element, as XLA does (a SIMD
+    // software adapter would run both chains otherwise).
+    let w5 = lp > -5.0;
+    let z = select(sqrt(-lp) + -3.0, -2.5 - lp, w5);
+    var p = select(bitcast<f32>(0xb951f09bu), bitcast<f32>(0x32f16588u), w5);
+    p = fma_poly(z, p, select(bitcast<f32>(0x38d3b56bu), bitcast<f32>(0x34b84b36u), w5));
+    p = fma_poly(z, p, select(bitcast<f32>(0x3ab0dc72u), bitcast<f32>(0xb66c7357u), w5));
+    p = fma_poly(z, p, select(bitcast<f32>(0xbb70bde7u), bitcast<f32>(0xb6935ac1u), w5));
+    p = fma_poly(z, p, select(bitcast<f32>(0x3bbc127bu), bitcast<f32>(0x396532dbu), w5));
+    p = fma_poly(z, p, select(bitcast<f32>(0xbbf9c5d7u), bitcast<f32>(0xbaa45408u), w5));
+    p = fma_poly(z, p, select(bitcast<f32>(0x3c1aa57eu), bitcast<f32>(0xbb88e4efu), w5));
+    p = fma_poly(z, p, select(bitcast<f32>(0x3f8036dbu), bitcast<f32>(0x3e7c8f63u), w5));
+    p = fma_poly(z, p, select(bitcast<f32>(0x40354f7eu), bitcast<f32>(0x3fc02e2fu), w5));
     if (abs(x) == 1.0) {
         p = f32_inf();
     }
