@@ -205,22 +205,7 @@ impl DeviceInner {
         }
         let source = source.as_str();
         let scope = self.device.push_error_scope(wgpu::ErrorFilter::Validation);
-        let module = self
-            .device
-            .create_shader_module(wgpu::ShaderModuleDescriptor {
-                label: None,
-                source: wgpu::ShaderSource::Wgsl(source.into()),
-            });
-        let pipeline = self
-            .device
-            .create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
-                label: None,
-                layout: None,
-                module: &module,
-                entry_point: Some("main"),
-                compilation_options: Default::default(),
-                cache: None,
-            });
+        let pipeline = self.compute_pipeline(source);
         if let Some(e) = pollster::block_on(scope.pop()) {
             return Err(Error::Device {
                 func: "compile kernel".into(),
@@ -231,6 +216,26 @@ impl DeviceInner {
         let k = Arc::new(Kernel { pipeline, layout });
         lock(&self.kernels).insert(key.to_string(), k.clone());
         Ok(k)
+    }
+
+    /// A compute pipeline for the WGSL `source`, entry point `main` (errors go to the
+    /// caller's error scope).
+    fn compute_pipeline(&self, source: &str) -> wgpu::ComputePipeline {
+        let module = self
+            .device
+            .create_shader_module(wgpu::ShaderModuleDescriptor {
+                label: None,
+                source: wgpu::ShaderSource::Wgsl(source.into()),
+            });
+        self.device
+            .create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+                label: None,
+                layout: None,
+                module: &module,
+                entry_point: Some("main"),
+                compilation_options: Default::default(),
+                cache: None,
+            })
     }
 
     /// Whether the adapter's WGSL `fma` rounds once (IEEE fusedMultiplyAdd), probed once
@@ -281,22 +286,7 @@ impl DeviceInner {
             usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
             mapped_at_creation: false,
         });
-        let module = self
-            .device
-            .create_shader_module(wgpu::ShaderModuleDescriptor {
-                label: None,
-                source: wgpu::ShaderSource::Wgsl(source.into()),
-            });
-        let pipeline = self
-            .device
-            .create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
-                label: None,
-                layout: None,
-                module: &module,
-                entry_point: Some("main"),
-                compilation_options: Default::default(),
-                cache: None,
-            });
+        let pipeline = self.compute_pipeline(source);
         let bind = self.device.create_bind_group(&wgpu::BindGroupDescriptor {
             label: None,
             layout: &pipeline.get_bind_group_layout(0),
