@@ -356,36 +356,14 @@ table! {
     result_type => |w, x| one(np::asarray(np::result_type(&[olympus::TypeSpec::strong(DType::UInt32), olympus::TypeSpec::strong(DType::Int32)]).dtype == DType::Int32));
 }
 
+/// The test helpers of `tests/core` (this file uses `words`).
+#[path = "core/common.rs"]
+#[allow(dead_code)]
+mod common;
+
 /// dtype, shape and raw bits of an array.
 fn fingerprint(a: &Array) -> (DType, Vec<usize>, Vec<u32>) {
-    let words: Vec<u32> = match a.dtype() {
-        DType::Float32 => a
-            .to_vec::<f32>()
-            .unwrap()
-            .iter()
-            .map(|v| v.to_bits())
-            .collect(),
-        DType::Float16 => a
-            .to_vec::<half::f16>()
-            .unwrap()
-            .iter()
-            .map(|v| u32::from(v.to_bits()))
-            .collect(),
-        DType::Int32 => a
-            .to_vec::<i32>()
-            .unwrap()
-            .iter()
-            .map(|&v| v as u32)
-            .collect(),
-        DType::UInt32 => a.to_vec::<u32>().unwrap(),
-        DType::Bool => a
-            .to_vec::<bool>()
-            .unwrap()
-            .iter()
-            .map(|&v| u32::from(v))
-            .collect(),
-    };
-    (a.dtype(), a.shape().to_vec(), words)
+    (a.dtype(), a.shape().to_vec(), common::words(a))
 }
 
 fn fingerprints(name: &str, out: &Out) -> Vec<(DType, Vec<usize>, Vec<u32>)> {
