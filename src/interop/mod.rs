@@ -41,7 +41,9 @@ impl Array {
     /// The buffer's usage flags are `STORAGE | COPY_SRC | COPY_DST`. Pending Olympus work is
     /// submitted first, so the application's later submissions on the same queue see the
     /// values. Keep the `Array` (or a clone) alive while the buffer is in use: when the last
-    /// handle drops, Olympus may reuse the buffer for another array.
+    /// handle drops, Olympus may reuse the buffer for another array. Kernels read a buffer
+    /// handed out this way in place from then on, so they see what the application
+    /// writes into it.
     pub fn wgpu_buffer(&self) -> Result<WgpuBufferView> {
         self.check_concrete("wgpu_buffer")?;
         let b = element_bytes(self.dtype());
@@ -59,6 +61,7 @@ impl Array {
         } else {
             crate::lax::copy(self)?
         };
+        c.storage()?.share();
         let view = WgpuBufferView {
             buffer: c.storage()?.buffer().clone(),
             offset: c.layout().offset as u64 * b,

@@ -948,7 +948,7 @@ fn bind_windows<'a>(
 /// How a kernel over `elements` elements reads an input from `st`: [`codegen::TEXTURE`]
 /// where the device stages inputs into textures and the buffer or the kernel is large
 /// enough (every thread loads its operands, so a broadcast scalar is loaded as often as a
-/// full operand), for Olympus's own buffers; else the windows its buffer is bound as.
+/// full operand), for buffers no application holds; else the windows its buffer is bound as.
 fn input_windows(
     dev: &Device,
     st: &crate::runtime::Storage,
@@ -957,7 +957,7 @@ fn input_windows(
 ) -> u64 {
     match dev.0.texture_inputs {
         Some((min, max))
-            if !st.is_external() && st.bytes <= max && st.bytes.max(elements * 4) >= min =>
+            if !st.is_shared() && st.bytes <= max && st.bytes.max(elements * 4) >= min =>
         {
             codegen::TEXTURE
         }

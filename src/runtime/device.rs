@@ -96,9 +96,12 @@ pub struct DeviceOptions {
     /// included); never on GPUs. The size that counts is the larger of the buffer and the
     /// kernel's elements times four bytes, since every thread loads its operands (a
     /// broadcast scalar as often as a full array). `Some(u64::MAX)` turns it off; tests use
-    /// `Some(0)`. Each kernel's inputs go into distinct textures, which are pooled (up to
-    /// 512 MiB, [`MemoryStats::texture_bytes`]); float16 is read as packed words. Buffers
-    /// over 256 MiB are read in place.
+    /// `Some(0)`. A staged copy stays with its array while the array lives (up to 1 GiB
+    /// in all, the least recently read giving way), so later kernels reading the same
+    /// array skip the copy; it goes when the array's buffer is freed or handed to the
+    /// application ([`Array::wgpu_buffer`](crate::Array::wgpu_buffer)). Other textures are
+    /// pooled (up to 512 MiB); both count in [`MemoryStats::texture_bytes`]. float16 is read
+    /// as packed words. Buffers over 256 MiB are read in place.
     pub texture_input_bytes: Option<u64>,
 }
 
@@ -196,6 +199,8 @@ pub(crate) struct DeviceInner {
     pub(crate) pool: Mutex<Pool>,
     /// Textures that staged kernel inputs, kept for reuse.
     pub(crate) textures: Mutex<super::queue::TexturePool>,
+    /// Staged copies of live buffers (see [`super::queue::StagedCache`]).
+    pub(crate) staged: Mutex<super::queue::StagedCache>,
     pub(crate) batch: Mutex<Batch>,
     pub(crate) kernels: Mutex<HashMap<String, Arc<super::Kernel>>>,
     /// Whether the adapter's WGSL `fma` rounds once; probed on first need.
@@ -494,6 +499,7 @@ impl Device {
             max_groups,
             texture_inputs,
             textures: Mutex::new(Default::default()),
+            staged: Mutex::new(Default::default()),
             batch: Mutex::new(Batch::default()),
             kernels: Mutex::new(HashMap::new()),
             exact_fma: std::sync::OnceLock::new(),
@@ -510,7 +516,7 @@ impl Device {
     /// Bytes held by live arrays, by the buffer pool and by pooled staging textures.
     pub fn memory_stats(&self) -> MemoryStats {
         MemoryStats {
-            texture_bytes: lock(&self.0.textures).bytes(),
+            texture_bytes: lock(&self.0.textures).bytes() + lock(&self.0.staged).bytes(),
             ..lock(&self.0.pool).stats
         }
     }

@@ -55,7 +55,8 @@ pub struct MemoryStats {
     pub pooled_bytes: u64,
     /// Number of pooled buffers.
     pub pooled_buffers: u64,
-    /// Bytes of textures kept for staging kernel inputs (CPU adapters, see
+    /// Bytes of textures holding staged kernel inputs, kept with live arrays or pooled
+    /// (CPU adapters, see
     /// [`DeviceOptions::texture_input_bytes`](crate::DeviceOptions::texture_input_bytes)).
     pub texture_bytes: u64,
 }

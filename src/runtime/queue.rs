@@ -35,6 +35,8 @@ pub(crate) struct Storage {
     discard: AtomicBool,
     /// An application's buffer wrapped without a copy: never pooled or destroyed here.
     external: bool,
+    /// Handed to the application with `Array::wgpu_buffer`.
+    shared: AtomicBool,
     device: Arc<DeviceInner>,
 }
 
@@ -45,10 +47,18 @@ impl Storage {
             .expect("a storage buffer is present until the storage drops")
     }
 
-    /// Whether this is an application's buffer (which may lack the usages Olympus relies
-    /// on, such as `COPY_SRC`).
-    pub(crate) fn is_external(&self) -> bool {
-        self.external
+    /// Whether an application holds this buffer: its own, wrapped (which may lack usages
+    /// such as `COPY_SRC`), or one of ours handed out by [`Self::share`]. The application
+    /// may write it, so kernels read it in place and never keep a staged copy.
+    pub(crate) fn is_shared(&self) -> bool {
+        self.external || self.shared.load(Ordering::Relaxed)
+    }
+
+    /// Marks the buffer as handed to the application (see [`Self::is_shared`]) and drops
+    /// its staged copy.
+    pub(crate) fn share(&self) {
+        self.shared.store(true, Ordering::Relaxed);
+        self.device.forget_staged(self.buffer());
     }
 
     /// Wraps an application's buffer (its owner keeps it; Olympus only reads and writes it).
@@ -58,6 +68,7 @@ impl Storage {
             buffer: Some(buffer),
             kind: BufferKind::Storage,
             discard: AtomicBool::new(false),
+            shared: AtomicBool::new(false),
             external: true,
             device,
         })
@@ -70,6 +81,8 @@ impl Drop for Storage {
             return;
         }
         if let Some(b) = self.buffer.take() {
+            // Its staged copy goes first: the buffer may next hold another array.
+            self.device.forget_staged(&b);
             let mut pool = lock(&self.device.pool);
             if self.discard.load(Ordering::Relaxed) {
                 pool.stats.live_bytes -= self.bytes;
@@ -110,6 +123,42 @@ pub(crate) const TEXTURE_WIDTH: u64 = 4096;
 
 /// Bytes of staging textures kept for reuse.
 pub(crate) const TEXTURE_POOL_BYTES: u64 = 512 << 20;
+
+/// Bytes of staged copies kept with live buffers ([`StagedCache`]).
+pub(crate) const STAGED_CACHE_BYTES: u64 = 1 << 30;
+
+/// Texture copies of live buffers, kept after the dispatch that staged them so that later
+/// kernels reading the same array skip the copy. A buffer's contents only change when a
+/// dispatch binds it as a storage buffer (an output; uploads go to fresh buffers), which
+/// drops its entry, as does the buffer's return to the pool. The oldest entries give way
+/// past [`STAGED_CACHE_BYTES`].
+#[derive(Default)]
+pub(crate) struct StagedCache {
+    map: std::collections::HashMap<wgpu::Buffer, Staged>,
+    bytes: u64,
+    clock: u64,
+}
+
+struct Staged {
+    texture: wgpu::Texture,
+    view: wgpu::TextureView,
+    /// Bytes of the buffer that were copied.
+    source_bytes: u64,
+    used: u64,
+}
+
+impl Staged {
+    fn texture_bytes(&self) -> u64 {
+        u64::from(self.texture.height()) * TEXTURE_WIDTH * 16
+    }
+}
+
+impl StagedCache {
+    /// Bytes of the cached textures.
+    pub(crate) fn bytes(&self) -> u64 {
+        self.bytes
+    }
+}
 
 /// Staging textures kept for reuse, by rows. A texture can be reused by the very next
 /// dispatch: commands run in the order they are recorded, and wgpu orders the copy into
@@ -433,8 +482,37 @@ impl DeviceInner {
         Ok((texture, view))
     }
 
-    /// Returns the textures of one dispatch to the pool (not earlier: the inputs of one
-    /// dispatch need distinct textures).
+    /// Drops every staged copy and pooled texture (memory is short).
+    pub(crate) fn clear_textures(&self) {
+        let mut staged = lock(&self.staged);
+        staged.map.clear();
+        staged.bytes = 0;
+        drop(staged);
+        let mut pool = lock(&self.textures);
+        pool.free.clear();
+        pool.bytes = 0;
+    }
+
+    /// Drops the staged copy of `buffer`, if any, returning its texture to the pool.
+    pub(crate) fn forget_staged(&self, buffer: &wgpu::Buffer) {
+        let old = {
+            let mut staged = lock(&self.staged);
+            if staged.map.is_empty() {
+                return;
+            }
+            let old = staged.map.remove(buffer);
+            if let Some(o) = &old {
+                staged.bytes -= o.texture_bytes();
+            }
+            old
+        };
+        if let Some(o) = old {
+            self.release_textures([o.texture]);
+        }
+    }
+
+    /// Returns textures to the pool once the dispatch that reads them is recorded (not
+    /// earlier: the inputs of one dispatch need distinct textures).
     fn release_textures(&self, textures: impl IntoIterator<Item = wgpu::Texture>) {
         const ROW: u64 = TEXTURE_WIDTH * 16;
         let mut pool = lock(&self.textures);
@@ -504,22 +582,76 @@ impl DeviceInner {
         if meta_bytes.is_empty() {
             b.meta.extend_from_slice(&[0; 4]);
         }
+        let written: Vec<&wgpu::Buffer> = bindings
+            .iter()
+            .filter_map(|bd| match bd {
+                Binding::Buffer { buffer, .. } => Some(*buffer),
+                Binding::Texture { .. } => None,
+            })
+            .collect();
         let mut textures = Vec::new();
         let mut views = Vec::with_capacity(bindings.len());
-        for bd in bindings {
-            views.push(match bd {
-                Binding::Texture { buffer, bytes } => match self.stage(&mut b, buffer, *bytes) {
-                    Ok((texture, view)) => {
-                        textures.push(texture);
-                        Some(view)
+        {
+            let mut staged = lock(&self.staged);
+            // A buffer bound as storage may be written: its staged copy is stale after.
+            if !staged.map.is_empty() {
+                for buffer in &written {
+                    if let Some(old) = staged.map.remove(*buffer) {
+                        staged.bytes -= old.texture_bytes();
+                        textures.push(old.texture);
                     }
+                }
+            }
+            for bd in bindings {
+                let Binding::Texture { buffer, bytes } = bd else {
+                    views.push(None);
+                    continue;
+                };
+                staged.clock += 1;
+                let clock = staged.clock;
+                if let Some(hit) = staged.map.get_mut(*buffer) {
+                    if hit.source_bytes == *bytes {
+                        hit.used = clock;
+                        views.push(Some(hit.view.clone()));
+                        continue;
+                    }
+                }
+                let (texture, view) = match self.stage(&mut b, buffer, *bytes) {
+                    Ok(t) => t,
                     Err(e) => {
+                        drop(staged);
                         self.release_textures(textures);
                         return Err(e);
                     }
-                },
-                Binding::Buffer { .. } => None,
-            });
+                };
+                views.push(Some(view.clone()));
+                let entry = Staged {
+                    texture,
+                    view,
+                    source_bytes: *bytes,
+                    used: clock,
+                };
+                if written.contains(buffer) || entry.texture_bytes() > STAGED_CACHE_BYTES {
+                    textures.push(entry.texture);
+                    continue;
+                }
+                staged.bytes += entry.texture_bytes();
+                if let Some(old) = staged.map.insert((*buffer).clone(), entry) {
+                    staged.bytes -= old.texture_bytes();
+                    textures.push(old.texture);
+                }
+                while staged.bytes > STAGED_CACHE_BYTES {
+                    let oldest = staged
+                        .map
+                        .iter()
+                        .min_by_key(|(_, s)| s.used)
+                        .map(|(k, _)| k.clone())
+                        .expect("the cache holds the bytes it counts");
+                    let old = staged.map.remove(&oldest).expect("found above");
+                    staged.bytes -= old.texture_bytes();
+                    textures.push(old.texture);
+                }
+            }
         }
         let meta_buf = b.meta_buf.as_ref().expect("allocated above");
         let mut entries = Vec::with_capacity(bindings.len() + 1);
@@ -615,6 +747,7 @@ impl Device {
             None => {
                 d.synchronize(func)?;
                 lock(&d.pool).clear();
+                d.clear_textures();
                 d.new_buffer(kind, class)
                     .ok_or_else(|| oom("the device is out of memory".into()))?
             }
@@ -625,6 +758,7 @@ impl Device {
             bytes: class,
             kind,
             discard: AtomicBool::new(false),
+            shared: AtomicBool::new(false),
             device: d.clone(),
         }))
     }

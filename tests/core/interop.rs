@@ -186,3 +186,36 @@ fn devices_without_what_olympus_needs_are_refused() {
         .to_string();
     assert!(e.contains("max_compute_invocations_per_workgroup"), "{e}");
 }
+
+#[test]
+fn kernels_see_what_the_application_writes_into_a_handed_out_buffer() {
+    let (adapter, device, queue) = app_device();
+    // Every input staged into a texture (as CPU adapters do for large ones), so that a
+    // staged copy kept from before the application's write would show.
+    let dev = Device::from_wgpu(
+        &adapter,
+        device.clone(),
+        queue.clone(),
+        DeviceOptions {
+            texture_input_bytes: Some(0),
+            ..DeviceOptions::default()
+        },
+    )
+    .unwrap();
+    let n = 4096 * 4 + 5;
+    let x = olympus::with_device(&dev, || {
+        np::multiply(np::arange(n as i64).unwrap(), 2).unwrap()
+    });
+    let first = olympus::with_device(&dev, || np::add(&x, 1).unwrap());
+    assert_eq!(first.to_vec::<i32>().unwrap()[7], 15);
+    let v = x.wgpu_buffer().unwrap();
+    let new: Vec<u8> = (0..n as i32).flat_map(|i| (-i).to_le_bytes()).collect();
+    queue.write_buffer(&v.buffer, v.offset, &new);
+    let again = olympus::with_device(&dev, || np::add(&x, 1).unwrap());
+    let got = again.to_vec::<i32>().unwrap();
+    assert!(
+        got.iter().enumerate().all(|(i, &g)| g == 1 - i as i32),
+        "{:?}",
+        &got[..8]
+    );
+}

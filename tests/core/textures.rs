@@ -193,3 +193,46 @@ fn fused_kernels_read_textures_like_buffers() {
         Ok(vec![z, w, s])
     });
 }
+
+#[test]
+fn staged_copies_are_reused_and_follow_their_buffers() {
+    let dev = Device::new(DeviceOptions {
+        texture_input_bytes: Some(0),
+        ..DeviceOptions::default()
+    })
+    .unwrap();
+    let n = ROW + 7;
+    let (va, vb) = (floats(n, 9), floats(n, 10));
+    with_device(&dev, || {
+        let a = Array::from_slice(&va, &[n]).unwrap();
+        let first = (&a * 2.0f32).unwrap();
+        first.block_until_ready().unwrap();
+        let staged = dev.memory_stats().texture_bytes;
+        assert!(staged > 0, "the input was staged");
+        // Reading the same array again reuses its copy: no new texture.
+        for _ in 0..5 {
+            (&a * 3.0f32).unwrap().block_until_ready().unwrap();
+        }
+        assert_eq!(dev.memory_stats().texture_bytes, staged);
+        // A buffer back in the pool holds the next array: its old copy must not be read.
+        let twice = (&first * 1.0f32).unwrap();
+        drop((a, first));
+        for round in 0..3 {
+            let b = Array::from_slice(&vb, &[n]).unwrap();
+            let doubled = (&b * 2.0f32).unwrap();
+            let got = (&doubled + &b).unwrap().to_vec::<f32>().unwrap();
+            for i in 0..n {
+                let want = vb[i] * 2.0 + vb[i];
+                assert_eq!(
+                    got[i].to_bits(),
+                    want.to_bits(),
+                    "round {round}, element {i}"
+                );
+            }
+        }
+        let got = twice.to_vec::<f32>().unwrap();
+        for i in 0..n {
+            assert_eq!(got[i].to_bits(), (va[i] * 2.0).to_bits(), "element {i}");
+        }
+    });
+}
