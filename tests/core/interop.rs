@@ -209,7 +209,7 @@ fn kernels_see_what_the_application_writes_into_a_handed_out_buffer() {
     let first = olympus::with_device(&dev, || np::add(&x, 1).unwrap());
     assert_eq!(first.to_vec::<i32>().unwrap()[7], 15);
     let v = x.wgpu_buffer().unwrap();
-    let new: Vec<u8> = (0..n as i32).flat_map(|i| (-i).to_le_bytes()).collect();
+    let new: Vec<u8> = (0..n).flat_map(|i| (-i).to_le_bytes()).collect();
     queue.write_buffer(&v.buffer, v.offset, &new);
     let again = olympus::with_device(&dev, || np::add(&x, 1).unwrap());
     let got = again.to_vec::<i32>().unwrap();
