@@ -202,9 +202,9 @@ fn kernels_see_what_the_application_writes_into_a_handed_out_buffer() {
         },
     )
     .unwrap();
-    let n = 4096 * 4 + 5;
+    let n: i32 = 4096 * 4 + 5;
     let x = olympus::with_device(&dev, || {
-        np::multiply(np::arange(n as i64).unwrap(), 2).unwrap()
+        np::multiply(np::arange(i64::from(n)).unwrap(), 2).unwrap()
     });
     let first = olympus::with_device(&dev, || np::add(&x, 1).unwrap());
     assert_eq!(first.to_vec::<i32>().unwrap()[7], 15);
