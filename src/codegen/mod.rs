@@ -1013,10 +1013,17 @@ pub(crate) mod tests {
         for d in DType::ALL {
             for f16_native in [false, true] {
                 for windows in [1u64, 2, TEXTURE] {
-                    for staged in [false, true] {
+                    for variant in [
+                        matmul::Variant::Direct,
+                        matmul::Variant::Staged,
+                        matmul::Variant::Subgroup,
+                    ] {
                         for edge in [8usize, 40, 100, 300] {
                             // Larger blocks: float32 in one window or a texture, emulated float16.
-                            let small = staged || d != DType::Float32 || windows == 2 || f16_native;
+                            let small = variant == matmul::Variant::Staged
+                                || d != DType::Float32
+                                || windows == 2
+                                || f16_native;
                             if small && edge > 8 {
                                 continue;
                             }
@@ -1035,12 +1042,12 @@ pub(crate) mod tests {
                                         windows,
                                         windows.max(1),
                                         (2, e, e, e),
-                                        staged,
+                                        variant,
                                         &t,
                                     );
                                     let source = g.source();
                                     if let Err(err) = validate(&source) {
-                                        panic!("matmul on {d} (staged {staged}, {a:?} x {b:?}): {err}\n{source}");
+                                        panic!("matmul on {d} ({variant:?}, {a:?} x {b:?}): {err}\n{source}");
                                     }
                                     bodies.insert(g.body);
                                     kernels += 1;

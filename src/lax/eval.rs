@@ -639,10 +639,7 @@ fn dot(dev: &Device, a: &Array, b: &Array, out: Aval) -> Result<Array> {
             f16_native: inner.info.f16_native,
             window_bytes: inner.window_bytes,
         };
-        let staged = inner
-            .options
-            .matmul_workgroup_tiles
-            .unwrap_or(inner.info.device_type != wgpu::DeviceType::Cpu);
+        let variant = inner.matmul;
         let wa = input_windows(dev, a.storage()?, count, &target);
         let wb = input_windows(dev, b.storage()?, count, &target);
         let wo = codegen::windows_for(storage.bytes, &target);
@@ -654,7 +651,7 @@ fn dot(dev: &Device, a: &Array, b: &Array, out: Aval) -> Result<Array> {
             wb,
             wo,
             (batch as u64, m as u64, n as u64, k as u64),
-            staged,
+            variant,
             &target,
         );
         let kernel = inner.kernel(&g.body, || g.source())?;
@@ -662,7 +659,7 @@ fn dot(dev: &Device, a: &Array, b: &Array, out: Aval) -> Result<Array> {
             [(a.storage()?, wa), (b.storage()?, wb), (&storage, wo)],
             target.window_bytes,
         );
-        let (tile_m, tile_n) = crate::codegen::matmul::tile(staged, m as u64, n as u64);
+        let (tile_m, tile_n) = crate::codegen::matmul::tile(variant, m as u64, n as u64);
         let groups = batch as u64 * (m as u64).div_ceil(tile_m) * (n as u64).div_ceil(tile_n);
         inner.dispatch(&kernel, &bindings, &g.meta, groups)?;
     }

@@ -8,6 +8,7 @@ use std::sync::{Arc, Mutex, OnceLock};
 use super::lock;
 use super::pool::{MemoryStats, Pool};
 use super::queue::Batch;
+use crate::codegen::matmul::Variant as MatmulVariant;
 use crate::error::{Error, Result};
 
 /// A graphics API wgpu can drive.
@@ -88,6 +89,12 @@ pub struct DeviceOptions {
     /// adapter: yes on GPUs, no on CPU (software) adapters, where the barriers cost more
     /// than the reuse saves.
     pub matmul_workgroup_tiles: Option<bool>,
+    /// Whether the matmul kernel that does not stage tiles shares its operands' values
+    /// across an 8-lane subgroup (`subgroupBroadcast`) instead of each thread reading its
+    /// own. `None` (or `Some(true)`) uses it where the device has the `SUBGROUP` feature
+    /// and subgroups of exactly 8 lanes (lavapipe on AVX2: about 2.5x the direct kernel
+    /// at 1024²); `Some(false)` never.
+    pub matmul_subgroups: Option<bool>,
     /// Kernel inputs in buffers of at least this many bytes are copied into a texture and
     /// read with `textureLoad` instead of from the storage buffer. `None` decides by the
     /// adapter: from 64 KiB on CPU (software) adapters, where Mesa's llvmpipe loads each
@@ -116,6 +123,7 @@ impl Default for DeviceOptions {
             max_binding_bytes: None,
             max_workgroups_per_dim: None,
             matmul_workgroup_tiles: None,
+            matmul_subgroups: None,
             texture_input_bytes: None,
         }
     }
@@ -196,6 +204,8 @@ pub(crate) struct DeviceInner {
     /// Inputs in buffers of `texture_inputs.0 ..= texture_inputs.1` bytes are read through
     /// textures (see [`DeviceOptions::texture_input_bytes`]); `None` never.
     pub(crate) texture_inputs: Option<(u64, u64)>,
+    /// The matmul kernel's inner loop.
+    pub(crate) matmul: MatmulVariant,
     pub(crate) pool: Mutex<Pool>,
     /// Textures that staged kernel inputs, kept for reuse.
     pub(crate) textures: Mutex<super::queue::TexturePool>,
@@ -349,7 +359,7 @@ impl Device {
             tried: format!("unsupported backend {:?}", ainfo.backend),
         })?;
         let available = adapter.features();
-        let wanted = wgpu::Features::SHADER_F16;
+        let wanted = wgpu::Features::SHADER_F16 | wgpu::Features::SUBGROUP;
         let features = available & wanted;
         let limits = adapter.limits();
         let (device, queue) = pollster::block_on(adapter.request_device(&wgpu::DeviceDescriptor {
@@ -440,6 +450,20 @@ impl Device {
     ) -> Result<Device> {
         let features = device.features() & wgpu::Features::SHADER_F16;
         let limits = device.limits();
+        let matmul = if options
+            .matmul_workgroup_tiles
+            .unwrap_or(ainfo.device_type != wgpu::DeviceType::Cpu)
+        {
+            MatmulVariant::Staged
+        } else if options.matmul_subgroups != Some(false)
+            && device.features().contains(wgpu::Features::SUBGROUP)
+            && ainfo.subgroup_min_size == crate::codegen::matmul::LANES as u32
+            && ainfo.subgroup_max_size == crate::codegen::matmul::LANES as u32
+        {
+            MatmulVariant::Subgroup
+        } else {
+            MatmulVariant::Direct
+        };
         let errors = Arc::new(Mutex::new(Vec::new()));
         let lost = Arc::new(Mutex::new(None));
         if owned {
@@ -498,6 +522,7 @@ impl Device {
             window_bytes,
             max_groups,
             texture_inputs,
+            matmul,
             textures: Mutex::new(Default::default()),
             staged: Mutex::new(Default::default()),
             batch: Mutex::new(Batch::default()),

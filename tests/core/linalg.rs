@@ -92,21 +92,39 @@ fn matmul_every_dtype_odd_sizes_and_views() {
     }
 }
 
-/// The CPU kernel's block sizes (4 to 16 rows and columns per thread) and each way it
-/// reads an operand: `vec4`s along `k` (contiguous), across (transposed), or elements
-/// (sizes that break the alignment), with `k` tails, edges past the output, and the four
-/// combinations of transposed operands.
+/// The CPU kernels' block sizes and each way they read an operand: `vec4`s along `k`
+/// (contiguous), across (transposed), or elements (sizes that break the alignment), with
+/// `k` tails, edges past the output, and the four combinations of transposed operands.
+/// Both CPU kernels: the subgroup one this adapter runs (8 or 16 rows by 32 columns per
+/// workgroup) and the direct one (4 to 16 rows and columns per thread) adapters without
+/// 8-lane subgroups run.
 #[test]
 fn matmul_block_sizes_and_read_modes() {
+    for subgroups in [None, Some(false)] {
+        let dev = olympus::Device::new(olympus::DeviceOptions {
+            matmul_subgroups: subgroups,
+            ..Default::default()
+        })
+        .unwrap();
+        olympus::with_device(&dev, block_sizes_and_read_modes);
+    }
+}
+
+fn block_sizes_and_read_modes() {
     let mut r = rng();
-    for d in [DType::Float32, DType::Int32] {
+    for d in [DType::Float32, DType::Int32, DType::Float16] {
         for &(m, k, n) in &[
             (64, 36, 68),
             (300, 40, 264),
             (130, 44, 200),
             (257, 9, 129),
             (36, 40, 33),
+            (8, 12, 36),
+            (5, 7, 64),
         ] {
+            if d == DType::Float16 && m > 64 {
+                continue;
+            }
             for (ta, tb) in [(false, false), (true, false), (false, true), (true, true)] {
                 let (a, av) = random_array(&mut r, &[m, k], d, ta);
                 let (b, bv) = random_array(&mut r, &[k, n], d, tb);
