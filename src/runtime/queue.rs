@@ -253,9 +253,6 @@ impl DeviceInner {
             source = native_fma(&source);
         }
         let source = source.as_str();
-        if std::env::var_os("ZZ_DUMP").is_some() {
-            eprintln!("=== KERNEL\n{}", source);
-        }
         let scope = self.device.push_error_scope(wgpu::ErrorFilter::Validation);
         let pipeline = self.compute_pipeline(source);
         if let Some(e) = pollster::block_on(scope.pop()) {
