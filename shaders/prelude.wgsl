@@ -86,29 +86,24 @@ fn f32_to_u32(x: f32) -> u32 {
 // Vulkan; lavapipe was off by 7 ulp at x = 15). Cephes' expf: x = k ln2 + r with ln2 split
 // so k * C1 is exact, a degree-7 polynomial on |r| <= ln2/2, then scaling by 2^k.
 fn exp_f32(x: f32) -> f32 {
-    if (is_nan_f32(x)) {
-        return x;
-    }
-    if (x > 88.72283935546875) {
-        return bitcast<f32>(0x7f800000u);
-    }
-    if (x < -103.97208404541016) {
-        return 0.0;
-    }
+    // Branch-free (every case computed, then selected): on a SIMD software adapter the
+    // branches cost more than the arithmetic. The same bits as scaling with `ldexp` in
+    // branches (checked over every float32). `k` is clamped only so that the conversion
+    // stays defined; the ranges past it are selected away.
     let k = floor(x * 1.44269504088896341 + 0.5);
     let r = (x - k * 0.693359375) + k * 2.12194440e-4;
     let r2 = r * r;
     let p = ((((((1.9875691500e-4 * r + 1.3981999507e-3) * r + 8.3334519073e-3) * r
         + 4.1665795894e-2) * r + 1.6666665459e-1) * r + 5.0000001201e-1) * r2 + r) + 1.0;
-    let ki = i32(k);
-    if (ki < -125) {
-        // Subnormal results: scale in two steps so the exponent stays in range.
-        return ldexp(p, ki + 64) * 5.421010862427522e-20;
-    }
-    if (ki > 127) {
-        return ldexp(p, ki - 1) * 2.0;
-    }
-    return ldexp(p, ki);
+    let ki = i32(clamp(k, -200.0, 200.0));
+    // 2^k as a float32 for normal exponents; past 127 (k = 128) doubled after; below
+    // -125 (subnormal results) scaled in two steps so the exponent stays in range.
+    let normal = p * bitcast<f32>(u32(clamp(ki, -126, 127) + 127) << 23u);
+    let low = (p * bitcast<f32>(u32(max(ki + 64, -126) + 127) << 23u)) * 5.421010862427522e-20;
+    var y = select(select(normal, normal * 2.0, ki > 127), low, ki < -125);
+    y = select(y, bitcast<f32>(0x7f800000u), x > 88.72283935546875);
+    y = select(y, 0.0, x < -103.97208404541016);
+    return select(y, x, is_nan_f32(x));
 }
 
 fn f32_inf() -> f32 {
