@@ -211,7 +211,9 @@ pub(crate) fn run_cached(
             .zip(operands.iter().map(|o| o.windows))
             .chain(storages.iter().zip(out_windows.iter().copied()));
         let bindings = bind_windows(buffers, target.window_bytes);
-        let groups = n.div_ceil(codegen::PER_THREAD).div_ceil(codegen::WORKGROUP);
+        let groups = n
+            .div_ceil(codegen::PER_THREAD * target.vectors)
+            .div_ceil(codegen::WORKGROUP);
         check_metadata(program_name(program), &meta, inputs, shape)?;
         inner.dispatch(&kernel, &bindings, &meta, groups)?;
     }
@@ -287,9 +289,11 @@ fn cached_kernel(
 
 /// What kernels are generated for on `dev`.
 fn target(dev: &Device) -> Target {
+    let cpu = dev.0.info.device_type == wgpu::DeviceType::Cpu;
     Target {
         f16_native: dev.0.info.f16_native,
         window_bytes: dev.0.window_bytes,
+        vectors: if cpu { codegen::CPU_VECTORS } else { 1 },
     }
 }
 
@@ -635,10 +639,7 @@ fn dot(dev: &Device, a: &Array, b: &Array, out: Aval) -> Result<Array> {
     let storage = dev.alloc(BufferKind::Storage, bytes, "matmul", &out.shape, out.dtype)?;
     if count > 0 {
         let inner = &dev.0;
-        let target = Target {
-            f16_native: inner.info.f16_native,
-            window_bytes: inner.window_bytes,
-        };
+        let target = target(dev);
         let variant = inner.matmul;
         let wa = input_windows(dev, a.storage()?, count, &target);
         let wb = input_windows(dev, b.storage()?, count, &target);
@@ -1037,10 +1038,7 @@ fn reduce_from(
     };
     let acc = accumulator(op, in_dtype);
     let inner = &dev.0;
-    let target = Target {
-        f16_native: inner.info.f16_native,
-        window_bytes: inner.window_bytes,
-    };
+    let target = target(dev);
     let name = op.name();
     let run = if columns { rows } else { k };
     loop {
