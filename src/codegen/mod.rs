@@ -27,9 +27,13 @@ use rules::compute_type;
 
 /// Threads per workgroup.
 pub(crate) const WORKGROUP: u64 = 256;
-/// Output elements per thread.
+/// Output elements per `vec4`.
 pub(crate) const PER_THREAD: u64 = 4;
-/// See [`Target::vectors`].
+/// `vec4`s per elementwise thread on CPU adapters. lavapipe runs a workgroup's threads as
+/// SIMD batches, and a thread's loop costs less than more threads: `a + b` on 16M float32
+/// (inputs in textures) took 13-16% less time with four than with one, interleaved in one
+/// process (30.6-33 ms against 35-37); reading them strided by the workgroup instead
+/// (as GPUs like) gained half that.
 pub(crate) const CPU_VECTORS: u64 = 4;
 
 const PRELUDE: &str = include_str!("../../shaders/prelude.wgsl");
@@ -166,12 +170,6 @@ pub(crate) struct Target {
     /// threads should read neighbouring vectors).
     pub(crate) vectors: u64,
 }
-
-/// `vec4`s per elementwise thread on CPU adapters. lavapipe runs a workgroup's threads as
-/// SIMD batches, and a thread's loop costs less than more threads: `a + b` on 16M float32
-/// (inputs in textures) took 13-16% less time with four than with one, interleaved in one
-/// process (30.6-33 ms against 35-37); reading them strided by the workgroup instead
-/// (as GPUs like) gained half that.
 
 /// A generated kernel: its body (bindings, loads, the program, stores), which identifies
 /// it, and the metadata words of this call. The full source adds the prelude helpers the
