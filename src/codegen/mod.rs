@@ -486,13 +486,14 @@ pub(crate) fn elementwise(
         };
         let _ = writeln!(stores, "    {name}_st(t, {store});");
     }
-    // Past the end a thread computes the last vector again and stores nothing: an early
-    // `return` inside the loop costs lavapipe a return mask on every iteration (`a + b`
-    // on 16M float32: 23.6 ms against 18.4 this way, interleaved in one process). Empty
-    // outputs launch nothing, so `md[0] - 1` does not wrap.
+    // Threads past the end return at once (small arrays launch a whole workgroup); the
+    // one thread that straddles it computes the last vector again and stores nothing: an
+    // early `return` inside the loop costs lavapipe a return mask on every iteration
+    // (`a + b` on 16M float32: 23.6 ms against 18.4 this way, interleaved in one
+    // process). Empty outputs launch nothing, so `md[0] - 1` does not wrap.
     let _ = writeln!(
         src,
-        "@compute @workgroup_size({WORKGROUP})\nfn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>, @builtin(local_invocation_index) li: u32) {{\n    let t0 = ((wg.y * nwg.x + wg.x) * {WORKGROUP}u + li) * {vectors}u;\n    let last = (md[0] - 1u) / {PER_THREAD}u;\n    for (var j = 0u; j < {vectors}u; j = j + 1u) {{\n    let t = t0 + j;\n    let r = value4(min(t, last));\n    if (t <= last) {{\n{stores}    }}\n    }}\n}}",
+        "@compute @workgroup_size({WORKGROUP})\nfn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>, @builtin(local_invocation_index) li: u32) {{\n    let t0 = ((wg.y * nwg.x + wg.x) * {WORKGROUP}u + li) * {vectors}u;\n    let last = (md[0] - 1u) / {PER_THREAD}u;\n    if (t0 > last) {{ return; }}\n    for (var j = 0u; j < {vectors}u; j = j + 1u) {{\n    let t = t0 + j;\n    let r = value4(min(t, last));\n    if (t <= last) {{\n{stores}    }}\n    }}\n}}",
         vectors = t.vectors
     );
     // Metadata: n, then the program's words.
