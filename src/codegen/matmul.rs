@@ -437,37 +437,14 @@ fn direct(
             }
         }
     }
-    format!(
-        r#"@compute @workgroup_size({w}, {w})
-fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>) {{
-    let M = md[0];
-    let N = md[1];
-    let K = md[2];
-    let tiles_m = md[3];
-    let tiles_n = md[4];
-    let g = wg.y * nwg.x + wg.x;
-    let tn = g % tiles_n;
-    let tm = (g / tiles_n) % tiles_m;
-    let p = g / (tiles_n * tiles_m);
-    let r0 = tm * {tm_}u + lid.y * {rn}u;
-    let c0 = tn * {tn_}u + lid.x * {cn}u;
-    let abase = bitcast<i32>(md[5u]) + i32(p) * bitcast<i32>(md[6u]);
-    let sam = bitcast<i32>(md[7u]);
-    let sak = bitcast<i32>(md[8u]);
-    let bbase = bitcast<i32>(md[9u]) + i32(p) * bitcast<i32>(md[10u]);
-    let sbk = bitcast<i32>(md[11u]);
-    let sbn = bitcast<i32>(md[12u]);
-{pre}{accs}    let K4 = K / 4u;
-    for (var kq = 0u; kq < K4; kq = kq + 1u) {{
-        let k = kq * 4u;
-{body}    }}
-    for (var k = K4 * 4u; k < K; k = k + 1u) {{
-{tail}    }}
-{stores}}}
-"#,
-        w = W,
-        tm_ = W * rn,
-        tn_ = W * cn,
+    cpu_main(
+        &format!("@compute @workgroup_size({W}, {W})\nfn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>) {{"),
+        &format!(
+            "    let r0 = tm * {}u + lid.y * {rn}u;\n    let c0 = tn * {}u + lid.x * {cn}u;\n",
+            W * rn,
+            W * cn
+        ),
+        [&pre, &accs, &body, &tail, &stores],
     )
 }
 
@@ -626,9 +603,24 @@ fn subgroup(ct: &str, zero: &str, store: &str, read_a: Read, read_b: Read, rows:
             stores += &format!("    if (m0 + {i}u < M && c0 + {j}u < N) {{ out_st((p * M + m0 + {i}u) * N + c0 + {j}u, {v}); }}\n");
         }
     }
+    cpu_main(
+        &format!("@compute @workgroup_size({LANES})\nfn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>, @builtin(subgroup_invocation_id) l: u32) {{"),
+        &format!(
+            "    let m0 = tm * {rows}u;\n    let c0 = tn * {}u + 4u * l;\n",
+            4 * LANES
+        ),
+        [&pre, &accs, &body, &tail, &stores],
+    )
+}
+
+/// The main function both CPU kernels share: `head` (attributes and signature), the
+/// workgroup's tile and batch entry from its index, `origin` (the thread's first row and
+/// column), the operands' bases and strides, then `pre` and `accs` (offsets and
+/// accumulators), the loop over four steps of `k` running `body`, the single steps
+/// running `tail`, and `stores`.
+fn cpu_main(head: &str, origin: &str, [pre, accs, body, tail, stores]: [&str; 5]) -> String {
     format!(
-        r#"@compute @workgroup_size({LANES})
-fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>, @builtin(subgroup_invocation_id) l: u32) {{
+        r#"{head}
     let M = md[0];
     let N = md[1];
     let K = md[2];
@@ -638,9 +630,7 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(num_workgroups) nwg: vec3
     let tn = g % tiles_n;
     let tm = (g / tiles_n) % tiles_m;
     let p = g / (tiles_n * tiles_m);
-    let m0 = tm * {rows}u;
-    let c0 = tn * {cols}u + 4u * l;
-    let abase = bitcast<i32>(md[5u]) + i32(p) * bitcast<i32>(md[6u]);
+{origin}    let abase = bitcast<i32>(md[5u]) + i32(p) * bitcast<i32>(md[6u]);
     let sam = bitcast<i32>(md[7u]);
     let sak = bitcast<i32>(md[8u]);
     let bbase = bitcast<i32>(md[9u]) + i32(p) * bitcast<i32>(md[10u]);
@@ -653,7 +643,6 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(num_workgroups) nwg: vec3
     for (var k = K4 * 4u; k < K; k = k + 1u) {{
 {tail}    }}
 {stores}}}
-"#,
-        cols = 4 * LANES,
+"#
     )
 }
