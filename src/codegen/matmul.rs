@@ -452,15 +452,17 @@ fn direct(
 pub(crate) const LANES: u64 = 8;
 
 /// Rows of the subgroup kernel's output tile for `m` rows: 16 (two rows per lane loaded
-/// and shared), or 8 for short outputs. Measured on lavapipe at 1024² (GFLOP/s, against
-/// 10-13 for the direct kernel's 16x16 blocks): 16x32 tiles 28-33, 8x32 24-26, 32x32
-/// 18-25, 16x64 19-24, 16x128 11; every variant compiles in 4-70 ms. Each lane keeps
-/// `rows` `vec4` accumulators; past 16 they spill.
+/// and shared), 8 for short outputs, 32 for tall ones. Measured on lavapipe at 1024²
+/// (GFLOP/s, against 10-13 for the direct kernel's 16x16 blocks): 16x32 tiles 28-33,
+/// 8x32 24-26, 32x32 18-25, 16x64 19-24, 16x128 11; every variant compiles in 4-70 ms.
+/// Each lane keeps `rows` `vec4` accumulators, which spill past 16; but every row tile
+/// streams the whole right operand, and at 2048² (16 MB of it) 32 rows won five of six
+/// interleaved rounds (19-27 GFLOP/s against 15-28) while 1024² was even.
 pub(crate) fn subgroup_rows(m: u64) -> u64 {
-    if m > 8 {
-        16
-    } else {
-        8
+    match m {
+        0..=8 => 8,
+        9..=2047 => 16,
+        _ => 32,
     }
 }
 

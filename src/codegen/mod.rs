@@ -1036,7 +1036,7 @@ pub(crate) mod tests {
                         matmul::Variant::Staged,
                         matmul::Variant::Subgroup,
                     ] {
-                        for edge in [8usize, 40, 100, 300] {
+                        for edge in [8usize, 40, 100, 300, 2100] {
                             // Larger blocks: float32 in one window or a texture, emulated float16.
                             let small = variant == matmul::Variant::Staged
                                 || d != DType::Float32
