@@ -16,7 +16,7 @@
 //!   barriers per step cost more than the reuse saves when the "GPU" is the CPU's caches.
 //!   Adapters without 8-lane subgroups (llvmpipe through GL) run it;
 //! - *subgroup* (CPU adapters with 8-lane subgroups, lavapipe): a workgroup is one
-//!   subgroup computing a 16x32 tile; the lanes load the left operand's tile between them
+//!   subgroup computing a 16x32 tile (8 or 32 rows by size); the lanes load the left operand's tile between them
 //!   and share it with `subgroupBroadcast` (a register shuffle where a load is a gather
 //!   over the SIMD lanes), each lane reading only its own four columns of the right one.
 //!   1024² on lavapipe: 15-16 GFLOP/s against the direct kernel's 9-14 interleaved in one
