@@ -582,21 +582,21 @@ impl DeviceInner {
         if meta_bytes.is_empty() {
             b.meta.extend_from_slice(&[0; 4]);
         }
-        let written: Vec<&wgpu::Buffer> = bindings
-            .iter()
-            .filter_map(|bd| match bd {
+        // Buffers bound as storage (outputs may be among them), without allocating.
+        let written = || {
+            bindings.iter().filter_map(|bd| match bd {
                 Binding::Buffer { buffer, .. } => Some(*buffer),
                 Binding::Texture { .. } => None,
             })
-            .collect();
+        };
         let mut textures = Vec::new();
         let mut views = Vec::with_capacity(bindings.len());
         {
             let mut staged = lock(&self.staged);
             // A buffer bound as storage may be written: its staged copy is stale after.
             if !staged.map.is_empty() {
-                for buffer in &written {
-                    if let Some(old) = staged.map.remove(*buffer) {
+                for buffer in written() {
+                    if let Some(old) = staged.map.remove(buffer) {
                         staged.bytes -= old.texture_bytes();
                         textures.push(old.texture);
                     }
@@ -631,7 +631,7 @@ impl DeviceInner {
                     source_bytes: *bytes,
                     used: clock,
                 };
-                if written.contains(buffer) || entry.texture_bytes() > STAGED_CACHE_BYTES {
+                if written().any(|w| w == *buffer) || entry.texture_bytes() > STAGED_CACHE_BYTES {
                     textures.push(entry.texture);
                     continue;
                 }
