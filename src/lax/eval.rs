@@ -238,7 +238,7 @@ fn operands_of<'a>(
         .iter()
         .map(|a| a.storage())
         .collect::<Result<Vec<_>>>()?;
-    let max_textures = dev.0.info.limits.max_sampled_textures_per_shader_stage as usize;
+    let max_textures = dev.0.info.limits.max_storage_textures_per_shader_stage as usize;
     let mut textures = 0;
     let operands = inputs
         .iter()

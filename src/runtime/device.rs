@@ -96,11 +96,13 @@ pub struct DeviceOptions {
     /// the direct kernel's 9-14, interleaved in one process); `Some(false)` never.
     pub matmul_subgroups: Option<bool>,
     /// Kernel inputs in buffers of at least this many bytes are copied into a texture and
-    /// read with `textureLoad` instead of from the storage buffer. `None` decides by the
-    /// adapter: from 64 KiB on CPU (software) adapters, where Mesa's llvmpipe loads each
-    /// storage-buffer element in a loop over the SIMD lanes but fetches texels as vector
-    /// gathers (a 16M-element `a + b` runs about 2.8x faster on lavapipe, the copies
-    /// included); never on GPUs. The size that counts is the larger of the buffer and the
+    /// read with `textureLoad` (as a read-only storage texture) instead of from the storage
+    /// buffer. `None` decides by the adapter: from 64 KiB on CPU (software) adapters, where
+    /// Mesa's llvmpipe loads each storage-buffer element in a loop over the SIMD lanes but
+    /// loads a storage texture's texels with plain vector loads (a 16M-element `a + b` of
+    /// staged inputs took 13-18 ms on lavapipe against 117-119 ms from storage buffers);
+    /// never on GPUs, nor where the device cannot bind two read-only `Rgba32Uint` storage
+    /// textures. The size that counts is the larger of the buffer and the
     /// kernel's elements times four bytes, since every thread loads its operands (a
     /// broadcast scalar as often as a full array). `Some(u64::MAX)` turns it off; tests use
     /// `Some(0)`. A staged copy stays with its array while the array lives (up to 1 GiB
@@ -496,8 +498,18 @@ impl Device {
         let texture_min = options
             .texture_input_bytes
             .or((ainfo.device_type == wgpu::DeviceType::Cpu).then_some(64 * 1024));
+        // Inputs are read as read-only storage textures; a matmul binds two.
+        let format = wgpu::TextureFormat::Rgba32Uint.guaranteed_format_features(device.features());
+        let storage_read = format
+            .allowed_usages
+            .contains(wgpu::TextureUsages::STORAGE_BINDING)
+            && format
+                .flags
+                .contains(wgpu::TextureFormatFeatureFlags::STORAGE_READ_ONLY)
+            && limits.max_storage_textures_per_shader_stage >= 2;
         let texture_inputs = texture_min.filter(|&m| {
-            m <= texture_max
+            storage_read
+                && m <= texture_max
                 && u64::from(limits.max_texture_dimension_2d) >= super::queue::TEXTURE_WIDTH
         });
         let texture_inputs = texture_inputs.map(|m| (m, texture_max));
