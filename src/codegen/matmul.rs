@@ -581,8 +581,10 @@ fn subgroup(ct: &str, zero: &str, store: &str, read_a: Read, read_b: Read, rows:
             }
         }
     }
-    for kk in 0..4 {
-        for i in 0..rows {
+    // Row by row, so each accumulator takes its four steps while in registers (lavapipe
+    // spills most of the tile's accumulators; the order within an element is unchanged).
+    for i in 0..rows {
+        for kk in 0..4 {
             body += &format!("        acc{i} = acc{i} + {} * b{kk};\n", a(kk, i));
         }
     }
