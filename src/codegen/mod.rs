@@ -30,11 +30,21 @@ pub(crate) const WORKGROUP: u64 = 256;
 /// Output elements per `vec4`.
 pub(crate) const PER_THREAD: u64 = 4;
 /// `vec4`s per elementwise thread on CPU adapters. lavapipe runs a workgroup's threads as
-/// SIMD batches, and a thread's loop costs less than more threads: `a + b` on 16M float32
-/// (inputs in textures) took 13-16% less time with four than with one, interleaved in one
-/// process (30.6-33 ms against 35-37); reading them strided by the workgroup instead
-/// (as GPUs like) gained half that.
+/// SIMD batches, and a thread's vectors cost less than more threads: `a + b` on 16M
+/// float32 (inputs in textures) took 13-16% less time with four than with one, interleaved
+/// in one process (30.6-33 ms against 35-37); reading them strided by the workgroup
+/// instead (as GPUs like) gained half that. With the vectors written out (see
+/// `elementwise`), four beat two on every kernel timed (`a + b`, `exp`, `sin`, `log`,
+/// `tanh`, `power`, `logaddexp`, the five-op chain), and eight on `a + b` (12.9 against
+/// 14.2 ms) and the chain (28.9 against 30.6), within 5% of eight on the rest.
 pub(crate) const CPU_VECTORS: u64 = 4;
+/// Elementwise kernels over fewer elements take one `vec4` per thread on every adapter.
+/// Written out, four vectors make a kernel about four times longer, and LLVM takes 3-4x
+/// as long to compile it (on lavapipe, `tanh` 162 -> 688 ms, `random.normal` 596 -> 2532
+/// ms), a cost only large outputs repay; at 1M elements one vector per thread was as fast
+/// as four in a rolled loop or faster (`tanh` 9.7 against 11.8 ms, `random.normal` 36.4
+/// against 47.2).
+pub(crate) const CPU_VECTORS_FROM: u64 = 1 << 22;
 
 const PRELUDE: &str = include_str!("../../shaders/prelude.wgsl");
 
@@ -165,9 +175,10 @@ pub(crate) struct Target {
     pub(crate) f16_native: bool,
     /// Bytes per binding window (a power of two).
     pub(crate) window_bytes: u64,
-    /// `vec4`s of output each thread of an elementwise kernel computes, in a loop over
-    /// consecutive ones: [`CPU_VECTORS`] on CPU adapters, 1 on GPUs (whose neighbouring
-    /// threads should read neighbouring vectors).
+    /// `vec4`s of output each thread of an elementwise kernel computes, consecutive ones:
+    /// [`CPU_VECTORS`] on CPU adapters for outputs of [`CPU_VECTORS_FROM`] elements or
+    /// more, otherwise 1, as on GPUs (whose neighbouring threads should read neighbouring
+    /// vectors).
     pub(crate) vectors: u64,
 }
 
@@ -490,13 +501,33 @@ pub(crate) fn elementwise(
         let _ = writeln!(stores, "    {name}_st(t, {store});");
     }
     // Threads past the end return at once (small arrays launch a whole workgroup); the
-    // one thread that straddles it computes the last vector again and stores nothing: an
-    // early `return` inside the loop costs lavapipe a return mask on every iteration
-    // (`a + b` on 16M float32: 23.6 ms against 18.4 this way, interleaved in one
-    // process). Empty outputs launch nothing, so `md[0] - 1` does not wrap.
+    // one thread that straddles it computes the last vector again for its vectors past
+    // the end and stores nothing for them: an early `return` among them costs lavapipe a
+    // return mask (`a + b` on 16M float32: 23.6 ms against 18.4 this way, interleaved in
+    // one process). Empty outputs launch nothing, so `md[0] - 1` does not wrap.
+    // A thread's vectors are written out one after another, all values first, then the
+    // stores: LLVM leaves a loop over them rolled when the body is long, and then each
+    // vector's chain runs alone. Interleaved on lavapipe with four vectors: the five-op
+    // chain 41.9 -> 29.1 ms, `exp` 29.8 -> 22.3, `log` 145 -> 110, `a + b` 14.1 -> 13.4.
+    let mut body = String::new();
+    for j in 0..t.vectors {
+        let _ = writeln!(body, "    let r{j} = value4(min(t0 + {j}u, last));");
+    }
+    for j in 0..t.vectors {
+        // The first vector exists (`t0 <= last`); later ones may lie past the end.
+        let (open, close) = if j == 0 {
+            ("", "")
+        } else {
+            ("    if (t <= last) {\n", "    }\n")
+        };
+        let _ = write!(
+            body,
+            "    {{\n    let t = t0 + {j}u;\n    let r = r{j};\n{open}{stores}{close}    }}\n"
+        );
+    }
     let _ = writeln!(
         src,
-        "@compute @workgroup_size({WORKGROUP})\nfn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>, @builtin(local_invocation_index) li: u32) {{\n    let t0 = ((wg.y * nwg.x + wg.x) * {WORKGROUP}u + li) * {vectors}u;\n    let last = (md[0] - 1u) / {PER_THREAD}u;\n    if (t0 > last) {{ return; }}\n    for (var j = 0u; j < {vectors}u; j = j + 1u) {{\n    let t = t0 + j;\n    let r = value4(min(t, last));\n    if (t <= last) {{\n{stores}    }}\n    }}\n}}",
+        "@compute @workgroup_size({WORKGROUP})\nfn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>, @builtin(local_invocation_index) li: u32) {{\n    let t0 = ((wg.y * nwg.x + wg.x) * {WORKGROUP}u + li) * {vectors}u;\n    let last = (md[0] - 1u) / {PER_THREAD}u;\n    if (t0 > last) {{ return; }}\n{body}}}",
         vectors = t.vectors
     );
     // Metadata: n, then the program's words.

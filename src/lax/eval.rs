@@ -192,7 +192,10 @@ pub(crate) fn run_cached(
         .collect::<Result<Vec<_>>>()?;
     if n > 0 {
         let inner = &dev.0;
-        let target = target(dev);
+        let mut target = target(dev);
+        if n < codegen::CPU_VECTORS_FROM {
+            target.vectors = 1;
+        }
         let (stores, operands) = operands_of(dev, inputs, n, &target)?;
         let out_windows: Vec<u64> = storages
             .iter()

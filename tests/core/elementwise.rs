@@ -293,3 +293,55 @@ fn exp_accuracy_over_the_whole_range() {
     eprintln!("exp float32: worst error {worst} ulp over [-87, 88.7]");
     assert!(worst <= 2.0, "exp worst error {worst} ulp");
 }
+
+#[test]
+fn large_outputs_with_ragged_ends_store_every_element() {
+    // From 2^22 elements on, a CPU adapter's elementwise thread computes four `vec4`s
+    // (16 elements) written out one after another; below, one. Sizes whose last thread
+    // holds one, two, three and four vectors, the last one partial, and one just below.
+    // A jitted function with three outputs (float32, bool, float16) fuses into one
+    // kernel storing all three; eager `exp` runs the single-output kernel.
+    let from = 1usize << 22;
+    let f = olympus::jit(|(a, b): (olympus::Array, olympus::Array)| {
+        let y = np::add(np::multiply(&a, 2.0)?, &b)?;
+        let gt = np::greater(&a, &b)?;
+        let h = np::astype(&y, DType::Float16)?;
+        Ok((y, gt, h))
+    });
+    let mut r = rng();
+    for n in [from - 1, from + 1, from + 6, from + 11, from + 16 + 15] {
+        let va = random_values(&mut r, DType::Float32, n);
+        let vb = random_values(&mut r, DType::Float32, n);
+        let (a, b) = (
+            make(&va, &[n], DType::Float32),
+            make(&vb, &[n], DType::Float32),
+        );
+        let (y, gt, h) = f.call((a.clone(), b.clone())).unwrap();
+        let (y, gt, h) = (
+            f32s(&y),
+            gt.to_vec::<bool>().unwrap(),
+            h.to_vec::<f16>().unwrap(),
+        );
+        let e = f32s(&np::exp(&a).unwrap());
+        assert_eq!(
+            (y.len(), gt.len(), h.len(), e.len()),
+            (n, n, n, n),
+            "n = {n}"
+        );
+        for i in 0..n {
+            let (x, z) = (va[i] as f32, vb[i] as f32);
+            let want = x * 2.0 + z;
+            assert_eq!(y[i].to_bits(), want.to_bits(), "n = {n}: a*2+b at {i}");
+            assert_eq!(gt[i], x > z, "n = {n}: a > b at {i}");
+            assert_eq!(h[i], f16::from_f32(want), "n = {n}: float16 at {i}");
+            let ulps = (f64::from(e[i]) - f64::from(x).exp()).abs()
+                / ulp_of(f64::from(x).exp(), DType::Float32);
+            assert!(
+                ulps <= 2.0,
+                "n = {n}: exp at {i}: {} against {}",
+                e[i],
+                f64::from(x).exp()
+            );
+        }
+    }
+}
