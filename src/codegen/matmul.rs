@@ -16,12 +16,14 @@
 //!   barriers per step cost more than the reuse saves when the "GPU" is the CPU's caches.
 //!   Adapters without 8-lane subgroups (llvmpipe through GL) run it;
 //! - *subgroup* (CPU adapters with 8-lane subgroups, lavapipe): a workgroup is one
-//!   subgroup computing a 16x32 tile (8 or 32 rows by size); the lanes load the left operand's tile between them
-//!   and share it with `subgroupBroadcast` (a register shuffle where a load is a gather
-//!   over the SIMD lanes), each lane reading only its own four columns of the right one.
-//!   1024² on lavapipe: 15-16 GFLOP/s against the direct kernel's 9-14 interleaved in one
-//!   process (up to 31 on a quiet machine), and milliseconds to compile where the direct
-//!   kernel's large blocks took up to seconds.
+//!   subgroup computing a 16x32 tile (8 or 32 rows by size); the lanes load the left
+//!   operand's tile between them and share it with `subgroupBroadcast` (a register
+//!   shuffle where a load is one load per lane and a transpose), each lane reading only
+//!   its own four columns of the right one. 1024² on lavapipe: 15-16 GFLOP/s against the
+//!   direct kernel's 9-14 interleaved in one process (up to 31 on a quiet machine), and
+//!   milliseconds to compile where the direct kernel's large blocks took up to seconds;
+//!   then 43 with inputs read as storage textures and 48 with each row's four steps of
+//!   `k` taken together (2048²: 35 -> 47.5).
 //!
 //! Either way each output element adds its products in order of `k`. float16 inputs
 //! accumulate in float32; int32 wraps; bool is "any of and" (counted in uint32).
@@ -472,9 +474,9 @@ pub(crate) fn subgroup_rows(m: u64) -> u64 {
 /// the lanes read the left operand's `rows x 4` tile between them (`rows / 8` loads
 /// each, as `vec4`s along `k`, across rows, or element by element) and pass it round with
 /// `subgroupBroadcast`, and each lane reads its own `4 x 4` tile of the right operand. On
-/// lavapipe every load is a gather over the SIMD lanes while a broadcast is a register
-/// shuffle, so sharing the left operand halves the loads per multiply-add of the direct
-/// kernel with a quarter of its accumulators. Past `k`'s last multiple of four, single
+/// lavapipe every load is one load per SIMD lane and a transpose while a broadcast is a
+/// register shuffle, so sharing the left operand halves the loads per multiply-add of the
+/// direct kernel with a quarter of its accumulators. Past `k`'s last multiple of four, single
 /// steps; rows and columns past the edge read the last row or column and are not
 /// stored.
 fn subgroup(ct: &str, zero: &str, store: &str, read_a: Read, read_b: Read, rows: u64) -> String {

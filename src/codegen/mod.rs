@@ -38,12 +38,13 @@ pub(crate) const PER_THREAD: u64 = 4;
 /// `tanh`, `power`, `logaddexp`, the five-op chain), and eight on `a + b` (12.9 against
 /// 14.2 ms) and the chain (28.9 against 30.6), within 5% of eight on the rest.
 pub(crate) const CPU_VECTORS: u64 = 4;
-/// Elementwise kernels over fewer elements take one `vec4` per thread on every adapter.
-/// Written out, four vectors make a kernel about four times longer, and LLVM takes 3-4x
-/// as long to compile it (on lavapipe, `tanh` 162 -> 688 ms, `random.normal` 596 -> 2532
-/// ms), a cost only large outputs repay; at 1M elements one vector per thread was as fast
-/// as four in a rolled loop or faster (`tanh` 9.7 against 11.8 ms, `random.normal` 36.4
-/// against 47.2).
+/// Elementwise kernels over at least this many elements write a thread's vectors out
+/// one after another (see `elementwise`); smaller ones loop over them. Written out, four
+/// vectors make a kernel about four times longer, and LLVM takes 3-4x as long to compile
+/// it (on lavapipe, `tanh` 162 -> 688 ms, `random.normal` 596 -> 2532 ms), a cost only
+/// large outputs repay. (One vector per thread for small outputs compiled faster for
+/// simple kernels but about 3x slower for `random.gamma`'s, and the test suite's core
+/// binary went from 201 to 445 s on a cold Mesa cache.)
 pub(crate) const CPU_VECTORS_FROM: u64 = 1 << 22;
 
 const PRELUDE: &str = include_str!("../../shaders/prelude.wgsl");
@@ -176,10 +177,12 @@ pub(crate) struct Target {
     /// Bytes per binding window (a power of two).
     pub(crate) window_bytes: u64,
     /// `vec4`s of output each thread of an elementwise kernel computes, consecutive ones:
-    /// [`CPU_VECTORS`] on CPU adapters for outputs of [`CPU_VECTORS_FROM`] elements or
-    /// more, otherwise 1, as on GPUs (whose neighbouring threads should read neighbouring
-    /// vectors).
+    /// [`CPU_VECTORS`] on CPU adapters, 1 on GPUs (whose neighbouring threads should read
+    /// neighbouring vectors).
     pub(crate) vectors: u64,
+    /// Whether a thread's vectors are written out one after another rather than looped
+    /// over (outputs of [`CPU_VECTORS_FROM`] elements or more).
+    pub(crate) written_out: bool,
 }
 
 /// A generated kernel: its body (bindings, loads, the program, stores), which identifies
@@ -505,24 +508,33 @@ pub(crate) fn elementwise(
     // the end and stores nothing for them: an early `return` among them costs lavapipe a
     // return mask (`a + b` on 16M float32: 23.6 ms against 18.4 this way, interleaved in
     // one process). Empty outputs launch nothing, so `md[0] - 1` does not wrap.
-    // A thread's vectors are written out one after another, all values first, then the
-    // stores: LLVM leaves a loop over them rolled when the body is long, and then each
-    // vector's chain runs alone. Interleaved on lavapipe with four vectors: the five-op
-    // chain 41.9 -> 29.1 ms, `exp` 29.8 -> 22.3, `log` 145 -> 110, `a + b` 14.1 -> 13.4.
+    // For large outputs a thread's vectors are written out one after another, all values
+    // first, then the stores: LLVM leaves a loop over them rolled when the body is long,
+    // and then each vector's chain runs alone. Interleaved on lavapipe with four vectors:
+    // the five-op chain 41.9 -> 29.1 ms, `exp` 29.8 -> 22.3, `log` 145 -> 110, `a + b`
+    // 14.1 -> 13.4.
     let mut body = String::new();
-    for j in 0..t.vectors {
-        let _ = writeln!(body, "    let r{j} = value4(min(t0 + {j}u, last));");
-    }
-    for j in 0..t.vectors {
-        // The first vector exists (`t0 <= last`); later ones may lie past the end.
-        let (open, close) = if j == 0 {
-            ("", "")
-        } else {
-            ("    if (t <= last) {\n", "    }\n")
-        };
+    if t.written_out {
+        for j in 0..t.vectors {
+            let _ = writeln!(body, "    let r{j} = value4(min(t0 + {j}u, last));");
+        }
+        for j in 0..t.vectors {
+            // The first vector exists (`t0 <= last`); later ones may lie past the end.
+            let (open, close) = if j == 0 {
+                ("", "")
+            } else {
+                ("    if (t <= last) {\n", "    }\n")
+            };
+            let _ = write!(
+                body,
+                "    {{\n    let t = t0 + {j}u;\n    let r = r{j};\n{open}{stores}{close}    }}\n"
+            );
+        }
+    } else {
         let _ = write!(
             body,
-            "    {{\n    let t = t0 + {j}u;\n    let r = r{j};\n{open}{stores}{close}    }}\n"
+            "    for (var j = 0u; j < {}u; j = j + 1u) {{\n    let t = t0 + j;\n    let r = value4(min(t, last));\n    if (t <= last) {{\n{stores}    }}\n    }}\n",
+            t.vectors
         );
     }
     let _ = writeln!(
@@ -912,6 +924,7 @@ pub(crate) mod tests {
                                 f16_native,
                                 window_bytes: 1 << 27,
                                 vectors: 1,
+                                written_out: false,
                             };
                             let rows = reduce::Source::buffer(op, d, layout, windows, 8, &t);
                             let cols = reduce::Source::buffer(op, d, layout, windows, 4, &t);
@@ -982,6 +995,7 @@ pub(crate) mod tests {
                         f16_native,
                         window_bytes: 1 << 27,
                         vectors: 1,
+                        written_out: false,
                     };
                     for (a, stored) in [(&contiguous, &contiguous), (&strided, &strided)] {
                         let inputs: Vec<InputDesc<'_>> = [a, &contiguous]
@@ -1083,6 +1097,7 @@ pub(crate) mod tests {
                                 f16_native,
                                 window_bytes: 1 << 27,
                                 vectors: 1,
+                                written_out: false,
                             };
                             for a in layouts(edge) {
                                 for b in layouts(edge) {
@@ -1195,6 +1210,7 @@ pub(crate) mod tests {
                                 f16_native,
                                 window_bytes: 1 << 27,
                                 vectors: 1 + 3 * u64::from(f16_native),
+                                written_out: f16_native && windows != 3,
                             };
                             let layouts: Vec<&Layout> = (0..arity).map(|_| layout).collect();
                             let mapped = crate::lax::input_maps(prim, &layouts, &out.shape);

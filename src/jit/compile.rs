@@ -792,6 +792,7 @@ mod tests {
                                 f16_native,
                                 window_bytes,
                                 vectors: 1 + 3 * u64::from(f16_native),
+                                written_out: f16_native,
                             };
                             // Each operand in each of its layouts, in varying company.
                             for v in 0..variants {

@@ -193,9 +193,7 @@ pub(crate) fn run_cached(
     if n > 0 {
         let inner = &dev.0;
         let mut target = target(dev);
-        if n < codegen::CPU_VECTORS_FROM {
-            target.vectors = 1;
-        }
+        target.written_out = n >= codegen::CPU_VECTORS_FROM;
         let (stores, operands) = operands_of(dev, inputs, n, &target)?;
         let out_windows: Vec<u64> = storages
             .iter()
@@ -297,6 +295,7 @@ fn target(dev: &Device) -> Target {
         f16_native: dev.0.info.f16_native,
         window_bytes: dev.0.window_bytes,
         vectors: if cpu { codegen::CPU_VECTORS } else { 1 },
+        written_out: false,
     }
 }
 

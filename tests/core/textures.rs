@@ -1,7 +1,7 @@
-//! Inputs staged into textures (CPU adapters read texels as vector gathers): every kernel
-//! family gives the same bits whether its inputs are read from textures or from storage
-//! buffers, in every dtype (float16 as packed words), across texel and row boundaries,
-//! views, broadcasts and mixed bindings.
+//! Inputs staged into textures (CPU adapters load a storage texture's texels as vectors):
+//! every kernel family gives the same bits whether its inputs are read from textures or
+//! from storage buffers, in every dtype (float16 as packed words), across texel and row
+//! boundaries, views, broadcasts and mixed bindings.
 
 use olympus::{jit, numpy as np, s, with_device, Array, DType, Device, DeviceOptions, Result};
 
