@@ -193,7 +193,7 @@ pub(crate) fn run_cached(
     if n > 0 {
         let inner = &dev.0;
         let mut target = target(dev);
-        target.written_out = n >= codegen::CPU_VECTORS_FROM;
+        target.written_out = target.vectors > 1 && n >= codegen::CPU_VECTORS_FROM;
         let (stores, operands) = operands_of(dev, inputs, n, &target)?;
         let out_windows: Vec<u64> = storages
             .iter()

@@ -110,7 +110,7 @@ pub(crate) enum Binding<'a> {
         size: u64,
     },
     /// The first `bytes` bytes of a buffer, copied into a texture of `TEXTURE_WIDTH`
-    /// 16-byte texels per row (`Rgba32Uint`, read with `textureLoad`) just before the
+    /// 16-byte texels per row (`Rgba32Uint`, a read-only storage texture) just before the
     /// dispatch.
     Texture {
         buffer: &'a wgpu::Buffer,
@@ -424,9 +424,7 @@ impl DeviceInner {
                     sample_count: 1,
                     dimension: wgpu::TextureDimension::D2,
                     format: wgpu::TextureFormat::Rgba32Uint,
-                    usage: wgpu::TextureUsages::TEXTURE_BINDING
-                        | wgpu::TextureUsages::STORAGE_BINDING
-                        | wgpu::TextureUsages::COPY_DST,
+                    usage: wgpu::TextureUsages::STORAGE_BINDING | wgpu::TextureUsages::COPY_DST,
                     view_formats: &[],
                 });
                 if pollster::block_on(oom.pop()).is_some() {
