@@ -37,6 +37,18 @@ use crate::shape::Layout;
 /// Output tile edge.
 pub(crate) const TILE: u64 = 64;
 
+/// The longest `k` one dispatch of `variant` covers; longer products are summed from
+/// slices of `k`. Mesa's software rasterizers (lavapipe, llvmpipe) end a thread's loops
+/// after 65535 iterations in all, silently: the direct and subgroup kernels iterate once
+/// per four steps of `k` (2^15 iterations here), the staged kernel about 21 times per 16
+/// steps. On GPUs the slices also spread one long product over more workgroups.
+pub(crate) fn max_k(variant: Variant) -> u64 {
+    match variant {
+        Variant::Staged => 1 << 15,
+        Variant::Direct | Variant::Subgroup => 1 << 17,
+    }
+}
+
 /// The inner loop a matmul kernel runs (see the module docs).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Variant {
@@ -192,6 +204,8 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(num_workgroups) nwg: vec3
     let tiles_m = md[3];
     let tiles_n = md[4];
     let g = wg.y * nwg.x + wg.x;
+    // A 2-D grid rounds the workgroups up to whole rows: the extra ones store nothing.
+    if (g >= md[13u] * tiles_m * tiles_n) {{ return; }}
     let tn = g % tiles_n;
     let tm = (g / tiles_n) % tiles_m;
     let p = g / (tiles_n * tiles_m);
@@ -250,12 +264,12 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(num_workgroups) nwg: vec3
     let (tile_m, tile_n) = tile(variant, m, n);
     let tiles_m = m.div_ceil(tile_m);
     let tiles_n = n.div_ceil(tile_n);
-    let _ = batch;
     let mut meta = vec![m as u32, n as u32, k as u32, tiles_m as u32, tiles_n as u32];
     for l in [a, b] {
         meta.push(l.offset as u32);
         meta.extend(l.strides.iter().map(|&s| s as i32 as u32));
     }
+    meta.push(batch as u32);
     Generated {
         body: src,
         uses_f16: t.f16_native && dtype == DType::Float16,
@@ -633,6 +647,8 @@ fn cpu_main(head: &str, origin: &str, [pre, accs, body, tail, stores]: [&str; 5]
     let tiles_m = md[3];
     let tiles_n = md[4];
     let g = wg.y * nwg.x + wg.x;
+    // A 2-D grid rounds the workgroups up to whole rows: the extra ones store nothing.
+    if (g >= md[13u] * tiles_m * tiles_n) {{ return; }}
     let tn = g % tiles_n;
     let tm = (g / tiles_n) % tiles_m;
     let p = g / (tiles_n * tiles_m);

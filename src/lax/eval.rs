@@ -619,7 +619,7 @@ fn skinny_dot(a: &Array, b: &Array, out: &Aval) -> Result<Option<Array>> {
 }
 
 fn dot(dev: &Device, a: &Array, b: &Array, out: Aval) -> Result<Array> {
-    use crate::codegen::matmul::{accumulator, matmul};
+    use crate::codegen::matmul::accumulator;
     let (batch, m, k, n) = (a.shape()[0], a.shape()[1], a.shape()[2], b.shape()[2]);
     if let Some(r) = skinny_dot(a, b, &out)? {
         return Ok(r);
@@ -636,6 +636,45 @@ fn dot(dev: &Device, a: &Array, b: &Array, out: Aval) -> Result<Array> {
         return crate::lax::reshape(&sum, &[1, m, n]).map(|r| r.with_weak(out.weak));
     }
     let acc = accumulator(out.dtype);
+    // Slices of `k` one dispatch covers, summed in the accumulator's dtype.
+    let max_k = crate::codegen::matmul::max_k(dev.0.matmul) as usize;
+    let mut total: Option<Array> = None;
+    for k0 in (0..k.max(1)).step_by(max_k) {
+        let k1 = (k0 + max_k).min(k);
+        let (sa, sb) = if k0 == 0 && k1 == k {
+            (a.clone(), b.clone())
+        } else {
+            (
+                crate::lax::slice(a, &[0, 0, k0], &[batch, m, k1], None)?,
+                crate::lax::slice(b, &[0, k0, 0], &[batch, k1, n], None)?,
+            )
+        };
+        let part = dot_pass(dev, &sa, &sb, &out, acc)?;
+        total = Some(match total {
+            None => part,
+            Some(t) => crate::lax::binary(crate::lax::BinaryOp::Add, &t, &part)?,
+        });
+    }
+    let r = total.expect("at least one slice of k");
+    if acc == out.dtype {
+        Ok(r)
+    } else {
+        crate::lax::bind(
+            Primitive::ConvertElementType {
+                dtype: out.dtype,
+                weak: out.weak,
+            },
+            &[&r],
+            None,
+        )
+    }
+}
+
+/// One dispatch of the matmul kernel: the `[b, m, n]` product of `a` and `b` in the
+/// accumulator dtype `acc` (weak as `out`).
+fn dot_pass(dev: &Device, a: &Array, b: &Array, out: &Aval, acc: DType) -> Result<Array> {
+    use crate::codegen::matmul::matmul;
+    let (batch, m, k, n) = (a.shape()[0], a.shape()[1], a.shape()[2], b.shape()[2]);
     let count = (batch * m * n) as u64;
     let bytes = count * acc.storage_bytes() as u64;
     let storage = dev.alloc(BufferKind::Storage, bytes, "matmul", &out.shape, out.dtype)?;
@@ -666,24 +705,12 @@ fn dot(dev: &Device, a: &Array, b: &Array, out: Aval) -> Result<Array> {
         let groups = batch as u64 * (m as u64).div_ceil(tile_m) * (n as u64).div_ceil(tile_n);
         inner.dispatch(&kernel, &bindings, &g.meta, groups)?;
     }
-    let r = Array::from_storage(
+    Ok(Array::from_storage(
         dev.clone(),
         storage,
         Layout::contiguous(&out.shape),
         Aval::new(out.shape.clone(), acc, out.weak),
-    );
-    if acc == out.dtype {
-        Ok(r)
-    } else {
-        crate::lax::bind(
-            Primitive::ConvertElementType {
-                dtype: out.dtype,
-                weak: out.weak,
-            },
-            &[&r],
-            None,
-        )
-    }
+    ))
 }
 
 /// A fresh copy of the operand, then the scatter kernel writes the updates into it.
@@ -1042,8 +1069,11 @@ fn reduce_from(
     let inner = &dev.0;
     let target = target(dev);
     let name = op.name();
-    let run = if columns { rows } else { k };
     loop {
+        // The length of the contiguous runs this pass reads: a row pass reads rows of the
+        // current `k` (the partials of the previous pass), so whether they are whole `vec4`s
+        // is decided again for every pass.
+        let run = if columns { rows } else { k };
         let chunk = if columns { COLUMN_CHUNK } else { ROW_CHUNK };
         let parts = k.div_ceil(chunk).max(1);
         let n = rows * parts;

@@ -19,6 +19,7 @@ mod random;
 mod reductions;
 mod runtime;
 mod shapes;
+mod sizes;
 mod statistics;
 mod textures;
 mod tree;

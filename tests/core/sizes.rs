@@ -1,0 +1,1021 @@
+//! Size sweeps: every reduction family, the contractions, scans, sorts, the elementwise
+//! kernels' vector and tail paths, gathers and scatters at every length 0..=1100 (plain,
+//! offset and strided views), across the 2-D shapes whose rows and columns sit at the
+//! edges of vectors, chunks, tiles and workgroups, and past one storage binding, against
+//! f64 host references.
+//!
+//! The values are chosen so that every reference is exact in float32 whatever the order
+//! of the additions (multiples of 1/64 below 8 in magnitude, products of ±1/2, ±1, ±2):
+//! a dropped or doubled element is then a visible difference, never rounding noise. The
+//! accuracy of long float32 sums is the business of `reductions.rs`.
+//!
+//! The full log-spaced sweep past one binding is `#[ignore]`d (minutes on a software
+//! adapter): `cargo test --test core sizes::full -- --ignored`.
+
+use crate::common::*;
+use half::f16;
+use olympus::{jit, numpy as np, s, vmap, Array, DType, Result};
+use rand::rngs::StdRng;
+use rand::Rng;
+
+/// Every length 0..=SWEEP is tried.
+const SWEEP: usize = 1100;
+
+/// Multiples of 1/64 in [-8, 8]: sums of up to 2^18 of them are exact in float32.
+fn sixty_fourths(r: &mut StdRng, n: usize) -> Vec<f64> {
+    (0..n)
+        .map(|_| f64::from(r.random_range(-512i32..=512)) / 64.0)
+        .collect()
+}
+
+/// ±1/2, ±1, ±2: products are exact powers of two.
+fn powers(r: &mut StdRng, n: usize) -> Vec<f64> {
+    const V: [f64; 6] = [-2.0, -1.0, -0.5, 0.5, 1.0, 2.0];
+    (0..n).map(|_| V[r.random_range(0..6)]).collect()
+}
+
+/// The views a sweep reads a base array of at least `2 * SWEEP + 8` elements through:
+/// aligned, offset by three (no `vec4` path), and every other element from one.
+fn views(x: &Array, n: usize) -> Vec<(&'static str, Array, Vec<usize>)> {
+    let idx = |start: usize, step: usize| (0..n).map(|i| start + i * step).collect::<Vec<_>>();
+    vec![
+        ("aligned", x.slice(s![0..n]).unwrap(), idx(0, 1)),
+        ("offset", x.slice(s![3..3 + n]).unwrap(), idx(3, 1)),
+        ("strided", x.slice(s![1..1 + 2 * n;2]).unwrap(), idx(1, 2)),
+    ]
+}
+
+fn pick(v: &[f64], idx: &[usize]) -> Vec<f64> {
+    idx.iter().map(|&i| v[i]).collect()
+}
+
+/// The index of the first maximum (or minimum); NaN counts as the extreme.
+fn first_extreme(v: &[f64], max: bool) -> f64 {
+    if let Some(i) = v.iter().position(|x| x.is_nan()) {
+        return i as f64;
+    }
+    let mut best = 0;
+    for (i, &x) in v.iter().enumerate() {
+        if (max && x > v[best]) || (!max && x < v[best]) {
+            best = i;
+        }
+    }
+    best as f64
+}
+
+fn median(v: &[f64]) -> f64 {
+    if v.is_empty() {
+        return f64::NAN;
+    }
+    let mut s = v.to_vec();
+    s.sort_by(|a, b| a.partial_cmp(b).unwrap());
+    let h = s.len() / 2;
+    if s.len() % 2 == 1 {
+        s[h]
+    } else {
+        (s[h - 1] + s[h]) / 2.0
+    }
+}
+
+/// Checks one scalar result: exact, or within `rel` of the reference.
+fn check(what: &str, got: Result<Array>, want: f64, dtype: DType, rel: f64) {
+    let got = got.unwrap_or_else(|e| panic!("{what}: {e}"));
+    assert_eq!(got.dtype(), dtype, "{what}: dtype");
+    let g = got.to_f64_vec().unwrap()[0];
+    let ok = if want.is_nan() {
+        g.is_nan()
+    } else if rel == 0.0 {
+        g == want
+    } else {
+        (g - want).abs() <= rel * want.abs().max(1.0)
+    };
+    assert!(ok, "{what}: got {g}, want {want}");
+}
+
+type Full = fn(&Array, Option<&[isize]>, bool) -> Result<Array>;
+
+/// The float32 families at one length through one view: sum, max and argmax always;
+/// with `composites` also min, argmin and those built from several reductions (mean, var,
+/// std, logsumexp, count_nonzero, median), which run the same kernels as the first three
+/// on the layouts of their intermediates.
+fn float32_families(what: &str, x: &Array, v: &[f64], composites: bool) {
+    let n = v.len();
+    let f = DType::Float32;
+    let sum: f64 = v.iter().sum();
+    let full: [(&str, Full, f64); 3] = [
+        ("sum", |x, a, k| np::sum(x, a, k), sum),
+        (
+            "max",
+            |x, a, k| np::max(x, a, k),
+            v.iter().copied().fold(f64::NEG_INFINITY, f64::max),
+        ),
+        (
+            "min",
+            |x, a, k| np::min(x, a, k),
+            v.iter().copied().fold(f64::INFINITY, f64::min),
+        ),
+    ];
+    for (name, op, want) in full {
+        if !composites && name == "min" {
+            continue;
+        }
+        if n == 0 && name != "sum" {
+            assert!(
+                op(x, None, false).is_err(),
+                "{what}: {name} of an empty array"
+            );
+            continue;
+        }
+        check(&format!("{what}: {name}"), op(x, None, false), want, f, 0.0);
+    }
+    if n == 0 {
+        assert!(
+            np::argmax(x, None, false).is_err(),
+            "{what}: argmax of empty"
+        );
+        assert!(
+            np::argmin(x, None, false).is_err(),
+            "{what}: argmin of empty"
+        );
+    } else {
+        let i = DType::Int32;
+        check(
+            &format!("{what}: argmax"),
+            np::argmax(x, None, false),
+            first_extreme(v, true),
+            i,
+            0.0,
+        );
+        if composites {
+            check(
+                &format!("{what}: argmin"),
+                np::argmin(x, None, false),
+                first_extreme(v, false),
+                i,
+                0.0,
+            );
+        }
+    }
+    if !composites {
+        return;
+    }
+    let mean = sum / n as f64;
+    check(
+        &format!("{what}: mean"),
+        np::mean(x, None, false),
+        f64::from(mean as f32),
+        f,
+        1.2e-7,
+    );
+    let var = v.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / n as f64;
+    check(
+        &format!("{what}: var"),
+        np::var(x, None, 0, false),
+        var,
+        f,
+        2e-5,
+    );
+    check(
+        &format!("{what}: std"),
+        np::std(x, None, 0, false),
+        var.sqrt(),
+        f,
+        2e-5,
+    );
+    let m = v.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+    let lse = if n == 0 {
+        f64::NEG_INFINITY
+    } else {
+        m + v.iter().map(|x| (x - m).exp()).sum::<f64>().ln()
+    };
+    if n == 0 {
+        let g = np::logsumexp(x, None, false).unwrap().to_f64_vec().unwrap()[0];
+        assert_eq!(g, f64::NEG_INFINITY, "{what}: logsumexp of empty");
+    } else {
+        check(
+            &format!("{what}: logsumexp"),
+            np::logsumexp(x, None, false),
+            lse,
+            f,
+            2e-6,
+        );
+    }
+    let nz = v.iter().filter(|&&x| x != 0.0).count() as f64;
+    check(
+        &format!("{what}: count_nonzero"),
+        np::count_nonzero(x, None, false),
+        nz,
+        DType::Int32,
+        0.0,
+    );
+    check(
+        &format!("{what}: median"),
+        np::median(x, None, false),
+        median(v),
+        f,
+        1.2e-7,
+    );
+}
+
+#[test]
+fn float32_reductions_at_every_length() {
+    let mut r = rng();
+    let base = sixty_fourths(&mut r, 2 * SWEEP + 8);
+    let x = make(&base, &[base.len()], DType::Float32);
+    for n in 0..=SWEEP {
+        for (view, xv, idx) in views(&x, n) {
+            let composites = view == "aligned" || n % 8 == 0;
+            float32_families(
+                &format!("float32 n={n} {view}"),
+                &xv,
+                &pick(&base, &idx),
+                composites,
+            );
+        }
+    }
+}
+
+#[test]
+fn products_and_nan_aware_reductions_at_every_length() {
+    let mut r = rng();
+    let f = DType::Float32;
+    let p = powers(&mut r, 2 * SWEEP + 8);
+    let xp = make(&p, &[p.len()], f);
+    // About one NaN in 40, so short views often hold none.
+    let mut q = sixty_fourths(&mut r, 2 * SWEEP + 8);
+    for e in q.iter_mut() {
+        if r.random_range(0..40) == 0 {
+            *e = f64::NAN;
+        }
+    }
+    let xq = make(&q, &[q.len()], f);
+    for n in 0..=SWEEP {
+        for ((view, pv, idx), (_, qv, _)) in views(&xp, n).into_iter().zip(views(&xq, n)) {
+            let what = format!("n={n} {view}");
+            let want: f64 = idx.iter().map(|&i| p[i]).product();
+            check(
+                &format!("{what}: prod"),
+                np::prod(&pv, None, false),
+                want,
+                f,
+                0.0,
+            );
+            let v = pick(&q, &idx);
+            let clean: Vec<f64> = v.iter().copied().filter(|x| !x.is_nan()).collect();
+            let any_nan = clean.len() < v.len();
+            if n > 0 {
+                // NaN propagates through max, sum and argmax (the first NaN wins).
+                let want = if any_nan {
+                    f64::NAN
+                } else {
+                    clean.iter().copied().fold(f64::NEG_INFINITY, f64::max)
+                };
+                check(
+                    &format!("{what}: max with NaN"),
+                    np::max(&qv, None, false),
+                    want,
+                    f,
+                    0.0,
+                );
+                let want = if any_nan {
+                    f64::NAN
+                } else {
+                    clean.iter().sum()
+                };
+                check(
+                    &format!("{what}: sum with NaN"),
+                    np::sum(&qv, None, false),
+                    want,
+                    f,
+                    0.0,
+                );
+                check(
+                    &format!("{what}: argmax with NaN"),
+                    np::argmax(&qv, None, false),
+                    first_extreme(&v, true),
+                    DType::Int32,
+                    0.0,
+                );
+            }
+            // The nan- variants are masks in front of the same reductions: every length
+            // aligned, every fourth through the other views.
+            if view != "aligned" && n % 4 != 0 {
+                continue;
+            }
+            check(
+                &format!("{what}: nansum"),
+                np::nansum(&qv, None, false),
+                clean.iter().sum(),
+                f,
+                0.0,
+            );
+            let nanmean = clean.iter().sum::<f64>() / clean.len() as f64;
+            check(
+                &format!("{what}: nanmean"),
+                np::nanmean(&qv, None, false),
+                f64::from(nanmean as f32),
+                f,
+                1.2e-7,
+            );
+            if !clean.is_empty() {
+                let mx = clean.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+                let mn = clean.iter().copied().fold(f64::INFINITY, f64::min);
+                check(
+                    &format!("{what}: nanmax"),
+                    np::nanmax(&qv, None, false),
+                    mx,
+                    f,
+                    0.0,
+                );
+                check(
+                    &format!("{what}: nanmin"),
+                    np::nanmin(&qv, None, false),
+                    mn,
+                    f,
+                    0.0,
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn integer_float16_and_bool_reductions_at_every_length() {
+    let mut r = rng();
+    let len = 2 * SWEEP + 8;
+    let ints: Vec<i32> = (0..len).map(|_| r.random()).collect();
+    let xi = Array::from_slice(&ints, &[len]).unwrap();
+    let uints: Vec<u32> = (0..len).map(|_| r.random()).collect();
+    let xu = Array::from_slice(&uints, &[len]).unwrap();
+    let halves = sixty_fourths(&mut r, len);
+    let xh = make(&halves, &[len], DType::Float16);
+    // Sparse falses (for `all`) and sparse trues (for `any`).
+    let sparse: Vec<bool> = (0..len).map(|_| r.random_range(0..300) == 0).collect();
+    let xs = Array::from_slice(&sparse, &[len]).unwrap();
+    let xd = np::logical_not(&xs).unwrap();
+    for n in 0..=SWEEP {
+        let views_i = views(&xi, n);
+        let views_u = views(&xu, n);
+        let views_h = views(&xh, n);
+        let views_s = views(&xs, n);
+        let views_d = views(&xd, n);
+        for k in 0..3 {
+            let (view, ref iv, ref idx) = views_i[k];
+            let what = format!("n={n} {view}");
+            let i = DType::Int32;
+            let vi: Vec<i32> = idx.iter().map(|&j| ints[j]).collect();
+            let sum = vi.iter().fold(0i32, |a, &b| a.wrapping_add(b));
+            let prod = vi.iter().fold(1i32, |a, &b| a.wrapping_mul(b));
+            check(
+                &format!("{what}: int32 sum"),
+                np::sum(iv, None, false),
+                f64::from(sum),
+                i,
+                0.0,
+            );
+            // The rest every length aligned, every fourth through the other views.
+            let full = view == "aligned" || n % 4 == 0;
+            if full {
+                check(
+                    &format!("{what}: int32 prod"),
+                    np::prod(iv, None, false),
+                    f64::from(prod),
+                    i,
+                    0.0,
+                );
+            }
+            if n > 0 && full {
+                let vf: Vec<f64> = vi.iter().map(|&v| f64::from(v)).collect();
+                check(
+                    &format!("{what}: int32 max"),
+                    np::max(iv, None, false),
+                    vf.iter().copied().fold(f64::MIN, f64::max),
+                    i,
+                    0.0,
+                );
+                check(
+                    &format!("{what}: int32 argmin"),
+                    np::argmin(iv, None, false),
+                    first_extreme(&vf, false),
+                    i,
+                    0.0,
+                );
+            }
+            let (_, ref uv, _) = views_u[k];
+            let vu: Vec<u32> = idx.iter().map(|&j| uints[j]).collect();
+            let u = DType::UInt32;
+            let sum = vu.iter().fold(0u32, |a, &b| a.wrapping_add(b));
+            check(
+                &format!("{what}: uint32 sum"),
+                np::sum(uv, None, false),
+                f64::from(sum),
+                u,
+                0.0,
+            );
+            if n > 0 && full {
+                let vf: Vec<f64> = vu.iter().map(|&v| f64::from(v)).collect();
+                check(
+                    &format!("{what}: uint32 min"),
+                    np::min(uv, None, false),
+                    vf.iter().copied().fold(f64::MAX, f64::min),
+                    u,
+                    0.0,
+                );
+                check(
+                    &format!("{what}: uint32 argmax"),
+                    np::argmax(uv, None, false),
+                    first_extreme(&vf, true),
+                    i,
+                    0.0,
+                );
+            }
+            // float16 accumulates in float32 and rounds once.
+            let (_, ref hv, _) = views_h[k];
+            let vh = pick(&halves, idx);
+            let h = DType::Float16;
+            let sum: f64 = vh.iter().sum();
+            check(
+                &format!("{what}: float16 sum"),
+                np::sum(hv, None, false),
+                f16::from_f64(sum).to_f64(),
+                h,
+                0.0,
+            );
+            if full {
+                let mean = f16::from_f32(sum as f32 / n as f32).to_f64();
+                check(
+                    &format!("{what}: float16 mean"),
+                    np::mean(hv, None, false),
+                    mean,
+                    h,
+                    1e-3,
+                );
+            }
+            let (_, ref sv, _) = views_s[k];
+            let (_, ref dv, _) = views_d[k];
+            let any = idx.iter().any(|&j| sparse[j]);
+            let b = DType::Bool;
+            check(
+                &format!("{what}: any"),
+                np::any(sv, None, false),
+                f64::from(u8::from(any)),
+                b,
+                0.0,
+            );
+            check(
+                &format!("{what}: all"),
+                np::all(dv, None, false),
+                f64::from(u8::from(!any)),
+                b,
+                0.0,
+            );
+            let count = idx.iter().filter(|&&j| sparse[j]).count();
+            if !full {
+                continue;
+            }
+            check(
+                &format!("{what}: count_nonzero of bool"),
+                np::count_nonzero(sv, None, false),
+                count as f64,
+                i,
+                0.0,
+            );
+        }
+    }
+}
+
+/// Rows and columns at the edges of vectors (4), row chunks (64), column chunks (16)
+/// and workgroups (256 threads).
+const EDGES: [usize; 13] = [1, 2, 3, 5, 31, 64, 96, 100, 127, 128, 129, 1000, 5000];
+
+/// Sum, max, argmax and mean along each axis and over both, of contiguous and transposed
+/// `(rows, cols)` arrays; shapes of more than `limit` elements are skipped.
+fn two_d_sweep(limit: usize) {
+    let mut r = rng();
+    let f = DType::Float32;
+    for &rows in &EDGES {
+        for &cols in &EDGES {
+            if rows * cols > limit {
+                continue;
+            }
+            let v = sixty_fourths(&mut r, rows * cols);
+            let at = |i: usize, j: usize| v[i * cols + j];
+            let plain = make(&v, &[rows, cols], f);
+            // The same values, stored transposed and read through a transposed view.
+            let t: Vec<f64> = (0..cols * rows).map(|e| at(e % rows, e / rows)).collect();
+            let transposed = np::transpose(make(&t, &[cols, rows], f), None).unwrap();
+            for (layout, x) in [("contiguous", &plain), ("transposed", &transposed)] {
+                let what = format!("({rows}, {cols}) {layout}");
+                for axis in [0usize, 1] {
+                    let (outer, inner) = if axis == 0 {
+                        (cols, rows)
+                    } else {
+                        (rows, cols)
+                    };
+                    let line = |o: usize| -> Vec<f64> {
+                        (0..inner)
+                            .map(|e| if axis == 0 { at(e, o) } else { at(o, e) })
+                            .collect()
+                    };
+                    let ax = [axis as isize];
+                    let sums: Vec<f64> = (0..outer).map(|o| line(o).iter().sum()).collect();
+                    assert_close(
+                        &format!("{what}: sum axis {axis}"),
+                        &np::sum(x, Some(&ax), false).unwrap(),
+                        &sums,
+                        f,
+                        EXACT,
+                    );
+                    let maxs: Vec<f64> = (0..outer)
+                        .map(|o| line(o).into_iter().fold(f64::MIN, f64::max))
+                        .collect();
+                    assert_close(
+                        &format!("{what}: max axis {axis}"),
+                        &np::max(x, Some(&ax), false).unwrap(),
+                        &maxs,
+                        f,
+                        EXACT,
+                    );
+                    let args: Vec<f64> =
+                        (0..outer).map(|o| first_extreme(&line(o), true)).collect();
+                    assert_close(
+                        &format!("{what}: argmax axis {axis}"),
+                        &np::argmax(x, Some(axis as isize), false).unwrap(),
+                        &args,
+                        DType::Int32,
+                        EXACT,
+                    );
+                    let means: Vec<f64> = sums
+                        .iter()
+                        .map(|s| f64::from((s / inner as f64) as f32))
+                        .collect();
+                    assert_close(
+                        &format!("{what}: mean axis {axis}"),
+                        &np::mean(x, Some(&ax), false).unwrap(),
+                        &means,
+                        f,
+                        1.0,
+                    );
+                }
+                check(
+                    &format!("{what}: sum"),
+                    np::sum(x, None, false),
+                    v.iter().sum(),
+                    f,
+                    0.0,
+                );
+                check(
+                    &format!("{what}: argmin"),
+                    np::argmin(x, None, false),
+                    first_extreme(&v, false),
+                    DType::Int32,
+                    0.0,
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn reductions_along_each_axis_of_edge_shapes() {
+    two_d_sweep(1 << 20);
+}
+
+#[test]
+fn fused_batched_and_transposed_reductions_at_every_length() {
+    let mut r = rng();
+    let f = DType::Float32;
+    let base = sixty_fourths(&mut r, SWEEP + 8);
+    let x = make(&base, &[base.len()], f);
+    // jit fuses the producer chain into the reduction's first pass.
+    let fused = jit(|x: Array| -> Result<(Array, Array, Array)> {
+        let y = np::add(np::multiply(&x, 2.0)?, 1.0)?;
+        Ok((
+            np::sum(&y, None, false)?,
+            np::max(&y, None, false)?,
+            np::argmin(&y, None, false)?,
+        ))
+    });
+    for n in 1..=SWEEP {
+        let v: Vec<f64> = base[..n].iter().map(|x| 2.0 * x + 1.0).collect();
+        let xv = x.slice(s![0..n]).unwrap();
+        let (sum, max, arg) = fused.call(xv).unwrap();
+        let what = format!("jit n={n}");
+        check(&format!("{what}: sum"), Ok(sum), v.iter().sum(), f, 0.0);
+        check(
+            &format!("{what}: max"),
+            Ok(max),
+            v.iter().copied().fold(f64::MIN, f64::max),
+            f,
+            0.0,
+        );
+        check(
+            &format!("{what}: argmin"),
+            Ok(arg),
+            first_extreme(&v, false),
+            DType::Int32,
+            0.0,
+        );
+    }
+    // vmap of a full reduction over rows of every length (three rows at a time).
+    let rows = vmap(|x: Array| np::sum(&x, None, false), 0, 0);
+    for n in (0..=SWEEP).step_by(3) {
+        let v = sixty_fourths(&mut r, 3 * n);
+        let got = rows(make(&v, &[3, n], f)).unwrap();
+        let want: Vec<f64> = (0..3).map(|i| v[i * n..(i + 1) * n].iter().sum()).collect();
+        assert_close(&format!("vmap sum n={n}"), &got, &want, f, EXACT);
+    }
+    // grad's transpose of a broadcast is a sum over the broadcast axis.
+    let g = olympus::grad(|(b, y): (Array, Array)| {
+        let n = y.shape()[0];
+        np::sum(
+            np::multiply(np::broadcast_to(&b, &[n, 3])?, &y)?,
+            None,
+            false,
+        )
+    });
+    for n in (1..=SWEEP).step_by(7) {
+        let y = sixty_fourths(&mut r, 3 * n);
+        let b = make(&[1.0, 2.0, 3.0], &[3], f);
+        let (gb, _) = g((b, make(&y, &[n, 3], f))).unwrap();
+        let want: Vec<f64> = (0..3).map(|j| (0..n).map(|i| y[i * 3 + j]).sum()).collect();
+        assert_close(&format!("grad n={n}"), &gb, &want, f, EXACT);
+    }
+}
+
+#[test]
+fn contractions_at_every_length() {
+    let mut r = rng();
+    let f = DType::Float32;
+    // Multiples of 1/8 below 4: products are multiples of 1/64, sums exact.
+    let eighths = |r: &mut StdRng, n: usize| -> Vec<f64> {
+        (0..n)
+            .map(|_| f64::from(r.random_range(-32i32..=32)) / 8.0)
+            .collect()
+    };
+    let a = eighths(&mut r, 5 * SWEEP + 8);
+    let b = eighths(&mut r, 5 * SWEEP + 8);
+    let xa = make(&a, &[a.len()], f);
+    let xb = make(&b, &[b.len()], f);
+    for k in 0..=SWEEP {
+        let (_, va, ia) = views(&xa, k).swap_remove(0);
+        let (_, vb, ib) = views(&xb, k).swap_remove(1);
+        let want: f64 = ia.iter().zip(&ib).map(|(&i, &j)| a[i] * b[j]).sum();
+        check(&format!("dot k={k}"), np::dot(&va, &vb), want, f, 0.0);
+        if k % 5 == 0 {
+            check(&format!("vdot k={k}"), np::vdot(&va, &vb), want, f, 0.0);
+            check(&format!("inner k={k}"), np::inner(&va, &vb), want, f, 0.0);
+        }
+        // (3, k) @ (k, 5): the matmul kernel's `k` loop and its single-step tail.
+        let ma = make(&a[..3 * k], &[3, k], f);
+        let mb = make(&b[..5 * k], &[k, 5], f);
+        let want: Vec<f64> = (0..15)
+            .map(|e| (0..k).map(|t| a[(e / 5) * k + t] * b[t * 5 + e % 5]).sum())
+            .collect();
+        assert_close(
+            &format!("matmul (3, {k}) @ ({k}, 5)"),
+            &np::matmul(&ma, &mb).unwrap(),
+            &want,
+            f,
+            EXACT,
+        );
+        if k % 11 == 0 {
+            let e = np::einsum("ij,jk->ik", [&ma, &mb]).unwrap();
+            assert_close(&format!("einsum k={k}"), &e, &want, f, EXACT);
+            let t = np::tensordot(&ma, &mb, &[1], &[0]).unwrap();
+            assert_close(&format!("tensordot k={k}"), &t, &want, f, EXACT);
+        }
+    }
+}
+
+#[test]
+fn matmul_at_tile_edges() {
+    let mut r = rng();
+    let f = DType::Float32;
+    let edges = [
+        1usize, 2, 3, 4, 5, 7, 8, 9, 15, 16, 17, 31, 32, 33, 63, 64, 65, 127, 128, 129,
+    ];
+    for &m in &edges {
+        for &n in &edges {
+            for k in [1usize, 3, 4, 5, 67] {
+                let a: Vec<f64> = (0..m * k)
+                    .map(|_| f64::from(r.random_range(-8i32..=8)))
+                    .collect();
+                let b: Vec<f64> = (0..k * n)
+                    .map(|_| f64::from(r.random_range(-8i32..=8)))
+                    .collect();
+                let want: Vec<f64> = (0..m * n)
+                    .map(|e| (0..k).map(|t| a[(e / n) * k + t] * b[t * n + e % n]).sum())
+                    .collect();
+                // Contiguous operands, and the left one read through a transposed view.
+                let xa = make(&a, &[m, k], f);
+                let xb = make(&b, &[k, n], f);
+                assert_close(
+                    &format!("({m}, {k}) @ ({k}, {n})"),
+                    &np::matmul(&xa, &xb).unwrap(),
+                    &want,
+                    f,
+                    EXACT,
+                );
+                let at: Vec<f64> = (0..k * m).map(|e| a[(e % m) * k + e / m]).collect();
+                let ta = np::transpose(make(&at, &[k, m], f), None).unwrap();
+                assert_close(
+                    &format!("({m}, {k})ᵀ @ ({k}, {n})"),
+                    &np::matmul(&ta, &xb).unwrap(),
+                    &want,
+                    f,
+                    EXACT,
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn scans_sorts_and_elementwise_at_every_length() {
+    let mut r = rng();
+    let f = DType::Float32;
+    let len = 2 * SWEEP + 8;
+    let a = sixty_fourths(&mut r, len);
+    let b = sixty_fourths(&mut r, len);
+    let p = powers(&mut r, len);
+    let (xa, xb, xp) = (
+        make(&a, &[len], f),
+        make(&b, &[len], f),
+        make(&p, &[len], f),
+    );
+    for n in 0..=SWEEP {
+        for ((view, va, ia), ((_, vb, ib), (_, vp, _))) in views(&xa, n)
+            .into_iter()
+            .zip(views(&xb, n).into_iter().zip(views(&xp, n)))
+        {
+            let what = format!("n={n} {view}");
+            let av = pick(&a, &ia);
+            let sum: Vec<f64> = av.iter().zip(pick(&b, &ib)).map(|(x, y)| x + y).collect();
+            assert_close(
+                &format!("{what}: add"),
+                &np::add(&va, &vb).unwrap(),
+                &sum,
+                f,
+                EXACT,
+            );
+            // Scans every length aligned and every fourth otherwise; sorts (dozens of
+            // passes each) every length aligned and every eighth otherwise.
+            if view != "aligned" && n % 4 != 0 {
+                continue;
+            }
+            let scan: Vec<f64> = av
+                .iter()
+                .scan(0.0, |s, x| {
+                    *s += x;
+                    Some(*s)
+                })
+                .collect();
+            assert_close(
+                &format!("{what}: cumsum"),
+                &np::cumsum(&va, None).unwrap(),
+                &scan,
+                f,
+                EXACT,
+            );
+            let pv = pick(&p, &ia);
+            let scan: Vec<f64> = pv
+                .iter()
+                .scan(1.0, |s, x| {
+                    *s *= x;
+                    Some(*s)
+                })
+                .collect();
+            assert_close(
+                &format!("{what}: cumprod"),
+                &np::cumprod(&vp, None).unwrap(),
+                &scan,
+                f,
+                EXACT,
+            );
+            if view != "aligned" && n % 8 != 0 {
+                continue;
+            }
+            // Stable: ties keep their order (1025 distinct values, so long views have ties).
+            let mut order: Vec<usize> = (0..n).collect();
+            order.sort_by(|&i, &j| av[i].partial_cmp(&av[j]).unwrap());
+            let sorted: Vec<f64> = order.iter().map(|&i| av[i]).collect();
+            assert_close(
+                &format!("{what}: sort"),
+                &np::sort(&va, None).unwrap(),
+                &sorted,
+                f,
+                EXACT,
+            );
+            let order: Vec<f64> = order.iter().map(|&i| i as f64).collect();
+            assert_close(
+                &format!("{what}: argsort"),
+                &np::argsort(&va, None).unwrap(),
+                &order,
+                DType::Int32,
+                EXACT,
+            );
+        }
+    }
+}
+
+#[test]
+fn gathers_and_scatters_at_every_length() {
+    let mut r = rng();
+    let f = DType::Float32;
+    let len = 2 * SWEEP + 8;
+    let a = sixty_fourths(&mut r, len);
+    let xa = make(&a, &[len], f);
+    for n in 0..=SWEEP {
+        // Gather n random positions of a view of n + 1 elements.
+        let m = n + 1;
+        for (view, va, ia) in views(&xa, m) {
+            let what = format!("n={n} {view}");
+            let pos: Vec<i32> = (0..n).map(|_| r.random_range(0..m as i32)).collect();
+            let idx = Array::from_slice(&pos, &[n]).unwrap();
+            let want: Vec<f64> = pos.iter().map(|&q| a[ia[q as usize]]).collect();
+            assert_close(
+                &format!("{what}: take"),
+                &np::take(&va, &idx, None).unwrap(),
+                &want,
+                f,
+                EXACT,
+            );
+            if view != "aligned" && n % 4 != 0 {
+                continue;
+            }
+            // Scatter-add n values into the view's m positions (duplicates accumulate).
+            let upd = sixty_fourths(&mut r, n);
+            let mut want = pick(&a, &ia);
+            for (&q, &u) in pos.iter().zip(&upd) {
+                want[q as usize] += u;
+            }
+            let got = va.at(&idx).add(make(&upd, &[n], f)).unwrap();
+            assert_close(&format!("{what}: at[].add"), &got, &want, f, EXACT);
+        }
+    }
+}
+
+/// Large arrays: `sizes` elements (float32 past one 128 MiB binding from 33.5M on).
+fn large_sweep(sizes: &[usize]) {
+    let mut r = rng();
+    let f = DType::Float32;
+    for &n in sizes {
+        // A pattern with a known sum and a unique maximum and minimum at random places.
+        let v: Vec<f32> = (0..n).map(|i| ((i % 61) as f32 - 30.0) / 8.0).collect();
+        let (hi, lo) = (r.random_range(0..n), r.random_range(0..n));
+        let mut v = v;
+        v[hi] = 100.0;
+        if lo != hi {
+            v[lo] = -100.0;
+        }
+        let sum: f64 = v.iter().map(|&x| f64::from(x)).sum();
+        let x = Array::from_slice(&v, &[n]).unwrap();
+        let what = format!("n={n}");
+        // The pattern's sums are multiples of 1/8 below 2^24 / 8 in every partial:
+        // exact for any order.
+        check(
+            &format!("{what}: sum"),
+            np::sum(&x, None, false),
+            sum,
+            f,
+            0.0,
+        );
+        check(
+            &format!("{what}: max"),
+            np::max(&x, None, false),
+            100.0,
+            f,
+            0.0,
+        );
+        check(
+            &format!("{what}: argmax"),
+            np::argmax(&x, None, false),
+            hi as f64,
+            DType::Int32,
+            0.0,
+        );
+        check(
+            &format!("{what}: argmin"),
+            np::argmin(&x, None, false),
+            if lo != hi {
+                lo as f64
+            } else {
+                first_extreme(&v.iter().map(|&x| f64::from(x)).collect::<Vec<_>>(), false)
+            },
+            DType::Int32,
+            0.0,
+        );
+        let ones = np::ones(&[n], f).unwrap();
+        check(
+            &format!("{what}: sum of ones"),
+            np::sum(&ones, None, false),
+            n as f64,
+            f,
+            0.0,
+        );
+        check(
+            &format!("{what}: int32 sum of ones"),
+            np::sum(np::ones(&[n], DType::Int32).unwrap(), None, false),
+            n as f64,
+            DType::Int32,
+            0.0,
+        );
+        check(
+            &format!("{what}: dot of ones"),
+            np::dot(&ones, &ones),
+            n as f64,
+            f,
+            0.0,
+        );
+        check(
+            &format!("{what}: any"),
+            np::any(np::equal(&x, 100.0).unwrap(), None, false),
+            1.0,
+            DType::Bool,
+            0.0,
+        );
+        // Along an axis of a (rows, 2) reshape, rows past 2^23.
+        if n % 2 == 0 {
+            let m = np::reshape(&ones, &[(n / 2) as isize, 2]).unwrap();
+            assert_close(
+                &format!("{what}: sum axis 0"),
+                &np::sum(&m, Some(&[0]), false).unwrap(),
+                &[(n / 2) as f64; 2],
+                f,
+                EXACT,
+            );
+            let mm = np::matmul(np::reshape(&ones, &[2, (n / 2) as isize]).unwrap(), &m).unwrap();
+            assert_close(
+                &format!("{what}: (2, k) @ (k, 2)"),
+                &mm,
+                &[(n / 2) as f64; 4],
+                f,
+                EXACT,
+            );
+        }
+        // Gather the last and first elements back.
+        let idx = Array::from_slice(&[(n - 1) as i32, 0, hi as i32], &[3]).unwrap();
+        let want = [f64::from(v[n - 1]), f64::from(v[0]), 100.0];
+        assert_close(
+            &format!("{what}: take"),
+            &np::take(&x, &idx, None).unwrap(),
+            &want,
+            f,
+            EXACT,
+        );
+    }
+}
+
+#[test]
+fn reductions_and_contractions_past_one_binding() {
+    large_sweep(&[(1 << 22) + 3, 10_000_000, 40_000_000]);
+}
+
+#[test]
+fn matmul_outputs_past_one_binding() {
+    // (16384, 64) @ (64, 4096): a 256 MiB output. b = u wᵀ, so every output element is
+    // (a u)_i w_j, which checks all 67M of them cheaply; small integers keep it exact.
+    let mut r = rng();
+    let (m, k, n) = (16384usize, 64usize, 4096usize);
+    let a: Vec<f32> = (0..m * k)
+        .map(|_| r.random_range(-8i32..=8) as f32)
+        .collect();
+    let u: Vec<f32> = (0..k).map(|_| r.random_range(-4i32..=4) as f32).collect();
+    let w: Vec<f32> = (0..n).map(|_| r.random_range(-4i32..=4) as f32).collect();
+    let b: Vec<f32> = (0..k * n).map(|e| u[e / n] * w[e % n]).collect();
+    let got = np::matmul(
+        Array::from_slice(&a, &[m, k]).unwrap(),
+        Array::from_slice(&b, &[k, n]).unwrap(),
+    )
+    .unwrap()
+    .to_vec::<f32>()
+    .unwrap();
+    let au: Vec<f32> = (0..m)
+        .map(|i| (0..k).map(|t| a[i * k + t] * u[t]).sum())
+        .collect();
+    for (e, &g) in got.iter().enumerate() {
+        let want = au[e / n] * w[e % n];
+        assert!(
+            g == want,
+            "element ({}, {}): got {g}, want {want}",
+            e / n,
+            e % n
+        );
+    }
+}
+
+/// The whole sweep: every 2-D edge shape and log-spaced lengths to 40M.
+#[test]
+#[ignore = "minutes on a software adapter; run with --ignored"]
+fn full_sweep_past_one_binding() {
+    two_d_sweep(usize::MAX);
+    let mut sizes = Vec::new();
+    let mut n = 1101f64;
+    while n < 40e6 {
+        sizes.push(n as usize);
+        n *= 1.7;
+    }
+    sizes.extend([1 << 25, (1 << 25) + 1, 33_554_436, 40_000_000]);
+    large_sweep(&sizes);
+}
