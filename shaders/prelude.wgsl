@@ -130,6 +130,110 @@ fn two_sum_err(a: f32, b: f32, s: f32) -> f32 {
     return (a - (s1 - bb)) + (b - bb);
 }
 
+// a * b rounded on its own: GPU compilers fuse `a * b + c` into one multiply-add where
+// they can, which would give a fused kernel other bits than the same ops run one by one.
+// The barrier is skipped for infinite and NaN products, which `opaque_f32` would clamp.
+fn mul_rn(a: f32, b: f32) -> f32 {
+    let p = a * b;
+    return select(p, opaque_f32(p), abs(p) <= 3.4028235e38);
+}
+
+// x = j * pi/2 + r in four parts (Cody and Waite): j * 1.5703125, j * C2 and j * C3
+// (12 bits each) are exact for |j| < 2^12, and each subtraction of nearly equal values
+// is exact; C4 carries the rest of pi/2 to 2^-63. Returns (r, j).
+fn trig_reduce(x: f32) -> vec2<f32> {
+    let j = round(x * 0.6366197466850281);
+    let r = (((x - j * 1.5703125) - j * 0.0004838705062866211) - j * -4.371395334601402e-8)
+        - j * 2.5633440682570896e-12;
+    return vec2<f32>(r, j);
+}
+
+// sin and cos of |r| <= pi/4 (Cephes' sinf and cosf polynomials).
+fn sin_poly(r: f32) -> f32 {
+    let z = r * r;
+    return r + r * z * ((-1.9515295891e-4 * z + 8.3321608736e-3) * z - 1.6666654611e-1);
+}
+
+fn cos_poly(r: f32) -> f32 {
+    let z = r * r;
+    return 1.0 - 0.5 * z + z * z * ((2.443315711809948e-5 * z - 1.388731625493765e-3) * z
+        + 4.166664568298827e-2);
+}
+
+// Our own sine, cosine and tangent: WGSL's built-ins are only specified on [-pi, pi] and
+// NVIDIA's are 10-20 ulp off inside it. Within 2 ulp (tangent 4) for |x| <= 6000; past
+// that the reduction is not exact and the built-in is used.
+fn sin_f32(x: f32) -> f32 {
+    if (abs(x) < 2.44e-4) {
+        return x;
+    }
+    if (!(abs(x) <= 6000.0)) {
+        return sin(x);
+    }
+    let t = trig_reduce(x);
+    let q = i32(t.y) & 3;
+    let v = select(sin_poly(t.x), cos_poly(t.x), (q & 1) == 1);
+    return select(v, -v, q >= 2);
+}
+
+fn cos_f32(x: f32) -> f32 {
+    if (abs(x) < 2.44e-4) {
+        return 1.0;
+    }
+    if (!(abs(x) <= 6000.0)) {
+        return cos(x);
+    }
+    let t = trig_reduce(x);
+    let q = i32(t.y) & 3;
+    let v = select(cos_poly(t.x), sin_poly(t.x), (q & 1) == 1);
+    return select(v, -v, q == 1 || q == 2);
+}
+
+fn tan_f32(x: f32) -> f32 {
+    if (abs(x) < 2.44e-4) {
+        return x;
+    }
+    if (!(abs(x) <= 6000.0)) {
+        return tan(x);
+    }
+    let t = trig_reduce(x);
+    let s = sin_poly(t.x);
+    let c = cos_poly(t.x);
+    return select(div_rn(s, c), div_rn(-c, s), (i32(t.y) & 1) == 1);
+}
+
+// sqrt(x) correctly rounded, as IEEE (and XLA) give it. WGSL allows the adapter's square
+// root the error of 1/inverseSqrt (NVIDIA's is a few ulp off), so its root s is corrected
+// once with the exact residual x - s * s. Roots outside [1e-15, 1.8e19], whose residual
+// could leave the normal range, and 0, infinities and NaN keep s. On adapters whose
+// square root rounds correctly (a probe checks each adapter once) the runtime replaces
+// this body with `return sqrt(x);` (`DeviceInner::exact_sqrt`).
+fn sqrt_rn(x: f32) -> f32 {
+    let s = sqrt(x);
+    if (!(s >= 1e-15 && s <= 1.8e19)) {
+        return s;
+    }
+    let r = fma_rn(-s, s, x);
+    return fma_rn(r, div_rn(0.5, s), s);
+}
+
+// x / y correctly rounded, as IEEE division (and XLA, on CPUs and GPUs) gives it. WGSL
+// allows 2.5 ulp, and NVIDIA's Vulkan driver is 1 ulp off on about one quotient in a few
+// hundred, so the adapter's quotient q is corrected once with the exact residual
+// x - q * y (Markstein). Quotients that are 0, infinite or NaN, and divisors whose
+// reciprocal or residual could leave the normal range, keep q. On adapters whose division
+// rounds correctly (a probe checks each adapter once) the runtime replaces this body with
+// `return x / y;` (`DeviceInner::exact_div`).
+fn div_rn(x: f32, y: f32) -> f32 {
+    let q = x / y;
+    let ay = abs(y);
+    if (q == 0.0 || !(abs(q) <= 1.7e38) || !(ay >= 1.2e-37 && ay <= 8.5e37) || abs(x) < 1e-30) {
+        return q;
+    }
+    let r = fma_rn(-q, y, x);
+    return fma_rn(r, 1.0 / y, q);
+}
+
 // a * b + c rounded once, as IEEE fusedMultiplyAdd. WGSL's `fma` may round twice (lavapipe's
 // does), so on such adapters this is Boldo and Melquiond's emulation ("Emulation of FMA and
 // correctly rounded sums: proved algorithms using rounding to odd", 2008; `fma_core`), with
@@ -379,7 +483,7 @@ fn expm1_f32(x: f32) -> f32 {
     if (um1 == -1.0) {
         return -1.0;
     }
-    return um1 * x / log_f32(u);
+    return div_rn(um1 * x, log_f32(u));
 }
 
 // ln(1 + x), bit for bit as XLA's CPU backend computes float32 `log1p` (see `log_f32`):
@@ -402,7 +506,7 @@ fn log1p_f32(x0: f32) -> f32 {
         p = fma_poly(p, x, bitcast<f32>(0x4273cc76u));
         p = fma_poly(p, x, bitcast<f32>(0x426473adu));
         p = fma_poly(p, x, bitcast<f32>(0x41a05101u));
-        let t = opaque_f32((x * x2) * (p / q)) - 0.5 * x2;
+        let t = opaque_f32((x * x2) * div_rn(p, q)) - 0.5 * x2;
         return ftz_f32(x + t);
     }
     return log_f32(x + 1.0);
@@ -413,8 +517,8 @@ fn cbrt_f32(x: f32) -> f32 {
     if (a == 0.0 || a == f32_inf() || is_nan_f32(x)) {
         return x;
     }
-    var y = exp2_f32(log2_f32(a) / 3.0);
-    y = y - (y * y * y - a) / (3.0 * y * y);
+    var y = exp2_f32(div_rn(log2_f32(a), 3.0));
+    y = y - div_rn(y * y * y - a, 3.0 * y * y);
     return copysign_f32(y, x);
 }
 
@@ -424,7 +528,7 @@ fn sinh_f32(x: f32) -> f32 {
         return copysign_f32(exp_f32(a - 0.693147180559945309), x);
     }
     let e = expm1_f32(a);
-    return copysign_f32(0.5 * (e + e / (e + 1.0)), x);
+    return copysign_f32(0.5 * (e + div_rn(e, e + 1.0)), x);
 }
 
 fn cosh_f32(x: f32) -> f32 {
@@ -433,7 +537,7 @@ fn cosh_f32(x: f32) -> f32 {
         return exp_f32(a - 0.693147180559945309);
     }
     let e = exp_f32(a);
-    return 0.5 * (e + 1.0 / e);
+    return 0.5 * (e + div_rn(1.0, e));
 }
 
 fn tanh_f32(x: f32) -> f32 {
@@ -445,7 +549,7 @@ fn tanh_f32(x: f32) -> f32 {
         return copysign_f32(1.0, x);
     }
     let e = expm1_f32(2.0 * a);
-    return copysign_f32(e / (e + 2.0), x);
+    return copysign_f32(div_rn(e, e + 2.0), x);
 }
 
 fn asinh_f32(x: f32) -> f32 {
@@ -454,7 +558,7 @@ fn asinh_f32(x: f32) -> f32 {
         return copysign_f32(log_f32(a) + 0.693147180559945309, x);
     }
     let a2 = a * a;
-    return copysign_f32(log1p_f32(a + a2 / (1.0 + sqrt(1.0 + a2))), x);
+    return copysign_f32(log1p_f32(a + div_rn(a2, 1.0 + sqrt_rn(1.0 + a2))), x);
 }
 
 fn acosh_f32(x: f32) -> f32 {
@@ -465,7 +569,7 @@ fn acosh_f32(x: f32) -> f32 {
         return log_f32(x) + 0.693147180559945309;
     }
     let t = x - 1.0;
-    return log1p_f32(t + sqrt(2.0 * t + t * t));
+    return log1p_f32(t + sqrt_rn(2.0 * t + t * t));
 }
 
 fn atanh_f32(x: f32) -> f32 {
@@ -473,7 +577,7 @@ fn atanh_f32(x: f32) -> f32 {
     if (a > 1.0) {
         return f32_nan();
     }
-    return copysign_f32(0.5 * log1p_f32(2.0 * a / (1.0 - a)), x);
+    return copysign_f32(0.5 * log1p_f32(div_rn(2.0 * a, 1.0 - a)), x);
 }
 
 // C's fmod, exact (musl's fmodf on the bits; WGSL's % is x - y * trunc(x / y)).
@@ -554,10 +658,10 @@ fn rem_f32(a: f32, b: f32) -> f32 {
 // NumPy's floor_divide for floats, as JAX computes it (division by zero gives a / b).
 fn floordiv_f32(a: f32, b: f32) -> f32 {
     if (b == 0.0) {
-        return a / b;
+        return div_rn(a, b);
     }
     let m = fmod_f32(a, b);
-    var d = (a - m) / b;
+    var d = div_rn(a - m, b);
     if (m != 0.0 && !is_nan_f32(m) && ((m < 0.0) != (b < 0.0))) {
         d = d - 1.0;
     }
@@ -653,6 +757,16 @@ fn pow_f32(x: f32, y: f32) -> f32 {
     if (x < 0.0 && !is_int_f32(y)) {
         return f32_nan();
     }
+    // Squares, cubes, fourth powers and square roots by multiplication and sqrt: correctly
+    // rounded for squares and roots, within 1.5 ulp otherwise, where exp2(y * log2(x)) in
+    // float32 is several ulp off (15 on NVIDIA, whose compiler fuses its steps).
+    if (y == 2.0 || y == 3.0 || y == 4.0 || y == 0.5) {
+        let x2 = ax * ax;
+        var m = select(x2 * ax, x2, y == 2.0);
+        m = select(m, x2 * x2, y == 4.0);
+        m = select(m, sqrt_rn(ax), y == 0.5);
+        return select(m, -m, x < 0.0 && odd);
+    }
     let r = exp2_f32(y * log2_f32(ax));
     return select(r, -r, x < 0.0 && odd);
 }
@@ -671,8 +785,8 @@ fn hypot_f32(a: f32, b: f32) -> f32 {
     if (hi == 0.0) {
         return 0.0;
     }
-    let r = lo / hi;
-    return hi * sqrt(1.0 + r * r);
+    let r = div_rn(lo, hi);
+    return hi * sqrt_rn(1.0 + r * r);
 }
 
 fn nan_max_f32(a: f32, b: f32) -> f32 {
@@ -696,7 +810,7 @@ fn logaddexp2_f32(a: f32, b: f32) -> f32 {
     if (is_nan_f32(d)) {
         return a + b;
     }
-    return nan_max_f32(a, b) + log1p_f32(exp2_f32(-abs(d))) * 1.44269504088896341;
+    return nan_max_f32(a, b) + opaque_f32(log1p_f32(exp2_f32(-abs(d))) * 1.44269504088896341);
 }
 
 fn gcd_u32(a: u32, b: u32) -> u32 {
@@ -741,10 +855,10 @@ fn atan_f32(x0: f32) -> f32 {
     var y = 0.0;
     if (x > 2.414213562373095) {
         y = 1.5707963267948966;
-        x = -1.0 / x;
+        x = div_rn(-1.0, x);
     } else if (x > 0.4142135623730950) {
         y = 0.7853981633974483;
-        x = (x - 1.0) / (x + 1.0);
+        x = div_rn(x - 1.0, x + 1.0);
     }
     let z = x * x;
     y = y + ((((8.05374449538e-2 * z - 1.38776856032e-1) * z + 1.99777106478e-1) * z
@@ -765,7 +879,7 @@ fn asin_f32(x0: f32) -> f32 {
     let big = a > 0.5;
     if (big) {
         z = 0.5 * (1.0 - a);
-        x = sqrt(z);
+        x = sqrt_rn(z);
     }
     var r = ((((4.2163199048e-2 * z + 2.4181311049e-2) * z + 4.5470025998e-2) * z
         + 7.4953002686e-2) * z + 1.6666752422e-1) * z * x + x;
@@ -780,10 +894,10 @@ fn acos_f32(x: f32) -> f32 {
         return f32_nan();
     }
     if (x < -0.5) {
-        return 3.141592653589793 - 2.0 * asin_f32(sqrt(0.5 * (1.0 + x)));
+        return 3.141592653589793 - 2.0 * asin_f32(sqrt_rn(0.5 * (1.0 + x)));
     }
     if (x > 0.5) {
-        return 2.0 * asin_f32(sqrt(0.5 * (1.0 - x)));
+        return 2.0 * asin_f32(sqrt_rn(0.5 * (1.0 - x)));
     }
     return 1.5707963267948966 - asin_f32(x);
 }
@@ -812,7 +926,7 @@ fn atan2_f32(y: f32, x: f32) -> f32 {
     if (yinf) {
         return copysign_f32(1.5707963267948966, y);
     }
-    let z = atan_f32(y / x);
+    let z = atan_f32(div_rn(y, x));
     if (!xneg) {
         return z;
     }
@@ -861,7 +975,7 @@ fn erf_inv_f32(x0: f32) -> f32 {
     // One Horner chain with each coefficient chosen per element, as XLA does (a SIMD
     // software adapter would run both chains otherwise).
     let w5 = lp > -5.0;
-    let z = select(sqrt(-lp) + -3.0, -2.5 - lp, w5);
+    let z = select(sqrt_rn(-lp) + -3.0, -2.5 - lp, w5);
     var p = select(bitcast<f32>(0xb951f09bu), bitcast<f32>(0x32f16588u), w5);
     p = fma_poly(z, p, select(bitcast<f32>(0x38d3b56bu), bitcast<f32>(0x34b84b36u), w5));
     p = fma_poly(z, p, select(bitcast<f32>(0x3ab0dc72u), bitcast<f32>(0xb66c7357u), w5));

@@ -132,6 +132,32 @@ pub enum Error {
 }
 
 impl Error {
+    /// The error with the failing function named `func`: a numpy function's name in place
+    /// of the primitive's it was built on (`zeros` rather than `full`).
+    pub(crate) fn renamed(self, func: &str) -> Error {
+        match self {
+            Error::ShapeMismatch { shapes, reason, .. } => Error::ShapeMismatch {
+                func: func.to_string(),
+                shapes,
+                reason,
+            },
+            Error::OutOfMemory {
+                bytes,
+                shape,
+                dtype,
+                reason,
+                ..
+            } => Error::OutOfMemory {
+                func: func.to_string(),
+                bytes,
+                shape,
+                dtype,
+                reason,
+            },
+            e => e,
+        }
+    }
+
     pub(crate) fn shape(func: &str, shapes: &[&[usize]], reason: impl Into<String>) -> Error {
         Error::ShapeMismatch {
             func: func.to_string(),

@@ -301,7 +301,11 @@ fn target(dev: &Device) -> Target {
 
 /// Bytes [`run`] asks for to hold the contiguous output `out` (whole vector stores).
 pub(crate) fn out_bytes(out: &Aval) -> u64 {
-    (out.size() as u64).next_multiple_of(codegen::PER_THREAD) * out.dtype.storage_bytes() as u64
+    // Saturating: a size past any buffer is refused by the allocation, never wrapped.
+    (out.size() as u64)
+        .checked_next_multiple_of(codegen::PER_THREAD)
+        .and_then(|n| n.checked_mul(out.dtype.storage_bytes() as u64))
+        .unwrap_or(u64::MAX)
 }
 
 /// An operand of an elementwise kernel as far as the generated code and its metadata

@@ -84,6 +84,7 @@ pub fn zeros(shape: &[usize], dtype: DType) -> Result<Array> {
         Literal::F32(0.0).cast(dtype),
         Some(&current_device()?),
     )
+    .map_err(|e| e.renamed("zeros"))
 }
 
 /// An array of `shape` filled with ones.
@@ -93,12 +94,13 @@ pub fn ones(shape: &[usize], dtype: DType) -> Result<Array> {
         Literal::F32(1.0).cast(dtype),
         Some(&current_device()?),
     )
+    .map_err(|e| e.renamed("ones"))
 }
 
 /// An array of `shape` without meaningful contents. As in JAX, it is filled with zeros
 /// (device memory is never exposed uninitialised).
 pub fn empty(shape: &[usize], dtype: DType) -> Result<Array> {
-    zeros(shape, dtype)
+    zeros(shape, dtype).map_err(|e| e.renamed("empty"))
 }
 
 /// An array of `shape` filled with `fill_value` (a scalar, or an array that broadcasts to

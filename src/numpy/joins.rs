@@ -62,19 +62,7 @@ fn join(func: &str, xs: &[Array], axis: isize) -> Result<Array> {
     }
     let axis = normalize_axis(func, axis, ndim)?;
     let refs: Vec<&Array> = xs.iter().collect();
-    lax::concatenate(&refs, axis).map_err(|e| rename(e, func))
-}
-
-/// Replaces the primitive's name in an error by the numpy function's.
-fn rename(e: Error, func: &str) -> Error {
-    match e {
-        Error::ShapeMismatch { shapes, reason, .. } => Error::ShapeMismatch {
-            func: func.to_string(),
-            shapes,
-            reason,
-        },
-        e => e,
-    }
+    lax::concatenate(&refs, axis).map_err(|e| e.renamed(func))
 }
 
 /// Joins arrays of one shape along a new axis.
@@ -486,7 +474,7 @@ pub fn pad(x: impl ArrayLike, pad_width: &[(usize, usize)], mode: PadMode) -> Re
         PadMode::Constant(v) => Some(Literal::from_f64(v, x.dtype())),
         PadMode::Edge => None,
     };
-    lax::pad(&x, &low, &high, value).map_err(|e| rename(e, "pad"))
+    lax::pad(&x, &low, &high, value).map_err(|e| e.renamed("pad"))
 }
 
 /// Lower triangle of the last two axes: elements above diagonal `k` become zero (`k > 0`

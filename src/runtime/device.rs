@@ -85,6 +85,10 @@ pub struct DeviceOptions {
     pub max_binding_bytes: Option<u64>,
     /// Lower the workgroups per grid dimension; tests use it to exercise 2-D grids.
     pub max_workgroups_per_dim: Option<u32>,
+    /// Lower the storage buffers one kernel binds (at least 4); tests use it to exercise
+    /// the splitting of fused kernels that read many arrays. `None` uses the adapter's
+    /// limit.
+    pub max_storage_buffers: Option<u32>,
     /// Whether the matmul kernel stages tiles in workgroup memory. `None` decides by the
     /// adapter: yes on GPUs, no on CPU (software) adapters, where the barriers cost more
     /// than the reuse saves.
@@ -124,6 +128,7 @@ impl Default for DeviceOptions {
             pool_limit_bytes: 1 << 30,
             max_binding_bytes: None,
             max_workgroups_per_dim: None,
+            max_storage_buffers: None,
             matmul_workgroup_tiles: None,
             matmul_subgroups: None,
             texture_input_bytes: None,
@@ -217,6 +222,10 @@ pub(crate) struct DeviceInner {
     pub(crate) kernels: Mutex<HashMap<String, Arc<super::Kernel>>>,
     /// Whether the adapter's WGSL `fma` rounds once; probed on first need.
     pub(crate) exact_fma: std::sync::OnceLock<bool>,
+    /// Whether float32 division rounds correctly (probed on first use).
+    pub(crate) exact_div: std::sync::OnceLock<bool>,
+    /// Whether float32 square roots round correctly (probed on first use).
+    pub(crate) exact_sqrt: std::sync::OnceLock<bool>,
     /// Errors wgpu reported outside an error scope, surfaced at the next sync point.
     pub(crate) errors: Arc<Mutex<Vec<String>>>,
     pub(crate) lost: Arc<Mutex<Option<String>>>,
@@ -451,7 +460,11 @@ impl Device {
         owned: bool,
     ) -> Result<Device> {
         let features = device.features() & wgpu::Features::SHADER_F16;
-        let limits = device.limits();
+        let mut limits = device.limits();
+        if let Some(m) = options.max_storage_buffers {
+            limits.max_storage_buffers_per_shader_stage =
+                limits.max_storage_buffers_per_shader_stage.min(m.max(4));
+        }
         let matmul = if options
             .matmul_workgroup_tiles
             .unwrap_or(ainfo.device_type != wgpu::DeviceType::Cpu)
@@ -540,6 +553,8 @@ impl Device {
             batch: Mutex::new(Batch::default()),
             kernels: Mutex::new(HashMap::new()),
             exact_fma: std::sync::OnceLock::new(),
+            exact_div: std::sync::OnceLock::new(),
+            exact_sqrt: std::sync::OnceLock::new(),
             errors,
             lost,
         })))

@@ -252,6 +252,12 @@ impl DeviceInner {
         if FMA_RN.iter().any(|h| source.contains(h)) && self.exact_fma() {
             source = native_fma(&source);
         }
+        if source.contains(DIV_RN) && self.exact_div() {
+            source = native_body(&source, DIV_RN, "return x / y;");
+        }
+        if source.contains(SQRT_RN) && self.exact_sqrt() {
+            source = native_body(&source, SQRT_RN, "return sqrt(x);");
+        }
         let source = source.as_str();
         let scope = self.device.push_error_scope(wgpu::ErrorFilter::Validation);
         let pipeline = self.compute_pipeline(source);
@@ -309,20 +315,90 @@ impl DeviceInner {
             .collect();
         let t = 1.0 + 2f32.powi(-12);
         cases.push([t, t, -1.0]);
+        let got = self.probe("fma(a, b, c)", &cases)?;
+        Some(
+            cases
+                .iter()
+                .zip(&got)
+                .all(|([a, b, c], r)| a.mul_add(*b, *c).to_bits() == r.to_bits()),
+        )
+    }
+
+    /// Whether the adapter's float32 division rounds correctly, probed once per device on
+    /// 4096 quotients of significands spread over [1, 2) (NVIDIA's is 1 ulp off on a
+    /// few of them; WGSL allows 2.5 ulp). A failed probe counts as not exact.
+    pub(crate) fn exact_div(&self) -> bool {
+        *self
+            .exact_div
+            .get_or_init(|| self.probe_div().unwrap_or(false))
+    }
+
+    fn probe_div(&self) -> Option<bool> {
+        // A fixed xorshift sequence: the same cases on every run.
+        let mut state = 0x9e37_79b9u32;
+        let mut next = move || {
+            state ^= state << 13;
+            state ^= state >> 17;
+            state ^= state << 5;
+            f32::from_bits(0x3f80_0000 | (state >> 9))
+        };
+        let cases: Vec<[f32; 3]> = (0..4096).map(|_| [next(), next(), 0.0]).collect();
+        let got = self.probe("a / b", &cases)?;
+        Some(
+            cases
+                .iter()
+                .zip(&got)
+                .all(|([a, b, _], r)| (a / b).to_bits() == r.to_bits()),
+        )
+    }
+
+    /// Whether the adapter's float32 square root rounds correctly, probed once per device
+    /// on 4096 values spread over [1, 4) (WGSL allows the error of `1 / inverseSqrt`).
+    pub(crate) fn exact_sqrt(&self) -> bool {
+        *self
+            .exact_sqrt
+            .get_or_init(|| self.probe_sqrt().unwrap_or(false))
+    }
+
+    fn probe_sqrt(&self) -> Option<bool> {
+        let mut state = 0x2545_f491u32;
+        let cases: Vec<[f32; 3]> = (0..4096)
+            .map(|i| {
+                state ^= state << 13;
+                state ^= state >> 17;
+                state ^= state << 5;
+                let m = f32::from_bits(0x3f80_0000 | (state >> 9));
+                [if i % 2 == 0 { m } else { 2.0 * m }, 0.0, 0.0]
+            })
+            .collect();
+        let got = self.probe("sqrt(a)", &cases)?;
+        Some(
+            cases
+                .iter()
+                .zip(&got)
+                .all(|([a, _, _], r)| a.sqrt().to_bits() == r.to_bits()),
+        )
+    }
+
+    /// The float32 values of `expr` (over `a`, `b`, `c`) for each case, computed by a
+    /// one-off kernel outside the batch; `None` when it cannot run.
+    fn probe(&self, expr: &str, cases: &[[f32; 3]]) -> Option<Vec<f32>> {
         let n = cases.len() as u64;
         let input: Vec<u8> = cases
             .iter()
             .flatten()
             .flat_map(|v| v.to_le_bytes())
             .collect();
-        let source = "@group(0) @binding(0) var<storage, read_write> v: array<f32>;\n\
-            @compute @workgroup_size(16) fn main(@builtin(global_invocation_id) g: vec3<u32>) {\n\
+        let source = format!(
+            "@group(0) @binding(0) var<storage, read_write> v: array<f32>;\n\
+            @compute @workgroup_size(64) fn main(@builtin(global_invocation_id) g: vec3<u32>) {{\n\
             let n = arrayLength(&v) / 4u;\n\
-            if (g.x < n) { v[3u * n + g.x] = fma(v[3u * g.x], v[3u * g.x + 1u], v[3u * g.x + 2u]); }\n\
-            }\n";
+            if (g.x < n) {{ let a = v[3u * g.x]; let b = v[3u * g.x + 1u]; let c = v[3u * g.x + 2u]; v[3u * n + g.x] = {expr}; }}\n\
+            }}\n"
+        );
         let scope = self.device.push_error_scope(wgpu::ErrorFilter::Validation);
         let buffer = self.device.create_buffer(&wgpu::BufferDescriptor {
-            label: Some("olympus fma probe"),
+            label: Some("olympus probe"),
             size: 16 * n,
             usage: wgpu::BufferUsages::STORAGE
                 | wgpu::BufferUsages::COPY_SRC
@@ -330,12 +406,12 @@ impl DeviceInner {
             mapped_at_creation: false,
         });
         let readback = self.device.create_buffer(&wgpu::BufferDescriptor {
-            label: Some("olympus fma probe readback"),
+            label: Some("olympus probe readback"),
             size: 4 * n,
             usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
             mapped_at_creation: false,
         });
-        let pipeline = self.compute_pipeline(source);
+        let pipeline = self.compute_pipeline(&source);
         let bind = self.device.create_bind_group(&wgpu::BindGroupDescriptor {
             label: None,
             layout: &pipeline.get_bind_group_layout(0),
@@ -352,7 +428,7 @@ impl DeviceInner {
             let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor::default());
             pass.set_pipeline(&pipeline);
             pass.set_bind_group(0, &bind, &[]);
-            pass.dispatch_workgroups(1, 1, 1);
+            pass.dispatch_workgroups(n.div_ceil(64) as u32, 1, 1);
         }
         encoder.copy_buffer_to_buffer(&buffer, 12 * n, &readback, 0, 4 * n);
         let index = self.queue.submit([encoder.finish()]);
@@ -377,12 +453,7 @@ impl DeviceInner {
             .chunks_exact(4)
             .map(|w| f32::from_le_bytes([w[0], w[1], w[2], w[3]]))
             .collect();
-        Some(
-            cases
-                .iter()
-                .zip(&got)
-                .all(|([a, b, c], r)| a.mul_add(*b, *c).to_bits() == r.to_bits()),
-        )
+        Some(got)
     }
 
     /// Records a copy of the first `bytes` bytes of `buffer` into a staging texture (ending
@@ -728,7 +799,6 @@ impl Device {
     ) -> Result<Arc<Storage>> {
         let d = &self.0;
         d.check_alive()?;
-        let class = size_class(bytes);
         let oom = |reason: String| Error::OutOfMemory {
             func: func.to_string(),
             bytes,
@@ -736,12 +806,13 @@ impl Device {
             dtype,
             reason,
         };
-        if class > d.info.limits.max_buffer_size {
-            return Err(oom(format!(
-                "the device's largest buffer is {} bytes",
-                d.info.limits.max_buffer_size
-            )));
-        }
+        let max = d.info.limits.max_buffer_size;
+        // Within 25% of the largest buffer a size class may not fit where the request does:
+        // such a buffer is made to measure.
+        let class = match bytes.checked_next_multiple_of(4) {
+            Some(b) if b <= max => size_class(b).min(b.max(max / 4 * 4)),
+            _ => return Err(oom(format!("the device's largest buffer is {max} bytes"))),
+        };
         let buffer = match d.new_buffer(kind, class) {
             Some(b) => b,
             None => {
@@ -918,24 +989,34 @@ const FMA_RN: [&str; 2] = [
     "fn fma_poly(a: f32, b: f32, c: f32) -> f32 {",
 ];
 
+/// The head of the prelude's correctly rounded division.
+const DIV_RN: &str = "fn div_rn(x: f32, y: f32) -> f32 {";
+
+/// The head of the prelude's correctly rounded square root.
+const SQRT_RN: &str = "fn sqrt_rn(x: f32) -> f32 {";
+
 /// `source` with the bodies of the prelude's multiply-adds replaced by the adapter's own
 /// `fma`, for adapters whose `fma` rounds once.
 fn native_fma(source: &str) -> String {
-    let mut out = source.to_string();
-    for head in FMA_RN {
-        let Some(start) = out.find(head) else {
-            continue;
-        };
-        let Some(len) = out[start..].find("\n}\n") else {
-            continue;
-        };
-        out = format!(
-            "{}{head}\n    return fma(a, b, c);{}",
-            &out[..start],
-            &out[start + len..]
-        );
-    }
-    out
+    FMA_RN.iter().fold(source.to_string(), |s, head| {
+        native_body(&s, head, "return fma(a, b, c);")
+    })
+}
+
+/// `source` with the body of the prelude function that starts with `head` replaced by
+/// `body` (one line).
+fn native_body(source: &str, head: &str, body: &str) -> String {
+    let Some(start) = source.find(head) else {
+        return source.to_string();
+    };
+    let Some(len) = source[start..].find("\n}\n") else {
+        return source.to_string();
+    };
+    format!(
+        "{}{head}\n    {body}{}",
+        &source[..start],
+        &source[start + len..]
+    )
 }
 
 #[cfg(test)]
@@ -969,5 +1050,28 @@ mod tests {
         let dev = Device::default_device().unwrap();
         assert!(dev.0.probe_fma().is_some());
         assert_eq!(dev.0.exact_fma(), dev.0.probe_fma().unwrap());
+    }
+
+    /// The probe of the adapter's division runs (lavapipe's rounds correctly), and the
+    /// prelude's division becomes the adapter's own in a valid module.
+    #[test]
+    fn division_probe_runs_and_native_division_validates() {
+        let dev = Device::default_device().unwrap();
+        assert!(dev.0.probe_div().is_some());
+        assert_eq!(dev.0.exact_div(), dev.0.probe_div().unwrap());
+        let main = "@compute @workgroup_size(1) fn main() {\n    let y = div_rn(1.0, 3.0);\n}\n";
+        let source = format!("{}{main}", crate::codegen::prelude_for(main));
+        assert!(source.contains(DIV_RN));
+        let native = native_body(&source, DIV_RN, "return x / y;");
+        assert!(native.contains(&format!("{DIV_RN}\n    return x / y;\n}}\n")));
+        assert!(dev.0.probe_sqrt().is_some());
+        let main = "@compute @workgroup_size(1) fn main() {\n    let y = sqrt_rn(2.0);\n}\n";
+        let source = format!("{}{main}", crate::codegen::prelude_for(main));
+        let native = native_body(&source, SQRT_RN, "return sqrt(x);");
+        assert!(native.contains(&format!("{SQRT_RN}\n    return sqrt(x);\n}}\n")));
+        crate::codegen::tests::validate(&native).unwrap();
+        crate::codegen::tests::validate(&source).unwrap();
+        crate::codegen::tests::validate(&native).unwrap();
+        crate::codegen::tests::validate(&source).unwrap();
     }
 }

@@ -146,7 +146,7 @@ fn oversize_arrays_are_clear_errors_and_the_device_stays_usable() {
         Error::OutOfMemory {
             func, shape, dtype, ..
         } => {
-            assert_eq!(func, "full");
+            assert_eq!(func, "zeros");
             assert_eq!(shape, &vec![n]);
             assert_eq!(*dtype, DType::Float32);
         }

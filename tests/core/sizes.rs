@@ -906,11 +906,13 @@ fn large_sweep(sizes: &[usize]) {
             DType::Int32,
             0.0,
         );
+        // Partial sums of ones are exact; past 2^24 only the last addition rounds.
+        let (nf, half) = (f64::from(n as f32), f64::from((n / 2) as f32));
         let ones = np::ones(&[n], f).unwrap();
         check(
             &format!("{what}: sum of ones"),
             np::sum(&ones, None, false),
-            n as f64,
+            nf,
             f,
             0.0,
         );
@@ -924,7 +926,7 @@ fn large_sweep(sizes: &[usize]) {
         check(
             &format!("{what}: dot of ones"),
             np::dot(&ones, &ones),
-            n as f64,
+            nf,
             f,
             0.0,
         );
@@ -941,7 +943,7 @@ fn large_sweep(sizes: &[usize]) {
             assert_close(
                 &format!("{what}: sum axis 0"),
                 &np::sum(&m, Some(&[0]), false).unwrap(),
-                &[(n / 2) as f64; 2],
+                &[half; 2],
                 f,
                 EXACT,
             );
@@ -949,7 +951,7 @@ fn large_sweep(sizes: &[usize]) {
             assert_close(
                 &format!("{what}: (2, k) @ (k, 2)"),
                 &mm,
-                &[(n / 2) as f64; 4],
+                &[half; 4],
                 f,
                 EXACT,
             );
@@ -1018,4 +1020,33 @@ fn full_sweep_past_one_binding() {
     }
     sizes.extend([1 << 25, (1 << 25) + 1, 33_554_436, 40_000_000]);
     large_sweep(&sizes);
+}
+
+/// Sizes past the device's largest buffer are `OutOfMemory` errors naming the function,
+/// never a wrapped size or a grid error.
+#[test]
+fn sizes_past_the_device_are_out_of_memory_errors() {
+    let f = DType::Float32;
+    let cases: [(&str, Result<Array>); 5] = [
+        ("zeros", np::zeros(&[usize::MAX], f)),
+        ("zeros", np::zeros(&[usize::MAX / 4 + 1], f)),
+        ("ones", np::ones(&[1 << 40], DType::Int32)),
+        ("empty", np::empty(&[1 << 62], DType::Bool)),
+        ("ones", np::ones(&[1 << 31, 1 << 31], f)),
+    ];
+    for (name, r) in cases {
+        match r {
+            Err(olympus::Error::OutOfMemory { func, .. }) => assert_eq!(func, name),
+            Err(e) => panic!("{name}: {e}"),
+            Ok(a) => panic!("{name}: returned an array of shape {:?}", a.shape()),
+        }
+    }
+    // Still usable afterwards.
+    check(
+        "after",
+        np::sum(np::ones(&[10], f), None, false),
+        10.0,
+        f,
+        0.0,
+    );
 }
