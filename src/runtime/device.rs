@@ -78,7 +78,9 @@ pub struct DeviceOptions {
     pub f16: F16Mode,
     /// Kernels recorded before the queue is submitted without a sync point.
     pub batch_limit: usize,
-    /// Bytes of freed buffers the pool keeps for reuse.
+    /// At most this many bytes of freed buffers are kept for reuse. Below it the pool keeps
+    /// no more than live arrays hold (at least 64 MiB), and freed buffers past that go back
+    /// to the driver at the next submit; [`Device::trim`] gives back the rest.
     pub pool_limit_bytes: u64,
     /// Lower the largest storage binding used (bytes); tests use it to exercise chunked
     /// bindings on small arrays. `None` uses the adapter's limit.
@@ -577,6 +579,21 @@ impl Device {
     /// Submits all recorded work and waits until the device has finished it.
     pub fn synchronize(&self) -> Result<()> {
         self.0.synchronize("synchronize")
+    }
+
+    /// Gives every pooled buffer and staging texture back to the driver, after the
+    /// recorded work has finished; live arrays are untouched. The pool already keeps no
+    /// more than the live arrays hold (at least 64 MiB); this is for an application
+    /// about to go idle or to hand memory to something else.
+    pub fn trim(&self) -> Result<()> {
+        self.0.synchronize("trim")?;
+        // Everything recorded has run, so buffers awaiting a submit are free too.
+        let mut pool = lock(&self.0.pool);
+        pool.after_submit();
+        pool.clear();
+        drop(pool);
+        self.0.clear_textures();
+        Ok(())
     }
 
     /// Destroys the device now, releasing its memory. Every later operation on it, and on

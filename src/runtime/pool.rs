@@ -59,12 +59,25 @@ pub struct MemoryStats {
     /// (CPU adapters, see
     /// [`DeviceOptions::texture_input_bytes`](crate::DeviceOptions::texture_input_bytes)).
     pub texture_bytes: u64,
+    /// The most bytes live arrays have held at once since the device was opened.
+    pub peak_live_bytes: u64,
+    /// The most bytes the pool has kept at once (buffers awaiting reuse after a submit
+    /// included).
+    pub peak_pooled_bytes: u64,
 }
 
+/// The pool keeps at least this many bytes of freed buffers, whatever the live set.
+pub(crate) const POOL_FLOOR: u64 = 64 << 20;
+
+/// Freed buffers by kind and size class. The pool keeps at most as many bytes as live
+/// arrays hold (at least [`POOL_FLOOR`], at most the device's `pool_limit_bytes`): a
+/// working set's buffers are reused, and memory freed by arrays that are gone goes back
+/// to the driver at the next submit.
 #[derive(Default)]
 pub(crate) struct Pool {
     free: HashMap<(BufferKind, u64), Vec<wgpu::Buffer>>,
     quarantine: Vec<(BufferKind, u64, wgpu::Buffer)>,
+    quarantined: u64,
     pub(crate) stats: MemoryStats,
     pub(crate) limit: u64,
 }
@@ -84,6 +97,7 @@ impl Pool {
         self.stats.pooled_buffers -= 1;
         self.stats.live_bytes += class;
         self.stats.live_buffers += 1;
+        self.stats.peak_live_bytes = self.stats.peak_live_bytes.max(self.stats.live_bytes);
         Some(b)
     }
 
@@ -91,6 +105,20 @@ impl Pool {
     pub(crate) fn created(&mut self, class: u64) {
         self.stats.live_bytes += class;
         self.stats.live_buffers += 1;
+        self.stats.peak_live_bytes = self.stats.peak_live_bytes.max(self.stats.live_bytes);
+    }
+
+    /// The bytes the pool keeps: as many as live arrays hold, within the floor and the
+    /// device's limit.
+    pub(crate) fn budget(&self) -> u64 {
+        self.stats.live_bytes.max(POOL_FLOOR).min(self.limit)
+    }
+
+    /// Whether buffers awaiting a submit exceed the budget: the caller submits early so
+    /// that they become reusable (a loop of eager ops would otherwise free a batch's worth
+    /// of buffers before any can be reused).
+    pub(crate) fn wants_submit(&self) -> bool {
+        self.quarantined > self.budget()
     }
 
     /// A buffer is no longer used by any array; it becomes reusable after the next submit.
@@ -99,6 +127,8 @@ impl Pool {
         self.stats.live_buffers -= 1;
         self.stats.pooled_bytes += class;
         self.stats.pooled_buffers += 1;
+        self.stats.peak_pooled_bytes = self.stats.peak_pooled_bytes.max(self.stats.pooled_bytes);
+        self.quarantined += class;
         self.quarantine.push((kind, class, buffer));
     }
 
@@ -108,11 +138,13 @@ impl Pool {
         for (kind, class, buffer) in self.quarantine.drain(..) {
             self.free.entry((kind, class)).or_default().push(buffer);
         }
-        if self.stats.pooled_bytes > self.limit {
+        self.quarantined = 0;
+        let budget = self.budget();
+        if self.stats.pooled_bytes > budget {
             let mut keys: Vec<_> = self.free.keys().copied().collect();
             keys.sort_by_key(|k| std::cmp::Reverse(k.1));
             for key in keys {
-                while self.stats.pooled_bytes > self.limit {
+                while self.stats.pooled_bytes > budget {
                     let Some(b) = self.free.get_mut(&key).and_then(|v| v.pop()) else {
                         break;
                     };

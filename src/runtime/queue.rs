@@ -778,7 +778,7 @@ impl DeviceInner {
         pass.set_bind_group(0, &group, &[]);
         pass.dispatch_workgroups(x as u32, y as u32, 1);
         b.dispatches += 1;
-        if b.dispatches >= self.options.batch_limit {
+        if b.dispatches >= self.options.batch_limit || lock(&self.pool).wants_submit() {
             self.flush_locked(&mut b);
         }
         Ok(())

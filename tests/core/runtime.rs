@@ -284,3 +284,36 @@ fn oversize_kernel_metadata_is_an_error() {
         .to_string();
     assert!(e.contains("metadata") && e.contains("4096"), "{e}");
 }
+
+/// 2,000 eager ops on a 4 MiB array keep the pool near its 64 MiB floor (a batch's worth of
+/// freed buffers used to wait for the next submit: about 1 GB), the high-water marks say
+/// so, and `trim` gives the rest back.
+#[test]
+fn the_pool_gives_memory_back() {
+    let dev = Device::new(DeviceOptions::default()).unwrap();
+    olympus::with_device(&dev, || {
+        let n = 1 << 20;
+        let a = np::ones(&[n], DType::Float32).unwrap();
+        let mut x = np::zeros(&[n], DType::Float32).unwrap();
+        for _ in 0..2000 {
+            x = np::add(&x, &a).unwrap();
+        }
+        assert_eq!(x.to_vec::<f32>().unwrap()[12345], 2000.0);
+        let s = dev.memory_stats();
+        assert!(s.peak_pooled_bytes <= 80 << 20, "{s:?}");
+        // The floor, and the small buffers of the readback still awaiting a submit.
+        assert!(s.pooled_bytes <= (64 << 20) + (1 << 20), "{s:?}");
+        assert!(s.peak_live_bytes >= 8 << 20, "{s:?}");
+        assert!(s.peak_live_bytes >= s.live_bytes, "{s:?}");
+        dev.trim().unwrap();
+        let t = dev.memory_stats();
+        assert_eq!(
+            (t.pooled_bytes, t.pooled_buffers, t.texture_bytes),
+            (0, 0, 0),
+            "{t:?}"
+        );
+        assert_eq!(t.live_bytes, s.live_bytes, "{t:?}");
+        let total = np::sum(&x, None, false).unwrap().item::<f32>().unwrap();
+        assert_eq!(total, 2000.0 * n as f32);
+    });
+}
