@@ -659,9 +659,13 @@ fn dot(dev: &Device, a: &Array, b: &Array, out: Aval) -> Result<Array> {
             Some(t) => crate::lax::binary(crate::lax::BinaryOp::Add, &t, &part)?,
         });
     }
-    let r = total.expect("at least one slice of k");
-    if acc == out.dtype {
-        Ok(r)
+    as_out(total.expect("at least one slice of k"), &out)
+}
+
+/// `r` (an accumulator's values) as the output's dtype and weakness.
+fn as_out(r: Array, out: &Aval) -> Result<Array> {
+    if r.dtype() == out.dtype {
+        Ok(r.with_weak(out.weak))
     } else {
         crate::lax::bind(
             Primitive::ConvertElementType {
@@ -845,19 +849,7 @@ fn sort(dev: &Device, x: &Array, indices: bool, out: Aval) -> Result<Array> {
     }
     let src = if indices { &pos } else { &keys };
     let cols = crate::lax::slice(src, &[0, 0], &[rows, n], None)?;
-    let cols = crate::lax::reshape(&cols, &out.shape)?;
-    if cols.dtype() == out.dtype {
-        Ok(cols.with_weak(out.weak))
-    } else {
-        crate::lax::bind(
-            Primitive::ConvertElementType {
-                dtype: out.dtype,
-                weak: out.weak,
-            },
-            &[&cols],
-            None,
-        )
-    }
+    as_out(crate::lax::reshape(&cols, &out.shape)?, &out)
 }
 
 /// Runs a reduction: the reduced axes are moved last (a view), each pass reduces chunks of
@@ -1169,19 +1161,7 @@ fn reduce_from(
             Aval::new(shape.to_vec(), acc, false),
         );
         if parts == 1 {
-            let r = crate::lax::reshape(&partial, &out.shape)?;
-            return if acc == out.dtype {
-                Ok(r.with_weak(out.weak))
-            } else {
-                crate::lax::bind(
-                    Primitive::ConvertElementType {
-                        dtype: out.dtype,
-                        weak: out.weak,
-                    },
-                    &[&r],
-                    None,
-                )
-            };
+            return as_out(crate::lax::reshape(&partial, &out.shape)?, &out);
         }
         cur = Some(partial);
         k = parts;
