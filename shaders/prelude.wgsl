@@ -681,18 +681,19 @@ fn floordiv_i32(a: i32, b: i32) -> i32 {
 }
 
 fn rem_i32(a: i32, b: i32) -> i32 {
-    if (b == 0 || (a == (-2147483647 - 1) && b == -1)) {
-        return 0;
-    }
-    let r = a % b;
+    let r = fmod_i32(a, b);
     return select(r, r + b, r != 0 && ((r < 0) != (b < 0)));
 }
 
+// C's remainder (the sign of a), from the magnitudes in u32 (where |i32 min| is 2^31):
+// GLSL leaves a signed `%` of negative operands undefined, and naga's GLSL output kept
+// llvmpipe's answer (fmod(1, -1) gave 1).
 fn fmod_i32(a: i32, b: i32) -> i32 {
-    if (b == 0 || (a == (-2147483647 - 1) && b == -1)) {
+    if (b == 0) {
         return 0;
     }
-    return a % b;
+    let r = i32(u32(abs(a)) % u32(abs(b)));
+    return select(r, -r, a < 0);
 }
 
 fn pow_u32(a: u32, b: u32) -> u32 {
