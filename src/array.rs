@@ -279,7 +279,12 @@ impl Array {
         let bytes = match T::as_storage_bytes(data) {
             Some(b) => b,
             None => {
-                let mut v = Vec::with_capacity(n * T::DTYPE.storage_bytes());
+                let mut v = device.host_vec(
+                    n * T::DTYPE.storage_bytes(),
+                    "Array::from_slice",
+                    shape,
+                    T::DTYPE,
+                )?;
                 T::encode(data, &mut v);
                 encoded = v;
                 &encoded

@@ -160,7 +160,7 @@ impl Error {
 
     pub(crate) fn shape(func: &str, shapes: &[&[usize]], reason: impl Into<String>) -> Error {
         Error::ShapeMismatch {
-            func: func.to_string(),
+            func: api_name(func),
             shapes: shapes.iter().map(|s| s.to_vec()).collect(),
             reason: reason.into(),
         }
@@ -168,7 +168,7 @@ impl Error {
 
     pub(crate) fn dtype(func: &str, dtypes: &[DType], reason: impl Into<String>) -> Error {
         Error::InvalidDType {
-            func: func.to_string(),
+            func: api_name(func),
             dtypes: dtypes.to_vec(),
             reason: reason.into(),
         }
@@ -176,8 +176,41 @@ impl Error {
 
     pub(crate) fn arg(func: &str, reason: impl Into<String>) -> Error {
         Error::InvalidArgument {
-            func: func.to_string(),
+            func: api_name(func),
             reason: reason.into(),
         }
     }
+}
+
+thread_local! {
+    /// The public function the user called on this thread, while it runs.
+    static API: std::cell::RefCell<Option<String>> = const { std::cell::RefCell::new(None) };
+}
+
+/// Marks a public function running on this thread (the outermost one wins), so that an
+/// error raised by the primitives it is built on names what the user called:
+/// `broadcast_to`, not the `broadcast_in_dim` inside it.
+pub(crate) struct ApiScope(bool);
+
+impl ApiScope {
+    pub(crate) fn enter(func: &str) -> ApiScope {
+        ApiScope(API.with(|a| {
+            let mut a = a.borrow_mut();
+            a.is_none().then(|| *a = Some(func.to_string())).is_some()
+        }))
+    }
+}
+
+impl Drop for ApiScope {
+    fn drop(&mut self) {
+        if self.0 {
+            API.with(|a| *a.borrow_mut() = None);
+        }
+    }
+}
+
+/// The name an error raised in `func` should carry: the public function running, if any.
+pub(crate) fn api_name(func: &str) -> String {
+    API.with(|a| a.borrow().clone())
+        .unwrap_or_else(|| func.to_string())
 }

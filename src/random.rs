@@ -31,17 +31,20 @@ use crate::shape::fmt_shape;
 
 /// A key from a seed: `[seed >> 32, seed & 0xffffffff]` as uint32, as `jax.random.key`.
 pub fn key(seed: u64) -> Result<Array> {
+    let _api = crate::error::ApiScope::enter("key");
     Array::from_slice(&[(seed >> 32) as u32, seed as u32], &[2])
 }
 
 /// The uint32 words of a key array (keys are plain arrays: this checks and returns it).
 pub fn key_data(key: &Array) -> Result<Array> {
+    let _api = crate::error::ApiScope::enter("key_data");
     check_key("key_data", key)?;
     Ok(key.clone())
 }
 
 /// Makes a key array from uint32 words of shape `[..., 2]`.
 pub fn wrap_key_data(data: &Array) -> Result<Array> {
+    let _api = crate::error::ApiScope::enter("wrap_key_data");
     check_key("wrap_key_data", data)?;
     Ok(data.clone())
 }
@@ -104,6 +107,7 @@ fn counters(key: &Array, shape: &[usize]) -> Result<(Array, Array)> {
 /// `num` new keys from `key` (shape `[num, 2]`; JAX's fold-like split: key `i` is the
 /// Threefry block of counter `i`).
 pub fn split(key: &Array, num: usize) -> Result<Array> {
+    let _api = crate::error::ApiScope::enter("split");
     let (k0, k1) = key_words("split", key, &[num])?;
     let (c0, c1) = counters(key, &[num])?;
     let a = lax::threefry2x32(&k0, &k1, &c0, &c1, ThreefryOutput::First)?;
@@ -113,6 +117,7 @@ pub fn split(key: &Array, num: usize) -> Result<Array> {
 
 /// Two new keys (`split(key, 2)` unpacked).
 pub fn split2(key: &Array) -> Result<(Array, Array)> {
+    let _api = crate::error::ApiScope::enter("split2");
     check_key("split", key)?;
     let ks = split(key, 2)?;
     let ax = key.ndim() as isize - 1;
@@ -127,6 +132,7 @@ pub fn split2(key: &Array) -> Result<(Array, Array)> {
 /// A new key from `key` and 32 bits of data (`jax.random.fold_in`: the Threefry block of
 /// counter `(0, data)`).
 pub fn fold_in(key: &Array, data: u32) -> Result<Array> {
+    let _api = crate::error::ApiScope::enter("fold_in");
     let (k0, k1) = key_words("fold_in", key, &[])?;
     let zero = lax::full(k0.shape(), Literal::U32(0), Some(key.device()))?;
     let d = lax::full(k0.shape(), Literal::U32(data), Some(key.device()))?;
@@ -139,6 +145,7 @@ pub fn fold_in(key: &Array, data: u32) -> Result<Array> {
 /// the two words of the Threefry block of counter `(0, i)`. A batch of keys `[..., 2]`
 /// gives a batch of samples `[..., *shape]`.
 pub fn bits(key: &Array, shape: &[usize]) -> Result<Array> {
+    let _api = crate::error::ApiScope::enter("bits");
     sample("bits", key, shape, |_, b| Ok(b))
 }
 
@@ -290,6 +297,7 @@ pub fn uniform(
     maxval: f64,
     dtype: DType,
 ) -> Result<Array> {
+    let _api = crate::error::ApiScope::enter("uniform");
     let func = "uniform";
     float_dtype(func, dtype)?;
     if minval.partial_cmp(&maxval).is_none_or(|o| o.is_gt()) {
@@ -306,6 +314,7 @@ pub fn uniform(
 /// Standard normal samples (`jax.random.normal`): `sqrt(2) * erfinv(u)` with `u` uniform in
 /// `(-1, 1)`; one kernel.
 pub fn normal(key: &Array, shape: &[usize], dtype: DType) -> Result<Array> {
+    let _api = crate::error::ApiScope::enter("normal");
     let func = "normal";
     float_dtype(func, dtype)?;
     // The open interval: the float after -1 towards 0.
@@ -331,6 +340,7 @@ fn finfo(dtype: DType) -> (f64, f64) {
 
 /// True with probability `p` (`jax.random.bernoulli`: `uniform < p` in float32).
 pub fn bernoulli(key: &Array, p: f64, shape: &[usize]) -> Result<Array> {
+    let _api = crate::error::ApiScope::enter("bernoulli");
     if !(0.0..=1.0).contains(&p) {
         return Err(Error::arg(
             "bernoulli",
@@ -343,12 +353,14 @@ pub fn bernoulli(key: &Array, p: f64, shape: &[usize]) -> Result<Array> {
 
 /// Exponential samples with rate 1 (`-log1p(-u)`, as JAX).
 pub fn exponential(key: &Array, shape: &[usize], dtype: DType) -> Result<Array> {
+    let _api = crate::error::ApiScope::enter("exponential");
     let u = uniform(key, shape, 0.0, 1.0, dtype)?;
     np::negative(np::log1p(np::negative(&u)?)?)
 }
 
 /// Standard Gumbel samples (`-log(-log(u))` with `u` uniform in `[tiny, 1)`, as JAX).
 pub fn gumbel(key: &Array, shape: &[usize], dtype: DType) -> Result<Array> {
+    let _api = crate::error::ApiScope::enter("gumbel");
     float_dtype("gumbel", dtype)?;
     let u = uniform(key, shape, finfo(dtype).0, 1.0, dtype)?;
     np::negative(np::log(np::negative(np::log(&u)?)?)?)
@@ -356,6 +368,7 @@ pub fn gumbel(key: &Array, shape: &[usize], dtype: DType) -> Result<Array> {
 
 /// Standard Laplace samples (`sign(u) * log1p(-|u|)` with `u` uniform in `(-1, 1)`, as JAX).
 pub fn laplace(key: &Array, shape: &[usize], dtype: DType) -> Result<Array> {
+    let _api = crate::error::ApiScope::enter("laplace");
     float_dtype("laplace", dtype)?;
     let u = uniform(key, shape, -1.0 + finfo(dtype).1, 1.0, dtype)?;
     np::multiply(np::sign(&u)?, np::log1p(np::negative(np::abs(&u)?)?)?)
@@ -394,6 +407,7 @@ pub fn truncated_normal(
     shape: &[usize],
     dtype: DType,
 ) -> Result<Array> {
+    let _api = crate::error::ApiScope::enter("truncated_normal");
     let func = "truncated_normal";
     float_dtype(func, dtype)?;
     if lower.partial_cmp(&upper) != Some(std::cmp::Ordering::Less) {
@@ -435,7 +449,9 @@ fn f32_next_up(f: f32) -> f32 {
 
 /// Integers uniform in `[minval, maxval)` of `dtype` (int32 or uint32), with JAX's
 /// algorithm (two draws of bits combined modulo the span, so every span is unbiased to
-/// within 2^-32). `maxval <= minval` gives `minval`.
+/// within 2^-32). `maxval <= minval` gives `minval`. Bounds must lie in the dtype's range,
+/// `maxval` up to one past its largest value (`1 << 31` for int32 draws every int32);
+/// others are an error, as JAX raises `OverflowError` for bounds its integers cannot hold.
 pub fn randint(
     key: &Array,
     shape: &[usize],
@@ -443,13 +459,23 @@ pub fn randint(
     maxval: i64,
     dtype: DType,
 ) -> Result<Array> {
+    let _api = crate::error::ApiScope::enter("randint");
     let func = "randint";
     let (lo_lim, hi_lim) = match dtype {
         DType::Int32 => (i64::from(i32::MIN), i64::from(i32::MAX)),
         DType::UInt32 => (0, i64::from(u32::MAX)),
         d => return Err(Error::dtype(func, &[d], "needs int32 or uint32")),
     };
-    // JAX clips the bounds into the dtype's range; a maxval past the top allows the top.
+    for (name, v, top) in [("minval", minval, hi_lim), ("maxval", maxval, hi_lim + 1)] {
+        if v < lo_lim || v > top {
+            return Err(Error::arg(
+                func,
+                format!("{name} {v} is outside the {dtype} range [{lo_lim}, {top}]"),
+            ));
+        }
+    }
+    // As JAX: the bounds clipped into the dtype's range; a maxval past the top allows the
+    // top (the span grows by one, wrapping to 0 for the whole range: no remainder then).
     let maxval_out_of_range = maxval > hi_lim;
     let minval = minval.clamp(lo_lim, hi_lim);
     let maxval = maxval.clamp(lo_lim, hi_lim);
@@ -477,7 +503,14 @@ pub fn randint(
         .checked_rem(span)
         .unwrap_or(m.wrapping_mul(m));
     let mult_a = splat(Literal::U32(mult), higher.shape(), dev)?;
-    let rem = |x: &Array| lax::binary(lax::BinaryOp::Rem, x, &span_a);
+    // XLA's unsigned `x % 0` is `x`: with a span of 0 the offset is `lower`.
+    let rem = |x: &Array| {
+        if span == 0 {
+            Ok(x.clone())
+        } else {
+            lax::binary(lax::BinaryOp::Rem, x, &span_a)
+        }
+    };
     let off = lax::binary(
         lax::BinaryOp::Add,
         &lax::binary(lax::BinaryOp::Mul, &rem(&higher)?, &mult_a)?,
@@ -512,6 +545,7 @@ fn shuffle_impl(key: &Array, x: &Array, axis: usize) -> Result<Array> {
 
 /// A random permutation of `0..n` (int32), as `jax.random.permutation(key, n)`.
 pub fn permutation(key: &Array, n: usize) -> Result<Array> {
+    let _api = crate::error::ApiScope::enter("permutation");
     check_key("permutation", key)?;
     let x = lax::iota(DType::Int32, &[n], 0, Some(key.device()))?;
     shuffle_impl(key, &x, 0)
@@ -520,6 +554,7 @@ pub fn permutation(key: &Array, n: usize) -> Result<Array> {
 /// `x` with its slices along `axis` randomly permuted (`jax.random.permutation(key, x,
 /// axis)`).
 pub fn shuffle(key: &Array, x: impl crate::ArrayLike, axis: isize) -> Result<Array> {
+    let _api = crate::error::ApiScope::enter("shuffle");
     check_key("shuffle", key)?;
     let x = np::asarray(x)?;
     if x.ndim() == 0 {
@@ -548,6 +583,7 @@ pub fn choice(
     replace: bool,
     p: Option<&[f64]>,
 ) -> Result<Array> {
+    let _api = crate::error::ApiScope::enter("choice");
     let func = "choice";
     check_key(func, key)?;
     let draws = crate::shape::checked_size(func, shape)?;
@@ -606,6 +642,7 @@ pub fn choice(
 /// Samples of categories from unnormalised log-probabilities along `axis` of `logits`
 /// (`argmax(gumbel + logits)`, as JAX); the result has the logits' shape without `axis`.
 pub fn categorical(key: &Array, logits: impl crate::ArrayLike, axis: isize) -> Result<Array> {
+    let _api = crate::error::ApiScope::enter("categorical");
     let func = "categorical";
     let logits = np::asarray(logits)?;
     if !logits.dtype().is_floating() {
@@ -636,12 +673,14 @@ pub struct Generator {
 
 /// A [`Generator`] seeded with `seed`.
 pub fn default_rng(seed: u64) -> Result<Generator> {
+    let _api = crate::error::ApiScope::enter("default_rng");
     Ok(Generator { key: key(seed)? })
 }
 
 impl Generator {
     /// The next subkey (the held key is replaced by the other half of a split).
     pub fn next_key(&mut self) -> Result<Array> {
+        let _api = crate::error::ApiScope::enter("next_key");
         let (k, sub) = split2(&self.key)?;
         self.key = k;
         Ok(sub)
@@ -649,17 +688,20 @@ impl Generator {
 
     /// float32 samples uniform in `[low, high)`.
     pub fn uniform(&mut self, shape: &[usize], low: f64, high: f64) -> Result<Array> {
+        let _api = crate::error::ApiScope::enter("uniform");
         uniform(&self.next_key()?, shape, low, high, DType::Float32)
     }
 
     /// float32 normal samples with mean `loc` and standard deviation `scale`.
     pub fn normal(&mut self, shape: &[usize], loc: f64, scale: f64) -> Result<Array> {
+        let _api = crate::error::ApiScope::enter("normal");
         let z = normal(&self.next_key()?, shape, DType::Float32)?;
         np::add(np::multiply(&z, scale)?, loc)
     }
 
     /// int32 samples uniform in `[low, high)`.
     pub fn integers(&mut self, low: i64, high: i64, shape: &[usize]) -> Result<Array> {
+        let _api = crate::error::ApiScope::enter("integers");
         if high <= low {
             return Err(Error::arg(
                 "integers",
@@ -671,6 +713,7 @@ impl Generator {
 
     /// A random permutation of `0..n`.
     pub fn permutation(&mut self, n: usize) -> Result<Array> {
+        let _api = crate::error::ApiScope::enter("permutation");
         permutation(&self.next_key()?, n)
     }
 }
@@ -682,12 +725,14 @@ impl Generator {
 /// multiplies by `u ** (1 / alpha)` with the C library's `powf`, computed in double
 /// precision, and samples may differ from JAX's in the last few bits.
 pub fn gamma(key: &Array, alpha: f64, shape: &[usize], dtype: DType) -> Result<Array> {
+    let _api = crate::error::ApiScope::enter("gamma");
     gamma_impl("gamma", key, alpha, shape, dtype, false)
 }
 
 /// `log` of gamma samples, computed in log space (stable for tiny `alpha`; JAX's
 /// `loggamma`).
 pub fn loggamma(key: &Array, alpha: f64, shape: &[usize], dtype: DType) -> Result<Array> {
+    let _api = crate::error::ApiScope::enter("loggamma");
     gamma_impl("loggamma", key, alpha, shape, dtype, true)
 }
 
@@ -823,6 +868,7 @@ fn fma(x: &Array, b: f64, c: f64) -> Result<Array> {
 /// Beta samples with parameters `a, b > 0` (JAX's ratio of log-gamma samples, scaled by
 /// their maximum for precision).
 pub fn beta(key: &Array, a: f64, b: f64, shape: &[usize], dtype: DType) -> Result<Array> {
+    let _api = crate::error::ApiScope::enter("beta");
     let func = "beta";
     if a.is_nan() || b.is_nan() || a <= 0.0 || b <= 0.0 {
         return Err(Error::arg(

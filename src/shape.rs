@@ -31,6 +31,38 @@ pub(crate) fn checked_size(func: &str, shape: &[usize]) -> Result<usize> {
         .ok_or_else(|| Error::shape(func, &[shape], "the number of elements overflows"))
 }
 
+/// A result dimension `a + b + ...`, or an error naming `func` (and the operands'
+/// `shapes`) when it overflows `usize`.
+pub(crate) fn dim_sum(
+    func: &str,
+    shapes: &[&[usize]],
+    parts: impl IntoIterator<Item = usize>,
+) -> Result<usize> {
+    dim_fold(func, shapes, parts, 0, usize::checked_add)
+}
+
+/// A result dimension `a * b * ...`, or an error naming `func` when it overflows `usize`.
+pub(crate) fn dim_product(
+    func: &str,
+    shapes: &[&[usize]],
+    parts: impl IntoIterator<Item = usize>,
+) -> Result<usize> {
+    dim_fold(func, shapes, parts, 1, usize::checked_mul)
+}
+
+fn dim_fold(
+    func: &str,
+    shapes: &[&[usize]],
+    parts: impl IntoIterator<Item = usize>,
+    init: usize,
+    op: fn(usize, usize) -> Option<usize>,
+) -> Result<usize> {
+    parts
+        .into_iter()
+        .try_fold(init, op)
+        .ok_or_else(|| Error::shape(func, shapes, "the result's size overflows"))
+}
+
 /// The shape NumPy broadcasting gives for a set of shapes.
 ///
 /// ```

@@ -51,6 +51,16 @@ fn read_npy<R: Read>(func: &str, path: &Path, file: npyz::NpyFile<R>) -> Result<
         Order::C => shape.clone(),
         Order::Fortran => shape.iter().rev().copied().collect(),
     };
+    // The header's shape sizes everything that follows: check it before reading (a
+    // hostile or corrupt header must not size a host vector the device could never hold).
+    let n = crate::shape::checked_size(func, &shape)?;
+    let dtype = match (tc, size) {
+        (TypeChar::Float, 2) => DType::Float16,
+        (TypeChar::Float, _) => DType::Float32,
+        _ => DType::Int32,
+    };
+    let bytes = (n as u64).checked_mul(dtype.storage_bytes() as u64);
+    crate::array::current_device()?.check_fits(bytes, func, &shape, dtype)?;
     let a = match (tc, size) {
         (TypeChar::Bool, 1) => {
             Array::from_slice(&file.into_vec::<bool>().map_err(err)?, &file_shape)?
@@ -137,7 +147,8 @@ fn uints<T: Into<u32> + Copy>(v: Vec<T>, shape: &[usize]) -> Result<Array> {
 pub fn load(path: impl AsRef<Path>) -> Result<Array> {
     let path = path.as_ref();
     let f = std::fs::File::open(path).map_err(|e| io_err("load", path, e))?;
-    let file = npyz::NpyFile::new(std::io::BufReader::new(f)).map_err(|e| {
+    let stream = checked_stream("load", path, std::io::BufReader::new(f))?;
+    let file = npyz::NpyFile::new(stream).map_err(|e| {
         let reason = match declared_descr(path) {
             Some(d) => {
                 format!("dtype {d} is not supported (Olympus reads bool, integers and floats): {e}")
@@ -147,6 +158,86 @@ pub fn load(path: impl AsRef<Path>) -> Result<Array> {
         io_err("load", path, reason)
     })?;
     read_npy("load", path, file)
+}
+
+/// The stream whole again after reading its `.npy` header and checking the shape it
+/// declares: a corrupt or hostile header must neither overflow the element count (the
+/// reader multiplies without checking) nor size a host vector no device could hold.
+/// Streams that are not `.npy` pass through for the reader to reject.
+fn checked_stream<R: Read>(
+    func: &str,
+    path: &Path,
+    mut r: R,
+) -> Result<std::io::Chain<std::io::Cursor<Vec<u8>>, R>> {
+    let err = |e: std::io::Error| io_err(func, path, e);
+    let mut head = Vec::new();
+    r.by_ref().take(8).read_to_end(&mut head).map_err(err)?;
+    if head.len() < 8 || !head.starts_with(b"\x93NUMPY") {
+        return Ok(std::io::Cursor::new(head).chain(r));
+    }
+    let len_bytes = if head[6] == 1 { 2 } else { 4 };
+    let mut len = Vec::new();
+    r.by_ref()
+        .take(len_bytes)
+        .read_to_end(&mut len)
+        .map_err(err)?;
+    head.extend_from_slice(&len);
+    let header_len = len
+        .iter()
+        .rev()
+        .fold(0u64, |acc, &b| (acc << 8) | u64::from(b));
+    if len.len() as u64 != len_bytes || header_len > 1 << 20 {
+        return Ok(std::io::Cursor::new(head).chain(r));
+    }
+    let mut header = Vec::new();
+    r.by_ref()
+        .take(header_len)
+        .read_to_end(&mut header)
+        .map_err(err)?;
+    let text = String::from_utf8_lossy(&header).into_owned();
+    head.extend_from_slice(&header);
+    if let Some(dims) = declared_shape(&text) {
+        let bad = |reason: String| io_err(func, path, reason);
+        let mut n = 1u64;
+        for d in &dims {
+            let d: u64 = d
+                .parse()
+                .map_err(|_| bad(format!("the header's shape has a dimension {d}")))?;
+            n = n.checked_mul(d).ok_or_else(|| {
+                bad(format!(
+                    "the header's shape ({}) overflows",
+                    dims.join(", ")
+                ))
+            })?;
+        }
+        let shape: Vec<usize> = dims
+            .iter()
+            .map(|d| d.parse().unwrap_or(usize::MAX))
+            .collect();
+        // Two bytes an element at the least (float16): a finer check follows the header.
+        crate::array::current_device()?.check_fits(
+            n.checked_mul(2),
+            func,
+            &shape,
+            DType::Float16,
+        )?;
+    }
+    Ok(std::io::Cursor::new(head).chain(r))
+}
+
+/// The dimensions of the `'shape': (..)` entry of a `.npy` header, as written.
+fn declared_shape(text: &str) -> Option<Vec<String>> {
+    let i = text.find("'shape':")? + 8;
+    let rest = text[i..].trim_start().strip_prefix('(')?;
+    let inner = &rest[..rest.find(')')?];
+    Some(
+        inner
+            .split(',')
+            .map(str::trim)
+            .filter(|d| !d.is_empty())
+            .map(String::from)
+            .collect(),
+    )
 }
 
 /// The `descr` a `.npy` header declares, read leniently (for error messages about dtypes
@@ -171,10 +262,14 @@ pub fn load_npz(path: impl AsRef<Path>) -> Result<BTreeMap<String, Array>> {
     let names: Vec<String> = archive.array_names().map(String::from).collect();
     let mut out = BTreeMap::new();
     for name in names {
-        let file = archive
-            .by_name(&name)
-            .map_err(|e| io_err("load_npz", path, format!("array {name}: {e}")))?
-            .ok_or_else(|| io_err("load_npz", path, format!("array {name} vanished")))?;
+        let entry = npyz::npz::file_name_from_array_name(&name);
+        let raw = archive
+            .zip_archive()
+            .by_name(&entry)
+            .map_err(|e| io_err("load_npz", path, format!("array {name}: {e}")))?;
+        let stream = checked_stream("load_npz", path, raw)?;
+        let file = npyz::NpyFile::new(stream)
+            .map_err(|e| io_err("load_npz", path, format!("array {name}: {e}")))?;
         out.insert(name.clone(), read_npy("load_npz", path, file)?);
     }
     Ok(out)

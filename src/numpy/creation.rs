@@ -9,7 +9,7 @@ use crate::array::{current_device, Array};
 use crate::convert::{operand, operand_device, ArrayLike, Operand};
 use crate::dtype::{result_type, DType, TypeSpec};
 use crate::error::{Error, Result};
-use crate::lax::{self, Literal};
+use crate::lax::{self, CompareOp, Literal};
 
 /// The literal a scalar operand gives in `dtype`, or `None` for array operands.
 fn scalar_literal(func: &str, op: &Operand, dtype: DType) -> Result<Option<Literal>> {
@@ -293,13 +293,22 @@ pub fn arange(spec: impl ArangeSpec) -> Result<Array> {
         return Err(Error::arg("arange", format!("needs finite bounds and a nonzero step, got start={start}, stop={stop}, step={step}")));
     }
     let n = ((stop - start) / step).ceil().max(0.0);
-    if n > u32::MAX as f64 {
-        return Err(Error::arg("arange", format!("{n} elements are too many")));
+    let device = current_device()?;
+    // Past 2^53 the count is not even exact; no device holds that many elements anyway.
+    if n >= 2f64.powi(53) {
+        let bytes = n * dtype.storage_bytes() as f64;
+        return Err(Error::OutOfMemory {
+            func: "arange".into(),
+            bytes: bytes as u64,
+            shape: vec![usize::MAX],
+            dtype,
+            reason: format!("{n} elements are more than any device holds"),
+        });
     }
     let n = n as usize;
-    let device = current_device()?;
     if dtype.is_floating() {
-        let v: Vec<f32> = (0..n).map(|i| (start + i as f64 * step) as f32).collect();
+        let mut v = device.host_vec(n, "arange", &[n], dtype)?;
+        v.extend((0..n).map(|i| (start + i as f64 * step) as f32));
         return Array::from_slice_on(&device, &v, &[n]);
     }
     let last = start + (n.max(1) - 1) as f64 * step;
@@ -348,11 +357,13 @@ pub fn linspace(start: f64, stop: f64, num: usize, endpoint: bool) -> Result<Arr
     } else {
         0.0
     };
-    let mut v: Vec<f32> = (0..num).map(|i| (start + i as f64 * step) as f32).collect();
+    let device = current_device()?;
+    let mut v = device.host_vec(num, "linspace", &[num], DType::Float32)?;
+    v.extend((0..num).map(|i| (start + i as f64 * step) as f32));
     if endpoint && num > 1 {
         v[num - 1] = stop as f32;
     }
-    Array::from_slice(&v, &[num])
+    Array::from_slice_on(&device, &v, &[num])
 }
 
 /// An `n × m` matrix (`m` defaults to `n`) with ones on diagonal `k` (0 the main one,
@@ -366,25 +377,34 @@ pub fn linspace(start: f64, stop: f64, num: usize, endpoint: bool) -> Result<Arr
 /// ```
 pub fn eye(n: usize, m: Option<usize>, k: isize, dtype: DType) -> Result<Array> {
     let m = m.unwrap_or(n);
-    let size = n
-        .checked_mul(m)
-        .ok_or_else(|| Error::shape("eye", &[&[n, m]], "too many elements"))?;
-    let mut v = vec![false; size];
-    for i in 0..n {
-        let j = i as isize + k;
-        if j >= 0 && (j as usize) < m {
-            v[i * m + j as usize] = true;
-        }
-    }
-    let b = Array::from_slice(&v, &[n, m])?;
-    if dtype == DType::Bool {
-        Ok(b)
+    let shape = [n, m];
+    let device = current_device()?;
+    let bytes = crate::shape::checked_size("eye", &shape)?
+        .checked_mul(dtype.storage_bytes())
+        .map(|b| b as u64);
+    device.check_fits(bytes, "eye", &shape, dtype)?;
+    // Built on the device: diagonal k holds the (row, col) with col - row == k. Both fit
+    // int32 (the array fits one buffer); a k past every column gives no ones at all.
+    let rows = lax::iota(DType::Int32, &shape, 0, Some(&device))?;
+    let cols = lax::iota(DType::Int32, &shape, 1, Some(&device))?;
+    let diff = lax::binary(lax::BinaryOp::Sub, &cols, &rows)?;
+    let ones = match i32::try_from(k) {
+        Ok(k) if k.unsigned_abs() as usize <= n.max(m) => lax::compare(
+            CompareOp::Eq,
+            &diff,
+            &lax::full(&shape, Literal::I32(k), Some(&device))?,
+        )?,
+        _ => lax::full(&shape, Literal::Bool(false), Some(&device))?,
+    };
+    let out = if dtype == DType::Bool {
+        ones
     } else {
-        b.astype(dtype)
-    }
+        ones.astype(dtype)?
+    };
+    Ok(out.with_weak(false))
 }
 
 /// The `n × n` identity matrix.
 pub fn identity(n: usize, dtype: DType) -> Result<Array> {
-    eye(n, None, 0, dtype)
+    eye(n, None, 0, dtype).map_err(|e| e.renamed("identity"))
 }

@@ -52,40 +52,45 @@ impl SliceElem {
     }
 }
 
+/// An index as `isize`, saturating: an unsigned index past `isize::MAX` is past any end.
+fn ix<T: TryInto<isize>>(v: T) -> isize {
+    v.try_into().unwrap_or(isize::MAX)
+}
+
 macro_rules! slice_elem_from {
     ($($t:ty),*) => {$(
         impl From<$t> for SliceElem {
             fn from(i: $t) -> SliceElem {
-                SliceElem::Index(i as isize)
+                SliceElem::Index(ix(i))
             }
         }
         impl From<std::ops::Range<$t>> for SliceElem {
             fn from(r: std::ops::Range<$t>) -> SliceElem {
-                SliceElem::Range { start: Some(r.start as isize), end: Some(r.end as isize), step: 1 }
+                SliceElem::Range { start: Some(ix(r.start)), end: Some(ix(r.end)), step: 1 }
             }
         }
         impl From<std::ops::RangeFrom<$t>> for SliceElem {
             fn from(r: std::ops::RangeFrom<$t>) -> SliceElem {
-                SliceElem::Range { start: Some(r.start as isize), end: None, step: 1 }
+                SliceElem::Range { start: Some(ix(r.start)), end: None, step: 1 }
             }
         }
         impl From<std::ops::RangeTo<$t>> for SliceElem {
             fn from(r: std::ops::RangeTo<$t>) -> SliceElem {
-                SliceElem::Range { start: None, end: Some(r.end as isize), step: 1 }
+                SliceElem::Range { start: None, end: Some(ix(r.end)), step: 1 }
             }
         }
         impl From<std::ops::RangeInclusive<$t>> for SliceElem {
             fn from(r: std::ops::RangeInclusive<$t>) -> SliceElem {
-                let end = *r.end() as isize;
+                let end = ix(*r.end());
                 // `a..=-1` runs to the end.
-                let end = if end == -1 { None } else { Some(end + 1) };
-                SliceElem::Range { start: Some(*r.start() as isize), end, step: 1 }
+                let end = if end == -1 { None } else { end.checked_add(1) };
+                SliceElem::Range { start: Some(ix(*r.start())), end, step: 1 }
             }
         }
         impl From<std::ops::RangeToInclusive<$t>> for SliceElem {
             fn from(r: std::ops::RangeToInclusive<$t>) -> SliceElem {
-                let end = r.end as isize;
-                let end = if end == -1 { None } else { Some(end + 1) };
+                let end = ix(r.end);
+                let end = if end == -1 { None } else { end.checked_add(1) };
                 SliceElem::Range { start: None, end, step: 1 }
             }
         }
@@ -191,8 +196,9 @@ impl Array {
             match *e {
                 SliceElem::NewAxis => out_shape.push(1),
                 SliceElem::Index(i) => {
-                    let n = self.shape()[axis] as isize;
-                    let j = if i < 0 { i + n } else { i };
+                    // i128: no index or length wraps, whatever the extremes.
+                    let n = self.shape()[axis] as i128;
+                    let j = if i < 0 { i as i128 + n } else { i as i128 };
                     if j < 0 || j >= n {
                         return Err(Error::shape(
                             func,
@@ -213,31 +219,23 @@ impl Array {
                     if st == 0 {
                         return Err(Error::arg(func, "slice step cannot be zero"));
                     }
-                    let n = self.shape()[axis] as isize;
-                    let (lo, count) = range_window(a, b, st, n);
-                    if st > 0 {
+                    let n = self.shape()[axis] as i128;
+                    let (lo, count) = range_window(a, b, st as i128, n);
+                    let s = (st as i128).abs();
+                    if count == 0 {
+                        start.push(0);
+                        limit.push(0);
+                    } else if st > 0 {
                         start.push(lo as usize);
-                        limit.push((lo + (count - 1).max(0) * st + 1).min(n).max(lo) as usize);
-                        if count == 0 {
-                            limit.pop();
-                            limit.push(lo as usize);
-                        }
-                        step.push(st as usize);
+                        limit.push(((lo + (count - 1) * s + 1).min(n)) as usize);
                     } else {
                         // Walk backwards from `lo`: take the forward window ending at `lo`
                         // with step |st|, then reverse it.
-                        let s = -st;
-                        let first = lo - (count - 1).max(0) * s;
-                        if count == 0 {
-                            start.push(0);
-                            limit.push(0);
-                        } else {
-                            start.push(first as usize);
-                            limit.push(lo as usize + 1);
-                        }
-                        step.push(s as usize);
+                        start.push((lo - (count - 1) * s) as usize);
+                        limit.push(lo as usize + 1);
                         rev.push(axis);
                     }
+                    step.push(s.min(usize::MAX as i128) as usize);
                     out_shape.push(count as usize);
                     axis += 1;
                 }
@@ -257,23 +255,28 @@ impl Array {
 
 /// NumPy's slice arithmetic: the first position and the number of elements of
 /// `start..end` by `step` over an axis of `n`.
-fn range_window(start: Option<isize>, end: Option<isize>, step: isize, n: isize) -> (isize, isize) {
-    let norm = |v: isize| if v < 0 { v + n } else { v };
-    if step > 0 {
-        let a = start.map_or(0, |v| norm(v).clamp(0, n));
-        let b = end.map_or(n, |v| norm(v).clamp(0, n));
-        let count = if b > a { (b - a + step - 1) / step } else { 0 };
-        (a, count)
+/// The first index and the number of elements of `start..end` with `step` over a length
+/// `n`, as Python's `slice.indices` (clipped; in i128 so no extreme argument wraps).
+fn range_window(start: Option<isize>, end: Option<isize>, step: i128, n: i128) -> (i128, i128) {
+    let norm = |v: isize| if v < 0 { v as i128 + n } else { v as i128 };
+    let (a, b) = if step > 0 {
+        (
+            start.map_or(0, |v| norm(v).clamp(0, n)),
+            end.map_or(n, |v| norm(v).clamp(0, n)),
+        )
     } else {
-        let a = start.map_or(n - 1, |v| norm(v).clamp(-1, n - 1));
-        let b = end.map_or(-1, |v| norm(v).clamp(-1, n - 1));
-        let count = if a > b {
-            (a - b + (-step) - 1) / (-step)
-        } else {
-            0
-        };
-        (a, count)
-    }
+        (
+            start.map_or(n - 1, |v| norm(v).clamp(-1, n - 1)),
+            end.map_or(-1, |v| norm(v).clamp(-1, n - 1)),
+        )
+    };
+    let span = if step > 0 { b - a } else { a - b };
+    let count = if span > 0 {
+        (span + step.abs() - 1) / step.abs()
+    } else {
+        0
+    };
+    (a, count)
 }
 
 /// Normalises negative indices (`i < 0` means `i + n`) and checks every index against
@@ -327,6 +330,41 @@ fn checked_indices(
     Ok(wrapped)
 }
 
+/// `x` at index 0 along `axis` (the axis kept, of length 1), for a gather along an axis
+/// longer than int32 indices reach (`n > 2^31 - 1`). Only a broadcast axis can be that long
+/// (no buffer holds 2^31 elements), and along it every element is the same: each int32
+/// index is in range (uint32 ones are checked), so the result is this slice broadcast.
+fn long_axis_slice(func: &str, x: &Array, idx: &Array, axis: usize) -> Result<Array> {
+    let n = x.shape()[axis];
+    if crate::jit::is_tracing() || x.layout().strides[axis] != 0 {
+        return Err(Error::shape(
+            func,
+            &[x.shape()],
+            format!(
+                "axis {axis} has {n} elements: int32 indices reach 2^31 - 1, so only a \
+                 broadcast axis (one value repeated) can be gathered past that"
+            ),
+        ));
+    }
+    if !idx.dtype().is_integer() {
+        return Err(Error::dtype(
+            func,
+            &[idx.dtype()],
+            "indices must be integers (int32 or uint32)",
+        ));
+    }
+    if idx.dtype() == DType::UInt32 && n <= u32::MAX as usize && idx.size() > 0 {
+        let len = lax::full(idx.shape(), Literal::U32(n as u32), Some(idx.device()))?;
+        let bad = lax::compare(CompareOp::Ge, idx, &len)?;
+        if lax::reduce(ReduceOp::Or, &bad, &(0..idx.ndim()).collect::<Vec<_>>())?.item::<bool>()? {
+            return Err(out_of_range(func, x.shape(), axis, n));
+        }
+    }
+    let mut limit = x.shape().to_vec();
+    limit[axis] = 1;
+    lax::slice(x, &vec![0; x.ndim()], &limit, None)
+}
+
 fn out_of_range(func: &str, x_shape: &[usize], axis: usize, n: usize) -> Error {
     Error::shape(
         func,
@@ -360,6 +398,18 @@ pub fn take(x: impl ArrayLike, indices: impl ArrayLike, axis: Option<isize>) -> 
         }
     };
     let n = x.shape()[axis];
+    if n > i32::MAX as usize {
+        let x0 = long_axis_slice(func, &x, &idx, axis)?;
+        let mut out_shape = x.shape()[..axis].to_vec();
+        out_shape.extend_from_slice(idx.shape());
+        out_shape.extend_from_slice(&x.shape()[axis + 1..]);
+        let mut squeezed = x0.shape().to_vec();
+        squeezed.remove(axis);
+        let dims: Vec<usize> = (0..axis)
+            .chain(axis + idx.ndim()..out_shape.len())
+            .collect();
+        return lax::broadcast_in_dim(&lax::reshape(&x0, &squeezed)?, &out_shape, &dims);
+    }
     let idx = checked_indices(func, &idx, n, x.shape(), axis)?;
     // x as (pre, n, 1.., post) broadcast to (pre, n, idx[1..].., post); idx broadcast to
     // (pre, idx.., post); then a gather along `axis`.
@@ -419,7 +469,15 @@ pub fn take_along_axis(x: impl ArrayLike, indices: impl ArrayLike, axis: isize) 
     }
     let ax = normalize_axis(func, axis, x.ndim())?;
     let n = x.shape()[ax];
-    let idx = checked_indices(func, &idx, n, x.shape(), ax)?;
+    let (x, idx, n) = if n > i32::MAX as usize {
+        // Every index reads the same values: gather from the one slice with index 0.
+        let x0 = long_axis_slice(func, &x, &idx, ax)?;
+        let zeros = lax::full(idx.shape(), Literal::I32(0), Some(idx.device()))?;
+        (x0, zeros, 1)
+    } else {
+        let idx = checked_indices(func, &idx, n, x.shape(), ax)?;
+        (x, idx, n)
+    };
     // Broadcast the other axes against each other.
     let mut xs = x.shape().to_vec();
     let mut is = idx.shape().to_vec();

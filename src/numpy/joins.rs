@@ -209,6 +209,16 @@ fn split_impl(
                 "the number of sections must be larger than 0",
             ))
         }
+        Sections::Count(k) if k > n.max(1 << 16) => {
+            return Err(Error::arg(
+                func,
+                format!(
+                    "{k} sections of an axis of {n} elements: at most {} are made (all past \
+                     {n} would be empty)",
+                    n.max(1 << 16)
+                ),
+            ))
+        }
         Sections::Count(k) => {
             if even && n % k != 0 {
                 return Err(Error::shape(
@@ -229,11 +239,8 @@ fn split_impl(
         }
         Sections::Indices(idx) => {
             let clampi = |i: isize| -> usize {
-                if i < 0 {
-                    (n as isize + i).max(0) as usize
-                } else {
-                    (i as usize).min(n)
-                }
+                (i128::from(i as i64) + if i < 0 { n as i128 } else { 0 }).clamp(0, n as i128)
+                    as usize
             };
             let mut cuts: Vec<usize> = vec![0];
             cuts.extend(idx.iter().map(|&i| clampi(i)));
@@ -274,11 +281,16 @@ pub fn tile(x: impl ArrayLike, reps: &[usize]) -> Result<Array> {
     // (r0, s0, r1, s1, ...) broadcast from (1, s0, 1, s1, ...), then merged pairwise.
     let inter: Vec<usize> = shape.iter().flat_map(|&s| [1, s]).collect();
     let target: Vec<usize> = (0..d).flat_map(|i| [r[i], shape[i]]).collect();
-    let out: Vec<usize> = (0..d).map(|i| r[i] * shape[i]).collect();
+    let out = (0..d)
+        .map(|i| crate::shape::dim_product("tile", &[x.shape()], [r[i], shape[i]]))
+        .collect::<Result<Vec<usize>>>()?;
     crate::shape::checked_size("tile", &out)?;
-    let v = lax::reshape(&x, &inter)?;
-    let b = lax::broadcast_in_dim(&v, &target, &(0..2 * d).collect::<Vec<_>>())?;
-    lax::reshape(&lax::copy(&b)?, &out)
+    let tiled = || {
+        let v = lax::reshape(&x, &inter)?;
+        let b = lax::broadcast_in_dim(&v, &target, &(0..2 * d).collect::<Vec<_>>())?;
+        lax::reshape(&lax::copy(&b)?, &out)
+    };
+    tiled().map_err(|e| e.renamed("tile"))
 }
 
 /// How many times to repeat elements: the same for all, or one count per element.
@@ -351,11 +363,14 @@ pub fn repeat(
             let mut target = inter.clone();
             target[axis + 1] = k;
             let mut out = x.shape().to_vec();
-            out[axis] = n * k;
+            out[axis] = crate::shape::dim_product("repeat", &[x.shape()], [n, k])?;
             crate::shape::checked_size("repeat", &out)?;
-            let v = lax::reshape(&x, &inter)?;
-            let b = lax::broadcast_in_dim(&v, &target, &(0..inter.len()).collect::<Vec<_>>())?;
-            lax::reshape(&lax::copy(&b)?, &out)
+            let repeated = || {
+                let v = lax::reshape(&x, &inter)?;
+                let b = lax::broadcast_in_dim(&v, &target, &(0..inter.len()).collect::<Vec<_>>())?;
+                lax::reshape(&lax::copy(&b)?, &out)
+            };
+            repeated().map_err(|e| e.renamed("repeat"))
         }
         Repeats::Counts(c) => {
             if c.len() == 1 {
@@ -372,12 +387,19 @@ pub fn repeat(
                 ));
             }
             // The source index of every output position, then one gather.
-            let idx: Vec<i32> = c
-                .iter()
-                .enumerate()
-                .flat_map(|(i, &k)| std::iter::repeat_n(i as i32, k))
-                .collect();
-            let idx = Array::from_slice_on(x.device(), &idx, &[idx.len()])?;
+            let total = crate::shape::dim_sum("repeat", &[x.shape()], c.iter().copied())?;
+            let mut out = x.shape().to_vec();
+            out[axis] = total;
+            crate::shape::checked_size("repeat", &out)?;
+            let mut idx = x
+                .device()
+                .host_vec(total, "repeat", &[total], DType::Int32)?;
+            idx.extend(
+                c.iter()
+                    .enumerate()
+                    .flat_map(|(i, &k)| std::iter::repeat_n(i as i32, k)),
+            );
+            let idx = Array::from_slice_on(x.device(), &idx, &[total])?;
             super::take(&x, &idx, Some(axis as isize))
         }
     }
@@ -411,11 +433,11 @@ pub fn roll(x: impl ArrayLike, shift: &[isize], axis: Option<&[isize]>) -> Resul
     let mut cur = x;
     for (i, &a) in axes.iter().enumerate() {
         let ax = normalize_axis("roll", a, cur.ndim())?;
-        let n = cur.shape()[ax] as isize;
+        let n = cur.shape()[ax] as i128;
         let s = if n == 0 {
             0
         } else {
-            shift[i.min(shift.len() - 1)].rem_euclid(n)
+            (shift[i.min(shift.len() - 1)] as i128).rem_euclid(n)
         };
         if s == 0 {
             continue;

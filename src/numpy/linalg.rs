@@ -277,7 +277,9 @@ fn diag_impl(func: &str, x: &Array, offset: isize, axis1: isize, axis2: isize) -
     perm.push(a2);
     let y = lax::transpose(x, &perm)?;
     let r = y.ndim();
-    let (n1, n2) = (y.shape()[r - 2] as isize, y.shape()[r - 1] as isize);
+    // i128: no offset or length wraps.
+    let (n1, n2) = (y.shape()[r - 2] as i128, y.shape()[r - 1] as i128);
+    let offset = offset as i128;
     let (r0, c0) = if offset >= 0 {
         (0, offset)
     } else {

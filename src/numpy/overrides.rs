@@ -550,6 +550,7 @@ pub fn offer(
 /// `params` lists the other parameters by name.
 macro_rules! overridable {
     ($func:expr; [$($kind:ident $arg:ident),*]; [$($param:ident),*]) => {
+        let _api = $crate::error::ApiScope::enter($func);
         $( overridable!(@wrap $kind $arg); )*
         if false $( || overridable!(@overrides $kind $arg) )* {
             let mut slots = vec![$( overridable!(@take $kind $arg) ),*];

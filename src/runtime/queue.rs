@@ -800,19 +800,17 @@ impl Device {
         let d = &self.0;
         d.check_alive()?;
         let oom = |reason: String| Error::OutOfMemory {
-            func: func.to_string(),
+            func: crate::error::api_name(func),
             bytes,
             shape: shape.to_vec(),
             dtype,
             reason,
         };
+        self.check_fits(Some(bytes), func, shape, dtype)?;
         let max = d.info.limits.max_buffer_size;
         // Within 25% of the largest buffer a size class may not fit where the request does:
         // such a buffer is made to measure.
-        let class = match bytes.checked_next_multiple_of(4) {
-            Some(b) if b <= max => size_class(b).min(b.max(max / 4 * 4)),
-            _ => return Err(oom(format!("the device's largest buffer is {max} bytes"))),
-        };
+        let class = size_class(bytes.next_multiple_of(4)).min(bytes.max(max / 4 * 4));
         let buffer = match d.new_buffer(kind, class) {
             Some(b) => b,
             None => {
@@ -832,6 +830,55 @@ impl Device {
             shared: AtomicBool::new(false),
             device: d.clone(),
         }))
+    }
+
+    /// `OutOfMemory` naming `func` unless `bytes` (`None`: past `u64`) fit the device's
+    /// largest buffer: checked before anything is built for an array, on the host or here.
+    pub(crate) fn check_fits(
+        &self,
+        bytes: Option<u64>,
+        func: &str,
+        shape: &[usize],
+        dtype: DType,
+    ) -> Result<()> {
+        let max = self.0.info.limits.max_buffer_size;
+        match bytes.and_then(|b| b.checked_next_multiple_of(4)) {
+            Some(b) if b <= max => Ok(()),
+            _ => Err(Error::OutOfMemory {
+                func: crate::error::api_name(func),
+                bytes: bytes.unwrap_or(u64::MAX),
+                shape: shape.to_vec(),
+                dtype,
+                reason: format!("the device's largest buffer is {max} bytes"),
+            }),
+        }
+    }
+
+    /// An empty host vector with room for `n` values that will build an array of `shape`
+    /// and `dtype` on this device: `OutOfMemory` (never an abort) when the array could not
+    /// fit the device or the host cannot reserve the room.
+    pub(crate) fn host_vec<T>(
+        &self,
+        n: usize,
+        func: &str,
+        shape: &[usize],
+        dtype: DType,
+    ) -> Result<Vec<T>> {
+        let bytes = shape
+            .iter()
+            .try_fold(dtype.storage_bytes() as u64, |acc, &d| {
+                acc.checked_mul(d as u64)
+            });
+        self.check_fits(bytes, func, shape, dtype)?;
+        let mut v = Vec::new();
+        v.try_reserve_exact(n).map_err(|e| Error::OutOfMemory {
+            func: crate::error::api_name(func),
+            bytes: bytes.unwrap_or(u64::MAX),
+            shape: shape.to_vec(),
+            dtype,
+            reason: format!("the host could not reserve the elements: {e}"),
+        })?;
+        Ok(v)
     }
 
     /// A new storage buffer holding `data` (written at the next submit, before any kernel

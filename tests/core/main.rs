@@ -11,6 +11,7 @@ mod indexing;
 mod interop;
 mod jit;
 mod joins;
+mod limits;
 mod linalg;
 mod ndarray_interop;
 mod npy;
