@@ -14,6 +14,7 @@
 pub(crate) mod matmul;
 pub(crate) mod reduce;
 pub(crate) mod rules;
+pub(crate) mod scan;
 pub(crate) mod scatter;
 pub(crate) mod sort;
 
@@ -1044,10 +1045,53 @@ pub(crate) mod tests {
     #[test]
     fn every_sort_kernel_validates() {
         for d in DType::ALL {
-            let g = sort::stage(sort::key_dtype(d), 2, 8, 5, 2, 4);
-            let source = g.source();
-            if let Err(e) = validate(&source) {
-                panic!("sort on {d}: {e}\n{source}");
+            for windows in [1, 3] {
+                let t = gpu_target();
+                let g = sort::stage(sort::key_dtype(d), 2, 8, 5, 2, 4, windows, &t);
+                let source = g.source();
+                if let Err(e) = validate(&source) {
+                    panic!("sort on {d} in {windows} windows: {e}\n{source}");
+                }
+            }
+        }
+    }
+
+    /// A GPU's target: 128 MiB windows, one `vec4` a thread, emulated float16.
+    fn gpu_target() -> Target {
+        Target {
+            f16_native: false,
+            window_bytes: 1 << 27,
+            vectors: 1,
+            written_out: false,
+        }
+    }
+
+    /// Every scan kernel validates: each phase, dtype, operation and direction, with the
+    /// operands in one window and in several.
+    #[test]
+    fn every_scan_kernel_validates() {
+        use crate::lax::ReduceOp;
+        for d in [DType::Float32, DType::Int32, DType::UInt32] {
+            for op in [ReduceOp::Sum, ReduceOp::Prod] {
+                for reverse in [false, true] {
+                    for windows in [1, 3] {
+                        let t = gpu_target();
+                        for phase in [
+                            scan::Phase::Totals,
+                            scan::Phase::Chunks { prefix_windows: 0 },
+                            scan::Phase::Chunks {
+                                prefix_windows: windows,
+                            },
+                        ] {
+                            let g =
+                                scan::kernel(op, d, phase, reverse, (3, 100), windows, windows, &t);
+                            let source = g.source();
+                            if let Err(e) = validate(&source) {
+                                panic!("{op:?} scan {phase:?} on {d}: {e}\n{source}");
+                            }
+                        }
+                    }
+                }
             }
         }
     }

@@ -146,6 +146,7 @@ pub(crate) fn emit(
         | Primitive::Slice { .. }
         | Primitive::Dot
         | Primitive::Sort { .. }
+        | Primitive::Cumulative { .. }
         | Primitive::Scatter { .. }
         | Primitive::Transpose { .. }
         | Primitive::Reshape { .. }

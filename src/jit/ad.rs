@@ -486,6 +486,13 @@ pub(crate) fn jvp_rule(
             t[0].as_ref().map(|ta| lax::dot(ta, x[1])).transpose()?,
             t[1].as_ref().map(|tb| lax::dot(x[0], tb)).transpose()?,
         ]),
+        P::Cumulative {
+            op: ReduceOp::Sum, ..
+        } => linear1(prim.clone()),
+        P::Cumulative { axis, reverse, .. } => match t0() {
+            Some(t) => Ok(Some(cumprod_jvp(x[0], t, *axis, *reverse)?)),
+            None => Ok(None),
+        },
         P::Sort { indices: false } => match t0() {
             Some(t) => {
                 let perm = lax::sort(x[0], true)?;
@@ -695,6 +702,14 @@ pub(crate) fn vjp_rule(
                 lax::dot(&lax::transpose(x[0], &[0, 2, 1])?, ct)
             })?,
         ],
+        P::Cumulative {
+            op: ReduceOp::Sum,
+            axis,
+            reverse,
+        } => vec![Some(lax::cumsum(ct, *axis, !*reverse)?)],
+        P::Cumulative { axis, reverse, .. } => {
+            vec![Some(cumprod_vjp(xa, ct, *axis, *reverse)?)]
+        }
         P::Sort { indices: false } => {
             let last = xa.ndim() - 1;
             let perm = lax::sort(xa, true)?;
@@ -741,6 +756,69 @@ pub(crate) fn vjp_rule(
         | P::BitcastConvertType { .. }
         | P::Sort { indices: true } => vec![None; x.len()],
     })
+}
+
+/// `a` moved `k` places along `axis` (towards the end when `forward`), the vacated places
+/// holding `fill`.
+fn shift_along(a: &Array, axis: usize, k: usize, forward: bool, fill: f64) -> Result<Array> {
+    let r = a.ndim();
+    let n = a.shape()[axis];
+    let (mut low, mut high) = (vec![0; r], vec![0; r]);
+    let mut start = vec![0; r];
+    let mut limit = a.shape().to_vec();
+    if forward {
+        low[axis] = k;
+    } else {
+        high[axis] = k;
+        start[axis] = k;
+        limit[axis] = n + k;
+    }
+    let padded = lax::pad(a, &low, &high, Some(Literal::from_f64(fill, a.dtype())))?;
+    lax::slice(&padded, &start, &limit, None)
+}
+
+/// The levels of a Hillis–Steele product scan of `x` along `axis`: at each shift `k`
+/// (1, 2, 4, ...), the products `p` of the `k`-element windows ending at every place and
+/// the same shifted `k` places (`q`). The scan's tangent map, linear, is
+/// `s -> p * shift(s, k) + q * s` level after level (the product rule; no division, so
+/// exact where `x` has zeros), and its transpose runs the levels backwards.
+fn cumprod_levels(x: &Array, axis: usize, reverse: bool) -> Result<Vec<(usize, Array, Array)>> {
+    let n = x.shape()[axis];
+    let mut levels = Vec::new();
+    let mut p = x.clone();
+    let mut k = 1;
+    while k < n {
+        let q = shift_along(&p, axis, k, !reverse, 1.0)?;
+        let next = mul(&q, &p)?;
+        levels.push((k, p, q));
+        p = next;
+        k *= 2;
+    }
+    Ok(levels)
+}
+
+/// The tangent of `cumprod(x)` along `axis` for the tangent `t`.
+fn cumprod_jvp(x: &Array, t: &Array, axis: usize, reverse: bool) -> Result<Array> {
+    let mut s = t.clone();
+    for (k, p, q) in cumprod_levels(x, axis, reverse)? {
+        s = add(
+            &mul(&shift_along(&s, axis, k, !reverse, 0.0)?, &p)?,
+            &mul(&q, &s)?,
+        )?;
+    }
+    Ok(s)
+}
+
+/// The cotangent of `x` for the cotangent `ct` of `cumprod(x)` along `axis`.
+fn cumprod_vjp(x: &Array, ct: &Array, axis: usize, reverse: bool) -> Result<Array> {
+    let mut c = ct.clone();
+    for (k, p, q) in cumprod_levels(x, axis, reverse)?.into_iter().rev() {
+        c = add(
+            &shift_along(&mul(&p, &c)?, axis, k, reverse, 0.0)?,
+            &mul(&q, &c)?,
+        )?;
+    }
+    Ok(c)
 }
 
 /// The transpose of `slice`: `ct` placed back at its window of a zero array of `shape`.
@@ -1017,6 +1095,21 @@ pub(crate) mod tests {
                 axes: vec![1],
             },
             Primitive::Sort { indices: false },
+            Primitive::Cumulative {
+                op: ReduceOp::Sum,
+                axis: 1,
+                reverse: true,
+            },
+            Primitive::Cumulative {
+                op: ReduceOp::Prod,
+                axis: 0,
+                reverse: false,
+            },
+            Primitive::Cumulative {
+                op: ReduceOp::Prod,
+                axis: 1,
+                reverse: true,
+            },
             Primitive::Scatter {
                 mode: ScatterMode::Set,
             },

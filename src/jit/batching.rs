@@ -196,6 +196,11 @@ pub(crate) fn batch_rule(prim: &Primitive, args: &[(&Array, bool)], b: usize) ->
             dimension: dimension + 1,
         }),
         P::Gather { axis } => same(P::Gather { axis: axis + 1 }),
+        P::Cumulative { op, axis, reverse } => same(P::Cumulative {
+            op: *op,
+            axis: axis + 1,
+            reverse: *reverse,
+        }),
         P::BroadcastInDim {
             shape,
             broadcast_dimensions,

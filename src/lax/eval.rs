@@ -55,6 +55,12 @@ pub(crate) fn eval(
             Primitive::Sort { indices } => sort(&dev, inputs[0], indices, out),
             _ => Err(Error::arg(prim.name(), "is not a sort")),
         },
+        EvalKind::Scan => match prim {
+            Primitive::Cumulative { op, axis, reverse } => {
+                cumulative(&dev, op, axis, reverse, inputs[0], out)
+            }
+            _ => Err(Error::arg(prim.name(), "is not a scan")),
+        },
         EvalKind::Reduce => match prim {
             Primitive::Reduce { op, axes } => reduce(&dev, op, inputs[0], &axes, out),
             _ => Err(Error::arg(prim.name(), "is not a reduction")),
@@ -136,8 +142,17 @@ fn view(prim: &Primitive, x: &Array, out: Aval) -> Result<Array> {
                     .sum::<isize>();
             let layout = Layout {
                 shape: out.shape.clone(),
+                // A step only matters where the window holds two elements or more (then
+                // the product stays inside the buffer); a huge step past the end of a
+                // shorter window leaves the stride as it was.
                 strides: (0..l.shape.len())
-                    .map(|d| l.strides[d] * strides[d] as isize)
+                    .map(|d| {
+                        if out.shape[d] > 1 {
+                            l.strides[d] * strides[d] as isize
+                        } else {
+                            l.strides[d]
+                        }
+                    })
                     .collect(),
                 offset: if out.size() == 0 {
                     l.offset
@@ -811,36 +826,20 @@ fn sort(dev: &Device, x: &Array, indices: bool, out: Aval) -> Result<Array> {
     let pos = crate::lax::iota(crate::dtype::DType::UInt32, &[rows, p], 1, Some(dev))?;
     let inner = &dev.0;
     let total = (rows * p) as u64;
-    if total * 4 > inner.window_bytes {
-        return Err(Error::OutOfMemory {
-            func: "sort".into(),
-            bytes: total * 4,
-            shape: x.shape().to_vec(),
-            dtype: x.dtype(),
-            reason: format!(
-                "sorting needs the padded rows in one storage binding of {} bytes",
-                inner.window_bytes
-            ),
-        });
-    }
-    let bindings = [
-        Binding::Buffer {
-            buffer: keys.storage()?.buffer(),
-            offset: 0,
-            size: keys.storage()?.bytes,
-        },
-        Binding::Buffer {
-            buffer: pos.storage()?.buffer(),
-            offset: 0,
-            size: pos.storage()?.bytes,
-        },
-    ];
+    let target = target(dev);
+    // Keys and positions past one binding are bound as several windows each.
+    let windows = codegen::windows_for(keys.storage()?.bytes.max(pos.storage()?.bytes), &target);
+    check_bindings(dev, "sort", 1 + 2 * windows, total * 4, &out)?;
+    let bindings = bind_windows(
+        [(keys.storage()?, windows), (pos.storage()?, windows)],
+        target.window_bytes,
+    );
     let groups = total.div_ceil(codegen::WORKGROUP);
     let mut k = 2u64;
     while k <= p as u64 {
         let mut j = k / 2;
         while j >= 1 {
-            let g = stage(kd, rows as u64, p as u64, n as u64, j, k);
+            let g = stage(kd, rows as u64, p as u64, n as u64, j, k, windows, &target);
             let kernel = inner.kernel(&g.body, || g.source())?;
             inner.dispatch(&kernel, &bindings, &g.meta, groups)?;
             j /= 2;
@@ -850,6 +849,139 @@ fn sort(dev: &Device, x: &Array, indices: bool, out: Aval) -> Result<Array> {
     let src = if indices { &pos } else { &keys };
     let cols = crate::lax::slice(src, &[0, 0], &[rows, n], None)?;
     as_out(crate::lax::reshape(&cols, &out.shape)?, &out)
+}
+
+/// A cumulative sum or product along `axis`: the axis moved last in a contiguous copy (if
+/// it is not already), float16 widened to float32, then the scan kernels.
+fn cumulative(
+    dev: &Device,
+    op: crate::lax::ReduceOp,
+    axis: usize,
+    reverse: bool,
+    x: &Array,
+    out: Aval,
+) -> Result<Array> {
+    use crate::lax::Literal;
+    if out.size() == 0 {
+        return crate::lax::full(&out.shape, Literal::I32(0).cast(out.dtype), Some(dev));
+    }
+    let r = x.ndim();
+    let mut perm: Vec<usize> = (0..r).filter(|&d| d != axis).collect();
+    perm.push(axis);
+    let moved = crate::lax::transpose(x, &perm)?;
+    let wide = if x.dtype() == DType::Float16 {
+        crate::lax::convert_element_type(&moved, DType::Float32)?
+    } else {
+        moved
+    };
+    let l = wide.layout();
+    let wide = if l.is_contiguous() && l.offset == 0 {
+        wide
+    } else {
+        crate::lax::copy(&wide)?
+    };
+    let n = x.shape()[axis];
+    let rows = out.size() / n;
+    let scanned = scan_rows(dev, op, reverse, &wide, rows as u64, n as u64, &out)?;
+    let scanned = crate::lax::reshape(&scanned, wide.shape())?;
+    let mut inv = vec![0; r];
+    for (i, &p) in perm.iter().enumerate() {
+        inv[p] = i;
+    }
+    let back = crate::lax::transpose(&scanned, &inv)?;
+    as_out(back, &out)
+}
+
+/// Scans the rows of the contiguous `[rows, n]` array `x` (float32, int32 or uint32):
+/// chunk totals, their scan (recursively), then every chunk rescanned from its prefix.
+fn scan_rows(
+    dev: &Device,
+    op: crate::lax::ReduceOp,
+    reverse: bool,
+    x: &Array,
+    rows: u64,
+    n: u64,
+    out: &Aval,
+) -> Result<Array> {
+    use crate::codegen::scan::{kernel, Phase, CHUNK};
+    let name = if op == crate::lax::ReduceOp::Prod {
+        "cumprod"
+    } else {
+        "cumsum"
+    };
+    let inner = &dev.0;
+    let target = target(dev);
+    let dtype = x.dtype();
+    let bytes = rows * n * 4;
+    let win_in = codegen::windows_for(x.storage()?.bytes, &target);
+    let chunks = n.div_ceil(CHUNK);
+    let threads = rows * chunks;
+    let groups = threads.div_ceil(codegen::WORKGROUP);
+    let prefix = if chunks > 1 {
+        let totals = dev.alloc(BufferKind::Storage, threads * 4, name, &out.shape, dtype)?;
+        let win_t = codegen::windows_for(totals.bytes, &target);
+        check_bindings(dev, name, 1 + win_in + win_t, bytes, out)?;
+        let g = kernel(
+            op,
+            dtype,
+            Phase::Totals,
+            reverse,
+            (rows, n),
+            win_in,
+            win_t,
+            &target,
+        );
+        let k = inner.kernel(&g.body, || g.source())?;
+        let bindings = bind_windows(
+            [(x.storage()?, win_in), (&totals, win_t)],
+            target.window_bytes,
+        );
+        inner.dispatch(&k, &bindings, &g.meta, groups)?;
+        let shape = [rows as usize, chunks as usize];
+        let totals = Array::from_storage(
+            dev.clone(),
+            totals,
+            Layout::contiguous(&shape),
+            Aval::new(shape.to_vec(), dtype, false),
+        );
+        Some(scan_rows(dev, op, false, &totals, rows, chunks, out)?)
+    } else {
+        None
+    };
+    let storage = dev.alloc(BufferKind::Storage, bytes, name, &out.shape, dtype)?;
+    let win_out = codegen::windows_for(storage.bytes, &target);
+    let win_p = match &prefix {
+        Some(p) => codegen::windows_for(p.storage()?.bytes, &target),
+        None => 0,
+    };
+    check_bindings(dev, name, 1 + win_in + win_p + win_out, bytes, out)?;
+    let g = kernel(
+        op,
+        dtype,
+        Phase::Chunks {
+            prefix_windows: win_p,
+        },
+        reverse,
+        (rows, n),
+        win_in,
+        win_out,
+        &target,
+    );
+    let k = inner.kernel(&g.body, || g.source())?;
+    let mut buffers = vec![(x.storage()?, win_in)];
+    if let Some(p) = &prefix {
+        buffers.push((p.storage()?, win_p));
+    }
+    buffers.push((&storage, win_out));
+    let bindings = bind_windows(buffers, target.window_bytes);
+    inner.dispatch(&k, &bindings, &g.meta, groups)?;
+    let shape = [rows as usize, n as usize];
+    Ok(Array::from_storage(
+        dev.clone(),
+        storage,
+        Layout::contiguous(&shape),
+        Aval::new(shape.to_vec(), dtype, false),
+    ))
 }
 
 /// Runs a reduction: the reduced axes are moved last (a view), each pass reduces chunks of

@@ -247,6 +247,32 @@ pub fn sort(x: &Array, indices: bool) -> Result<Array> {
     bind(Primitive::Sort { indices }, &[x], None)
 }
 
+/// Inclusive cumulative sum along `axis` (`jax.lax.cumsum`; `reverse` from the end).
+pub fn cumsum(x: &Array, axis: usize, reverse: bool) -> Result<Array> {
+    bind(
+        Primitive::Cumulative {
+            op: ReduceOp::Sum,
+            axis,
+            reverse,
+        },
+        &[x],
+        None,
+    )
+}
+
+/// Inclusive cumulative product along `axis` (`jax.lax.cumprod`; `reverse` from the end).
+pub fn cumprod(x: &Array, axis: usize, reverse: bool) -> Result<Array> {
+    bind(
+        Primitive::Cumulative {
+            op: ReduceOp::Prod,
+            axis,
+            reverse,
+        },
+        &[x],
+        None,
+    )
+}
+
 /// `x` with `values[t]` combined (by `mode`) into the element at flat position
 /// `positions[t]` (int32, same shape as `values`): duplicates accumulate for combining
 /// modes; out-of-range positions are dropped, as JAX does where it cannot check.

@@ -342,6 +342,17 @@ pub enum Primitive {
         /// Return positions instead of values.
         indices: bool,
     },
+    /// Inclusive cumulative sum or product along `axis` (`jax.lax.cumsum`, `cumprod`): a
+    /// chunked scan, two passes over memory (see `codegen::scan`). `reverse` scans from
+    /// the last element to the first. float16 accumulates in float32, int32 wraps.
+    Cumulative {
+        /// `Sum` or `Prod`.
+        op: ReduceOp,
+        /// The scanned dimension.
+        axis: usize,
+        /// Scan from the end.
+        reverse: bool,
+    },
     /// `x` with `values[t]` combined into the element at flat position `positions[t]`
     /// (operands: `x`, int32 `positions`, `values` of `x`'s dtype and `positions`' shape).
     /// Duplicates accumulate for combining modes; out-of-range positions are dropped.
@@ -585,6 +596,8 @@ pub(crate) enum EvalKind {
     Dot,
     /// Bitonic sort stages.
     Sort,
+    /// The two scan phases around a scan of the chunk totals.
+    Scan,
     /// A copy, then the atomic scatter kernel.
     Scatter,
 }
@@ -612,6 +625,10 @@ impl Primitive {
             Primitive::Gather { .. } => "gather",
             Primitive::Dot => "dot_general",
             Primitive::Sort { .. } => "sort",
+            Primitive::Cumulative { op, .. } => match op {
+                ReduceOp::Prod => "cumprod",
+                _ => "cumsum",
+            },
             Primitive::Scatter { .. } => "scatter",
             Primitive::Threefry { .. } => "threefry2x32",
             Primitive::BitcastConvertType { .. } => "bitcast_convert_type",
@@ -647,12 +664,13 @@ impl Primitive {
             Primitive::Threefry { .. } => 20,
             Primitive::BitcastConvertType { .. } => 21,
             Primitive::Fma => 22,
+            Primitive::Cumulative { .. } => 23,
         }
     }
 
     /// Number of variants in the table.
     #[cfg(test)]
-    pub(crate) const COUNT: usize = 23;
+    pub(crate) const COUNT: usize = 24;
 
     /// One instance of every variant with every parameter value that changes the generated
     /// code (for rule-coverage and kernel-validation tests).
@@ -697,6 +715,16 @@ impl Primitive {
             Primitive::Gather { axis: 1 },
             Primitive::Dot,
             Primitive::Sort { indices: true },
+            Primitive::Cumulative {
+                op: ReduceOp::Sum,
+                axis: 1,
+                reverse: false,
+            },
+            Primitive::Cumulative {
+                op: ReduceOp::Prod,
+                axis: 0,
+                reverse: true,
+            },
             Primitive::Scatter {
                 mode: ScatterMode::Add,
             },
@@ -749,6 +777,7 @@ impl Primitive {
             Primitive::Reduce { .. } => EvalKind::Reduce,
             Primitive::Dot => EvalKind::Dot,
             Primitive::Sort { .. } => EvalKind::Sort,
+            Primitive::Cumulative { .. } => EvalKind::Scan,
             Primitive::Scatter { .. } => EvalKind::Scatter,
             _ => EvalKind::Elementwise,
         }
@@ -774,6 +803,7 @@ impl Primitive {
             | Primitive::Slice { .. }
             | Primitive::Pad { .. }
             | Primitive::Sort { .. }
+            | Primitive::Cumulative { .. }
             | Primitive::BitcastConvertType { .. }
             | Primitive::Transpose { .. } => 1,
             Primitive::Full { .. } | Primitive::Iota { .. } => 0,
@@ -1000,7 +1030,11 @@ impl Primitive {
                     ));
                 }
                 let mut shape = x.shape.clone();
-                shape[*dimension] = inputs.iter().map(|a| a.shape[*dimension]).sum();
+                shape[*dimension] = crate::shape::dim_sum(
+                    name,
+                    &shapes,
+                    inputs.iter().map(|a| a.shape[*dimension]),
+                )?;
                 crate::shape::checked_size(name, &shape)?;
                 Ok(Aval::new(shape, x.dtype, weak))
             }
@@ -1022,14 +1056,18 @@ impl Primitive {
                             "the padding value must have the operand's dtype",
                         ));
                     }
-                } else if (0..r).any(|d| x.shape[d] == 0 && low[d] + high[d] > 0) {
+                } else if (0..r).any(|d| x.shape[d] == 0 && (low[d] > 0 || high[d] > 0)) {
                     return Err(Error::shape(
                         name,
                         &[&x.shape],
                         "edge padding needs a non-empty operand along padded dimensions",
                     ));
                 }
-                let shape: Vec<usize> = (0..r).map(|d| low[d] + x.shape[d] + high[d]).collect();
+                let shape = (0..r)
+                    .map(|d| {
+                        crate::shape::dim_sum(name, &[&x.shape], [low[d], x.shape[d], high[d]])
+                    })
+                    .collect::<Result<Vec<usize>>>()?;
                 crate::shape::checked_size(name, &shape)?;
                 Ok(Aval::new(shape, x.dtype, x.weak))
             }
@@ -1095,6 +1133,27 @@ impl Primitive {
                         name,
                         &[&x.shape],
                         "scatter addresses at most 2^31 - 1 elements",
+                    ));
+                }
+                Ok(x.clone())
+            }
+            Primitive::Cumulative { op, axis, .. } => {
+                let x = &inputs[0];
+                if *axis >= x.shape.len() {
+                    return Err(Error::shape(
+                        name,
+                        &[&x.shape],
+                        format!(
+                            "axis {axis} is out of range for {} dimensions",
+                            x.shape.len()
+                        ),
+                    ));
+                }
+                if !matches!(op, ReduceOp::Sum | ReduceOp::Prod) || x.dtype == DType::Bool {
+                    return Err(Error::dtype(
+                        name,
+                        &[x.dtype],
+                        format!("scans sum or multiply numbers, not {op:?} over {}", x.dtype),
                     ));
                 }
                 Ok(x.clone())

@@ -443,40 +443,17 @@ fn scan(func: &str, x: impl ArrayLike, axis: Option<isize>, product: bool) -> Re
             (x, ax)
         }
     };
-    // bool accumulates in int32, as in NumPy; float16 in float32, rounded once at the end.
-    let out = x.dtype();
-    let mut cur = match out {
-        DType::Bool => x.astype(DType::Int32)?,
-        DType::Float16 => x.astype(DType::Float32)?,
-        _ => x,
-    };
-    let n = cur.shape()[ax];
-    let r = cur.ndim();
-    let identity = Literal::from_f64(if product { 1.0 } else { 0.0 }, cur.dtype());
-    // Hillis-Steele: after step s, element i combines the 2^s elements ending at i. Each
-    // step shifts by padding with the identity; log2(n) elementwise passes, and float
-    // sums combine as a tree (error growing like log n).
-    let mut shift = 1usize;
-    while shift < n {
-        let mut low = vec![0; r];
-        let high = vec![0; r];
-        low[ax] = shift;
-        let padded = lax::pad(&cur, &low, &high, Some(identity))?;
-        let mut limit = padded.shape().to_vec();
-        limit[ax] = n;
-        let shifted = lax::slice(&padded, &vec![0; r], &limit, None)?;
-        let op = if product {
-            lax::BinaryOp::Mul
-        } else {
-            lax::BinaryOp::Add
-        };
-        cur = lax::binary(op, &cur, &shifted)?;
-        shift *= 2;
-    }
-    if out == DType::Float16 {
-        cur.astype(DType::Float16)
+    // bool accumulates in int32, as in NumPy (float16 accumulates in float32 in the
+    // primitive, rounded once).
+    let x = if x.dtype() == DType::Bool {
+        x.astype(DType::Int32)?
     } else {
-        Ok(cur)
+        x
+    };
+    if product {
+        lax::cumprod(&x, ax, false)
+    } else {
+        lax::cumsum(&x, ax, false)
     }
 }
 

@@ -963,6 +963,28 @@ fn large_sweep(sizes: &[usize]) {
                 half_ulps,
             );
         }
+        // A scan past one binding: the running count of int32 ones, read at the ends,
+        // the middle, and across a binding's edge (element 2^25 starts the second
+        // 128 MiB window).
+        let counts = np::cumsum(np::ones(&[n], DType::Int32).unwrap(), None).unwrap();
+        let at: Vec<usize> = [0, n / 2, n - 1, 1 << 25, (1 << 25) - 1]
+            .into_iter()
+            .filter(|&i| i < n)
+            .collect();
+        let idx: Vec<i32> = at.iter().map(|&i| i as i32).collect();
+        let want: Vec<f64> = at.iter().map(|&i| (i + 1) as f64).collect();
+        assert_close(
+            &format!("{what}: cumsum of int32 ones"),
+            &np::take(
+                &counts,
+                Array::from_slice(&idx, &[idx.len()]).unwrap(),
+                None,
+            )
+            .unwrap(),
+            &want,
+            DType::Int32,
+            EXACT,
+        );
         // Gather the last and first elements back.
         let idx = Array::from_slice(&[(n - 1) as i32, 0, hi as i32], &[3]).unwrap();
         let want = [f64::from(v[n - 1]), f64::from(v[0]), 100.0];
@@ -1056,4 +1078,24 @@ fn sizes_past_the_device_are_out_of_memory_errors() {
         f,
         0.0,
     );
+}
+
+/// Sorts past one 128 MiB binding (keys and positions bound as several windows): 40M
+/// int32 keys, checked sorted and as a permutation, and argsort's positions against them.
+#[test]
+#[ignore = "minutes on a software adapter; run with --ignored"]
+fn sort_past_one_binding() {
+    let n = 40_000_000usize;
+    // A permutation of 0..n (a multiplicative scramble), so the sorted keys are 0..n.
+    let keys: Vec<i32> = (0..n as u64)
+        .map(|i| ((i * 2_654_435_761) % n as u64) as i32)
+        .collect();
+    let x = Array::from_slice(&keys, &[n]).unwrap();
+    let sorted = np::sort(&x, None).unwrap().to_vec::<i32>().unwrap();
+    assert!(sorted.iter().enumerate().all(|(i, &v)| v == i as i32));
+    let order = np::argsort(&x, None).unwrap().to_vec::<i32>().unwrap();
+    assert!(order
+        .iter()
+        .enumerate()
+        .all(|(i, &p)| keys[p as usize] == i as i32));
 }

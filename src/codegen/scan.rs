@@ -1,0 +1,136 @@
+//! The scan kernels: cumulative sums and products along the last axis of a contiguous
+//! `[rows, n]` operand. Each thread owns a chunk of [`CHUNK`] consecutive elements of a
+//! row. The `Totals` phase writes each chunk's combination; the totals (n / CHUNK per row)
+//! are scanned in turn, and the `Chunks` phase rescans every chunk starting from the
+//! combination of all chunks before it. A scan thus reads its input twice and writes it
+//! once, plus the scan of a 1/CHUNK-sized problem, whatever `n`. Float sums are exact
+//! within a chunk's sequential error (CHUNK terms) plus the totals' tree above it.
+
+use super::{declare, Generated, Target};
+use crate::dtype::DType;
+use crate::lax::ReduceOp;
+use std::fmt::Write;
+
+/// Elements per thread: long enough that the totals are a small problem, short enough to
+/// keep every thread's loop far below the software adapters' iteration cap.
+pub(crate) const CHUNK: u64 = 32;
+
+/// Which pass of a scan a kernel runs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Phase {
+    /// Each chunk's combination, to `[rows, chunks]`.
+    Totals,
+    /// Each chunk rescanned from its prefix: the scanned totals, bound after the input
+    /// as `prefix_windows` windows (0 when every row is a single chunk).
+    Chunks { prefix_windows: u64 },
+}
+
+/// The WGSL type a scan of `dtype` computes in (float16 is scanned as float32 by the
+/// caller; bool as int32).
+fn wgsl_type(dtype: DType) -> &'static str {
+    match dtype {
+        DType::Int32 => "i32",
+        DType::UInt32 => "u32",
+        _ => "f32",
+    }
+}
+
+/// One scan kernel over `rows` rows of length `n` (`reverse`: from the end of each row)
+/// for `dtype` (float32, int32 or uint32), with the input bound as `in_windows` windows
+/// and the output (the totals, or the scan) as `out_windows`.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn kernel(
+    op: ReduceOp,
+    dtype: DType,
+    phase: Phase,
+    reverse: bool,
+    (rows, n): (u64, u64),
+    in_windows: u64,
+    out_windows: u64,
+    t: &Target,
+) -> Generated {
+    let ty = wgsl_type(dtype);
+    let (identity, combine) = match op {
+        ReduceOp::Prod => ("1", "acc * v"),
+        _ => ("0", "acc + v"),
+    };
+    let mut src = String::new();
+    let _ = writeln!(
+        src,
+        "@group(0) @binding(0) var<storage, read> md: array<u32>;"
+    );
+    let mut binding = 1u32;
+    declare(&mut src, &mut binding, "x", ty, 4, in_windows, false, t);
+    match phase {
+        Phase::Totals => declare(
+            &mut src,
+            &mut binding,
+            "totals",
+            ty,
+            4,
+            out_windows,
+            true,
+            t,
+        ),
+        Phase::Chunks { prefix_windows } => {
+            if prefix_windows > 0 {
+                declare(
+                    &mut src,
+                    &mut binding,
+                    "prefix",
+                    ty,
+                    4,
+                    prefix_windows,
+                    false,
+                    t,
+                );
+            }
+            declare(&mut src, &mut binding, "y", ty, 4, out_windows, true, t);
+        }
+    }
+    // The element a row's i-th step reads: from the end when reversed.
+    let pos = if reverse { "n - 1u - i" } else { "i" };
+    let start = match phase {
+        Phase::Chunks { prefix_windows } if prefix_windows > 0 => {
+            format!("var acc = {ty}({identity});\n    if (c > 0u) {{ acc = prefix(t - 1u); }}")
+        }
+        _ => format!("var acc = {ty}({identity});"),
+    };
+    let step = match phase {
+        Phase::Totals => String::new(),
+        Phase::Chunks { .. } => "y_st(u, acc);".to_string(),
+    };
+    let finish = match phase {
+        Phase::Totals => "totals_st(t, acc);",
+        Phase::Chunks { .. } => "",
+    };
+    let _ = write!(
+        src,
+        r#"@compute @workgroup_size(256)
+fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>, @builtin(local_invocation_index) li: u32) {{
+    let t = (wg.y * nwg.x + wg.x) * 256u + li;
+    if (t >= md[0]) {{ return; }}
+    let n = md[1];
+    let chunks = md[2];
+    let row = t / chunks;
+    let c = t - row * chunks;
+    let first = c * {CHUNK}u;
+    let last = min(first + {CHUNK}u, n);
+    {start}
+    for (var i = first; i < last; i++) {{
+        let u = row * n + {pos};
+        let v = x(u);
+        acc = {combine};
+        {step}
+    }}
+    {finish}
+}}
+"#
+    );
+    let chunks = n.div_ceil(CHUNK).max(1);
+    Generated {
+        body: src,
+        uses_f16: false,
+        meta: vec![(rows * chunks) as u32, n as u32, chunks as u32],
+    }
+}
