@@ -1,6 +1,7 @@
 //! Reductions and matmul next to CPU baselines measured in the same run: the full sum of
 //! 16M float32 vs `iter().sum()`, sums along each axis of 4096x4096 vs the full sum, and
-//! float32 matmul (1024², 2048²) vs the `matrixmultiply` crate's sgemm. Ends with
+//! float32 matmul (1024², 2048²) vs the `matrixmultiply` crate's sgemm, and the cumulative
+//! sum of 40M float32 vs a running-sum loop. Ends with
 //! `NAME: olympus X, baseline Y, ratio Z` lines.
 
 use std::hint::black_box;
@@ -129,6 +130,28 @@ fn summary() {
             full,
         );
     }
+    // A scan reads and writes every element: GB/s counts both.
+    let m = 40_000_000;
+    let v = data(m);
+    let x = Array::from_slice(&v, &[m]).unwrap();
+    let o = best(3, || {
+        np::cumsum(&x, None).unwrap().block_until_ready().unwrap();
+    });
+    let mut out = vec![0f32; m];
+    let r = best(3, || {
+        let mut acc = 0f32;
+        for (o, &e) in out.iter_mut().zip(black_box(&v)) {
+            acc += e;
+            *o = acc;
+        }
+        black_box(&out);
+    });
+    line(
+        "cumsum_40M_f32 (GB/s, baseline a running-sum loop)",
+        "GB/s",
+        gbps(2 * m * 4, o),
+        gbps(2 * m * 4, r),
+    );
     for n in [1024usize, 2048] {
         let (a, b) = (data(n * n), data(n * n));
         let (ga, gb) = (
