@@ -383,46 +383,49 @@ fn declare(
     }
     let per = t.window_bytes / unit_bytes;
     if write {
-        let _ = writeln!(src, "fn {name}_st(u: u32, v: {ty}) {{");
-        if windows == 1 {
-            let _ = writeln!(src, "    {name}_0[u] = v;");
-        } else {
-            let _ = writeln!(
-                src,
-                "    let w = u / {per}u;\n    let r = u - w * {per}u;\n    switch w {{"
-            );
-            for w in 0..windows {
-                let arm = if w + 1 == windows {
-                    "default".to_string()
-                } else {
-                    format!("case {w}u")
-                };
-                let _ = writeln!(src, "        {arm}: {{ {name}_{w}[r] = v; }}");
-            }
-            let _ = writeln!(src, "    }}");
-        }
-        let _ = writeln!(src, "}}");
+        window_function(
+            src,
+            &format!("{name}_st(u: u32, v: {ty})"),
+            windows,
+            per,
+            |w| format!("{name}_{w}[r] = v;"),
+        );
     } else {
-        let _ = writeln!(src, "fn {name}(u: u32) -> {ty} {{");
-        if windows == 1 {
-            let _ = writeln!(src, "    return {name}_0[u];");
-        } else {
-            let _ = writeln!(
-                src,
-                "    let w = u / {per}u;\n    let r = u - w * {per}u;\n    switch w {{"
-            );
-            for w in 0..windows {
-                let arm = if w + 1 == windows {
-                    "default".to_string()
-                } else {
-                    format!("case {w}u")
-                };
-                let _ = writeln!(src, "        {arm}: {{ return {name}_{w}[r]; }}");
-            }
-            let _ = writeln!(src, "    }}");
-        }
-        let _ = writeln!(src, "}}");
+        window_function(src, &format!("{name}(u: u32) -> {ty}"), windows, per, |w| {
+            format!("return {name}_{w}[r];")
+        });
     }
+}
+
+/// Emits `fn {signature}` whose body runs `access(w)` on window `w` of a buffer bound as
+/// `windows` windows of `per` units, with `r` the unit's index in that window (`u` the
+/// index in the whole buffer).
+pub(crate) fn window_function(
+    src: &mut String,
+    signature: &str,
+    windows: u64,
+    per: u64,
+    access: impl Fn(u64) -> String,
+) {
+    let _ = writeln!(src, "fn {signature} {{");
+    if windows == 1 {
+        let _ = writeln!(src, "    let r = u;\n    {}", access(0));
+    } else {
+        let _ = writeln!(
+            src,
+            "    let w = u / {per}u;\n    let r = u - w * {per}u;\n    switch w {{"
+        );
+        for w in 0..windows {
+            let arm = if w + 1 == windows {
+                "default".to_string()
+            } else {
+                format!("case {w}u")
+            };
+            let _ = writeln!(src, "        {arm}: {{ {} }}", access(w));
+        }
+        let _ = writeln!(src, "    }}");
+    }
+    let _ = writeln!(src, "}}");
 }
 
 /// Declares the output buffer `name` of `dtype` (stored as `vec4` words with `vector`, else
@@ -1033,10 +1036,12 @@ pub(crate) mod tests {
     fn every_scatter_kernel_validates() {
         for mode in scatter::ScatterMode::ALL {
             for d in DType::ALL {
-                let g = scatter::scatter(mode, d, 4, 8, 0, 1);
-                let source = g.source();
-                if let Err(e) = validate(&source) {
-                    panic!("scatter {mode:?} on {d}: {e}\n{source}");
+                for windows in [[1, 1, 1], [2, 3, 4]] {
+                    let g = scatter::scatter(mode, d, 4, 8, 0, 1, windows, &gpu_target());
+                    let source = g.source();
+                    if let Err(e) = validate(&source) {
+                        panic!("scatter {mode:?} on {d} in windows {windows:?}: {e}\n{source}");
+                    }
                 }
             }
         }

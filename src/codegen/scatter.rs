@@ -5,8 +5,9 @@
 //! plain stores go through the loop. Positions outside the array are dropped (JAX's
 //! behaviour for scatters it cannot check).
 
-use super::{rules::compute_type, Generated};
+use super::{declare, rules::compute_type, window_function, Generated, Target};
 use crate::dtype::DType;
+use std::fmt::Write;
 
 /// How an update combines with the element it lands on.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -51,7 +52,43 @@ fn combine(mode: ScatterMode, d: DType, old: &str, v: &str) -> String {
     }
 }
 
-/// The kernel for elements of `dtype` (storage words of the output bound as atomics).
+/// Declares the output's words as `windows` windows of atomics, with `out_load(u)`,
+/// `out_store(u, w)` and `out_cas(u, old, new)` (which gives `(old value, exchanged)`):
+/// WGSL cannot pass a pointer to a storage atomic, so each helper switches on the window.
+fn declare_atomic_out(src: &mut String, binding: u32, windows: u64, t: &Target) {
+    let per = t.window_bytes / 4;
+    for w in 0..windows {
+        let _ = writeln!(
+            src,
+            "@group(0) @binding({}) var<storage, read_write> out_{w}: array<atomic<u32>>;",
+            binding + w as u32
+        );
+    }
+    let helper = |src: &mut String, sig: &str, op: &str| {
+        window_function(src, sig, windows, per, |w| {
+            op.replace("{w}", &w.to_string())
+        });
+    };
+    helper(
+        src,
+        "out_load(u: u32) -> u32",
+        "return atomicLoad(&out_{w}[r]);",
+    );
+    helper(
+        src,
+        "out_store(u: u32, v: u32)",
+        "atomicStore(&out_{w}[r], v);",
+    );
+    helper(
+        src,
+        "out_cas(u: u32, expected: u32, desired: u32) -> vec2<u32>",
+        "let x = atomicCompareExchangeWeak(&out_{w}[r], expected, desired); return vec2<u32>(x.old_value, u32(x.exchanged));",
+    );
+}
+
+/// The kernel for elements of `dtype` (storage words of the output bound as atomics), with
+/// the positions, values and output bound as `windows` windows each (`[pos, vals, out]`).
+#[allow(clippy::too_many_arguments)]
 pub(crate) fn scatter(
     mode: ScatterMode,
     dtype: DType,
@@ -59,18 +96,20 @@ pub(crate) fn scatter(
     len: u64,
     pos_offset: u64,
     val_offset: u64,
+    windows: [u64; 3],
+    t: &Target,
 ) -> Generated {
     let ct = compute_type(dtype);
     // Values arrive as words: float16 packed two per word, bool as 0/1.
-    let (val_decl, load) = match dtype {
+    let (val_ty, load) = match dtype {
         DType::Float16 => (
-            "array<u32>",
-            "f16_to_f32((vals[e >> 1u] >> ((e & 1u) * 16u)) & 0xffffu)".to_string(),
+            "u32",
+            "f16_to_f32((vals(e >> 1u) >> ((e & 1u) * 16u)) & 0xffffu)".to_string(),
         ),
-        DType::Bool => ("array<u32>", "(vals[e] != 0u)".to_string()),
-        DType::Float32 => ("array<f32>", "vals[e]".to_string()),
-        DType::Int32 => ("array<i32>", "vals[e]".to_string()),
-        DType::UInt32 => ("array<u32>", "vals[e]".to_string()),
+        DType::Bool => ("u32", "(vals(e) != 0u)".to_string()),
+        DType::Float32 => ("f32", "vals(e)".to_string()),
+        DType::Int32 => ("i32", "vals(e)".to_string()),
+        DType::UInt32 => ("u32", "vals(e)".to_string()),
     };
     // Decode the element from its word, and encode it back into the word.
     let (decode, encode) = match dtype {
@@ -94,23 +133,43 @@ pub(crate) fn scatter(
         "0u"
     };
     let update = if mode == ScatterMode::Set && dtype != DType::Float16 {
-        format!("    let x = v;\n    atomicStore(&out[{word}], {encode});\n")
+        format!("    let x = v;\n    out_store({word}, {encode});\n")
     } else {
         format!(
-            "    let sh = {shift};\n    var w = atomicLoad(&out[{word}]);\n    loop {{\n        let x = {};\n        let r = atomicCompareExchangeWeak(&out[{word}], w, {encode});\n        if (r.exchanged) {{ break; }}\n        w = r.old_value;\n    }}\n",
+            "    let sh = {shift};\n    var w = out_load({word});\n    loop {{\n        let x = {};\n        let r = out_cas({word}, w, {encode});\n        if (r.y != 0u) {{ break; }}\n        w = r.x;\n    }}\n",
             combine(mode, dtype, decode, "v")
         )
     };
+    let mut decls = String::new();
+    let mut binding = 1;
+    declare(
+        &mut decls,
+        &mut binding,
+        "pos",
+        "i32",
+        4,
+        windows[0],
+        false,
+        t,
+    );
+    declare(
+        &mut decls,
+        &mut binding,
+        "vals",
+        val_ty,
+        4,
+        windows[1],
+        false,
+        t,
+    );
+    declare_atomic_out(&mut decls, binding, windows[2], t);
     let body = format!(
         r#"@group(0) @binding(0) var<storage, read> md: array<u32>;
-@group(0) @binding(1) var<storage, read> pos: array<i32>;
-@group(0) @binding(2) var<storage, read> vals: {val_decl};
-@group(0) @binding(3) var<storage, read_write> out: array<atomic<u32>>;
-@compute @workgroup_size(256)
+{decls}@compute @workgroup_size(256)
 fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>, @builtin(local_invocation_index) li: u32) {{
     let t = (wg.y * nwg.x + wg.x) * 256u + li;
     if (t >= md[0]) {{ return; }}
-    let q = pos[t + md[2]];
+    let q = pos(t + md[2]);
     if (q < 0 || u32(q) >= md[1]) {{ return; }}
     let p = u32(q);
     let e = t + md[3];

@@ -757,20 +757,17 @@ fn scatter(
     };
     let (pos, vals) = (flat(inputs[1])?, flat(inputs[2])?);
     let inner = &dev.0;
-    for a in [&target, &pos, &vals] {
-        if a.storage()?.bytes > inner.window_bytes {
-            return Err(Error::OutOfMemory {
-                func: "scatter".into(),
-                bytes: a.storage()?.bytes,
-                shape: a.shape().to_vec(),
-                dtype: a.dtype(),
-                reason: format!(
-                    "scatter needs each operand in one storage binding of {} bytes",
-                    inner.window_bytes
-                ),
-            });
-        }
-    }
+    let t = self::target(dev);
+    // Every operand past one binding is bound as several windows.
+    let stores = [pos.storage()?, vals.storage()?, target.storage()?];
+    let windows = stores.map(|st| codegen::windows_for(st.bytes, &t));
+    check_bindings(
+        dev,
+        "scatter",
+        1 + windows.iter().sum::<u64>(),
+        target.storage()?.bytes,
+        &out,
+    )?;
     let g = crate::codegen::scatter::scatter(
         mode,
         out.dtype,
@@ -778,20 +775,11 @@ fn scatter(
         target.size() as u64,
         pos.layout().offset as u64,
         vals.layout().offset as u64,
+        windows,
+        &t,
     );
     let kernel = inner.kernel(&g.body, || g.source())?;
-    let stores = [&pos, &vals, &target]
-        .iter()
-        .map(|a| a.storage())
-        .collect::<Result<Vec<_>>>()?;
-    let bindings: Vec<Binding<'_>> = stores
-        .iter()
-        .map(|st| Binding::Buffer {
-            buffer: st.buffer(),
-            offset: 0,
-            size: st.bytes,
-        })
-        .collect();
+    let bindings = bind_windows(stores.into_iter().zip(windows), t.window_bytes);
     inner.dispatch(
         &kernel,
         &bindings,

@@ -985,6 +985,34 @@ fn large_sweep(sizes: &[usize]) {
             DType::Int32,
             EXACT,
         );
+        // A scatter into an array past one binding: duplicates accumulate, and the
+        // updated elements (in the last window too) read back.
+        let spots = Array::from_slice(&idx, &[idx.len()]).unwrap();
+        let twice = np::concatenate([&spots, &spots], 0).unwrap();
+        let bumped = np::ones(&[n], DType::Int32)
+            .unwrap()
+            .at(twice)
+            .add(3)
+            .unwrap();
+        assert_close(
+            &format!("{what}: scatter add"),
+            &np::take(&bumped, &spots, None).unwrap(),
+            &vec![7.0; idx.len()],
+            DType::Int32,
+            EXACT,
+        );
+        // Two copies joined: the elements on either side of the seam and at the ends.
+        let joined = np::concatenate([&x, &x], 0).unwrap();
+        let seams = [0, n - 1, n, n + hi, 2 * n - 1];
+        let at = Array::from_slice(&seams.map(|i| i as i32), &[5]).unwrap();
+        let want = seams.map(|i| f64::from(v[i % n]));
+        assert_close(
+            &format!("{what}: concatenate"),
+            &np::take(&joined, &at, None).unwrap(),
+            &want,
+            f,
+            EXACT,
+        );
         // Gather the last and first elements back.
         let idx = Array::from_slice(&[(n - 1) as i32, 0, hi as i32], &[3]).unwrap();
         let want = [f64::from(v[n - 1]), f64::from(v[0]), 100.0];
