@@ -130,7 +130,8 @@ fn summary() {
             full,
         );
     }
-    // A scan reads and writes every element: GB/s counts both.
+    // A scan reads and writes every element: GB/s counts both (the summary's cumsum
+    // line, 40M elements: past one binding).
     let m = 40_000_000;
     let v = data(m);
     let x = Array::from_slice(&v, &[m]).unwrap();

@@ -1072,14 +1072,15 @@ pub(crate) mod tests {
     }
 
     /// Every scan kernel validates: each phase, dtype, operation and direction, with the
-    /// operands in one window and in several.
+    /// operands in one window, in several, and the input staged into a texture.
     #[test]
     fn every_scan_kernel_validates() {
         use crate::lax::ReduceOp;
         for d in [DType::Float32, DType::Int32, DType::UInt32] {
             for op in [ReduceOp::Sum, ReduceOp::Prod] {
                 for reverse in [false, true] {
-                    for windows in [1, 3] {
+                    // Inputs in one window, in several, or staged into a texture.
+                    for (win_in, windows) in [(1, 1), (3, 3), (TEXTURE, 2)] {
                         let t = gpu_target();
                         for phase in [
                             scan::Phase::Totals,
@@ -1089,7 +1090,7 @@ pub(crate) mod tests {
                             },
                         ] {
                             let g =
-                                scan::kernel(op, d, phase, reverse, (3, 100), windows, windows, &t);
+                                scan::kernel(op, d, phase, reverse, (3, 100), win_in, windows, &t);
                             let source = g.source();
                             if let Err(e) = validate(&source) {
                                 panic!("{op:?} scan {phase:?} on {d}: {e}\n{source}");

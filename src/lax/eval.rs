@@ -901,7 +901,9 @@ fn scan_rows(
     let target = target(dev);
     let dtype = x.dtype();
     let bytes = rows * n * 4;
-    let win_in = codegen::windows_for(x.storage()?.bytes, &target);
+    // On CPU adapters a large input is staged into a texture, as elementwise kernels'
+    // are (one copy serves both passes).
+    let win_in = input_windows(dev, x.storage()?, rows * n, &target);
     let chunks = n.div_ceil(CHUNK);
     let threads = rows * chunks;
     let groups = threads.div_ceil(codegen::WORKGROUP);
