@@ -302,7 +302,9 @@ pub fn contiguous_strides(shape: &[usize]) -> Vec<isize> {
     let mut acc = 1isize;
     for i in (0..shape.len()).rev() {
         strides[i] = acc;
-        acc *= shape[i].max(1) as isize;
+        // Saturating: only an empty shape can get this far (`[0, 2^40, 2^40]`), and its
+        // strides address nothing.
+        acc = acc.saturating_mul(isize::try_from(shape[i].max(1)).unwrap_or(isize::MAX));
     }
     strides
 }

@@ -170,6 +170,7 @@ fn checked_stream<R: Read>(
     mut r: R,
 ) -> Result<std::io::Chain<std::io::Cursor<Vec<u8>>, R>> {
     let err = |e: std::io::Error| io_err(func, path, e);
+    let bad = |reason: String| io_err(func, path, reason);
     let mut head = Vec::new();
     r.by_ref().take(8).read_to_end(&mut head).map_err(err)?;
     if head.len() < 8 || !head.starts_with(b"\x93NUMPY") {
@@ -182,12 +183,17 @@ fn checked_stream<R: Read>(
         .read_to_end(&mut len)
         .map_err(err)?;
     head.extend_from_slice(&len);
+    if len.len() as u64 != len_bytes {
+        return Ok(std::io::Cursor::new(head).chain(r));
+    }
     let header_len = len
         .iter()
         .rev()
         .fold(0u64, |acc, &b| (acc << 8) | u64::from(b));
-    if len.len() as u64 != len_bytes || header_len > 1 << 20 {
-        return Ok(std::io::Cursor::new(head).chain(r));
+    // NumPy writes headers of a few hundred bytes; the reader allocates whatever length
+    // a header declares.
+    if header_len > 1 << 16 {
+        return Err(bad(format!("a .npy header of {header_len} bytes")));
     }
     let mut header = Vec::new();
     r.by_ref()
@@ -196,40 +202,51 @@ fn checked_stream<R: Read>(
         .map_err(err)?;
     let text = String::from_utf8_lossy(&header).into_owned();
     head.extend_from_slice(&header);
-    if let Some(dims) = declared_shape(&text) {
-        let bad = |reason: String| io_err(func, path, reason);
-        let mut n = 1u64;
-        for d in &dims {
-            let d: u64 = d
-                .parse()
-                .map_err(|_| bad(format!("the header's shape has a dimension {d}")))?;
-            n = n.checked_mul(d).ok_or_else(|| {
-                bad(format!(
-                    "the header's shape ({}) overflows",
-                    dims.join(", ")
-                ))
-            })?;
-        }
-        let shape: Vec<usize> = dims
-            .iter()
-            .map(|d| d.parse().unwrap_or(usize::MAX))
-            .collect();
-        // Two bytes an element at the least (float16): a finer check follows the header.
-        crate::array::current_device()?.check_fits(
-            n.checked_mul(2),
-            func,
-            &shape,
-            DType::Float16,
-        )?;
+    let dims = declared_shape(&text).ok_or_else(|| {
+        bad(format!(
+            "the header declares no readable shape: {}",
+            text.trim()
+        ))
+    })?;
+    // The element count, and the product with empty dimensions counted as 1 (the reader's
+    // strides): neither may overflow.
+    let (mut n, mut strides) = (1u64, 1u64);
+    for d in &dims {
+        let d: u64 = d
+            .parse()
+            .map_err(|_| bad(format!("the header's shape has a dimension {d}")))?;
+        let overflow = || {
+            bad(format!(
+                "the header's shape ({}) overflows",
+                dims.join(", ")
+            ))
+        };
+        n = n.checked_mul(d).ok_or_else(overflow)?;
+        strides = strides.checked_mul(d.max(1)).ok_or_else(overflow)?;
     }
+    let shape: Vec<usize> = dims
+        .iter()
+        .map(|d| d.parse().unwrap_or(usize::MAX))
+        .collect();
+    // Two bytes an element at the least (float16): a finer check follows the header.
+    crate::array::current_device()?.check_fits(n.checked_mul(2), func, &shape, DType::Float16)?;
     Ok(std::io::Cursor::new(head).chain(r))
 }
 
-/// The dimensions of the `'shape': (..)` entry of a `.npy` header, as written.
+/// The dimensions of the `'shape': (..)` entry of a `.npy` header, as written (the last
+/// such entry, as the reader's dictionary keeps; either quotes, a tuple or a list).
 fn declared_shape(text: &str) -> Option<Vec<String>> {
-    let i = text.find("'shape':")? + 8;
-    let rest = text[i..].trim_start().strip_prefix('(')?;
-    let inner = &rest[..rest.find(')')?];
+    let key = ["'shape'", "\"shape\""]
+        .iter()
+        .filter_map(|k| text.rfind(k).map(|i| i + k.len()))
+        .max()?;
+    let rest = text[key..].trim_start().strip_prefix(':')?.trim_start();
+    let close = match rest.chars().next()? {
+        '(' => ')',
+        '[' => ']',
+        _ => return None,
+    };
+    let inner = &rest[1..rest.find(close)?];
     Some(
         inner
             .split(',')

@@ -832,7 +832,9 @@ fn slice_transpose(
     let mut cur = ct.clone();
     for d in 0..shape.len() {
         let s = strides[d];
-        if s == 1 || cur.shape()[d] == 0 {
+        // One element (or none) needs no spreading: the padding below places it (and a
+        // huge step would spread it over more elements than any array holds).
+        if s == 1 || cur.shape()[d] <= 1 {
             continue;
         }
         // Interleave s - 1 zeros after each element: [.., m, ..] -> [.., m, s, ..] ->

@@ -814,6 +814,7 @@ fn sort(dev: &Device, x: &Array, indices: bool, out: Aval) -> Result<Array> {
     let pos = crate::lax::iota(crate::dtype::DType::UInt32, &[rows, p], 1, Some(dev))?;
     let inner = &dev.0;
     let total = (rows * p) as u64;
+    check_u32_elements("sort", rows * p, &out)?;
     let target = target(dev);
     // Keys and positions past one binding are bound as several windows each.
     let windows = codegen::windows_for(keys.storage()?.bytes.max(pos.storage()?.bytes), &target);
@@ -870,6 +871,12 @@ fn cumulative(
     };
     let n = x.shape()[axis];
     let rows = out.size() / n;
+    let name = if op == crate::lax::ReduceOp::Prod {
+        "cumprod"
+    } else {
+        "cumsum"
+    };
+    check_u32_elements(name, out.size(), &out)?;
     let scanned = scan_rows(dev, op, reverse, &wide, rows as u64, n as u64, &out)?;
     let scanned = crate::lax::reshape(&scanned, wide.shape())?;
     let mut inv = vec![0; r];
@@ -1047,12 +1054,26 @@ fn check_metadata(func: &str, meta: &[u32], inputs: &[&Array], shape: &[usize]) 
     ))
 }
 
+/// Fails when a kernel that counts elements in 32 bits (scans, sorts) would need more.
+fn check_u32_elements(func: &str, elements: usize, out: &Aval) -> Result<()> {
+    if elements > u32::MAX as usize {
+        return Err(Error::OutOfMemory {
+            func: crate::error::api_name(func),
+            bytes: (elements as u64).saturating_mul(4),
+            shape: out.shape.clone(),
+            dtype: out.dtype,
+            reason: "the kernel counts elements in 32 bits: at most 2^32 - 1".into(),
+        });
+    }
+    Ok(())
+}
+
 /// Fails when a kernel would bind more storage buffers than the device allows.
 fn check_bindings(dev: &Device, func: &str, total: u64, bytes: u64, out: &Aval) -> Result<()> {
     let max_bindings = u64::from(dev.0.info.limits.max_storage_buffers_per_shader_stage);
     if total > max_bindings {
         return Err(Error::OutOfMemory {
-            func: func.to_string(),
+            func: crate::error::api_name(func),
             bytes,
             shape: out.shape.clone(),
             dtype: out.dtype,

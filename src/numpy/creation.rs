@@ -298,7 +298,7 @@ pub fn arange(spec: impl ArangeSpec) -> Result<Array> {
     if n >= 2f64.powi(53) {
         let bytes = n * dtype.storage_bytes() as f64;
         return Err(Error::OutOfMemory {
-            func: "arange".into(),
+            func: crate::error::api_name("arange"),
             bytes: bytes as u64,
             shape: vec![usize::MAX],
             dtype,

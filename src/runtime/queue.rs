@@ -501,7 +501,7 @@ impl DeviceInner {
                 if pollster::block_on(oom.pop()).is_some() {
                     t.destroy();
                     return Err(Error::Device {
-                        func: "dispatch".into(),
+                        func: crate::error::api_name("dispatch"),
                         reason: format!(
                             "out of memory allocating a {} MiB texture to stage a kernel input",
                             (u64::from(class) * ROW) >> 20
@@ -642,7 +642,7 @@ impl DeviceInner {
             let buf = self
                 .new_buffer(BufferKind::Meta, META_BUFFER)
                 .ok_or_else(|| Error::Device {
-                    func: "dispatch".into(),
+                    func: crate::error::api_name("dispatch"),
                     reason: "out of memory allocating kernel metadata".into(),
                 })?;
             b.meta_buf = Some(buf);

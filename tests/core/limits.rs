@@ -75,14 +75,14 @@ fn child() {
 /// builds the host vector first (the child would abort).
 fn host_sizes() {
     assert_err(
-        "eye 2^16",
-        np::eye(1 << 16, None, 0, DType::Float32),
+        "eye 2^20",
+        np::eye(1 << 20, None, 0, DType::Float32),
         "eye",
         true,
     );
     assert_err(
-        "linspace 2^32",
-        np::linspace(0.0, 1.0, 1 << 32, true),
+        "linspace 2^40",
+        np::linspace(0.0, 1.0, 1 << 40, true),
         "linspace",
         true,
     );
@@ -156,7 +156,11 @@ fn recover_after_oom() {
             }
         }
     }
-    assert!(refused, "the device never ran out of memory");
+    // A software adapter's memory is the process's, which the child's limit caps; a GPU
+    // with more than 64 GiB may accept every array.
+    let device = olympus::current_device().unwrap();
+    let cpu = format!("{:?}", device.info().device_type) == "Cpu";
+    assert!(refused || !cpu, "the device never ran out of memory");
     drop(held);
     olympus::current_device()
         .unwrap()
@@ -260,6 +264,12 @@ fn extreme_slice_steps() {
     assert_eq!(get(s![isize::MAX..isize::MIN;isize::MIN]), vec![5.0]);
     assert_eq!(get(s![isize::MIN..isize::MAX;-1]), Vec::<f32>::new());
     assert_eq!(get(s![-1..isize::MIN;-2]), vec![5.0, 3.0, 1.0]);
+    // The gradient of a one-element window with a huge step: one 1 where it was read.
+    let g = olympus::grad(|x: Array| np::sum(x.slice(s![1..;isize::MAX])?, None, false))(x.clone())
+        .unwrap()
+        .to_vec::<f32>()
+        .unwrap();
+    assert_eq!(g, vec![0.0, 1.0, 0.0, 0.0, 0.0, 0.0]);
     assert_err("index", x.slice(s![isize::MIN]), "slice", false);
     assert_err("index", x.slice(s![isize::MAX]), "slice", false);
 }
@@ -436,6 +446,13 @@ fn extreme_arguments_never_panic() {
         check("slice", x.slice(s![a..;a]));
         check("slice", x.slice(s![.., a]));
     }
+    // Empty arrays whose other dimensions multiply past usize: empty, no overflow.
+    let empty = np::zeros(&[0, 1 << 40, 1 << 40], DType::Float32).unwrap();
+    assert_eq!(empty.size(), 0);
+    assert_eq!(
+        np::add(&empty, 1.0f32).unwrap().shape(),
+        &[0, 1 << 40, 1 << 40]
+    );
     check(
         "randint",
         random::randint(&key, &[3], i64::MAX, i64::MIN, DType::UInt32),
@@ -458,6 +475,8 @@ fn npy_header_sizes_are_checked() {
         "(1099511627776,)",
         "(4294967296, 4294967296)",
         "(18446744073709551615, 2)",
+        "(0, 1099511627776, 1099511627776)",
+        "[1099511627776]",
     ]
     .into_iter()
     .enumerate()

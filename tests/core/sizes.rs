@@ -967,10 +967,12 @@ fn large_sweep(sizes: &[usize]) {
         // the middle, and across a binding's edge (element 2^25 starts the second
         // 128 MiB window).
         let counts = np::cumsum(np::ones(&[n], DType::Int32).unwrap(), None).unwrap();
-        let at: Vec<usize> = [0, n / 2, n - 1, 1 << 25, (1 << 25) - 1]
+        let mut at: Vec<usize> = [0, n / 2, n - 1, 1 << 25, (1 << 25) - 1]
             .into_iter()
             .filter(|&i| i < n)
             .collect();
+        at.sort_unstable();
+        at.dedup();
         let idx: Vec<i32> = at.iter().map(|&i| i as i32).collect();
         let want: Vec<f64> = at.iter().map(|&i| (i + 1) as f64).collect();
         assert_close(
