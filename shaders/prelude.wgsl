@@ -140,66 +140,173 @@ fn mul_rn(a: f32, b: f32) -> f32 {
 
 // x = j * pi/2 + r in four parts (Cody and Waite): j * 1.5703125, j * C2 and j * C3
 // (12 bits each) are exact for |j| < 2^12, and each subtraction of nearly equal values
-// is exact; C4 carries the rest of pi/2 to 2^-63. Returns (r, j).
-fn trig_reduce(x: f32) -> vec2<f32> {
+// is exact; C4 carries the rest of pi/2 to 2^-63. Returns (r, j, r_lo), where r_lo is the
+// rounding error of the last two subtractions (r + r_lo is r to about 2^-45 of it).
+fn trig_reduce(x: f32) -> vec3<f32> {
     let j = round(x * 0.6366197466850281);
-    let r = (((x - j * 1.5703125) - j * 0.0004838705062866211) - j * -4.371395334601402e-8)
-        - j * 2.5633440682570896e-12;
-    return vec2<f32>(r, j);
+    let a = (x - j * 1.5703125) - j * 0.0004838705062866211;
+    let b = j * -4.371395334601402e-8;
+    let s1 = a - b;
+    let c = j * 2.5633440682570896e-12;
+    let r = s1 - c;
+    return vec3<f32>(r, j, two_sum_err(a, -b, s1) + two_sum_err(s1, -c, r));
 }
 
-// sin and cos of |r| <= pi/4 (Cephes' sinf and cosf polynomials).
-fn sin_poly(r: f32) -> f32 {
+// The high and low words of the 64-bit product a * b.
+fn mul_wide(a: u32, b: u32) -> vec2<u32> {
+    let al = a & 0xffffu;
+    let ah = a >> 16u;
+    let bl = b & 0xffffu;
+    let bh = b >> 16u;
+    let ll = al * bl;
+    let lh = al * bh;
+    let hl = ah * bl;
+    let lo1 = ll + (lh << 16u);
+    let lo = lo1 + (hl << 16u);
+    let carry = select(0u, 1u, lo1 < ll) + select(0u, 1u, lo < lo1);
+    return vec2<u32>(lo, ah * bh + (lh >> 16u) + (hl >> 16u) + carry);
+}
+
+// Word i of 2/pi's bits after 32 zero bits (so a window may start before the binary
+// point), by selects: a private array indexed per lane is a loop over the lanes on
+// llvmpipe, paid by every thread of a vector where any takes this path.
+fn two_over_pi_word(i: u32) -> u32 {
+    var w = select(0u, 0xa2f9836eu, i == 1u);
+    w = select(w, 0x4e441529u, i == 2u);
+    w = select(w, 0xfc2757d1u, i == 3u);
+    w = select(w, 0xf534ddc0u, i == 4u);
+    w = select(w, 0xdb629599u, i == 5u);
+    w = select(w, 0x3c439041u, i == 6u);
+    w = select(w, 0xfe5163abu, i == 7u);
+    return w;
+}
+
+// x = j * pi/2 + r for any finite |x| (Payne and Hanek): |x| = m * 2^e with a 24-bit m, and
+// x * 2/pi mod 4 is m times the 96 bits of 2/pi from bit e - 1 on (the bits before give
+// multiples of 4, those after less than 2^-70), in integers (WGSL has no 64-bit type).
+// The fraction, taken to the nearest j and normalized, is multiplied by pi/2 as a
+// float-float. Returns (r, j, r_lo) as `trig_reduce` does.
+fn trig_reduce_big(x: f32) -> vec3<f32> {
+    let bits = bitcast<u32>(x) & 0x7fffffffu;
+    let m = (bits & 0x7fffffu) | 0x800000u;
+    // Bit e - 1 of 2/pi is bit e + 30 of the table (e = exponent - 150 >= -11 here).
+    let g = (bits >> 23u) - 120u;
+    let i = g >> 5u;
+    let s = g & 31u;
+    let d0 = two_over_pi_word(i);
+    let d1 = two_over_pi_word(i + 1u);
+    let d2 = two_over_pi_word(i + 2u);
+    let d3 = two_over_pi_word(i + 3u);
+    let w0 = (d0 << s) | select(d1 >> (32u - s), 0u, s == 0u);
+    let w1 = (d1 << s) | select(d2 >> (32u - s), 0u, s == 0u);
+    let w2 = (d2 << s) | select(d3 >> (32u - s), 0u, s == 0u);
+    let t2 = mul_wide(m, w2);
+    let t1 = mul_wide(m, w1);
+    let t0 = mul_wide(m, w0);
+    // p2:p1:p0: the words of m * w0:w1:w2 above its lowest, t2.x.
+    let p0 = t2.y + t1.x;
+    let p1a = t1.y + t0.x;
+    let p1 = p1a + select(0u, 1u, p0 < t2.y);
+    let p2 = t0.y + select(0u, 1u, p1a < t1.y) + select(0u, 1u, p1 < p1a);
+    // m * window has its binary point at bit 94: j is bits 94-95, the fraction's top 64
+    // bits below (float32 values come no closer than 2^-30 to a multiple of pi/2, so
+    // over 30 bits remain after the leading zeros).
+    var j = ((p2 << 2u) | (p1 >> 30u)) & 3u;
+    var f1 = (p1 << 2u) | (p0 >> 30u);
+    var f0 = (p0 << 2u) | (t2.x >> 30u);
+    // From one half on: j + 1, and the fraction's two's complement with r negative.
+    // Selects, not branches: llvmpipe runs every branch with lanes masked, and pays more
+    // for the masks than for this arithmetic.
+    let up = f1 >= 0x80000000u;
+    j = j + select(0u, 1u, up);
+    let n0 = ~f0 + 1u;
+    f1 = select(f1, ~f1 + select(0u, 1u, n0 == 0u), up);
+    f0 = select(f0, n0, up);
+    let word = f1 == 0u;
+    f1 = select(f1, f0, word);
+    f0 = select(f0, 0u, word);
+    let lz = min(countLeadingZeros(f1), 31u);
+    f1 = (f1 << lz) | select(f0 >> (32u - lz), 0u, lz == 0u);
+    f0 = f0 << lz;
+    let sh = select(0u, 32u, word) + lz;
+    // The fraction f1:f0 * 2^-(64 + sh) as xh + xl (24 bits each, exact), scaled by powers
+    // of two built from their bits (cheaper than `ldexp` on a SIMD software adapter).
+    let xh = f32(f1 >> 8u) * bitcast<f32>((103u - sh) << 23u);
+    let xl = f32(((f1 & 0xffu) << 16u) | (f0 >> 16u)) * bitcast<f32>((79u - sh) << 23u);
+    // (xh + xl) * (P1 + P2), pi/2 = P1 + P2.
+    let ph = opaque_f32(xh * 1.5707963705062866);
+    let tail = two_prod_err(xh, 1.5707963705062866, ph)
+        + (xh * -4.371139000186243e-8 + xl * 1.5707963705062866);
+    let mag = ph + tail;
+    let rest = two_sum_err(ph, tail, mag);
+    let r = select(vec2<f32>(mag, rest), vec2<f32>(-mag, -rest), up);
+    let jf = f32(j & 3u);
+    return select(vec3<f32>(r.x, jf, r.y), vec3<f32>(-r.x, -jf, -r.y), x < 0.0);
+}
+
+// x = j * pi/2 + r for every finite x: four-part Cody and Waite to 6000, Payne and Hanek
+// past it. Both are computed and one selected (see `trig_reduce_big`).
+fn trig_reduce_any(x: f32) -> vec3<f32> {
+    return select(trig_reduce(x), trig_reduce_big(x), !(abs(x) <= 6000.0));
+}
+
+// sin and cos of r + rl for |r| <= pi/4 (Cephes' sinf and cosf polynomials), the small
+// rl (the reduction's rounding error) added to the correction terms before the last sum.
+fn sin_poly(r: f32, rl: f32) -> f32 {
     let z = r * r;
-    return r + r * z * ((-1.9515295891e-4 * z + 8.3321608736e-3) * z - 1.6666654611e-1);
+    return r + (r * z * ((-1.9515295891e-4 * z + 8.3321608736e-3) * z - 1.6666654611e-1)
+        + rl * (1.0 - 0.5 * z));
 }
 
-fn cos_poly(r: f32) -> f32 {
+fn cos_poly(r: f32, rl: f32) -> f32 {
     let z = r * r;
-    return 1.0 - 0.5 * z + z * z * ((2.443315711809948e-5 * z - 1.388731625493765e-3) * z
-        + 4.166664568298827e-2);
+    return 1.0 - 0.5 * z + (z * z * ((2.443315711809948e-5 * z - 1.388731625493765e-3) * z
+        + 4.166664568298827e-2) - rl * r);
 }
 
-// Our own sine, cosine and tangent: WGSL's built-ins are only specified on [-pi, pi] and
-// NVIDIA's are 10-20 ulp off inside it. Within 2 ulp (tangent 4) for |x| <= 6000; past
-// that the reduction is not exact and the built-in is used.
+// Our own sine, cosine and tangent: WGSL's built-ins are only specified on [-pi, pi],
+// NVIDIA's are 10-20 ulp off inside it, and past a few thousand the adapters differ.
+// Within 2 ulp of the correctly rounded value for every finite float32; branch-free
+// (tiny and non-finite arguments selected at the end), as `trig_reduce_big` explains.
 fn sin_f32(x: f32) -> f32 {
-    if (abs(x) < 2.44e-4) {
-        return x;
-    }
-    if (!(abs(x) <= 6000.0)) {
-        return sin(x);
-    }
-    let t = trig_reduce(x);
+    let t = trig_reduce_any(x);
     let q = i32(t.y) & 3;
-    let v = select(sin_poly(t.x), cos_poly(t.x), (q & 1) == 1);
-    return select(v, -v, q >= 2);
+    let v = select(sin_poly(t.x, t.z), cos_poly(t.x, t.z), (q & 1) == 1);
+    let y = select(select(v, -v, q >= 2), x, abs(x) < 2.44e-4);
+    return select(f32_nan(), y, abs(x) < f32_inf());
 }
 
 fn cos_f32(x: f32) -> f32 {
-    if (abs(x) < 2.44e-4) {
-        return 1.0;
-    }
-    if (!(abs(x) <= 6000.0)) {
-        return cos(x);
-    }
-    let t = trig_reduce(x);
+    let t = trig_reduce_any(x);
     let q = i32(t.y) & 3;
-    let v = select(cos_poly(t.x), sin_poly(t.x), (q & 1) == 1);
-    return select(v, -v, q == 1 || q == 2);
+    let v = select(cos_poly(t.x, t.z), sin_poly(t.x, t.z), (q & 1) == 1);
+    let y = select(select(v, -v, q == 1 || q == 2), 1.0, abs(x) < 2.44e-4);
+    return select(f32_nan(), y, abs(x) < f32_inf());
 }
 
+// tan(r + r_lo) = v + v_lo: r + r^3 Q(r^2), Q of degree 6 fitted to tan's relative
+// error on [0, pi/4] (0.03 ulp; Cephes' degree 5 is 0.35 ulp off), its correction and
+// r_lo added before the one rounding to v; for odd j, -1/(v + v_lo) is the quotient -1/v corrected
+// by one step with the exact residual of q * v. Each rounding is then made once, which
+// keeps 2 ulp.
 fn tan_f32(x: f32) -> f32 {
-    if (abs(x) < 2.44e-4) {
-        return x;
-    }
-    if (!(abs(x) <= 6000.0)) {
-        return tan(x);
-    }
-    let t = trig_reduce(x);
-    let s = sin_poly(t.x);
-    let c = cos_poly(t.x);
-    return select(div_rn(s, c), div_rn(-c, s), (i32(t.y) & 1) == 1);
+    let t = trig_reduce_any(x);
+    let r = t.x;
+    let z = r * r;
+    let pc = r * z * ((((((0.004360605962574482 * z + 0.00012191093264846131) * z
+        + 0.010809898376464844) * z + 0.021292243152856827) * z + 0.05405799299478531) * z
+        + 0.13332679867744446) * z + 0.33333349227905273);
+    // r_lo times the derivative, 1 + tan(r)^2.
+    let v0 = r + pc;
+    let corr = pc + t.z * (1.0 + v0 * v0);
+    let v = r + corr;
+    let vl = two_sum_err(r, corr, v);
+    // The adapter's quotient (WGSL allows it 2.5 ulp): the step below corrects it.
+    let q = -1.0 / v;
+    let p = opaque_f32(q * v);
+    let s = (1.0 + p) + two_prod_err(q, v, p);
+    let y = select(select(v, q + q * (s + q * vl), (i32(t.y) & 1) == 1), x, abs(x) < 2.44e-4);
+    return select(f32_nan(), y, abs(x) < f32_inf());
 }
 
 // sqrt(x) correctly rounded, as IEEE (and XLA) give it. WGSL allows the adapter's square
@@ -300,15 +407,21 @@ fn fma_core(a: f32, b: f32, c: f32) -> f32 {
 
 // `fma_core` without its range check, for polynomial steps whose operands are known to be
 // in range, or whose product is far below c's last bit.
-fn fma_poly(a: f32, b: f32, c: f32) -> f32 {
-    let p = opaque_f32(a * b);
+// The rounding error of p = fl(a * b): a * b = p + two_prod_err(a, b, p) exactly
+// (Dekker's split into 12-bit halves) while nothing underflows or overflows.
+fn two_prod_err(a: f32, b: f32, p: f32) -> f32 {
     let ta = opaque_f32(a * 4097.0);
     let ah = ta - opaque_f32(ta - a);
     let al = a - ah;
     let tb = opaque_f32(b * 4097.0);
     let bh = tb - opaque_f32(tb - b);
     let bl = b - bh;
-    let pl = al * bl - (((p - ah * bh) - al * bh) - ah * bl);
+    return al * bl - (((p - ah * bh) - al * bh) - ah * bl);
+}
+
+fn fma_poly(a: f32, b: f32, c: f32) -> f32 {
+    let p = opaque_f32(a * b);
+    let pl = two_prod_err(a, b, p);
     let th = c + p;
     let tl = two_sum_err(c, p, th);
     var v = tl + pl;
@@ -339,30 +452,6 @@ fn rint_f32(x: f32) -> f32 {
 
 // Natural log to about 1 ulp (Cephes' logf); driver `log` may be off by 2^-21 absolute
 // near 1. Subnormals are scaled first; log(0) = -inf, log(<0) = NaN.
-fn log_parts(x: f32) -> vec2<f32> {
-    // Returns (ln of the reduced mantissa part, exponent) with x = m * 2^e.
-    var b = bitcast<u32>(x);
-    var e = i32((b >> 23u) & 0xffu) - 126;
-    if ((b & 0x7f800000u) == 0u) {
-        let s = x * 8388608.0;
-        b = bitcast<u32>(s);
-        e = i32((b >> 23u) & 0xffu) - 126 - 23;
-    }
-    var m = bitcast<f32>((b & 0x007fffffu) | 0x3f000000u);
-    if (m < 0.707106781186547524) {
-        e = e - 1;
-        m = m + m - 1.0;
-    } else {
-        m = m - 1.0;
-    }
-    let z = m * m;
-    var y = ((((((((7.0376836292e-2 * m - 1.1514610310e-1) * m + 1.1676998740e-1) * m
-        - 1.2420140846e-1) * m + 1.4249322787e-1) * m - 1.6668057665e-1) * m
-        + 2.0000714765e-1) * m - 2.4999993993e-1) * m + 3.3333331174e-1) * m * z;
-    y = y - 0.5 * z;
-    return vec2<f32>(m + y, f32(e));
-}
-
 fn log_special(x: f32) -> vec2<f32> {
     // (handled, value) for NaN, negatives, zero and infinity.
     if (is_nan_f32(x)) {
@@ -428,8 +517,8 @@ fn log2_f32(x: f32) -> f32 {
     if (s.x != 0.0) {
         return s.y;
     }
-    let p = log_parts(x);
-    return p.x * 1.44269504088896341 + p.y;
+    // The float-float log2 rounded once (0.5 ulp; Cephes' ln m * log2(e) + e was 2.2).
+    return log2_ff(x).x;
 }
 
 fn log10_f32(x: f32) -> f32 {
@@ -437,10 +526,12 @@ fn log10_f32(x: f32) -> f32 {
     if (s.x != 0.0) {
         return s.y;
     }
-    let p = log_parts(x);
-    // Cephes' split constants: log10(e) = L10EA + L10EB, log10(2) = L102A + L102B.
-    return ((p.x * 7.00731903251827651e-4 + p.y * 2.48745663981195214e-4) + p.x * 4.3359375e-1)
-        + p.y * 3.0078125e-1;
+    // The float-float log2 times log10(2) as a float-float, rounded once (Cephes' split
+    // form was 2.5 ulp off near 1).
+    let l = log2_ff(x);
+    let p = opaque_f32(l.x * 0.3010300099849701);
+    return p + (two_prod_err(l.x, 0.3010300099849701, p)
+        + (l.x * -1.432098889475597e-8 + l.y * 0.3010300099849701));
 }
 
 // 2^x: split into an integer and a fraction so the reduction is exact.
@@ -455,9 +546,11 @@ fn exp2_f32(x: f32) -> f32 {
         return 0.0;
     }
     let k = floor(x + 0.5);
-    let f = x - k;
-    let p = exp_f32(f * 0.693147180559945309);
-    let ki = i32(k);
+    return scale_pow2(exp_f32((x - k) * 0.693147180559945309), i32(k));
+}
+
+// p * 2^k for p near 1 and -151 < k < 129, in two steps where 2^k alone is not normal.
+fn scale_pow2(p: f32, ki: i32) -> f32 {
     if (ki < -125) {
         return ldexp(p, ki + 64) * 5.421010862427522e-20;
     }
@@ -467,23 +560,78 @@ fn exp2_f32(x: f32) -> f32 {
     return ldexp(p, ki);
 }
 
+// log2(x) for finite x > 0 as a float-float hi + lo, to about 2^-38 of it: x = 2^e m with
+// m in [sqrt(1/2), sqrt(2)), ln m = 2 atanh(s) with s = (m - 1) / (m + 1) carried as
+// s + sl (|s| < 0.172, so the series to s^15 is exact to 2^-44), times log2(e) as a
+// float-float, plus e. For pow, where y * log2(x) amplifies log2's error by |y|.
+fn log2_ff(x0: f32) -> vec2<f32> {
+    let sub = x0 < 1.17549435e-38;
+    let x = select(x0, x0 * 1.8446744073709552e19, sub);
+    let b = bitcast<u32>(x);
+    var m = bitcast<f32>((b & 0x7fffffu) | 0x3f800000u);
+    let half = m > 1.4142135;
+    m = select(m, m * 0.5, half);
+    let e = f32(i32(b >> 23u) - 127) + select(0.0, 1.0, half) - select(0.0, 64.0, sub);
+    // f is exact (Sterbenz); d + dl = 2 + f exactly.
+    let f = m - 1.0;
+    let d = 2.0 + f;
+    let dl = two_sum_err(2.0, f, d);
+    // s + sl = f / (d + dl): the adapter's quotient, then its residual (f - s d exact).
+    let s = f / d;
+    let p = opaque_f32(s * d);
+    let sl = ((opaque_f32(f - p) - two_prod_err(s, d, p)) - s * dl) / d;
+    // 2 atanh(s) = 2s + 2s^3/3 + 2s^3 z (1/5 + z/7 + ...), z = s^2. The s^3 term is up to
+    // 1% of the result, so it is a float-float too (s^2, s^3 and 2/3 with their errors),
+    // and summed with 2s exactly; the rest is small enough for float32.
+    let z = opaque_f32(s * s);
+    let zl = two_prod_err(s, s, z) + 2.0 * s * sl;
+    let c = opaque_f32(s * z);
+    let cl = two_prod_err(s, z, c) + (s * zl + sl * z);
+    let u = opaque_f32(c * 0.6666666865348816);
+    let ul = two_prod_err(c, 0.6666666865348816, u) + (c * -1.9868214962137642e-8
+        + cl * 0.6666666865348816);
+    let rest = 2.0 * c * z * ((((((0.06666667 * z + 0.07692308) * z + 0.09090909) * z
+        + 0.11111111) * z + 0.14285715) * z) + 0.2);
+    let lh = 2.0 * s + u;
+    let ll = two_sum_err(2.0 * s, u, lh) + (2.0 * sl + (ul + rest));
+    let ph = opaque_f32(lh * 1.4426950216293335);
+    let pl = two_prod_err(lh, 1.4426950216293335, ph)
+        + (lh * 1.92596298909109e-8 + ll * 1.4426950216293335);
+    let sh = e + ph;
+    let sl2 = two_sum_err(e, ph, sh) + pl;
+    let rh = sh + sl2;
+    return vec2<f32>(rh, two_sum_err(sh, sl2, rh));
+}
+
+// |x|^y for finite x != 0 and finite y: 2^(y log2 |x|) with the product carried as a
+// float-float, so the result is within about 1 ulp (a float32 product would be off by
+// |y log2 x| * 2^-24 in the exponent: 15 ulp for 70000^2.0001).
+fn pow_core(ax: f32, y: f32) -> f32 {
+    let l = log2_ff(ax);
+    let th = opaque_f32(y * l.x);
+    if (!(abs(th) < 150.0)) {
+        return exp2_f32(th);
+    }
+    let tl = two_prod_err(y, l.x, th) + y * l.y;
+    let k = floor(th + 0.5);
+    let f = opaque_f32(th - k) + tl;
+    return scale_pow2(exp_f32(f * 0.693147180559945309), i32(k));
+}
+
 // e^x - 1, accurate near 0 (Kahan's trick).
 fn expm1_f32(x: f32) -> f32 {
-    if (abs(x) < 1e-5) {
-        return x + 0.5 * x * x;
+    // Below 0.7, x + x^2/2 + x^3 P(x), P of degree 6 fitted to expm1's relative error
+    // (0.04 ulp).
+    if (abs(x) < 0.7) {
+        return x + (0.5 * x * x + x * x * x * ((((((2.7359028536011465e-6 * x
+            + 2.5079658371396363e-5) * x + 0.00019844727648887783) * x
+            + 0.0013888019602745771) * x + 0.008333321660757065) * x + 0.041666675359010696) * x
+            + 0.1666666716337204));
     }
-    let u = exp_f32(x);
-    if (u == f32_inf() || is_nan_f32(x)) {
-        return u;
-    }
-    if (u == 1.0) {
-        return x;
-    }
-    let um1 = u - 1.0;
-    if (um1 == -1.0) {
-        return -1.0;
-    }
-    return div_rn(um1 * x, log_f32(u));
+    // Past 0.7 in magnitude e^x - 1 is exact in float32 (Sterbenz where e^x is within a
+    // factor 2 of 1, a spacing no finer than e^x's beyond), so only exp's ulp remains:
+    // within 1.7 ulp of the result.
+    return exp_f32(x) - 1.0;
 }
 
 // ln(1 + x), bit for bit as XLA's CPU backend computes float32 `log1p` (see `log_f32`):
@@ -518,23 +666,38 @@ fn cbrt_f32(x: f32) -> f32 {
         return x;
     }
     var y = exp2_f32(div_rn(log2_f32(a), 3.0));
-    y = y - div_rn(y * y * y - a, 3.0 * y * y);
+    // One Newton step written without y^3, which overflows for a near the largest float.
+    y = y - (y - div_rn(a, y * y)) * 0.3333333432674408;
     return copysign_f32(y, x);
+}
+
+// e^a / 2 for a > 88, where e^a may overflow: e^(a - C1) * e^(C1 - ln 2) with C1 =
+// 0.693359375, whose subtraction from a is exact (a - ln 2 rounded would cost 60 ulp).
+fn exp_half_big(a: f32) -> f32 {
+    let y = exp_f32(a - 0.693359375);
+    return y + y * 2.1221695488748793e-4;
 }
 
 fn sinh_f32(x: f32) -> f32 {
     let a = abs(x);
     if (a > 88.0) {
-        return copysign_f32(exp_f32(a - 0.693147180559945309), x);
+        return copysign_f32(exp_half_big(a), x);
     }
-    let e = expm1_f32(a);
-    return copysign_f32(0.5 * (e + div_rn(e, e + 1.0)), x);
+    // Below 1, x + x^3 P(x^2), P of degree 4 fitted to sinh's relative error (0.07 ulp);
+    // the expm1 form below compounds its errors to 2.5 ulp there.
+    if (a < 1.0) {
+        let z = x * x;
+        return x + x * z * ((((2.5527652880441565e-8 * z + 2.7552114261197858e-6) * z
+            + 0.00019841296307276934) * z + 0.00833333283662796) * z + 0.1666666716337204);
+    }
+    // From 1 on, (e^a - e^-a) / 2 (1.4 ulp; the expm1 form was 2.5).
+    return copysign_f32(0.5 * (exp_f32(a) - exp_f32(-a)), x);
 }
 
 fn cosh_f32(x: f32) -> f32 {
     let a = abs(x);
     if (a > 88.0) {
-        return exp_f32(a - 0.693147180559945309);
+        return exp_half_big(a);
     }
     let e = exp_f32(a);
     return 0.5 * (e + div_rn(1.0, e));
@@ -548,8 +711,43 @@ fn tanh_f32(x: f32) -> f32 {
     if (a > 9.1) {
         return copysign_f32(1.0, x);
     }
+    // Below 0.625, x + x^3 P(x^2) with P of degree 5 fitted to tanh's relative error
+    // (0.05 ulp); e / (e + 2) there compounds expm1's error with the quotient's (3 ulp).
+    if (a < 0.625) {
+        let z = x * x;
+        return x + x * z * (((((0.002138226293027401 * z - 0.008171788416802883) * z
+            + 0.021698210388422012) * z - 0.053946252912282944) * z + 0.1333320140838623) * z
+            - 0.3333333134651184);
+    }
     let e = expm1_f32(2.0 * a);
     return copysign_f32(div_rn(e, e + 2.0), x);
+}
+
+// ln(t + tl) for t >= 1 and a small tl, rounded once: log2_ff(t) times ln 2 as
+// float-floats, tl / t added to the low part.
+fn ln_ff(t: f32, tl: f32) -> f32 {
+    let l = log2_ff(t);
+    let ph = opaque_f32(l.x * 0.6931471824645996);
+    return ph + (two_prod_err(l.x, 0.6931471824645996, ph)
+        + (l.x * -1.904654323148236e-9 + l.y * 0.6931471824645996) + tl / t);
+}
+
+// sqrt(q + ql) as a float-float, q > 0: the root, and the share of the residual
+// q - s^2 (exact) and ql.
+fn sqrt_ff(q: f32, ql: f32) -> vec2<f32> {
+    let r = sqrt_rn(q);
+    let p = opaque_f32(r * r);
+    let rl = ((q - p) - two_prod_err(r, r, p) + ql) / (2.0 * r);
+    return vec2<f32>(r, select(0.0, rl, r > 0.0));
+}
+
+// x + sqrt(x^2 + c) (c = 1 or -1) as a float-float, for 1 <= |x| <= 1e18.
+fn x_plus_root(x: f32, c: f32) -> vec2<f32> {
+    let p = opaque_f32(x * x);
+    let q = p + c;
+    let s = sqrt_ff(q, two_sum_err(p, c, q) + two_prod_err(x, x, p));
+    let t = x + s.x;
+    return vec2<f32>(t, two_sum_err(x, s.x, t) + s.y);
 }
 
 fn asinh_f32(x: f32) -> f32 {
@@ -557,10 +755,22 @@ fn asinh_f32(x: f32) -> f32 {
     if (a > 1e18 || is_nan_f32(x)) {
         return copysign_f32(log_f32(a) + 0.693147180559945309, x);
     }
-    let a2 = a * a;
-    return copysign_f32(log1p_f32(a + div_rn(a2, 1.0 + sqrt_rn(1.0 + a2))), x);
+    // Below 1, x + x^3 P(x^2), P of degree 9 fitted to asinh's relative error (0.02 ulp).
+    if (a < 1.0) {
+        let z = x * x;
+        return x + x * z * (((((((((0.00022537018230650574 * z - 0.0015059075085446239) * z
+            + 0.004750127904117107) * z - 0.009753718972206116) * z + 0.015497480519115925) * z
+            - 0.021816836670041084) * z + 0.030275173485279083) * z - 0.0446307547390461) * z
+            + 0.07499931007623672) * z - 0.1666666567325592);
+    }
+    // ln(a + sqrt(a^2 + 1)) with the argument as a float-float (XLA's log1p form is 2.7
+    // ulp off).
+    let t = x_plus_root(a, 1.0);
+    return copysign_f32(ln_ff(t.x, t.y), x);
 }
 
+// ln(x + sqrt(x^2 - 1)) with the argument as a float-float: x^2 - 1 is exact near 1,
+// where the result is small.
 fn acosh_f32(x: f32) -> f32 {
     if (x < 1.0) {
         return f32_nan();
@@ -568,14 +778,21 @@ fn acosh_f32(x: f32) -> f32 {
     if (x > 1e18) {
         return log_f32(x) + 0.693147180559945309;
     }
-    let t = x - 1.0;
-    return log1p_f32(t + sqrt_rn(2.0 * t + t * t));
+    let t = x_plus_root(x, -1.0);
+    return ln_ff(t.x, t.y);
 }
 
 fn atanh_f32(x: f32) -> f32 {
     let a = abs(x);
     if (a > 1.0) {
         return f32_nan();
+    }
+    // Below 0.5, x + x^3 P(x^2) fitted to atanh's relative error (0.05 ulp).
+    if (a < 0.5) {
+        let z = x * x;
+        return x + x * z * (((((0.17626363039016724 * z + 0.05166133493185043) * z
+            + 0.11815862357616425) * z + 0.1422366350889206) * z + 0.20002475380897522) * z
+            + 0.33333301544189453);
     }
     return copysign_f32(0.5 * log1p_f32(div_rn(2.0 * a, 1.0 - a)), x);
 }
@@ -768,7 +985,7 @@ fn pow_f32(x: f32, y: f32) -> f32 {
         m = select(m, sqrt_rn(ax), y == 0.5);
         return select(m, -m, x < 0.0 && odd);
     }
-    let r = exp2_f32(y * log2_f32(ax));
+    let r = pow_core(ax, y);
     return select(r, -r, x < 0.0 && odd);
 }
 
@@ -798,20 +1015,73 @@ fn nan_min_f32(a: f32, b: f32) -> f32 {
     return select(select(min(a, b), b, is_nan_f32(b)), a, is_nan_f32(a));
 }
 
+// log2(1 + w) for 0 <= w <= 1 as a float-float: 1 + w = u + ul exactly, log2_ff(u), and
+// ul's share added to the low part.
+fn log2_1p(w: f32) -> vec2<f32> {
+    let u = 1.0 + w;
+    let l = log2_ff(u);
+    return vec2<f32>(l.x, l.y + two_sum_err(1.0, w, u) * 1.4426950408889634 / u);
+}
+
+// ln(1 + w) for 0 <= w <= 1 within an ulp: 2 atanh(s), s = w / (2 + w) <= 1/3, by its
+// series to s^21 (XLA's log1p, which `log1p_f32` reproduces, is 2.2 ulp off here).
+fn log1p_small(w: f32) -> f32 {
+    let s = w / (2.0 + w);
+    let z = s * s;
+    return 2.0 * s + 2.0 * s * z * (((((((((0.04761905 * z + 0.05263158) * z + 0.05882353) * z
+        + 0.06666667) * z + 0.07692308) * z + 0.09090909) * z + 0.11111111) * z + 0.14285715) * z
+        + 0.2) * z + 0.33333334);
+}
+
+// log(e^a + e^b). For |a - b| < 1 and the larger argument m in [-1.38, -0.25], where the
+// result can cancel to near 0 (m + C1 is exact there), it is m - h + log(2 cosh h) with h = |a - b| / 2, written
+// (((m + C1) + C2) - h) + (C3 + log1p(2 sinh(h/2)^2)) with ln 2 = C1 + C2 + C3: the
+// first three sums are exact where they cancel, and nearly equal arguments keep 2 ulp.
+// Elsewhere m + log(1 + e^-|a - b|) with the log as a float-float, so its rounding does
+// not add to the exponential's. Where the result cancels to far below m and the
+// arguments are not nearly equal, the error of the exponential or of the log term (an
+// ulp of it) can still be many ulp of the result: within 2^-23 of m.
 fn logaddexp_f32(a: f32, b: f32) -> f32 {
     let d = a - b;
     if (is_nan_f32(d)) {
         return a + b;
     }
-    return nan_max_f32(a, b) + log1p_f32(exp_f32(-abs(d)));
+    let m = nan_max_f32(a, b);
+    if (m == f32_inf()) {
+        return m;
+    }
+    let h = 0.5 * abs(d);
+    let sh = sinh_f32(0.5 * h);
+    let near = ((opaque_f32(m + 0.693359375) + -2.1219444170128554e-4) - h)
+        + (1.6465949697480609e-12 + log1p_small(2.0 * sh * sh));
+    // Farther apart, m + log(1 + e^-|a - b|) with the log as a float-float.
+    let l = log2_1p(exp_f32(-abs(d)));
+    let ph = opaque_f32(l.x * 0.6931471824645996);
+    let pl = two_prod_err(l.x, 0.6931471824645996, ph)
+        + (l.x * -1.904654323148236e-9 + l.y * 0.6931471824645996);
+    let sf = m + ph;
+    let far = sf + (two_sum_err(m, ph, sf) + pl);
+    return select(far, near, h < 0.5 && m > -1.38 && m < -0.25);
 }
 
+// log2(2^a + 2^b), as `logaddexp_f32`: for |a - b| < 1 and m in [-2, -0.5],
+// ((m + 1) - h) + log2(cosh(h ln 2)) with h = |a - b| / 2, exact where it cancels.
 fn logaddexp2_f32(a: f32, b: f32) -> f32 {
     let d = a - b;
     if (is_nan_f32(d)) {
         return a + b;
     }
-    return nan_max_f32(a, b) + opaque_f32(log1p_f32(exp2_f32(-abs(d))) * 1.44269504088896341);
+    let m = nan_max_f32(a, b);
+    if (m == f32_inf()) {
+        return m;
+    }
+    let h = 0.5 * abs(d);
+    let sh = sinh_f32(0.34657359027997264 * h);
+    let near = ((m + 1.0) - h) + log1p_small(2.0 * sh * sh) * 1.44269504088896341;
+    let l = log2_1p(exp2_f32(-abs(d)));
+    let sf = m + l.x;
+    let far = sf + (two_sum_err(m, l.x, sf) + l.y);
+    return select(far, near, h < 0.5 && m >= -2.0 && m <= -0.5);
 }
 
 fn gcd_u32(a: u32, b: u32) -> u32 {
@@ -851,19 +1121,32 @@ fn lcm_u32(a: u32, b: u32) -> u32 {
 
 // Inverse trigonometric functions after Cephes (lavapipe's asin was off by over 1000 ulp
 // and its atan2 by about 50).
+// atan on |x| <= tan(pi/8) after Cephes' reduction (pi/2 - atan(1/x), pi/4 + atan((x -
+// 1)/(x + 1))), by x + x^3 P(x^2) with P of degree 4 fitted to atan's relative error
+// (0.03 ulp), and pi/2 or pi/4 as a float-float added last (a float32 pi/4 alone is an
+// ulp off the results near 0.4 it is added to).
 fn atan_f32(x0: f32) -> f32 {
+    return atan_plus(x0, 0.0);
+}
+
+// atan(x0) + c for a c much smaller than the result, added before the last rounding.
+fn atan_plus(x0: f32, c: f32) -> f32 {
     var x = abs(x0);
-    var y = 0.0;
+    var hi = 0.0;
+    var lo = 0.0;
     if (x > 2.414213562373095) {
-        y = 1.5707963267948966;
+        hi = 1.5707963705062866;
+        lo = -4.371139006309477e-8;
         x = div_rn(-1.0, x);
     } else if (x > 0.4142135623730950) {
-        y = 0.7853981633974483;
+        hi = 0.7853981852531433;
+        lo = -2.1855695031547384e-8;
         x = div_rn(x - 1.0, x + 1.0);
     }
     let z = x * x;
-    y = y + ((((8.05374449538e-2 * z - 1.38776856032e-1) * z + 1.99777106478e-1) * z
-        - 3.33329491539e-1) * z * x + x);
+    let y = hi + (x + (x * z * ((((-0.0606607124209404 * z + 0.10588572174310684) * z
+        - 0.1424274444580078) * z + 0.19998423755168915) * z - 0.3333331346511841)
+        + (lo + select(c, -c, x0 < 0.0))));
     if (is_nan_f32(x0)) {
         return x0;
     }
@@ -882,10 +1165,15 @@ fn asin_f32(x0: f32) -> f32 {
         z = 0.5 * (1.0 - a);
         x = sqrt_rn(z);
     }
-    var r = ((((4.2163199048e-2 * z + 2.4181311049e-2) * z + 4.5470025998e-2) * z
-        + 7.4953002686e-2) * z + 1.6666752422e-1) * z * x + x;
+    let c = ((((4.2163199048e-2 * z + 2.4181311049e-2) * z + 4.5470025998e-2) * z
+        + 7.4953002686e-2) * z + 1.6666752422e-1) * z * x;
+    var r = c + x;
     if (big) {
-        r = 1.5707963267948966 - (r + r);
+        // pi/2 - 2 (x + c) with the square root's rounding error xl (from the exact
+        // residual z - x^2) and pi/2 as a float-float: pi/2_hi - 2x is exact here.
+        let p = opaque_f32(x * x);
+        let xl = select(0.0, ((z - p) - two_prod_err(x, x, p)) / (2.0 * x), x > 0.0);
+        r = (1.5707963705062866 - 2.0 * x) - (2.0 * (c + xl) + 4.371139006309477e-8);
     }
     return copysign_f32(r, x0);
 }
@@ -927,11 +1215,27 @@ fn atan2_f32(y: f32, x: f32) -> f32 {
     if (yinf) {
         return copysign_f32(1.5707963267948966, y);
     }
-    let z = atan_f32(div_rn(y, x));
+    // atan(q + ql) = atan(q) + ql / (1 + q^2), ql the quotient's rounding error (from the
+    // exact residual y - q x) where nothing in it can overflow or underflow; pi as a
+    // float-float. Without them the result is up to 2.8 ulp off.
+    // atan2 is scale-free: bring tiny and huge pairs near 1 by a power of two, so the
+    // residual below neither underflows nor overflows.
+    let big = max(abs(x), abs(y));
+    let k = select(select(1.0, 5.421010862427522e-20, big > 1e20), 1.8446744073709552e19,
+        big < 1e-20);
+    let xs = x * k;
+    let ys = y * k;
+    let q = div_rn(ys, xs);
+    let p = opaque_f32(q * xs);
+    let safe = abs(q) < 1e30 && abs(xs) < 1e30 && abs(p) > 1e-30 && abs(p) < 1e37
+        && abs(q) > 1e-30;
+    let ql = select(0.0, ((ys - p) - two_prod_err(q, xs, p)) / xs, safe);
+    let z = atan_plus(q, ql / (1.0 + q * q));
     if (!xneg) {
         return z;
     }
-    return select(z - pi, z + pi, y > 0.0);
+    return select((z - 3.1415927410125732) + 8.742278e-8, (z + 3.1415927410125732) - 8.742278e-8,
+        y > 0.0);
 }
 
 // Threefry-2x32 with 20 rounds (Salmon et al., Random123), as JAX's threefry2x32_p:

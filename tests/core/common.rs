@@ -63,7 +63,7 @@ pub fn round_to(v: f64, dtype: DType) -> f64 {
 /// The spacing of `dtype` values at magnitude `x`.
 pub fn ulp_of(x: f64, dtype: DType) -> f64 {
     match dtype {
-        DType::Float16 => 2f64.powi(x.abs().max(6.1e-5).log2().floor() as i32 - 10),
+        DType::Float16 => 2f64.powi(x.abs().max(6.103515625e-5).log2().floor() as i32 - 10),
         _ => 2f64.powi(x.abs().max(1.2e-38).log2().floor() as i32 - 23),
     }
 }
