@@ -185,6 +185,8 @@ table! {
     nonzero => |w, x| np::nonzero(w.w(&x.i));
     take => |w, x| one(np::take(w.w(&x.f), w.w(&x.idx), None));
     take_along_axis => |w, x| one(np::take_along_axis(w.w(&x.m), w.w(&np::argsort(&x.m, Some(1))?), 1));
+    take_along_axis_with => |w, x| one(np::take_along_axis_with(w.w(&x.m), w.w(&np::argsort(&x.m, Some(1))?), 1, np::IndexMode::Clip, None));
+    take_with => |w, x| one(np::take_with(w.w(&x.f), w.w(&x.idx), None, np::IndexMode::Wrap, None));
     // joins
     array_split => |w, x| np::array_split(w.w(&x.f), 2, 0);
     concatenate => |w, x| one(np::concatenate(vec![w.w(&x.f), w.w(&x.g)], 0));

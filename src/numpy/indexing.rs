@@ -1,10 +1,11 @@
 //! Indexing: basic slices (`s![...]`, views), gathers (`take`, `take_along_axis`),
 //! boolean selection (`extract`, `compress`), `nonzero` and `argwhere`.
 //!
-//! Eager gathers check their indices (a readback of one flag, so they wait for the device)
-//! and report out-of-range ones as errors; the `lax::gather` primitive underneath clamps,
-//! as JAX does where it cannot check. Boolean selection has a data-dependent shape, so it
-//! reads the mask back.
+//! Out-of-range indices follow JAX's modes ([`IndexMode`]), the same eagerly and under
+//! [`jit`](crate::jit()) since a traced index cannot raise: `take` and `take_along_axis`
+//! fill (NaN for floats), `.at[..]` updates drop, `.at[..].get()` clips. `IndexMode::Raise`
+//! is the checked variant (an eager error, a readback of one flag). Boolean selection has
+//! a data-dependent shape, so it reads the mask back.
 
 use super::overrides::overridable;
 use crate::array::Array;
@@ -279,6 +280,123 @@ fn range_window(start: Option<isize>, end: Option<isize>, step: i128, n: i128) -
     (a, count)
 }
 
+/// How a gather or scatter treats indices outside the axis (JAX's `mode=`). Negative
+/// indices count from the end first (`-1` is the last), except in `take`'s `Clip`, which
+/// clamps them to 0 as JAX and NumPy do.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum IndexMode {
+    /// Gathers read a fill value (NaN for floats, the dtype's minimum for int32, its maximum
+    /// for uint32, `true` for bool, unless given) and scatters drop the update: JAX's
+    /// `"fill"`/`"drop"`, the default of `take`, `take_along_axis` and every `.at[..]`
+    /// update.
+    #[default]
+    Fill,
+    /// Indices are clamped into `[0, n)` (JAX's `"clip"`).
+    Clip,
+    /// Indices wrap around, modulo `n` towards minus infinity (JAX's `"wrap"`).
+    Wrap,
+    /// The caller promises every index is in range; out-of-range ones are clamped (JAX's
+    /// `"promise_in_bounds"`, the default of `.at[..].get()` and of JAX's `x[idx]`).
+    PromiseInBounds,
+    /// An error naming the function when an index is out of range, as NumPy raises: eager
+    /// only (a readback of one flag), and an `Error::Tracing` under `jit`.
+    Raise,
+}
+
+/// The indices a gather or scatter of `mode` reads along an axis of `n` (`n >= 1`) as
+/// int32 in range, and for `Fill` the mask of the valid ones. `normalize_clip` makes
+/// `Clip` count negative indices from the end first (scatters, `take_along_axis`).
+fn resolve_indices(
+    func: &str,
+    idx: &Array,
+    n: usize,
+    mode: IndexMode,
+    normalize_clip: bool,
+    x_shape: &[usize],
+    axis: usize,
+) -> Result<(Array, Option<Array>)> {
+    if !idx.dtype().is_integer() {
+        return Err(Error::dtype(
+            func,
+            &[idx.dtype()],
+            "indices must be integers (int32 or uint32)",
+        ));
+    }
+    if mode == IndexMode::Raise {
+        // Checking needs the values: a traced index cannot raise (use another mode).
+        idx.check_concrete(func)?;
+        return Ok((checked_indices(func, idx, n, x_shape, axis)?, None));
+    }
+    let dev = idx.device();
+    let shape = idx.shape().to_vec();
+    let lit = |v: i64| -> Result<Array> {
+        let l = if idx.dtype() == DType::UInt32 {
+            Literal::U32(v as u32)
+        } else {
+            Literal::I32(v as i32)
+        };
+        lax::full(&shape, l, Some(dev))
+    };
+    let (zero, len, last) = (lit(0)?, lit(n as i64)?, lit(n as i64 - 1)?);
+    // Negative int32 indices from the end (uint32 ones never are).
+    let normalized = if idx.dtype() == DType::Int32 {
+        let neg = lax::compare(CompareOp::Lt, idx, &zero)?;
+        lax::select(&neg, &lax::binary(BinaryOp::Add, idx, &len)?, idx)?
+    } else {
+        idx.clone()
+    };
+    let clamp = |i: &Array| -> Result<Array> {
+        let lo = if i.dtype() == DType::Int32 {
+            lax::binary(BinaryOp::Max, i, &zero)?
+        } else {
+            i.clone()
+        };
+        lax::binary(BinaryOp::Min, &lo, &last)
+    };
+    let (eff, valid) = match mode {
+        IndexMode::Fill => {
+            let low = lax::compare(CompareOp::Ge, &normalized, &zero)?;
+            let high = lax::compare(CompareOp::Lt, &normalized, &len)?;
+            let valid = lax::binary(BinaryOp::And, &low, &high)?;
+            (clamp(&normalized)?, Some(valid))
+        }
+        IndexMode::Clip if !normalize_clip => (clamp(idx)?, None),
+        IndexMode::Clip | IndexMode::PromiseInBounds => (clamp(&normalized)?, None),
+        IndexMode::Wrap => (super::remainder(idx, &len)?, None),
+        IndexMode::Raise => unreachable!("handled above"),
+    };
+    Ok((eff.astype(DType::Int32)?, valid))
+}
+
+/// The fill value of a gather of `dtype`: `value`, wrapped into the dtype as JAX does
+/// (`-1` as uint32 is 4294967295), or NaN, the int32 minimum, the uint32 maximum, `true`.
+fn fill_literal(dtype: DType, value: Option<f64>) -> Literal {
+    match (dtype, value) {
+        (DType::Float32, v) => Literal::F32(v.map_or(f32::NAN, |v| v as f32)),
+        (DType::Float16, v) => Literal::F16(half::f16::from_f64(v.unwrap_or(f64::NAN))),
+        (DType::Int32, v) => Literal::I32(v.map_or(i32::MIN, |v| v as i64 as i32)),
+        (DType::UInt32, v) => Literal::U32(v.map_or(u32::MAX, |v| v as i64 as u32)),
+        (DType::Bool, v) => Literal::Bool(v.is_none_or(|v| v != 0.0)),
+    }
+}
+
+/// `gathered` where `valid` (of the index shape, at dimensions `dims` of the result) holds,
+/// else the fill value.
+fn fill_invalid(
+    gathered: &Array,
+    valid: &Array,
+    dims: &[usize],
+    fill: Option<f64>,
+) -> Result<Array> {
+    let mask = lax::broadcast_in_dim(valid, gathered.shape(), dims)?;
+    let f = lax::full(
+        gathered.shape(),
+        fill_literal(gathered.dtype(), fill),
+        Some(gathered.device()),
+    )?;
+    lax::select(&mask, gathered, &f)
+}
+
 /// Normalises negative indices (`i < 0` means `i + n`) and checks every index against
 /// `n`: an eager error naming the function when one is out of range (this reads one flag
 /// back, so it waits for the device).
@@ -375,21 +493,62 @@ fn out_of_range(func: &str, x_shape: &[usize], axis: usize, n: usize) -> Error {
 
 /// Elements at integer `indices` along `axis` (of the flattened array when `None`): the
 /// result's shape is `x.shape[..axis] + indices.shape + x.shape[axis+1..]`. Negative
-/// indices count from the end; out-of-range ones are an error (under [`jit`](crate::jit()),
-/// where index values are not known while tracing, they are clamped into range, as JAX does).
+/// indices count from the end; out-of-range ones read NaN (the int32 minimum, the uint32
+/// maximum, `true`), JAX's default `mode="fill"`, eagerly and under [`jit`](crate::jit())
+/// alike. [`take_with`] takes the other modes and a fill value; `IndexMode::Raise` gives
+/// NumPy's error instead.
 ///
 /// ```
 /// use olympus::numpy as np;
 /// let x = np::array([[1.0f32, 2.0, 3.0], [4.0, 5.0, 6.0]])?;
 /// assert_eq!(np::take(&x, [2, 0], Some(1))?.to_vec::<f32>()?, vec![3.0, 1.0, 6.0, 4.0]);
 /// assert_eq!(np::take(&x, [-1], None)?.to_vec::<f32>()?, vec![6.0]);
+/// assert!(np::take(&x, [6], None)?.to_vec::<f32>()?[0].is_nan());
 /// # Ok::<(), olympus::Error>(())
 /// ```
 pub fn take(x: impl ArrayLike, indices: impl ArrayLike, axis: Option<isize>) -> Result<Array> {
     overridable!("take"; [one x, one indices]; [axis]);
-    let func = "take";
-    let x = super::asarray(operand(func, 0, x)?)?;
-    let idx = super::asarray(operand(func, 1, indices)?)?;
+    let x = super::asarray(operand("take", 0, x)?)?;
+    let idx = super::asarray(operand("take", 1, indices)?)?;
+    take_arrays("take", x, idx, axis, IndexMode::Fill, None)
+}
+
+/// [`take`] with JAX's `mode` and `fill_value`: `Fill` (the default; `fill_value` or the
+/// dtype's default, wrapped into the dtype), `Clip` (negative indices clamp to 0, as in
+/// NumPy and JAX), `Wrap` (modulo the axis), `PromiseInBounds` (clamped after counting
+/// negative indices from the end) and `Raise` (an error naming the function, eager only).
+///
+/// ```
+/// use olympus::numpy::{self as np, IndexMode};
+/// let x = np::array([10, 20, 30])?;
+/// let at = |m| np::take_with(&x, [-1, 3, 7], None, m, None)?.to_vec::<i32>();
+/// assert_eq!(at(IndexMode::Clip)?, vec![10, 30, 30]);
+/// assert_eq!(at(IndexMode::Wrap)?, vec![30, 10, 20]);
+/// assert_eq!(at(IndexMode::Fill)?, vec![30, i32::MIN, i32::MIN]);
+/// assert!(np::take_with(&x, [3], None, IndexMode::Raise, None).is_err());
+/// # Ok::<(), olympus::Error>(())
+/// ```
+pub fn take_with(
+    x: impl ArrayLike,
+    indices: impl ArrayLike,
+    axis: Option<isize>,
+    mode: IndexMode,
+    fill_value: Option<f64>,
+) -> Result<Array> {
+    overridable!("take_with"; [one x, one indices]; [axis, mode, fill_value]);
+    let x = super::asarray(operand("take_with", 0, x)?)?;
+    let idx = super::asarray(operand("take_with", 1, indices)?)?;
+    take_arrays("take_with", x, idx, axis, mode, fill_value)
+}
+
+fn take_arrays(
+    func: &str,
+    x: Array,
+    idx: Array,
+    axis: Option<isize>,
+    mode: IndexMode,
+    fill_value: Option<f64>,
+) -> Result<Array> {
     let (x, axis) = match axis {
         None => (super::ravel(&x)?, 0),
         Some(a) => {
@@ -398,11 +557,14 @@ pub fn take(x: impl ArrayLike, indices: impl ArrayLike, axis: Option<isize>) -> 
         }
     };
     let n = x.shape()[axis];
+    let pre = &x.shape()[..axis];
+    let post = &x.shape()[axis + 1..];
+    let k = idx.ndim();
+    let mut out_shape: Vec<usize> = pre.to_vec();
+    out_shape.extend_from_slice(idx.shape());
+    out_shape.extend_from_slice(post);
     if n > i32::MAX as usize {
         let x0 = long_axis_slice(func, &x, &idx, axis)?;
-        let mut out_shape = x.shape()[..axis].to_vec();
-        out_shape.extend_from_slice(idx.shape());
-        out_shape.extend_from_slice(&x.shape()[axis + 1..]);
         let mut squeezed = x0.shape().to_vec();
         squeezed.remove(axis);
         let dims: Vec<usize> = (0..axis)
@@ -410,43 +572,79 @@ pub fn take(x: impl ArrayLike, indices: impl ArrayLike, axis: Option<isize>) -> 
             .collect();
         return lax::broadcast_in_dim(&lax::reshape(&x0, &squeezed)?, &out_shape, &dims);
     }
-    let idx = checked_indices(func, &idx, n, x.shape(), axis)?;
+    crate::shape::checked_size(func, &out_shape)?;
+    if n == 0 && idx.size() > 0 {
+        // Every index is out of range of an empty axis.
+        if !idx.dtype().is_integer() {
+            return Err(Error::dtype(
+                func,
+                &[idx.dtype()],
+                "indices must be integers (int32 or uint32)",
+            ));
+        }
+        if mode != IndexMode::Fill {
+            return Err(out_of_range(func, x.shape(), axis, n));
+        }
+        return lax::full(
+            &out_shape,
+            fill_literal(x.dtype(), fill_value),
+            Some(x.device()),
+        );
+    }
+    let (idx, valid) = if n == 0 {
+        (idx.astype(DType::Int32)?, None)
+    } else {
+        resolve_indices(func, &idx, n, mode, false, x.shape(), axis)?
+    };
+    let gathered = gather_along(&x, &idx, axis, &out_shape)?;
+    match valid {
+        Some(v) => fill_invalid(
+            &gathered,
+            &v,
+            &(axis..axis + k).collect::<Vec<_>>(),
+            fill_value,
+        ),
+        None => Ok(gathered),
+    }
+}
+
+/// `x` gathered at in-range int32 `idx` along `axis`, into `out_shape`
+/// (`x.shape[..axis] + idx.shape + x.shape[axis+1..]`).
+fn gather_along(x: &Array, idx: &Array, axis: usize, out_shape: &[usize]) -> Result<Array> {
     // x as (pre, n, 1.., post) broadcast to (pre, n, idx[1..].., post); idx broadcast to
     // (pre, idx.., post); then a gather along `axis`.
+    let n = x.shape()[axis];
     let pre = &x.shape()[..axis];
     let post = &x.shape()[axis + 1..];
     let k = idx.ndim();
-    let mut out_shape: Vec<usize> = pre.to_vec();
-    out_shape.extend_from_slice(idx.shape());
-    out_shape.extend_from_slice(post);
-    crate::shape::checked_size(func, &out_shape)?;
     if k == 0 {
         // A scalar index: a gather with a length-1 axis, then drop it.
         let mut shape1 = pre.to_vec();
         shape1.push(1);
         shape1.extend_from_slice(post);
-        let i1 = lax::broadcast_in_dim(&idx, &shape1, &[])?;
-        let g = lax::gather(&x, &i1, axis)?;
-        return lax::reshape(&g, &out_shape);
+        let i1 = lax::broadcast_in_dim(idx, &shape1, &[])?;
+        let g = lax::gather(x, &i1, axis)?;
+        return lax::reshape(&g, out_shape);
     }
     let mut xs: Vec<usize> = pre.to_vec();
     xs.push(n);
     xs.extend(std::iter::repeat_n(1, k - 1));
     xs.extend_from_slice(post);
-    let xv = lax::reshape(&x, &xs)?;
+    let xv = lax::reshape(x, &xs)?;
     let mut xb: Vec<usize> = pre.to_vec();
     xb.push(n);
     xb.extend_from_slice(&idx.shape()[1..]);
     xb.extend_from_slice(post);
     let xv = lax::broadcast_in_dim(&xv, &xb, &(0..xs.len()).collect::<Vec<_>>())?;
     let dims: Vec<usize> = (axis..axis + k).collect();
-    let iv = lax::broadcast_in_dim(&idx, &out_shape, &dims)?;
+    let iv = lax::broadcast_in_dim(idx, out_shape, &dims)?;
     lax::gather(&xv, &iv, axis)
 }
 
 /// `out[..., j, ...] = x[..., indices[..., j, ...], ...]` along `axis`: `indices` has
 /// `x`'s number of dimensions and broadcasts against it on the other axes (NumPy's
-/// `take_along_axis`, the inverse of `argsort`). Out-of-range indices are an error.
+/// `take_along_axis`, the inverse of `argsort`). Out-of-range indices read the fill value,
+/// as in JAX (see [`take`]); [`take_along_axis_with`] takes the other modes.
 ///
 /// ```
 /// use olympus::numpy as np;
@@ -457,9 +655,34 @@ pub fn take(x: impl ArrayLike, indices: impl ArrayLike, axis: Option<isize>) -> 
 /// ```
 pub fn take_along_axis(x: impl ArrayLike, indices: impl ArrayLike, axis: isize) -> Result<Array> {
     overridable!("take_along_axis"; [one x, one indices]; [axis]);
-    let func = "take_along_axis";
-    let x = super::asarray(operand(func, 0, x)?)?;
-    let idx = super::asarray(operand(func, 1, indices)?)?;
+    let x = super::asarray(operand("take_along_axis", 0, x)?)?;
+    let idx = super::asarray(operand("take_along_axis", 1, indices)?)?;
+    take_along_axis_arrays("take_along_axis", x, idx, axis, IndexMode::Fill, None)
+}
+
+/// [`take_along_axis`] with JAX's `mode` and `fill_value` (see [`IndexMode`]); its `Clip`
+/// counts negative indices from the end first, as JAX's does.
+pub fn take_along_axis_with(
+    x: impl ArrayLike,
+    indices: impl ArrayLike,
+    axis: isize,
+    mode: IndexMode,
+    fill_value: Option<f64>,
+) -> Result<Array> {
+    overridable!("take_along_axis_with"; [one x, one indices]; [axis, mode, fill_value]);
+    let x = super::asarray(operand("take_along_axis_with", 0, x)?)?;
+    let idx = super::asarray(operand("take_along_axis_with", 1, indices)?)?;
+    take_along_axis_arrays("take_along_axis_with", x, idx, axis, mode, fill_value)
+}
+
+fn take_along_axis_arrays(
+    func: &str,
+    x: Array,
+    idx: Array,
+    axis: isize,
+    mode: IndexMode,
+    fill_value: Option<f64>,
+) -> Result<Array> {
     if idx.ndim() != x.ndim() {
         return Err(Error::shape(
             func,
@@ -469,14 +692,27 @@ pub fn take_along_axis(x: impl ArrayLike, indices: impl ArrayLike, axis: isize) 
     }
     let ax = normalize_axis(func, axis, x.ndim())?;
     let n = x.shape()[ax];
-    let (x, idx, n) = if n > i32::MAX as usize {
+    let (x, idx, n, valid) = if n > i32::MAX as usize {
         // Every index reads the same values: gather from the one slice with index 0.
         let x0 = long_axis_slice(func, &x, &idx, ax)?;
         let zeros = lax::full(idx.shape(), Literal::I32(0), Some(idx.device()))?;
-        (x0, zeros, 1)
+        (x0, zeros, 1, None)
+    } else if n == 0 {
+        if idx.size() > 0 && mode != IndexMode::Fill {
+            return Err(out_of_range(func, x.shape(), ax, n));
+        }
+        // Nothing to read: every element (if any) is the fill value.
+        let mut xs = x.shape().to_vec();
+        xs[ax] = idx.shape()[ax];
+        let shape = crate::shape::broadcast_shapes_for(func, &[&xs, idx.shape()])?;
+        return lax::full(
+            &shape,
+            fill_literal(x.dtype(), fill_value),
+            Some(x.device()),
+        );
     } else {
-        let idx = checked_indices(func, &idx, n, x.shape(), ax)?;
-        (x, idx, n)
+        let (idx, valid) = resolve_indices(func, &idx, n, mode, true, x.shape(), ax)?;
+        (x, idx, n, valid)
     };
     // Broadcast the other axes against each other.
     let mut xs = x.shape().to_vec();
@@ -491,7 +727,11 @@ pub fn take_along_axis(x: impl ArrayLike, indices: impl ArrayLike, axis: isize) 
     let all: Vec<usize> = (0..x.ndim()).collect();
     let xv = lax::broadcast_in_dim(&x, &xt, &all)?;
     let iv = lax::broadcast_in_dim(&idx, &it, &all)?;
-    lax::gather(&xv, &iv, ax)
+    let gathered = lax::gather(&xv, &iv, ax)?;
+    match valid {
+        Some(v) => fill_invalid(&gathered, &v, &all, fill_value),
+        None => Ok(gathered),
+    }
 }
 
 /// Indices of the non-zero (true) elements, one int32 array per axis (NumPy's `nonzero`).
@@ -622,7 +862,13 @@ pub fn compress(
     }
     let pos: Vec<i32> = true_positions(&c)?.iter().map(|&p| p as i32).collect();
     let idx = Array::from_slice_on(x.device(), &pos, &[pos.len()])?;
-    take(&x, &idx, Some(ax as isize))
+    take_with(
+        &x,
+        &idx,
+        Some(ax as isize),
+        IndexMode::PromiseInBounds,
+        None,
+    )
 }
 
 /// Where a functional update lands: a basic index, or integer positions along the first
@@ -685,6 +931,8 @@ impl<const N: usize> From<[i32; N]> for AtIndex {
 pub struct At<'a> {
     x: &'a Array,
     index: AtIndex,
+    mode: Option<IndexMode>,
+    fill_value: Option<f64>,
 }
 
 impl Array {
@@ -705,13 +953,44 @@ impl Array {
         At {
             x: self,
             index: index.into(),
+            mode: None,
+            fill_value: None,
         }
     }
 }
 
 impl At<'_> {
-    /// The flat positions the index selects (int32, in the index's result shape).
-    fn positions(&self, func: &str) -> Result<Array> {
+    /// How integer positions out of range are treated (JAX's `mode=`): updates drop them
+    /// by default (`Fill`, JAX's `"drop"`), `get` clamps them (`PromiseInBounds`); `Clip`
+    /// clamps, `Wrap` wraps, `Raise` is NumPy's error (eager only). Negative positions
+    /// count from the end first in every mode.
+    ///
+    /// ```
+    /// use olympus::numpy::{self as np, IndexMode};
+    /// let x = np::array([1.0f32, 2.0, 3.0])?;
+    /// assert_eq!(x.at([0, 5]).add(10.0)?.to_vec::<f32>()?, vec![11.0, 2.0, 3.0]);
+    /// let clipped = x.at([0, 5]).mode(IndexMode::Clip).add(10.0)?;
+    /// assert_eq!(clipped.to_vec::<f32>()?, vec![11.0, 2.0, 13.0]);
+    /// assert_eq!(x.at([-1, 9]).get()?.to_vec::<f32>()?, vec![3.0, 3.0]);
+    /// let filled = x.at([-1, 9]).mode(IndexMode::Fill).fill_value(0.0).get()?;
+    /// assert_eq!(filled.to_vec::<f32>()?, vec![3.0, 0.0]);
+    /// # Ok::<(), olympus::Error>(())
+    /// ```
+    pub fn mode(mut self, mode: IndexMode) -> Self {
+        self.mode = Some(mode);
+        self
+    }
+
+    /// The value `get` reads at out-of-range positions in `IndexMode::Fill` (NaN, the int32
+    /// minimum, the uint32 maximum or `true` by default), wrapped into the dtype.
+    pub fn fill_value(mut self, value: f64) -> Self {
+        self.fill_value = Some(value);
+        self
+    }
+
+    /// The flat positions the index selects (int32, in the index's result shape), clamped
+    /// into range, and where `mode` is `Fill` the mask of the positions that were in range.
+    fn positions(&self, func: &str, default: IndexMode) -> Result<(Array, Option<Array>)> {
         let x = self.x;
         if x.size() > i32::MAX as usize {
             return Err(Error::shape(
@@ -722,28 +1001,53 @@ impl At<'_> {
         }
         let flat = lax::iota(DType::Int32, &[x.size()], 0, Some(x.device()))?;
         let grid = lax::reshape(&flat, x.shape())?;
-        match &self.index {
-            AtIndex::Basic(spec) => grid.slice(spec.clone()),
-            AtIndex::Positions(_) | AtIndex::HostPositions(_) => {
-                if x.ndim() == 0 {
-                    return Err(Error::shape(
-                        func,
-                        &[x.shape()],
-                        "cannot index a 0-d array by position",
-                    ));
-                }
-                let idx = match &self.index {
-                    AtIndex::Positions(a) => a.clone(),
-                    AtIndex::HostPositions(v) => Array::from_slice_on(x.device(), v, &[v.len()])?,
-                    AtIndex::Basic(_) => unreachable!("matched above"),
-                };
-                take(&grid, &idx, Some(0))
-            }
+        let idx = match &self.index {
+            AtIndex::Basic(spec) => return Ok((grid.slice(spec.clone())?, None)),
+            AtIndex::Positions(a) => a.clone(),
+            AtIndex::HostPositions(v) => Array::from_slice_on(x.device(), v, &[v.len()])?,
+        };
+        if x.ndim() == 0 {
+            return Err(Error::shape(
+                func,
+                &[x.shape()],
+                "cannot index a 0-d array by position",
+            ));
         }
+        let mode = self.mode.unwrap_or(default);
+        let mut out_shape = idx.shape().to_vec();
+        out_shape.extend_from_slice(&x.shape()[1..]);
+        let n = x.shape()[0];
+        if n == 0 {
+            if !idx.dtype().is_integer() {
+                return Err(Error::dtype(
+                    func,
+                    &[idx.dtype()],
+                    "indices must be integers (int32 or uint32)",
+                ));
+            }
+            if idx.size() > 0 && mode != IndexMode::Fill {
+                return Err(out_of_range(func, x.shape(), 0, n));
+            }
+            let none = lax::full(&out_shape, Literal::I32(-1), Some(x.device()))?;
+            let invalid = lax::full(idx.shape(), Literal::Bool(false), Some(x.device()))?;
+            return Ok((none, Some(invalid)));
+        }
+        let (eff, valid) = resolve_indices(func, &idx, n, mode, true, x.shape(), 0)?;
+        Ok((gather_along(&grid, &eff, 0, &out_shape)?, valid))
     }
 
     fn apply(self, func: &str, values: impl ArrayLike, mode: lax::ScatterMode) -> Result<Array> {
-        let pos = self.positions(func)?;
+        let (pos, valid) = self.positions(func, IndexMode::Fill)?;
+        // Out-of-range positions are dropped: the scatter skips negative ones.
+        let pos = match valid {
+            Some(v) => {
+                let dims: Vec<usize> = (0..v.ndim()).collect();
+                let mask = lax::broadcast_in_dim(&v, pos.shape(), &dims)?;
+                let none = lax::full(pos.shape(), Literal::I32(-1), Some(pos.device()))?;
+                lax::select(&mask, &pos, &none)?
+            }
+            None => pos,
+        };
         let v = super::asarray(operand(func, 0, values)?)?;
         let v = if v.dtype() == self.x.dtype() {
             v
@@ -765,13 +1069,17 @@ impl At<'_> {
         Ok(r.with_weak(self.x.weak_type()))
     }
 
-    /// The selected elements (as indexing would give them).
+    /// The selected elements (as indexing would give them); out-of-range positions are
+    /// clamped unless a [`mode`](At::mode) says otherwise (JAX's `promise_in_bounds`).
     pub fn get(self) -> Result<Array> {
-        let pos = self.positions("at.get")?;
+        let (pos, valid) = self.positions("at.get", IndexMode::PromiseInBounds)?;
         let flat = super::ravel(self.x)?;
         let p = lax::reshape(&pos, &[pos.size()])?;
-        let g = lax::gather(&flat, &p, 0)?;
-        lax::reshape(&g, pos.shape())
+        let g = lax::reshape(&lax::gather(&flat, &p, 0)?, pos.shape())?;
+        match valid {
+            Some(v) => fill_invalid(&g, &v, &(0..v.ndim()).collect::<Vec<_>>(), self.fill_value),
+            None => Ok(g),
+        }
     }
 
     /// Replaces the selected elements with `values` (broadcast, cast to the array's dtype).

@@ -400,7 +400,13 @@ pub fn repeat(
                     .flat_map(|(i, &k)| std::iter::repeat_n(i as i32, k)),
             );
             let idx = Array::from_slice_on(x.device(), &idx, &[total])?;
-            super::take(&x, &idx, Some(axis as isize))
+            super::take_with(
+                &x,
+                &idx,
+                Some(axis as isize),
+                super::IndexMode::PromiseInBounds,
+                None,
+            )
         }
     }
 }

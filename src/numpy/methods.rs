@@ -754,6 +754,28 @@ impl Array {
     pub fn take_along_axis(&self, indices: impl ArrayLike, axis: isize) -> Result<Array> {
         np::take_along_axis(self, indices, axis)
     }
+
+    /// [`numpy::take_with`](crate::numpy::take_with) of this array.
+    pub fn take_with(
+        &self,
+        indices: impl ArrayLike,
+        axis: Option<isize>,
+        mode: np::IndexMode,
+        fill_value: Option<f64>,
+    ) -> Result<Array> {
+        np::take_with(self, indices, axis, mode, fill_value)
+    }
+
+    /// [`numpy::take_along_axis_with`](crate::numpy::take_along_axis_with) of this array.
+    pub fn take_along_axis_with(
+        &self,
+        indices: impl ArrayLike,
+        axis: isize,
+        mode: np::IndexMode,
+        fill_value: Option<f64>,
+    ) -> Result<Array> {
+        np::take_along_axis_with(self, indices, axis, mode, fill_value)
+    }
 }
 
 /// Conversions and `_like` constructors as methods: `x.zeros_like()`, `x.full_like(1.0)`.

@@ -23,8 +23,8 @@ pub use creation::{
 };
 pub use duck::{duck_as, duckarray, DuckArray, IntoDuckArray};
 pub use indexing::{
-    argwhere, compress, extract, nonzero, take, take_along_axis, At, AtIndex, Ellipsis, NewAxis,
-    SliceElem, SliceSpec,
+    argwhere, compress, extract, nonzero, take, take_along_axis, take_along_axis_with, take_with,
+    At, AtIndex, Ellipsis, IndexMode, NewAxis, SliceElem, SliceSpec,
 };
 pub use joins::{
     array_split, concatenate, dstack, hstack, pad, repeat, roll, split, stack, tile, tril, triu,

@@ -209,6 +209,7 @@ debug_param!(
     super::Sections,
     super::Repeats,
     super::PadMode,
+    super::IndexMode,
     &[(usize, usize)]
 );
 

@@ -144,9 +144,19 @@ fn take_and_take_along_axis() {
         assert_close("take_along_axis", &t, &want, d, EXACT);
     }
     let x = np::arange(5).unwrap();
-    let e = np::take(&x, [5], None).unwrap_err().to_string();
+    // Out of range: JAX's fill by default, NumPy's error with IndexMode::Raise.
+    assert_eq!(
+        np::take(&x, [5, -6, -5], None)
+            .unwrap()
+            .to_vec::<i32>()
+            .unwrap(),
+        vec![i32::MIN, i32::MIN, 0]
+    );
+    let e = np::take_with(&x, [5], None, np::IndexMode::Raise, None)
+        .unwrap_err()
+        .to_string();
     assert!(e.contains("take") && e.contains("out of bounds"), "{e}");
-    assert!(np::take(&x, [-6], None).is_err());
+    assert!(np::take_with(&x, [-6], None, np::IndexMode::Raise, None).is_err());
     assert!(np::take(&x, [1.0f32], None).is_err());
     assert!(np::take_along_axis(&x, np::array([[0]]).unwrap(), 0).is_err());
     assert_eq!(
@@ -289,14 +299,20 @@ fn functional_updates_accumulate_duplicates() {
         .add(1.0)
         .unwrap();
     assert_eq!(many.to_vec::<f32>().unwrap(), vec![0.0, 1000.0, 0.0]);
-    // Errors: out of range, values that do not broadcast.
-    let e = np::arange(4)
-        .unwrap()
+    // Out of range: dropped (JAX's default), or NumPy's error with IndexMode::Raise.
+    let x = np::arange(4).unwrap();
+    assert_eq!(
+        x.at([4, -5]).set(9).unwrap().to_vec::<i32>().unwrap(),
+        vec![0, 1, 2, 3]
+    );
+    let e = x
         .at([4])
+        .mode(np::IndexMode::Raise)
         .set(0)
         .unwrap_err()
         .to_string();
     assert!(e.contains("out of bounds"), "{e}");
+    // Errors: values that do not broadcast.
     let e = np::arange(4)
         .unwrap()
         .at(s![..2])
@@ -304,4 +320,153 @@ fn functional_updates_accumulate_duplicates() {
         .unwrap_err()
         .to_string();
     assert!(e.contains("at.set") && e.contains("broadcast"), "{e}");
+}
+
+/// `take`, `take_along_axis`, `.at[..].get()` and the `.at[..]` updates in every mode,
+/// against JAX 0.10.2's own answers (tests/data/index_modes.txt, made by
+/// tests/data/gen_index_modes.py), eagerly and under jit. Where JAX rejects a mode
+/// (`take` with `promise_in_bounds`, `take_along_axis` with `wrap`) Olympus accepts it;
+/// `set` with positions that collide after clipping is left out (XLA leaves the winner
+/// unspecified).
+#[test]
+fn index_modes_match_jax() {
+    use np::IndexMode;
+    use olympus::{jit, Array};
+    let table = include_str!("../data/index_modes.txt");
+    let values = |t: &str, d: DType| -> Vec<f64> {
+        t.split(',')
+            .map(|v| match v {
+                "nan" => f64::NAN,
+                "true" => 1.0,
+                "false" => 0.0,
+                v => v.parse().unwrap(),
+            })
+            .map(|v| round_to(v, d))
+            .collect()
+    };
+    let ints = |t: &str| -> Vec<i32> { t.split(',').map(|v| v.parse().unwrap()).collect() };
+    let dtype = |t: &str| match t {
+        "float32" => DType::Float32,
+        "float16" => DType::Float16,
+        "int32" => DType::Int32,
+        "uint32" => DType::UInt32,
+        "bool" => DType::Bool,
+        _ => panic!("dtype {t}"),
+    };
+    let mode = |t: &str| match t {
+        "default" => None,
+        "fill" | "drop" => Some(IndexMode::Fill),
+        "clip" => Some(IndexMode::Clip),
+        "wrap" => Some(IndexMode::Wrap),
+        "promise_in_bounds" => Some(IndexMode::PromiseInBounds),
+        _ => panic!("mode {t}"),
+    };
+    let fill = |t: &str| (t != "_").then(|| t.parse::<f64>().unwrap());
+    let same = |got: &Array, want: &[f64], what: &str| {
+        let g = got.to_f64_vec().unwrap();
+        assert_eq!(g.len(), want.len(), "{what}");
+        for (a, b) in g.iter().zip(want) {
+            assert!(
+                a == b || (a.is_nan() && b.is_nan()),
+                "{what}: got {g:?}, JAX {want:?}"
+            );
+        }
+    };
+    let mut checked = 0;
+    for line in table.lines().filter(|l| !l.starts_with('#')) {
+        let t: Vec<&str> = line.split_whitespace().collect();
+        let error = t.contains(&"error");
+        match t[0] {
+            "take" | "take2d" | "take_along_axis" => {
+                let d = dtype(t[1]);
+                let (axis, rest) = if t[0] == "take2d" {
+                    (t[2].trim_start_matches("axis="), &t[3..])
+                } else {
+                    ("", &t[2..])
+                };
+                let (m, f, idx) = (mode(rest[0]), fill(rest[1]), ints(rest[2]));
+                if error {
+                    // JAX rejects these modes here; Olympus takes them.
+                    assert!(
+                        m == Some(IndexMode::PromiseInBounds) || m == Some(IndexMode::Wrap),
+                        "{line}"
+                    );
+                    continue;
+                }
+                let want = values(rest[rest.len() - 2], d);
+                let m = m.unwrap_or_default();
+                let (x, i) = if t[0] == "take" {
+                    let xv: Vec<f64> = if d == DType::Bool {
+                        vec![1.0, 0.0, 1.0, 1.0, 0.0]
+                    } else {
+                        vec![10.0, 20.0, 30.0, 40.0, 50.0]
+                    };
+                    (make(&xv, &[5], d), np::array(idx.clone()).unwrap())
+                } else {
+                    let xv: Vec<f64> = (0..12).map(f64::from).collect();
+                    let is = if t[0] == "take2d" {
+                        vec![2, 2]
+                    } else {
+                        vec![3, 2]
+                    };
+                    let i = np::reshape(np::array(idx.clone()).unwrap(), &is).unwrap();
+                    (make(&xv, &[3, 4], d), i)
+                };
+                let run = |x: &Array, i: &Array| -> olympus::Result<Array> {
+                    match (t[0], axis) {
+                        ("take_along_axis", _) => np::take_along_axis_with(x, i, 1, m, f),
+                        (_, "None") | (_, "") => np::take_with(x, i, None, m, f),
+                        (_, a) => np::take_with(x, i, Some(a.parse().unwrap()), m, f),
+                    }
+                };
+                same(&run(&x, &i).unwrap(), &want, line);
+                let jitted = jit(move |(x, i): (Array, Array)| run(&x, &i));
+                same(&jitted.call((x, i)).unwrap(), &want, &format!("jit {line}"));
+            }
+            "index" => {
+                let x = np::array([10.0f32, 20.0, 30.0, 40.0, 50.0]).unwrap();
+                let (m, f, idx) = (mode(t[2]), fill(t[3]), ints(t[4]));
+                let want = values(t[6], DType::Float32);
+                let mut at = x.at(idx);
+                if let Some(m) = m {
+                    at = at.mode(m);
+                }
+                if let (Some(f), Some(_)) = (f, m) {
+                    at = at.fill_value(f);
+                }
+                same(&at.get().unwrap(), &want, line);
+            }
+            "scatter" => {
+                let d = dtype(t[1]);
+                let (op, m, idx) = (t[2], mode(t[3]), ints(t[4]));
+                if error || (op == "set" && m == Some(IndexMode::Clip)) {
+                    continue;
+                }
+                let upd = values(t[5], d);
+                let want = values(t[7], d);
+                let x = make(&[1.0, 2.0, 3.0, 4.0, 5.0], &[5], d);
+                let u = make(&upd, &[upd.len()], d);
+                let run = move |x: &Array, u: &Array| -> olympus::Result<Array> {
+                    let mut at = x.at(idx.clone());
+                    if let Some(m) = m {
+                        at = at.mode(m);
+                    }
+                    match op {
+                        "set" => at.set(u),
+                        "add" => at.add(u),
+                        "multiply" => at.multiply(u),
+                        "min" => at.min(u),
+                        "max" => at.max(u),
+                        _ => panic!("op {op}"),
+                    }
+                };
+                same(&run(&x, &u).unwrap(), &want, line);
+                let jitted = jit(move |(x, u): (Array, Array)| run(&x, &u));
+                same(&jitted.call((x, u)).unwrap(), &want, &format!("jit {line}"));
+            }
+            _ => continue,
+        }
+        checked += 1;
+    }
+    assert!(checked > 100, "{checked} cases");
 }
