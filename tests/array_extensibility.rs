@@ -159,6 +159,7 @@ macro_rules! table {
 table! {
     // creation
     arange => |w, x| one(np::arange(5)); // no array arguments
+    arange_with => |w, x| one(np::arange_with((0.5, 3.0, 0.5), DType::Int32));
     array => |w, x| one(np::array(w.w(&x.f)));
     asarray => |w, x| one(np::asarray(w.w(&x.i)));
     duckarray => |w, x| one(np::duckarray(np::asarray(w.w(&x.f))?)); // protocol types go through asarray
@@ -171,6 +172,7 @@ table! {
     full_like => |w, x| one(np::full_like(w.w(&x.i), 7));
     identity => |w, x| one(np::identity(2, DType::Int32));
     linspace => |w, x| one(np::linspace(0.0, 1.0, 5, true));
+    linspace_with => |w, x| one(np::linspace_with(2.0, -3.0, 6, true, DType::Int32));
     ndim => |w, x| one(np::asarray(np::ndim(w.w(&x.t))? as i32));
     ones => |w, x| one(np::ones(&[3], DType::Bool));
     ones_like => |w, x| one(np::ones_like(w.w(&x.u)));
@@ -217,6 +219,7 @@ table! {
     argmax => |w, x| one(np::argmax(w.w(&x.f), None, false));
     argmin => |w, x| one(np::argmin(w.w(&x.m), Some(1), false));
     argsort => |w, x| one(np::argsort(w.w(&x.f), Some(0)));
+    argsort_with => |w, x| one(np::argsort_with(w.w(&x.m), Some(-1), true, true));
     count_nonzero => |w, x| one(np::count_nonzero(w.w(&x.i), None, false));
     cumprod => |w, x| one(np::cumprod(w.w(&x.g), None));
     cumsum => |w, x| one(np::cumsum(w.w(&x.i), None));
@@ -231,6 +234,7 @@ table! {
     nansum => |w, x| one(np::nansum(w.w(&x.f), None, false));
     prod => |w, x| one(np::prod(w.w(&x.g), None, false));
     sort => |w, x| one(np::sort(w.w(&x.m), Some(-1)));
+    sort_with => |w, x| one(np::sort_with(w.w(&x.m), Some(0), true, true));
     std => |w, x| one(np::std(w.w(&x.f), None, 1, false));
     sum => |w, x| one(np::sum(w.w(&x.t), Some(&[0, 2]), false));
     var => |w, x| one(np::var(w.w(&x.f), None, 0, false));

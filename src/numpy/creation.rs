@@ -366,6 +366,69 @@ pub fn linspace(start: f64, stop: f64, num: usize, endpoint: bool) -> Result<Arr
     Array::from_slice_on(&device, &v, &[num])
 }
 
+/// [`linspace`] in `dtype`, computed as JAX computes it: `start * (1 - t) + stop * t`
+/// with `t = i * (1 / div)` (XLA's form of the division), `stop` itself last when
+/// `endpoint`; in float32 and floored for integer dtypes (so `linspace_with(2.0, -3.0, 6,
+/// true, Int32)` is `[2, 1, 0, -2, -2, -3]`, as in JAX), each step rounded to float16 for
+/// float16. float32 is [`linspace`] itself.
+///
+/// ```
+/// use olympus::numpy::{self as np, DType};
+/// let x = np::linspace_with(0.0, 10.0, 4, true, DType::Int32)?;
+/// assert_eq!(x.to_vec::<i32>()?, vec![0, 3, 6, 10]);
+/// # Ok::<(), olympus::Error>(())
+/// ```
+pub fn linspace_with(
+    start: f64,
+    stop: f64,
+    num: usize,
+    endpoint: bool,
+    dtype: DType,
+) -> Result<Array> {
+    use half::f16;
+    if dtype == DType::Float32 {
+        return linspace(start, stop, num, endpoint);
+    }
+    let div = if endpoint { num.saturating_sub(1) } else { num };
+    let device = current_device()?;
+    let mut v = device.host_vec(num, "linspace", &[num], dtype)?;
+    let value = |i: usize| -> f32 {
+        if endpoint && i == div {
+            return stop as f32;
+        }
+        if dtype == DType::Float16 {
+            // Every operation rounded to float16, as XLA computes float16 arithmetic.
+            let (a, b) = (f16::from_f64(start), f16::from_f64(stop));
+            let r = f16::ONE / f16::from_f64(div as f64);
+            let t = f16::from_f64(i as f64) * r;
+            return f32::from(a * (f16::ONE - t) + b * t);
+        }
+        let t = i as f32 * (1.0 / div as f32);
+        let x = start as f32 * (1.0 - t) + stop as f32 * t;
+        if dtype.is_integer() {
+            x.floor()
+        } else {
+            x
+        }
+    };
+    v.extend((0..num).map(value));
+    Array::from_slice_on(&device, &v, &[num])?.astype(dtype)
+}
+
+/// [`arange`] in `dtype`: the values of `spec` (in its own number type) converted, as
+/// JAX's `arange(..., dtype=)` gives them (`arange_with((-2.5, 2.0, 1.5), Int32)` is
+/// `[-2, -1, 0]`).
+///
+/// ```
+/// use olympus::numpy::{self as np, DType};
+/// let x = np::arange_with(5, DType::Float16)?;
+/// assert_eq!(x.dtype(), DType::Float16);
+/// # Ok::<(), olympus::Error>(())
+/// ```
+pub fn arange_with(spec: impl ArangeSpec, dtype: DType) -> Result<Array> {
+    arange(spec)?.astype(dtype)
+}
+
 /// An `n × m` matrix (`m` defaults to `n`) with ones on diagonal `k` (0 the main one,
 /// positive above, negative below).
 ///

@@ -482,6 +482,16 @@ impl Array {
         np::argsort(self, axis)
     }
 
+    /// [`numpy::argsort_with`](crate::numpy::argsort_with) with this array as `x`.
+    pub fn argsort_with(
+        &self,
+        axis: Option<isize>,
+        descending: bool,
+        stable: bool,
+    ) -> Result<Array> {
+        np::argsort_with(self, axis, descending, stable)
+    }
+
     /// [`numpy::count_nonzero`](crate::numpy::count_nonzero) with this array as `x`.
     pub fn count_nonzero(&self, axis: Option<&[isize]>, keepdims: bool) -> Result<Array> {
         np::count_nonzero(self, axis, keepdims)
@@ -550,6 +560,11 @@ impl Array {
     /// [`numpy::sort`](crate::numpy::sort) with this array as `x`.
     pub fn sort(&self, axis: Option<isize>) -> Result<Array> {
         np::sort(self, axis)
+    }
+
+    /// [`numpy::sort_with`](crate::numpy::sort_with) with this array as `x`.
+    pub fn sort_with(&self, axis: Option<isize>, descending: bool, stable: bool) -> Result<Array> {
+        np::sort_with(self, axis, descending, stable)
     }
 
     /// [`numpy::std`](crate::numpy::std) with this array as `x`.

@@ -18,8 +18,8 @@ mod shapes;
 mod ufuncs;
 
 pub use creation::{
-    arange, array, asarray, astype, empty, empty_like, eye, full, full_like, identity, linspace,
-    ndim, ones, ones_like, shape, size, zeros, zeros_like, ArangeSpec,
+    arange, arange_with, array, asarray, astype, empty, empty_like, eye, full, full_like, identity,
+    linspace, linspace_with, ndim, ones, ones_like, shape, size, zeros, zeros_like, ArangeSpec,
 };
 pub use duck::{duck_as, duckarray, DuckArray, IntoDuckArray};
 pub use indexing::{
@@ -32,8 +32,8 @@ pub use joins::{
 };
 pub use linalg::{diagonal, dot, einsum, inner, matmul, outer, tensordot, trace, vdot};
 pub use reductions::{
-    all, any, argmax, argmin, argsort, count_nonzero, cumprod, cumsum, logsumexp, max, mean,
-    median, min, nanmax, nanmean, nanmin, nansum, prod, sort, std, sum, var,
+    all, any, argmax, argmin, argsort, argsort_with, count_nonzero, cumprod, cumsum, logsumexp,
+    max, mean, median, min, nanmax, nanmean, nanmin, nansum, prod, sort, sort_with, std, sum, var,
 };
 pub use shapes::{
     atleast_1d, atleast_2d, atleast_3d, broadcast_arrays, broadcast_to, expand_dims, flip,

@@ -491,7 +491,13 @@ fn along_last(x: &Array, ax: usize, f: impl FnOnce(&Array) -> Result<Array>) -> 
     lax::transpose(&y, &inv)
 }
 
-fn sort_impl(func: &str, x: impl ArrayLike, axis: Option<isize>, indices: bool) -> Result<Array> {
+fn sort_impl(
+    func: &str,
+    x: impl ArrayLike,
+    axis: Option<isize>,
+    indices: bool,
+    descending: bool,
+) -> Result<Array> {
     let x = super::asarray(operand(func, 0, x)?)?;
     let (x, ax) = match axis {
         None => (super::ravel(&x)?, 0),
@@ -507,7 +513,22 @@ fn sort_impl(func: &str, x: impl ArrayLike, axis: Option<isize>, indices: bool) 
             (x, ax)
         }
     };
-    along_last(&x, ax, |y| lax::sort(y, indices))
+    along_last(&x, ax, |y| {
+        if !descending {
+            return lax::sort(y, indices);
+        }
+        // JAX's descending order: the stable ascending sort of the reversed row, reversed
+        // (NaN first, equal elements in their original order); positions map back from
+        // the reversed row.
+        let last = [y.ndim() - 1];
+        let s = lax::rev(&lax::sort(&lax::rev(y, &last)?, indices)?, &last)?;
+        if !indices {
+            return Ok(s);
+        }
+        let n = y.shape()[last[0]] as i32;
+        let top = lax::full(s.shape(), Literal::I32(n - 1), Some(s.device()))?;
+        lax::binary(lax::BinaryOp::Sub, &top, &s)
+    })
 }
 
 /// Sorted copy along `axis` (the flattened array when `None`): ascending, stable, NaN
@@ -524,14 +545,55 @@ fn sort_impl(func: &str, x: impl ArrayLike, axis: Option<isize>, indices: bool) 
 /// ```
 pub fn sort(x: impl ArrayLike, axis: Option<isize>) -> Result<Array> {
     overridable!("sort"; [one x]; [axis]);
-    sort_impl("sort", x, axis, false)
+    sort_impl("sort", x, axis, false, false)
 }
 
 /// Positions (int32) that sort `x` along `axis` (stable: equal elements keep their
 /// order; NaN last). `take_along_axis(x, argsort(x, axis), axis)` is `sort(x, axis)`.
 pub fn argsort(x: impl ArrayLike, axis: Option<isize>) -> Result<Array> {
     overridable!("argsort"; [one x]; [axis]);
-    sort_impl("argsort", x, axis, true)
+    sort_impl("argsort", x, axis, true, false)
+}
+
+/// [`sort`] with JAX's `descending` and `stable`: descending order puts NaN first. Every
+/// Olympus sort is stable, so `stable = false` (any order of equal elements) is met too.
+///
+/// ```
+/// use olympus::numpy as np;
+/// let x = np::array([3.0f32, 1.0, f32::NAN, 2.0])?;
+/// let s = np::sort_with(&x, None, true, true)?.to_vec::<f32>()?;
+/// assert!(s[0].is_nan());
+/// assert_eq!(&s[1..], &[3.0, 2.0, 1.0]);
+/// # Ok::<(), olympus::Error>(())
+/// ```
+pub fn sort_with(
+    x: impl ArrayLike,
+    axis: Option<isize>,
+    descending: bool,
+    stable: bool,
+) -> Result<Array> {
+    overridable!("sort_with"; [one x]; [axis, descending, stable]);
+    sort_impl("sort_with", x, axis, false, descending)
+}
+
+/// [`argsort`] with JAX's `descending` and `stable`: descending keeps equal elements in
+/// their original order, as JAX's stable descending argsort does (NaN first).
+///
+/// ```
+/// use olympus::numpy as np;
+/// let x = np::array([3, 1, 3, 2, 1])?;
+/// let i = np::argsort_with(&x, None, true, true)?;
+/// assert_eq!(i.to_vec::<i32>()?, vec![0, 2, 3, 1, 4]);
+/// # Ok::<(), olympus::Error>(())
+/// ```
+pub fn argsort_with(
+    x: impl ArrayLike,
+    axis: Option<isize>,
+    descending: bool,
+    stable: bool,
+) -> Result<Array> {
+    overridable!("argsort_with"; [one x]; [axis, descending, stable]);
+    sort_impl("argsort_with", x, axis, true, descending)
 }
 
 /// Median over `axis` (the middle of the sorted values, or the mean of the two middles);

@@ -258,3 +258,58 @@ fn reading_back() {
     assert_eq!(x.size(), 3);
     assert!(x.block_until_ready().is_ok());
 }
+
+/// `arange` and `linspace` with an explicit dtype, against JAX 0.10.2's own answers
+/// (`jnp.arange(..., dtype=)`, `jnp.linspace(..., dtype=)`).
+#[test]
+fn arange_and_linspace_with_a_dtype_match_jax() {
+    use olympus::numpy as np;
+    use olympus::DType;
+    let ints = |a: olympus::Array| a.to_vec::<i32>().unwrap();
+    assert_eq!(
+        ints(np::arange_with((0.5, 3.0, 1.0), DType::Int32).unwrap()),
+        [0, 1, 2]
+    );
+    assert_eq!(
+        ints(np::arange_with((-2.5, 2.0, 1.5), DType::Int32).unwrap()),
+        [-2, -1, 0]
+    );
+    let h = np::arange_with((0.0, 1.0, 0.25), DType::Float16).unwrap();
+    assert_eq!(h.dtype(), DType::Float16);
+    assert_eq!(h.to_f64_vec().unwrap(), [0.0, 0.25, 0.5, 0.75]);
+    let u = np::arange_with(3, DType::UInt32).unwrap();
+    assert_eq!(u.to_vec::<u32>().unwrap(), [0, 1, 2]);
+    let lin = |a: f64, b: f64, n: usize, e: bool| {
+        ints(np::linspace_with(a, b, n, e, DType::Int32).unwrap())
+    };
+    assert_eq!(lin(0.0, 10.0, 4, true), [0, 3, 6, 10]);
+    assert_eq!(lin(-1.0, 10.0, 7, true), [-1, 0, 2, 4, 6, 8, 10]);
+    assert_eq!(lin(0.5, 3.7, 5, true), [0, 1, 2, 2, 3]);
+    assert_eq!(lin(-5.0, 0.0, 3, true), [-5, -3, 0]);
+    assert_eq!(lin(-5.5, 0.0, 4, true), [-6, -4, -2, 0]);
+    assert_eq!(lin(0.0, 10.0, 4, false), [0, 2, 5, 7]);
+    assert_eq!(lin(2.0, -3.0, 6, true), [2, 1, 0, -2, -2, -3]);
+    let u = np::linspace_with(0.0, 10.0, 5, true, DType::UInt32).unwrap();
+    assert_eq!(u.to_vec::<u32>().unwrap(), [0, 2, 5, 7, 10]);
+    // JAX computes float16 linspace in float16 steps: 5/6 comes out as 0.8330078125, not
+    // the nearest float16 (0.83349609375).
+    let h = np::linspace_with(0.0, 1.0, 7, true, DType::Float16).unwrap();
+    let want = [
+        0.0,
+        0.1666259765625,
+        0.333251953125,
+        0.5,
+        0.66650390625,
+        0.8330078125,
+        1.0,
+    ];
+    assert_eq!(h.to_f64_vec().unwrap(), want);
+    let h = np::linspace_with(0.0, 3.0, 7, true, DType::Float16).unwrap();
+    assert_eq!(h.to_f64_vec().unwrap(), [0.0, 0.5, 1.0, 1.5, 2.0, 2.5, 3.0]);
+    assert_eq!(
+        np::linspace_with(0.0, 1.0, 0, true, DType::Int32)
+            .unwrap()
+            .size(),
+        0
+    );
+}

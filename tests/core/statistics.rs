@@ -345,11 +345,16 @@ fn cumsum_cumprod() {
     );
 }
 
-/// Host stable sort with NaN last; returns the sorting positions.
-fn host_argsort(g: &[f64]) -> Vec<usize> {
+/// Host stable sort with NaN last (first when `descending`, equal elements in their
+/// original order either way, as JAX's); returns the sorting positions.
+fn host_argsort_by(g: &[f64], descending: bool) -> Vec<usize> {
     let mut p: Vec<usize> = (0..g.len()).collect();
     p.sort_by(|&a, &b| {
-        let (x, y) = (g[a], g[b]);
+        let (x, y) = if descending {
+            (g[b], g[a])
+        } else {
+            (g[a], g[b])
+        };
         match (x.is_nan(), y.is_nan()) {
             (true, true) => std::cmp::Ordering::Equal,
             (true, false) => std::cmp::Ordering::Greater,
@@ -358,6 +363,10 @@ fn host_argsort(g: &[f64]) -> Vec<usize> {
         }
     });
     p
+}
+
+fn host_argsort(g: &[f64]) -> Vec<usize> {
+    host_argsort_by(g, false)
 }
 
 #[test]
@@ -392,6 +401,19 @@ fn sort_argsort_median() {
                 assert_close(&format!("argsort {d} n={n}"), &a, &wa, DType::Int32, EXACT);
                 let back = np::take_along_axis(input, &a, 1).unwrap();
                 assert_close("take_along_axis(argsort)", &back, &ws, d, EXACT);
+                // Descending (JAX's descending=True): NaN first, ties in original order.
+                let s = np::sort_with(input, Some(-1), true, true).unwrap();
+                let a = np::argsort_with(input, Some(1), true, true).unwrap();
+                let (mut ws, mut wa) = (Vec::new(), Vec::new());
+                for row in 0..3 {
+                    let g = &v[row * n..(row + 1) * n];
+                    let p = host_argsort_by(g, true);
+                    ws.extend(p.iter().map(|&i| g[i]));
+                    wa.extend(p.iter().map(|&i| i as f64));
+                }
+                assert_close(&format!("sort descending {d} n={n}"), &s, &ws, d, EXACT);
+                let what = format!("argsort descending {d} n={n}");
+                assert_close(&what, &a, &wa, DType::Int32, EXACT);
             }
             if d != DType::Bool {
                 let m = np::median(&x, Some(&[1]), false).unwrap();
@@ -522,4 +544,26 @@ fn leading_axis_reductions_every_kernel_path() {
         .to_vec::<f32>()
         .unwrap();
     assert!(m[1].is_nan() && m[0] == 1.0 && m[2] == 1.0, "{m:?}");
+}
+
+/// JAX 0.10.2's own answers for `descending=True` (jnp.sort / jnp.argsort, stable).
+#[test]
+fn descending_sorts_match_jax() {
+    let x = np::array([3.0f32, 1.0, f32::NAN, 3.0, 2.0, 1.0]).unwrap();
+    let s = np::sort_with(&x, None, true, true)
+        .unwrap()
+        .to_vec::<f32>()
+        .unwrap();
+    assert!(s[0].is_nan());
+    assert_eq!(&s[1..], &[3.0, 3.0, 2.0, 1.0, 1.0]);
+    let a = np::argsort_with(&x, None, true, true).unwrap();
+    assert_eq!(a.to_vec::<i32>().unwrap(), vec![2, 0, 3, 4, 1, 5]);
+    let i = np::array([3, 1, 3, 2, 1]).unwrap();
+    let a = np::argsort_with(&i, None, true, false).unwrap();
+    assert_eq!(a.to_vec::<i32>().unwrap(), vec![0, 2, 3, 1, 4]);
+    let m = np::array([[3.0f32, 1.0, 2.0], [1.0, 1.0, 0.0]]).unwrap();
+    let a = np::argsort_with(&m, Some(0), true, true).unwrap();
+    assert_eq!(a.to_vec::<i32>().unwrap(), vec![0, 0, 0, 1, 1, 1]);
+    let a = np::argsort_with(&m, None, true, true).unwrap();
+    assert_eq!(a.to_vec::<i32>().unwrap(), vec![0, 2, 1, 3, 4, 5]);
 }
