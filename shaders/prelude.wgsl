@@ -145,9 +145,11 @@ fn mul_rn(a: f32, b: f32) -> f32 {
 fn trig_reduce(x: f32) -> vec3<f32> {
     let j = round(x * 0.6366197466850281);
     let a = (x - j * 1.5703125) - j * 0.0004838705062866211;
-    let b = j * -4.371395334601402e-8;
+    // The products kept apart (a GPU compiler would fuse them into the subtractions, and
+    // the two-sums below need those to round as written).
+    let b = opaque_f32(j * -4.371395334601402e-8);
     let s1 = a - b;
-    let c = j * 2.5633440682570896e-12;
+    let c = opaque_f32(j * 2.5633440682570896e-12);
     let r = s1 - c;
     return vec3<f32>(r, j, two_sum_err(a, -b, s1) + two_sum_err(s1, -c, r));
 }
