@@ -307,3 +307,125 @@ fn sixteen_million_float32_sum_against_f64() {
     let m = f64::from(np::mean(&a, None, false).unwrap().item::<f32>().unwrap());
     assert!((m - want / n as f64).abs() <= bound / n as f64 + 1e-7);
 }
+
+/// Long float16 reductions accumulate in float32 and round once, as JAX's do: sum, mean,
+/// var, std, prod and logsumexp of a (100, 10000) float16 array, full and along each
+/// axis, against f64 references; cumsum along the long axis; a 10000-long float16 dot.
+/// float16 accumulation would give 2048 for the sum of 10000 ones (the old bug gave 0).
+#[test]
+fn long_float16_reductions_accumulate_in_float32() {
+    use rand::Rng;
+    let (rows, cols) = (100usize, 10000usize);
+    let mut r = rng();
+    // Values in [0.5, 1.5): sums grow past float16's 2048 integer limit.
+    let v: Vec<f64> = (0..rows * cols)
+        .map(|_| round_to(r.random_range(0.5..1.5), DType::Float16))
+        .collect();
+    let x = make(&v, &[rows, cols], DType::Float16);
+    let ones = np::ones(&[10000], DType::Float16).unwrap();
+    assert_eq!(
+        np::sum(&ones, None, false).unwrap().to_f64_vec().unwrap(),
+        [10000.0]
+    );
+    // Reference reductions over the selected elements.
+    let lines = |axis: Option<usize>| -> Vec<Vec<f64>> {
+        match axis {
+            None => vec![v.clone()],
+            Some(0) => (0..cols)
+                .map(|c| (0..rows).map(|i| v[i * cols + c]).collect())
+                .collect(),
+            _ => (0..rows)
+                .map(|i| v[i * cols..(i + 1) * cols].to_vec())
+                .collect(),
+        }
+    };
+    let check = |what: &str, got: &olympus::Array, want: Vec<f64>, rel: f64| {
+        assert_eq!(got.dtype(), DType::Float16, "{what} keeps float16");
+        for (g, w) in got.to_f64_vec().unwrap().iter().zip(&want) {
+            // One float16 rounding of a float32 accumulation.
+            let tol = ulp_of(*w, DType::Float16) + w.abs() * rel;
+            assert!((g - w).abs() <= tol, "{what}: {g} vs {w}");
+        }
+    };
+    for axis in [None, Some(0usize), Some(1)] {
+        let ax: Option<Vec<isize>> = axis.map(|a| vec![a as isize]);
+        let ax = ax.as_deref();
+        let ls = lines(axis);
+        let mean = |l: &[f64]| l.iter().sum::<f64>() / l.len() as f64;
+        let var = |l: &[f64]| {
+            let m = mean(l);
+            l.iter().map(|x| (x - m) * (x - m)).sum::<f64>() / l.len() as f64
+        };
+        let w = |f: &dyn Fn(&[f64]) -> f64| ls.iter().map(|l| f(l)).collect::<Vec<_>>();
+        let rel = 1e-5; // float32 accumulation over up to 1M terms
+        let sum = np::sum(&x, ax, false).unwrap();
+        if axis.is_none() {
+            // About 1e6: past float16's range once rounded, as JAX's gives it.
+            assert_eq!(sum.to_f64_vec().unwrap(), [f64::INFINITY]);
+        } else {
+            check(&format!("sum {axis:?}"), &sum, w(&|l| l.iter().sum()), rel);
+        }
+        check(
+            &format!("mean {axis:?}"),
+            &np::mean(&x, ax, false).unwrap(),
+            w(&mean),
+            rel,
+        );
+        check(
+            &format!("var {axis:?}"),
+            &np::var(&x, ax, 0, false).unwrap(),
+            w(&var),
+            1e-3,
+        );
+        check(
+            &format!("std {axis:?}"),
+            &np::std(&x, ax, 0, false).unwrap(),
+            w(&|l| var(l).sqrt()),
+            1e-3,
+        );
+        let lse = |l: &[f64]| {
+            let m = l.iter().cloned().fold(f64::MIN, f64::max);
+            m + l.iter().map(|x| (x - m).exp()).sum::<f64>().ln()
+        };
+        let l = np::logsumexp(&x, ax, false).unwrap();
+        if axis.is_none() {
+            // JAX's float16 logsumexp sums the exponentials into a float16 (about 6e5
+            // here): infinite, and so is this one.
+            assert_eq!(l.to_f64_vec().unwrap(), [f64::INFINITY]);
+        } else {
+            // float16 intermediates (exp, the sum, log), as JAX's: a few float16 ulps.
+            check(&format!("logsumexp {axis:?}"), &l, w(&lse), 3e-3);
+        }
+    }
+    // prod of values near 1 along the short axis (a long product leaves float16's range).
+    let near: Vec<f64> = v
+        .iter()
+        .map(|x| round_to(1.0 + (x - 1.0) / 64.0, DType::Float16))
+        .collect();
+    let xn = make(&near, &[rows, cols], DType::Float16);
+    let want: Vec<f64> = (0..cols)
+        .map(|c| (0..rows).map(|i| near[i * cols + c]).product())
+        .collect();
+    check(
+        "prod axis 0",
+        &np::prod(&xn, Some(&[0]), false).unwrap(),
+        want,
+        1e-5,
+    );
+    // cumsum along the long axis: every prefix of the first row.
+    let c = np::cumsum(&x, Some(1)).unwrap();
+    let row: Vec<f64> = c.to_f64_vec().unwrap()[..cols].to_vec();
+    let mut acc = 0.0;
+    for (k, g) in row.iter().enumerate() {
+        acc += v[k];
+        assert!(
+            (g - acc).abs() <= ulp_of(acc, DType::Float16) + acc * 1e-5,
+            "cumsum {k}: {g} vs {acc}"
+        );
+    }
+    // A float16 dot of 10000 terms.
+    let a = make(&v[..10000], &[10000], DType::Float16);
+    let d = np::dot(&a, &a).unwrap();
+    let want: f64 = v[..10000].iter().map(|x| x * x).sum();
+    check("dot", &d, vec![want], 1e-5);
+}
