@@ -394,7 +394,12 @@ pub fn linspace_with(
     let mut v = device.host_vec(num, "linspace", &[num], dtype)?;
     let value = |i: usize| -> f32 {
         if endpoint && i == div {
-            return stop as f32;
+            // Floored for integer dtypes like every other value (JAX: -3.5 gives -4).
+            return if dtype.is_integer() {
+                (stop as f32).floor()
+            } else {
+                stop as f32
+            };
         }
         if dtype == DType::Float16 {
             // Every operation rounded to float16, as XLA computes float16 arithmetic.

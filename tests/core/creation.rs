@@ -289,6 +289,8 @@ fn arange_and_linspace_with_a_dtype_match_jax() {
     assert_eq!(lin(-5.5, 0.0, 4, true), [-6, -4, -2, 0]);
     assert_eq!(lin(0.0, 10.0, 4, false), [0, 2, 5, 7]);
     assert_eq!(lin(2.0, -3.0, 6, true), [2, 1, 0, -2, -2, -3]);
+    assert_eq!(lin(0.0, -3.5, 3, true), [0, -2, -4]);
+    assert_eq!(lin(0.0, 3.7, 3, true), [0, 1, 3]);
     let u = np::linspace_with(0.0, 10.0, 5, true, DType::UInt32).unwrap();
     assert_eq!(u.to_vec::<u32>().unwrap(), [0, 2, 5, 7, 10]);
     // JAX computes float16 linspace in float16 steps: 5/6 comes out as 0.8330078125, not
