@@ -141,11 +141,15 @@ impl Operand {
                         &[int_in_range::<i32>(func, v, target.dtype)?],
                         &[],
                     )?,
-                    DType::UInt32 => Array::from_slice_on(
-                        device,
-                        &[int_in_range::<u32>(func, v, target.dtype)?],
-                        &[],
-                    )?,
+                    // JAX parses a Python int as int32 and wraps negative ones into
+                    // uint32 (`u - 1` is `u + 4294967295`); Rust's u32 values fit too.
+                    DType::UInt32 => {
+                        let w = match i32::try_from(v) {
+                            Ok(n) if n < 0 => n as u32,
+                            _ => int_in_range::<u32>(func, v, target.dtype)?,
+                        };
+                        Array::from_slice_on(device, &[w], &[])?
+                    }
                     DType::Float16 => {
                         Array::from_slice_on(device, &[f16::from_f64(v as f64)], &[])?
                     }

@@ -12,8 +12,12 @@ use crate::error::{Error, Result};
 use crate::lax::{self, CompareOp, Literal};
 
 /// The literal a scalar operand gives in `dtype`, or `None` for array operands.
-fn scalar_literal(func: &str, op: &Operand, dtype: DType) -> Result<Option<Literal>> {
+fn scalar_literal(func: &str, op: &Operand, dtype: DType, wrap: bool) -> Result<Option<Literal>> {
     let lit = match *op {
+        // An explicit integer dtype wraps the value, as JAX's `full` converts it with
+        // NumPy's `astype` (`full(2, -1, uint32)` is `[4294967295] * 2`).
+        Operand::WeakInt(v) if wrap && dtype == DType::Int32 => Literal::I32(v as i32),
+        Operand::WeakInt(v) if wrap && dtype == DType::UInt32 => Literal::U32(v as u32),
         Operand::WeakInt(v) => match dtype {
             DType::Int32 => Literal::I32(
                 i32::try_from(v)
@@ -53,7 +57,7 @@ fn fill(
         weak: dtype.is_none() && weak && spec.weak,
     };
     let device = operand_device(func, std::slice::from_ref(&value))?;
-    if let Some(lit) = scalar_literal(func, &value, target.dtype)? {
+    if let Some(lit) = scalar_literal(func, &value, target.dtype, dtype.is_some())? {
         let a = lax::full(shape, lit, Some(&device))?;
         return Ok(a.with_weak(target.weak));
     }

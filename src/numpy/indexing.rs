@@ -9,7 +9,7 @@
 
 use super::overrides::overridable;
 use crate::array::Array;
-use crate::convert::{operand, ArrayLike};
+use crate::convert::{operand, ArrayLike, Operand};
 use crate::dtype::DType;
 use crate::error::{Error, Result};
 use crate::lax::{self, BinaryOp, CompareOp, Literal, ReduceOp};
@@ -151,10 +151,25 @@ macro_rules! s {
 
 impl Array {
     /// Basic indexing (see [`s!`](crate::s)): a view over the same buffer, no copy.
-    /// Out-of-range integers are errors; ranges are clipped, as in NumPy.
+    /// Ranges are clipped, as in NumPy. An integer past either end of its axis is clamped
+    /// into it, as JAX's `x[7]` is (NumPy raises); on an empty axis it is an error.
+    ///
+    /// ```
+    /// use olympus::{numpy as np, s};
+    /// let x = np::arange(5)?;
+    /// assert_eq!(x.slice(s![7])?.item::<i32>()?, 4); // JAX clamps
+    /// assert_eq!(x.slice(s![-9])?.item::<i32>()?, 0);
+    /// assert_eq!(x.slice(s![3..9])?.to_vec::<i32>()?, vec![3, 4]);
+    /// # Ok::<(), olympus::Error>(())
+    /// ```
     pub fn slice(&self, spec: SliceSpec) -> Result<Array> {
+        let full = self.expand_spec(spec.0)?;
+        self.slice_expanded(&full)
+    }
+
+    /// The spec with its ellipsis expanded (or one appended) to cover every axis.
+    fn expand_spec(&self, elems: Vec<SliceElem>) -> Result<Vec<SliceElem>> {
         let func = "slice";
-        let elems = spec.0;
         let consumed = elems
             .iter()
             .filter(|e| matches!(e, SliceElem::Index(_) | SliceElem::Range { .. }))
@@ -188,25 +203,74 @@ impl Array {
         if !filled {
             full.extend(std::iter::repeat_n(SliceElem::from(..), fill));
         }
+        Ok(full)
+    }
+
+    /// Whether an integer of the expanded spec lies outside its axis.
+    fn int_index_out_of_range(&self, full: &[SliceElem]) -> bool {
+        let mut axis = 0;
+        for e in full {
+            match *e {
+                SliceElem::Index(i) => {
+                    let n = self.shape()[axis] as i128;
+                    let j = if i < 0 { i as i128 + n } else { i as i128 };
+                    if j < 0 || j >= n {
+                        return true;
+                    }
+                    axis += 1;
+                }
+                SliceElem::Range { .. } => axis += 1,
+                _ => {}
+            }
+        }
+        false
+    }
+
+    /// The expanded spec with integers wrapped into their axes (`IndexMode::Wrap`).
+    fn wrap_int_indices(&self, full: &[SliceElem]) -> Vec<SliceElem> {
+        let mut axis = 0;
+        full.iter()
+            .map(|e| match *e {
+                SliceElem::Index(i) => {
+                    let n = self.shape()[axis] as i128;
+                    axis += 1;
+                    SliceElem::Index(if n == 0 {
+                        i
+                    } else {
+                        (i as i128).rem_euclid(n) as isize
+                    })
+                }
+                SliceElem::Range { .. } => {
+                    axis += 1;
+                    *e
+                }
+                _ => *e,
+            })
+            .collect()
+    }
+
+    fn slice_expanded(&self, full: &[SliceElem]) -> Result<Array> {
+        let func = "slice";
         // Positive-step windows (a lax slice), reversed axes, then integer axes removed
         // and new axes inserted (a reshape of the view).
         let (mut start, mut limit, mut step, mut rev) = (vec![], vec![], vec![], vec![]);
         let mut out_shape = Vec::new();
         let mut axis = 0;
-        for e in &full {
+        for e in full {
             match *e {
                 SliceElem::NewAxis => out_shape.push(1),
                 SliceElem::Index(i) => {
                     // i128: no index or length wraps, whatever the extremes.
                     let n = self.shape()[axis] as i128;
-                    let j = if i < 0 { i as i128 + n } else { i as i128 };
-                    if j < 0 || j >= n {
+                    if n == 0 {
                         return Err(Error::shape(
                             func,
                             &[self.shape()],
-                            format!("index {i} is out of bounds for axis {axis} with size {n}"),
+                            format!("index {i} is out of bounds for axis {axis} with size 0"),
                         ));
                     }
+                    let j = if i < 0 { i as i128 + n } else { i as i128 };
+                    let j = j.clamp(0, n - 1);
                     start.push(j as usize);
                     limit.push(j as usize + 1);
                     step.push(1);
@@ -735,7 +799,7 @@ fn take_along_axis_arrays(
 }
 
 /// Indices of the non-zero (true) elements, one int32 array per axis (NumPy's `nonzero`).
-/// The count is data-dependent, so this reads `x` back.
+/// The count is data-dependent, so this reads `x` back. A 0-d `x` is an error, as in JAX.
 ///
 /// ```
 /// use olympus::numpy as np;
@@ -749,11 +813,13 @@ fn take_along_axis_arrays(
 pub fn nonzero(x: impl ArrayLike) -> Result<Vec<Array>> {
     overridable!("nonzero"; [one x]; []);
     let x = super::asarray(operand("nonzero", 0, x)?)?;
-    let x = if x.ndim() == 0 {
-        lax::reshape(&x, &[1])?
-    } else {
-        x
-    };
+    if x.ndim() == 0 {
+        return Err(Error::shape(
+            "nonzero",
+            &[x.shape()],
+            "is not defined for 0-d arrays (as in JAX); use atleast_1d(x) first",
+        ));
+    }
     let pos = true_positions(&x)?;
     let shape = x.shape().to_vec();
     let mut out = vec![Vec::with_capacity(pos.len()); shape.len()];
@@ -1001,8 +1067,37 @@ impl At<'_> {
         }
         let flat = lax::iota(DType::Int32, &[x.size()], 0, Some(x.device()))?;
         let grid = lax::reshape(&flat, x.shape())?;
+        let mode = self.mode.unwrap_or(default);
         let idx = match &self.index {
-            AtIndex::Basic(spec) => return Ok((grid.slice(spec.clone())?, None)),
+            AtIndex::Basic(spec) => {
+                let full = grid.expand_spec(spec.0.clone())?;
+                if !grid.int_index_out_of_range(&full) {
+                    return Ok((grid.slice_expanded(&full)?, None));
+                }
+                // An integer outside its axis puts every selected element out of range.
+                return match mode {
+                    IndexMode::Clip | IndexMode::PromiseInBounds => {
+                        Ok((grid.slice_expanded(&full)?, None))
+                    }
+                    IndexMode::Wrap => {
+                        Ok((grid.slice_expanded(&grid.wrap_int_indices(&full))?, None))
+                    }
+                    IndexMode::Raise => Err(Error::shape(
+                        func,
+                        &[x.shape()],
+                        format!(
+                            "an integer of {spec:?} is out of range for shape {}",
+                            fmt_shape(x.shape())
+                        ),
+                    )),
+                    IndexMode::Fill => {
+                        let clamped = grid.slice_expanded(&full)?;
+                        let invalid =
+                            lax::full(clamped.shape(), Literal::Bool(false), Some(x.device()))?;
+                        Ok((clamped, Some(invalid)))
+                    }
+                };
+            }
             AtIndex::Positions(a) => a.clone(),
             AtIndex::HostPositions(v) => Array::from_slice_on(x.device(), v, &[v.len()])?,
         };
@@ -1013,7 +1108,6 @@ impl At<'_> {
                 "cannot index a 0-d array by position",
             ));
         }
-        let mode = self.mode.unwrap_or(default);
         let mut out_shape = idx.shape().to_vec();
         out_shape.extend_from_slice(&x.shape()[1..]);
         let n = x.shape()[0];
@@ -1048,16 +1142,27 @@ impl At<'_> {
             }
             None => pos,
         };
-        let v = super::asarray(operand(func, 0, values)?)?;
-        let v = if v.dtype() == self.x.dtype() {
-            v
-        } else {
-            v.astype(self.x.dtype())?
-        };
+        // As JAX's `_scatter_impl`: the array and the values promote together, the
+        // scatter runs in that type, and the result converts back to the array's dtype
+        // (so float updates into int32 add in float32 and truncate once).
+        let x = self.x;
+        let ops = vec![Operand::Array(x.clone()), operand(func, 0, values)?];
+        let mut promoted = super::promote(func, ops, false)?;
+        let v = promoted.pop().expect("two operands");
+        let xp = promoted.pop().expect("two operands");
+        if xp.dtype() == DType::Bool
+            && matches!(mode, lax::ScatterMode::Add | lax::ScatterMode::Mul)
+        {
+            return Err(Error::dtype(
+                func,
+                &[DType::Bool],
+                "is not defined for bool arrays and bool values (JAX raises TypeError)",
+            ));
+        }
         let v = super::broadcast_to(&v, pos.shape()).map_err(|_| {
             Error::shape(
                 func,
-                &[self.x.shape(), pos.shape(), v.shape()],
+                &[x.shape(), pos.shape(), v.shape()],
                 format!(
                     "values of shape {} do not broadcast to the indexed shape {}",
                     fmt_shape(v.shape()),
@@ -1065,8 +1170,13 @@ impl At<'_> {
                 ),
             )
         })?;
-        let r = lax::scatter(self.x, &pos, &v, mode)?;
-        Ok(r.with_weak(self.x.weak_type()))
+        let r = lax::scatter(&xp, &pos, &v, mode)?;
+        let r = if r.dtype() == x.dtype() {
+            r
+        } else {
+            r.astype(x.dtype())?
+        };
+        Ok(r.with_weak(x.weak_type()))
     }
 
     /// The selected elements (as indexing would give them); out-of-range positions are
@@ -1082,18 +1192,25 @@ impl At<'_> {
         }
     }
 
-    /// Replaces the selected elements with `values` (broadcast, cast to the array's dtype).
+    /// Replaces the selected elements with `values` (broadcast, converted to the array's
+    /// dtype).
+    ///
+    /// Every update promotes the array with `values`, scatters in that type and converts
+    /// the result back, as JAX does: float updates into an int32 array combine in float32
+    /// and truncate once.
     pub fn set(self, values: impl ArrayLike) -> Result<Array> {
         self.apply("at.set", values, lax::ScatterMode::Set)
     }
 
-    /// Adds `values`; repeated positions accumulate (logical or for bool).
+    /// Adds `values`; repeated positions accumulate. A bool array takes integer or float
+    /// values (the sum converts back to bool); bool values into it are an error, as in JAX.
     #[allow(clippy::should_implement_trait)] // JAX's name; `At` is not a value to add to.
     pub fn add(self, values: impl ArrayLike) -> Result<Array> {
         self.apply("at.add", values, lax::ScatterMode::Add)
     }
 
-    /// Multiplies by `values`; repeated positions accumulate (logical and for bool).
+    /// Multiplies by `values`; repeated positions accumulate. Bool by bool is an error, as
+    /// in JAX.
     pub fn multiply(self, values: impl ArrayLike) -> Result<Array> {
         self.apply("at.multiply", values, lax::ScatterMode::Mul)
     }

@@ -244,8 +244,7 @@ pub fn argmin(x: impl ArrayLike, axis: Option<isize>, keepdims: bool) -> Result<
 }
 
 /// Variance over `axis` with `ddof` delta degrees of freedom: `sum(|x - mean|²) / (n -
-/// ddof)`, computed in float32 (float16 stays float16). `n <= ddof` gives NaN or inf, as
-/// in NumPy.
+/// ddof)`, computed in float32 (float16 stays float16). `n <= ddof` gives NaN, as in JAX.
 ///
 /// ```
 /// use olympus::numpy as np;
@@ -277,7 +276,13 @@ fn var_impl(
     let m = mean(&xf, Some(&to_isize(&axes)), true)?;
     let d = super::subtract(&xf, &m)?;
     let s = lax::reduce(ReduceOp::Sum, &super::multiply(&d, &d)?, &axes)?;
-    let v = super::divide(&s, count.saturating_sub(ddof) as f64)?;
+    // JAX gives NaN where `ddof >= n` (not ±inf): divide by NaN there.
+    let norm = if count > ddof {
+        (count - ddof) as f64
+    } else {
+        f64::NAN
+    };
+    let v = super::divide(&s, norm)?;
     let v = if x.dtype() == DType::Float16 {
         v.astype(DType::Float16)?
     } else {

@@ -36,6 +36,16 @@ fn reject_bool(func: &str, x: &Array) -> Result<()> {
     Ok(())
 }
 
+/// Bool operands as int32 (JAX's `promote_args_numeric`: arithmetic that has no bool
+/// meaning, such as `square` or `floor_divide`, counts `true` as 1).
+fn numeric(x: Array) -> Result<Array> {
+    if x.dtype() == DType::Bool {
+        x.astype(DType::Int32)
+    } else {
+        Ok(x)
+    }
+}
+
 fn reject_float(func: &str, x: &Array) -> Result<()> {
     if x.dtype().is_floating() {
         return Err(Error::dtype(
@@ -144,12 +154,10 @@ pub fn negative(x: impl ArrayLike) -> Result<Array> {
     lax::unary(UnaryOp::Neg, &x)
 }
 
-/// `+x`: the input, promoted. Bool is an error.
+/// `+x`: the input, promoted (bool stays bool, as in JAX).
 pub fn positive(x: impl ArrayLike) -> Result<Array> {
     overridable!("positive"; [one x]; []);
-    let x = one("positive", x, false)?;
-    reject_bool("positive", &x)?;
-    Ok(x)
+    one("positive", x, false)
 }
 
 /// `|x|` elementwise (`abs(i32::MIN) == i32::MIN`, as in NumPy); bool is returned as is.
@@ -176,12 +184,10 @@ pub fn sign(x: impl ArrayLike) -> Result<Array> {
     lax::unary(UnaryOp::Sign, &x)
 }
 
-/// `x * x`, keeping integer dtypes (wrapping). Bool is an error.
+/// `x * x`, keeping integer dtypes (wrapping); bool becomes int32, as in JAX.
 pub fn square(x: impl ArrayLike) -> Result<Array> {
     overridable!("square"; [one x]; []);
-    let x = one("square", x, false)?;
-    reject_bool("square", &x)?;
-    lax::unary(UnaryOp::Square, &x)
+    lax::unary(UnaryOp::Square, &numeric(one("square", x, false)?)?)
 }
 
 /// Degrees to radians.
@@ -393,13 +399,20 @@ pub fn true_divide(x: impl ArrayLike, y: impl ArrayLike) -> Result<Array> {
     lax::binary(BinaryOp::Div, &a, &b)
 }
 
+/// Two operands for integer arithmetic: promoted together, bool counted as int32.
+fn two_numeric(func: &str, x: impl ArrayLike, y: impl ArrayLike) -> Result<(Array, Array)> {
+    let (a, b) = two(func, x, y, false)?;
+    Ok((numeric(a)?, numeric(b)?))
+}
+
 macro_rules! numeric_binary {
     ($($(#[$doc:meta])* $name:ident => $op:ident;)*) => {$(
         $(#[$doc])*
+        ///
+        /// Bool operands are counted as int32, as in JAX.
         pub fn $name(x: impl ArrayLike, y: impl ArrayLike) -> Result<Array> {
             overridable!(stringify!($name); [one x, one y]; []);
-            let (a, b) = two(stringify!($name), x, y, false)?;
-            reject_bool(stringify!($name), &a)?;
+            let (a, b) = two_numeric(stringify!($name), x, y)?;
             lax::binary(BinaryOp::$op, &a, &b)
         }
     )*};
@@ -412,21 +425,67 @@ numeric_binary! {
     /// Remainder with the sign of the divisor (`x % y`, NumPy's `mod`); `x % 0` is 0 for
     /// integers and NaN for floats.
     remainder => Rem;
-    /// Remainder with the sign of the dividend (C's `fmod`), exact for floats.
-    fmod => Fmod;
-    /// `x ** y`. Integer powers wrap (the full modular power, as NumPy computes it; JAX
-    /// looks at the low 6 bits of the exponent only); a negative integer exponent gives 0
-    /// (1 and ±1 for bases 1 and -1), as in JAX. Float powers follow C's special cases and
-    /// are computed as `2^(y log2 x)`: the error grows with `log2` of the result, about
-    /// `2 + 1.5 |log2 result|` ulp.
-    power => Pow;
+}
+
+/// `x ** y`. Integer powers wrap (the full modular power, as NumPy computes it). An
+/// integer (or bool) base with a negative integer scalar exponent is an error, as JAX's
+/// `integer_pow` raises; a negative exponent inside an integer array gives 0 (1 and ±1
+/// for bases 1 and -1). Bool operands are counted as int32. Float powers follow C's
+/// special cases and are computed as `2^(y log2 x)` with `log2 x` in float-float, within
+/// 2 ulp.
+///
+/// ```
+/// use olympus::numpy as np;
+/// let x = np::array([1i32, 2, 4])?;
+/// assert_eq!(np::power(&x, 2)?.to_vec::<i32>()?, vec![1, 4, 16]);
+/// assert!(np::power(&x, -1).is_err()); // JAX: integers cannot be raised to negative powers
+/// assert_eq!(np::power(&x, -1.0)?.to_vec::<f32>()?, vec![1.0, 0.5, 0.25]);
+/// # Ok::<(), olympus::Error>(())
+/// ```
+pub fn power(x: impl ArrayLike, y: impl ArrayLike) -> Result<Array> {
+    overridable!("power"; [one x, one y]; []);
+    let ops = vec![operand("power", 0, x)?, operand("power", 1, y)?];
+    let negative_literal = match ops[1] {
+        crate::convert::Operand::WeakInt(v) => (v < 0).then_some(v),
+        _ => None,
+    };
+    let both_weak = ops.iter().all(|o| o.type_spec().weak);
+    let mut v = promote_broadcast("power", ops, false)?;
+    let b = numeric(v.pop().expect("two operands"))?;
+    let a = numeric(v.pop().expect("two operands"))?;
+    if let (Some(e), true) = (negative_literal, a.dtype().is_integer()) {
+        return Err(Error::dtype(
+            "power",
+            &[a.dtype()],
+            format!("integers cannot be raised to negative powers (exponent {e}), as in JAX"),
+        ));
+    }
+    let r = lax::binary(BinaryOp::Pow, &a, &b)?;
+    // JAX's integer power accumulates into a strong array: weak only from two weak scalars.
+    if r.dtype().is_integer() && r.weak_type() && !both_weak {
+        Ok(r.with_weak(false))
+    } else {
+        Ok(r)
+    }
+}
+
+/// Remainder with the sign of the dividend (C's `fmod`), exact for floats. Integer
+/// `fmod(x, 0)` is 0. Bool operands give int32, and `fmod(true, false)` is 1, as in JAX
+/// (whose zero-divisor guard skips bool and whose remainder by zero is the dividend).
+pub fn fmod(x: impl ArrayLike, y: impl ArrayLike) -> Result<Array> {
+    overridable!("fmod"; [one x, one y]; []);
+    let (a, b) = two("fmod", x, y, false)?;
+    if a.dtype() == DType::Bool {
+        let r = lax::binary(BinaryOp::And, &a, &lax::unary(UnaryOp::Not, &b)?)?;
+        return r.astype(DType::Int32);
+    }
+    lax::binary(BinaryOp::Fmod, &a, &b)
 }
 
 /// Same as [`remainder`].
 pub fn r#mod(x: impl ArrayLike, y: impl ArrayLike) -> Result<Array> {
     overridable!("mod"; [one x, one y]; []);
-    let (a, b) = two("mod", x, y, false)?;
-    reject_bool("mod", &a)?;
+    let (a, b) = two_numeric("mod", x, y)?;
     lax::binary(BinaryOp::Rem, &a, &b)
 }
 
@@ -562,11 +621,12 @@ bitwise! {
 }
 
 macro_rules! integer_binary {
-    ($($(#[$doc:meta])* $name:ident => $op:ident;)*) => {$(
+    ($($(#[$doc:meta])* $name:ident => $op:ident, $bool_ok:expr;)*) => {$(
         $(#[$doc])*
         pub fn $name(x: impl ArrayLike, y: impl ArrayLike) -> Result<Array> {
             overridable!(stringify!($name); [one x, one y]; []);
             let (a, b) = two(stringify!($name), x, y, false)?;
+            let (a, b) = if $bool_ok { (numeric(a)?, numeric(b)?) } else { (a, b) };
             if !a.dtype().is_integer() {
                 return Err(Error::dtype(stringify!($name), &[a.dtype()], "needs integer operands"));
             }
@@ -576,15 +636,18 @@ macro_rules! integer_binary {
 }
 
 integer_binary! {
-    /// `x << y`; shifting by 32 or more (or a negative count) gives 0, as in JAX.
-    left_shift => ShiftLeft;
+    /// `x << y`; shifting by 32 or more (or a negative count) gives 0, as in JAX. Bool
+    /// operands are counted as int32.
+    left_shift => ShiftLeft, true;
     /// `x >> y`, arithmetic for int32 and logical for uint32; counts of 32 or more give
-    /// the sign fill (0 or -1).
-    right_shift => ShiftRight;
-    /// Greatest common divisor (non-negative; `gcd(0, 0) == 0`).
-    gcd => Gcd;
-    /// Least common multiple (non-negative, wrapping on overflow; `lcm(0, y) == 0`).
-    lcm => Lcm;
+    /// the sign fill (0 or -1). Bool operands are counted as int32.
+    right_shift => ShiftRight, true;
+    /// Greatest common divisor (non-negative; `gcd(0, 0) == 0`). Bool is an error, as in
+    /// JAX.
+    gcd => Gcd, false;
+    /// Least common multiple (non-negative, wrapping on overflow; `lcm(0, y) == 0`). Bool
+    /// is an error, as in JAX.
+    lcm => Lcm, false;
 }
 
 // ---- others ----

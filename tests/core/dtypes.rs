@@ -161,3 +161,245 @@ fn dtype_names_and_properties() {
     assert!(DType::Float16.is_floating() && !DType::UInt32.is_signed());
     assert_eq!(DType::Float16.itemsize(), 2);
 }
+
+/// One case of `tests/data/jax_rules.txt`, by name, on the inputs
+/// `[b, c, u, i, z, f, h, mask, ar, m]` of `gen_jax_rules.py`. `None` for names that only
+/// run eagerly when `jitted` (their output shape depends on the data).
+fn jax_rule(
+    name: &str,
+    a: &[olympus::Array],
+    jitted: bool,
+) -> Option<olympus::Result<olympus::Array>> {
+    use np::IndexMode;
+    use olympus::s;
+    let [b, c, u, i, z, f, h, mask, ar, m] = a else {
+        panic!("ten inputs")
+    };
+    let first3 = || s![..3];
+    Some(match name {
+        "positive_bool" => np::positive(b),
+        "square_bool" => np::square(b),
+        "abs_bool" => np::abs(b),
+        "invert_bool" => np::invert(b),
+        "floor_bool" => np::floor(b),
+        "ceil_bool" => np::ceil(b),
+        "trunc_bool" => np::trunc(b),
+        "rint_bool" => np::rint(b),
+        "negative_bool" => np::negative(b),
+        "sign_bool" => np::sign(b),
+        "cumsum_bool" => np::cumsum(b, None),
+        "cumprod_bool" => np::cumprod(c, None),
+        "sum_bool" => np::sum(b, None, false),
+        "prod_bool" => np::prod(c, None, false),
+        "mean_bool" => np::mean(b, None, false),
+        "var_bool" => np::var(b, None, 0, false),
+        "add_bool" => np::add(b, c),
+        "multiply_bool" => np::multiply(b, c),
+        "maximum_bool" => np::maximum(b, c),
+        "minimum_bool" => np::minimum(b, c),
+        "subtract_bool" => np::subtract(b, c),
+        "power_bool" => np::power(b, c),
+        "power_bool_2" => np::power(b, 2),
+        "power_bool_neg" => np::power(b, -1),
+        "power_2_bool" => np::power(2, b),
+        "floor_divide_bool" => np::floor_divide(b, c),
+        "remainder_bool" => np::remainder(b, c),
+        "mod_bool" => np::r#mod(b, c),
+        "fmod_bool" => np::fmod(b, c),
+        "left_shift_bool" => np::left_shift(b, c),
+        "right_shift_bool" => np::right_shift(b, c),
+        "gcd_bool" => np::gcd(b, c),
+        "lcm_bool" => np::lcm(b, c),
+        "true_divide_bool" => np::true_divide(b, c),
+        "copysign_bool" => np::copysign(b, c),
+        "add_u32_neg" => np::add(u, -1),
+        "subtract_u32_neg" => np::subtract(u, -1),
+        "subtract_neg_u32" => np::subtract(-1, u),
+        "multiply_u32_neg" => np::multiply(u, -1),
+        "maximum_u32_neg" => np::maximum(u, -1),
+        "minimum_neg_u32" => np::minimum(-1, u),
+        "floor_divide_u32_neg" => np::floor_divide(u, -1),
+        "floor_divide_neg_u32" => np::floor_divide(-1, u),
+        "remainder_u32_neg" => np::remainder(u, -1),
+        "power_neg_u32" => np::power(-1, u),
+        "bitwise_and_u32_neg" => np::bitwise_and(u, -1),
+        "equal_u32_neg" => np::equal(u, -1),
+        "less_neg_u32" => np::less(-1, u),
+        "where_u32_neg" => np::r#where(mask, u, -1),
+        "where_neg_u32" => np::r#where(mask, -1, u),
+        "clip_u32_neg" => np::clip(u, -1, 3),
+        "add_u32_int_min" => np::add(u, i64::from(i32::MIN)),
+        "add_i32_int_max" => np::add(i, i32::MAX),
+        "add_i32_past_max" => np::add(i, 1i64 << 31),
+        "add_i32_past_min" => np::add(i, -(1i64 << 31) - 1),
+        "full_neg_u32" => np::full(&[2], -1, Some(DType::UInt32)),
+        "full_2p32_5_u32" => np::full(&[2], (1i64 << 32) + 5, Some(DType::UInt32)),
+        "full_2p31_i32" => np::full(&[2], 1i64 << 31, Some(DType::Int32)),
+        "full_below_min_i32" => np::full(&[2], -(1i64 << 31) - 1, Some(DType::Int32)),
+        "full_3e9_i32" => np::full(&[2], 3e9, Some(DType::Int32)),
+        "full_nan_i32" => np::full(&[2], f64::NAN, Some(DType::Int32)),
+        "full_1p5_i32" => np::full(&[2], 1.5, Some(DType::Int32)),
+        "full_neg1p5_u32" => np::full(&[2], -1.5, Some(DType::UInt32)),
+        "full_300_bool" => np::full(&[2], 300, Some(DType::Bool)),
+        "full_neg_bool" => np::full(&[2], -1, Some(DType::Bool)),
+        "full_70000_f16" => np::full(&[2], 70000, Some(DType::Float16)),
+        "full_true_i32" => np::full(&[2], true, Some(DType::Int32)),
+        "full_like_u32_neg" => np::full_like(u, -1),
+        "full_like_i32_2p31" => np::full_like(i, 1i64 << 31),
+        "power_i32_neg1" => np::power(i, -1),
+        "power_i32_neg2" => np::power(i, -2),
+        "power_i32_0" => np::power(i, 0),
+        "power_i32_3" => np::power(i, 3),
+        "power_u32_neg1" => np::power(u, -1),
+        "power_neg1_i32" => np::power(-1, i),
+        "power_i32_neg1f" => np::power(i, -1.0),
+        "power_f32_neg1" => np::power(f, -1),
+        "at_add_bool" => b.at(s![0]).add(true),
+        "at_multiply_bool" => b.at(s![0]).multiply(true),
+        "at_set_bool" => b.at(s![1]).set(true),
+        "at_min_bool" => b.at(s![0]).min(false),
+        "at_max_bool" => b.at(s![1]).max(true),
+        "at_add_bool_int" => b.at(s![1]).add(2),
+        "at_multiply_bool_int" => b.at(s![0]).multiply(0),
+        "at_set_bool_int" => b.at(s![1]).set(2),
+        "at_set_bool_float" => b.at(s![1]).set(0.5),
+        "at_add_i32_floats" => z.at(s![..]).add(vec![1.7f32, 1.7, -1.7, 0.0]),
+        "at_add_i32_float" => z.at(s![0]).add(-2.9),
+        "at_set_i32_floats" => z.at(s![..]).set(vec![1.7f32, -1.7, 2.5, 3e9]),
+        "at_multiply_i32_float" => z.at(first3()).multiply(1.5),
+        "at_min_i32_floats" => z.at(first3()).min(vec![1.5f32, -10.5, -0.5]),
+        "at_max_i32_floats" => z.at(first3()).max(vec![10.5f32, -9.5, -0.5]),
+        "at_add_i32_nan" => z.at(s![0]).add(f64::NAN),
+        "at_add_i32_inf" => z.at(s![1]).add(f64::INFINITY),
+        "at_add_i32_f16" => z.at(s![0]).add(f16::from_f32(1.5)),
+        "at_add_i32_bool" => z.at(s![0]).add(true),
+        "at_add_i32_past_max" => z.at(s![0]).add(1i64 << 31),
+        "at_add_u32_floats" => u.at(s![..]).add(vec![1.7f32, -1.7, 2.0, 1.0]),
+        "at_set_u32_neg" => u.at(s![0]).set(-1),
+        "at_add_u32_neg" => u.at(s![1]).add(-1),
+        "at_set_u32_negf" => u.at(s![0]).set(-1.5),
+        "at_add_f16_small" => h.at(s![0]).add(1e-4),
+        "at_set_f16_big" => h.at(s![0]).set(70000.0),
+        "var_ddof2" => np::var(f, None, 2, false),
+        "var_ddof3" => np::var(f, None, 3, false),
+        "var_ddof4" => np::var(f, None, 4, false),
+        "std_ddof3" => np::std(f, None, 3, false),
+        "std_ddof5" => np::std(f, None, 5, false),
+        "var_int_ddof3" => np::var(vec![1i32, 2, 4], None, 3, false),
+        "var_single_ddof1" => np::var(vec![5.0f32], None, 1, false),
+        "var_empty" => np::var(np::zeros(&[0], DType::Float32).unwrap(), None, 0, false),
+        "var_axis_ddof2" => np::var(
+            np::array([[1.0f32, 2.0], [3.0, 5.0]]).unwrap(),
+            Some(&[1]),
+            2,
+            false,
+        ),
+        "index_past_end" => ar.slice(s![7]),
+        "index_before_start" => ar.slice(s![-7]),
+        "index_row_past_end" => m.slice(s![5]),
+        "index_col_before_start" => m.slice(s![.., -4]),
+        "index_empty_axis" => np::zeros(&[0], DType::Float32).unwrap().slice(s![0]),
+        "at_get_past_end" => ar.at(s![7]).get(),
+        "at_get_fill" => ar.at(s![7]).mode(IndexMode::Fill).fill_value(-1.0).get(),
+        "at_add_before_start" => ar.at(s![-9]).add(10),
+        "at_add_clip" => ar.at(s![7]).mode(IndexMode::Clip).add(10),
+        "at_set_2d_past_end" => m.at(s![5, 1]).set(-1),
+        "at_set_2d_row" => m.at(s![1, 1..]).set(-1),
+        "at_get_2d_fill" => m
+            .at(s![7, 1..])
+            .mode(IndexMode::Fill)
+            .fill_value(-9.0)
+            .get(),
+        _ if jitted => return None,
+        "nonzero_0d" => np::nonzero(3).map(|mut v| v.remove(0)),
+        "nonzero_1d" => np::nonzero(vec![0i32, 3, 0, 4]).map(|mut v| v.remove(0)),
+        "argwhere_0d" => np::argwhere(np::asarray(3).unwrap()),
+        _ => panic!("no case {name}"),
+    })
+}
+
+/// JAX 0.10.2's rules where NumPy's differ (bool operands, negative weak ints with uint32,
+/// wrapped fill values, integer powers, `.at[]` updates, large ddof, integers past the end
+/// in basic indexing), eagerly and under `jit`, against `tests/data/jax_rules.txt`
+/// (command in `tests/data/gen_jax_rules.py`).
+#[test]
+fn jax_rules_match() {
+    use olympus::{jit, Array};
+    let inputs = vec![
+        np::array([true, false, true, false]).unwrap(),
+        np::array([true, true, false, false]).unwrap(),
+        np::array([0u32, 1, 5, u32::MAX]).unwrap(),
+        np::array([1i32, 2, -3, 0]).unwrap(),
+        np::array([10i32, -10, 0, 16777217]).unwrap(),
+        np::array([1.0f32, 2.0, 4.0]).unwrap(),
+        np::array([f16::from_f32(1.0), f16::from_f32(2.0)]).unwrap(),
+        np::array([true, false, true, false]).unwrap(),
+        np::arange(5).unwrap(),
+        np::reshape(np::arange(6).unwrap(), &[2, 3]).unwrap(),
+    ];
+    let table = include_str!("../data/jax_rules.txt");
+    let (mut checked, mut failures) = (0, Vec::new());
+    for line in table.lines().filter(|l| !l.starts_with('#')) {
+        let t: Vec<&str> = line.split_whitespace().collect();
+        let name = t[0];
+        for jitted in [false, true] {
+            let got = if jitted {
+                if jax_rule(name, &inputs, true).is_none() {
+                    continue;
+                }
+                let n = name.to_string();
+                jit(move |a: Vec<Array>| jax_rule(&n, &a, true).unwrap()).call(inputs.clone())
+            } else {
+                jax_rule(name, &inputs, false).unwrap()
+            };
+            let what = format!("{line} (jit: {jitted})");
+            if t[1] == "error" {
+                if got.is_ok() {
+                    failures.push(format!("{what}: JAX raises, Olympus gave {got:?}"));
+                }
+                continue;
+            }
+            let got = match got {
+                Ok(g) => g,
+                Err(e) => {
+                    failures.push(format!("{what}: {e}"));
+                    continue;
+                }
+            };
+            let shape: Vec<usize> = match t[3] {
+                "scalar" => vec![],
+                s => s.split('x').map(|d| d.parse().unwrap()).collect(),
+            };
+            let weak = t[2] == "1";
+            if got.dtype().name() != t[1] || got.weak_type() != weak || got.shape() != shape {
+                let (d, w, s) = (got.dtype(), got.weak_type(), got.shape());
+                failures.push(format!("{what}: got {d} (weak: {w}) {s:?}"));
+                continue;
+            }
+            let want: Vec<f64> = match t[4] {
+                "-" => vec![],
+                v => v
+                    .split(',')
+                    .map(|v| match v {
+                        "true" => 1.0,
+                        "false" => 0.0,
+                        v => v.parse().unwrap(),
+                    })
+                    .collect(),
+            };
+            let g = got.to_f64_vec().unwrap();
+            // Float results may differ from XLA's by its `x * (1/n)` for `x / n` (IEEE here).
+            let d = got.dtype();
+            let near = |a: f64, b: f64| {
+                a == b || (a.is_nan() && b.is_nan()) || (d.is_floating() && ulps(a, b, d) <= 2.0)
+            };
+            let same = g.len() == want.len() && g.iter().zip(&want).all(|(&a, &b)| near(a, b));
+            if !same {
+                failures.push(format!("{what}: got {g:?}"));
+            }
+        }
+        checked += 1;
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+    assert_eq!(checked, 127);
+}

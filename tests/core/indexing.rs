@@ -106,9 +106,12 @@ fn basic_slices_are_views_with_numpy_arithmetic() {
         x.slice(s![.., 0..=1, -1]).unwrap().to_vec::<i32>().unwrap(),
         vec![3, 7, 15, 19]
     );
-    // Errors: out-of-range integer, too many indices, two ellipses, zero step.
-    let e = x.slice(s![2]).unwrap_err().to_string();
-    assert!(e.contains("out of bounds") && e.contains("size 2"), "{e}");
+    // An integer past the end clamps, as in JAX (tests/data/jax_rules.txt has more).
+    assert_eq!(
+        x.slice(s![2]).unwrap().to_vec::<i32>().unwrap(),
+        x.slice(s![1]).unwrap().to_vec::<i32>().unwrap()
+    );
+    // Errors: too many indices, two ellipses, zero step.
     assert!(x.slice(s![0, 0, 0, 0]).is_err());
     assert!(x.slice(s![Ellipsis, Ellipsis]).is_err());
     assert!(x.slice(s![..;0]).is_err());
@@ -227,7 +230,13 @@ fn functional_updates_accumulate_duplicates() {
             let n = rows.len();
             let upd =
                 np::reshape(u.slice(s![..n as isize, ..]).unwrap(), &[n as isize, 3]).unwrap();
-            let got = op(x.at(rows.clone()), &upd).unwrap();
+            let got = op(x.at(rows.clone()), &upd);
+            if d == DType::Bool && (name == "add" || name == "multiply") {
+                // JAX has no bool add or multiply scatter.
+                assert!(got.is_err(), "at.{name} on bool");
+                continue;
+            }
+            let got = got.unwrap();
             let mut want = xv.clone();
             for (k, &row) in rows.iter().enumerate() {
                 let row = row.rem_euclid(5) as usize;
@@ -236,12 +245,8 @@ fn functional_updates_accumulate_duplicates() {
                     let b = |z: f64| z != 0.0;
                     want[row * 3 + c] = match (name, d) {
                         ("set", _) => v,
-                        ("add", DType::Bool) | ("max", DType::Bool) => {
-                            f64::from(u8::from(b(o) || b(v)))
-                        }
-                        ("multiply", DType::Bool) | ("min", DType::Bool) => {
-                            f64::from(u8::from(b(o) && b(v)))
-                        }
+                        ("max", DType::Bool) => f64::from(u8::from(b(o) || b(v))),
+                        ("min", DType::Bool) => f64::from(u8::from(b(o) && b(v))),
                         ("add", DType::Int32) => f64::from((o as i32).wrapping_add(v as i32)),
                         ("add", DType::UInt32) => f64::from((o as u32).wrapping_add(v as u32)),
                         ("multiply", DType::Int32) => f64::from((o as i32).wrapping_mul(v as i32)),
