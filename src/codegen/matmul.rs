@@ -76,6 +76,10 @@ pub(crate) fn tile(variant: Variant, m: u64, n: u64) -> (u64, u64) {
 /// Depth of the tiles staged in workgroup memory.
 const TK: u32 = 16;
 
+/// Workgroup storage the staged matmul declares: two tiles of `TK * 16` four-lane vectors
+/// of at most four bytes a lane. The device requires this much (`missing_limits`).
+pub(crate) const WORKGROUP_STORAGE_BYTES: u32 = 2 * TK * 16 * 16;
+
 /// The dtype the kernel writes: float32 for both float dtypes (float16 results are
 /// rounded by a conversion afterwards), otherwise the input dtype.
 pub(crate) fn accumulator(d: DType) -> DType {

@@ -888,16 +888,78 @@ pub(crate) mod tests {
     use super::*;
     use crate::array::Aval;
 
-    /// Parses and validates a WGSL module with naga (every capability allowed).
-    pub(crate) fn validate(src: &str) -> std::result::Result<(), String> {
+    /// Parses and validates a WGSL module with naga, then translates it for every backend
+    /// wgpu drives: SPIR-V (Vulkan), MSL (Metal), HLSL (DX12) and GLSL ES 3.1 compute
+    /// (GL), each validated with that backend's capabilities first.
+    ///
+    /// A kernel that needs `SHADER_F16` or subgroups is a variant the device selects only
+    /// where the adapter has the feature; GL has neither, so such variants skip GLSL and
+    /// the tables that call this also emit their fallbacks (emulated float16, the
+    /// workgroup-tiled matmul), which must translate everywhere.
+    /// Returns the backends it was translated for.
+    pub(crate) fn validate(src: &str) -> std::result::Result<Vec<&'static str>, String> {
+        use naga::back::{glsl, hlsl, msl, spv};
+        use naga::valid::{Capabilities, ValidationFlags, Validator};
         let module = naga::front::wgsl::parse_str(src).map_err(|e| e.emit_to_string(src))?;
-        naga::valid::Validator::new(
-            naga::valid::ValidationFlags::all(),
-            naga::valid::Capabilities::all(),
-        )
-        .validate(&module)
-        .map_err(|e| format!("{e:?}"))?;
-        Ok(())
+        let check = |caps: Capabilities| {
+            Validator::new(ValidationFlags::all(), caps)
+                .validate(&module)
+                .map_err(|e| format!("{e:?}"))
+        };
+        check(Capabilities::all())?;
+        let needs = |cap: Capabilities| check(Capabilities::all() - cap).is_err();
+        let f16 = needs(Capabilities::SHADER_FLOAT16);
+        let subgroups = needs(Capabilities::SUBGROUP);
+
+        let info = check(spv::supported_capabilities()).map_err(|e| format!("SPIR-V: {e}"))?;
+        spv::write_vec(&module, &info, &spv::Options::default(), None)
+            .map_err(|e| format!("SPIR-V: {e}"))?;
+
+        let info = check(msl::supported_capabilities()).map_err(|e| format!("MSL: {e}"))?;
+        let options = msl::Options {
+            lang_version: (2, 4),
+            ..Default::default()
+        };
+        msl::write_string(&module, &info, &options, &msl::PipelineOptions::default())
+            .map_err(|e| format!("MSL: {e}"))?;
+
+        let info = check(hlsl::supported_capabilities()).map_err(|e| format!("HLSL: {e}"))?;
+        // float16 needs shader model 6.2 (DXC), as wgpu asks for it with SHADER_F16.
+        let options = hlsl::Options {
+            shader_model: if f16 {
+                hlsl::ShaderModel::V6_2
+            } else {
+                hlsl::ShaderModel::V6_0
+            },
+            ..Default::default()
+        };
+        let pipeline = hlsl::PipelineOptions { entry_point: None };
+        let mut out = String::new();
+        hlsl::Writer::new(&mut out, &options, &pipeline)
+            .write(&module, &info, None)
+            .map_err(|e| format!("HLSL: {e}"))?;
+
+        if !f16 && !subgroups {
+            let info = check(glsl::supported_capabilities()).map_err(|e| format!("GLSL: {e}"))?;
+            let pipeline = glsl::PipelineOptions {
+                shader_stage: naga::ShaderStage::Compute,
+                entry_point: "main".into(),
+                multiview: None,
+            };
+            let mut out = String::new();
+            glsl::Writer::new(
+                &mut out,
+                &module,
+                &info,
+                &glsl::Options::default(),
+                &pipeline,
+                naga::proc::BoundsCheckPolicies::default(),
+            )
+            .and_then(|mut w| w.write())
+            .map_err(|e| format!("GLSL: {e}"))?;
+            return Ok(vec!["spv", "msl", "hlsl", "glsl"]);
+        }
+        Ok(vec!["spv", "msl", "hlsl"])
     }
 
     /// Every primitive has a shape rule, and every elementwise one a WGSL rule, and every
@@ -1164,8 +1226,18 @@ pub(crate) mod tests {
                                         &t,
                                     );
                                     let source = g.source();
-                                    if let Err(err) = validate(&source) {
-                                        panic!("matmul on {d} ({variant:?}, {a:?} x {b:?}): {err}\n{source}");
+                                    match validate(&source) {
+                                        Err(err) => panic!("matmul on {d} ({variant:?}, {a:?} x {b:?}): {err}\n{source}"),
+                                        // Subgroup kernels never run on GL (no 8-lane
+                                        // subgroups there): the tiled ones are its fallback.
+                                        Ok(backends) => assert!(
+                                            if variant == matmul::Variant::Subgroup {
+                                                !backends.contains(&"glsl")
+                                            } else {
+                                                f16_native || backends.len() == 4
+                                            },
+                                            "matmul on {d} ({variant:?}): {backends:?}"
+                                        ),
                                     }
                                     bodies.insert(g.body);
                                     kernels += 1;
@@ -1277,8 +1349,10 @@ pub(crate) mod tests {
                                 elementwise(&program, &inputs, &out.shape, &[windows.max(1)], &t)
                                     .unwrap();
                             let source = g.source();
-                            if let Err(e) = validate(&source) {
-                                panic!("{} on {d} (f16 native {f16_native}, {windows} windows): {e}\n{source}", prim.name());
+                            match validate(&source) {
+                                Err(e) => panic!("{} on {d} (f16 native {f16_native}, {windows} windows): {e}\n{source}", prim.name()),
+                                // Emulated float16 is the GL fallback: it must reach GLSL.
+                                Ok(b) => assert!(f16_native || b.len() == 4, "{} on {d}: {b:?}", prim.name()),
                             }
                             kernels += 1;
                         }

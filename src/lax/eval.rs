@@ -215,7 +215,7 @@ pub(crate) fn run_cached(
             .map(|st| codegen::windows_for(st.bytes, &target))
             .collect();
         let total: u64 =
-            1 + out_windows.iter().sum::<u64>() + operands.iter().map(|o| o.windows).sum::<u64>();
+            out_windows.iter().sum::<u64>() + operands.iter().map(|o| o.windows).sum::<u64>();
         let bytes = out_bytes(&outs[0]);
         check_bindings(dev, program_name(program), total, bytes, &outs[0])?;
         let (kernel, meta) = cached_kernel(dev, cache, &operands, shape, &out_windows, || {
@@ -764,7 +764,7 @@ fn scatter(
     check_bindings(
         dev,
         "scatter",
-        1 + windows.iter().sum::<u64>(),
+        windows.iter().sum::<u64>(),
         target.storage()?.bytes,
         &out,
     )?;
@@ -818,7 +818,7 @@ fn sort(dev: &Device, x: &Array, indices: bool, out: Aval) -> Result<Array> {
     let target = target(dev);
     // Keys and positions past one binding are bound as several windows each.
     let windows = codegen::windows_for(keys.storage()?.bytes.max(pos.storage()?.bytes), &target);
-    check_bindings(dev, "sort", 1 + 2 * windows, total * 4, &out)?;
+    check_bindings(dev, "sort", 2 * windows, total * 4, &out)?;
     let bindings = bind_windows(
         [(keys.storage()?, windows), (pos.storage()?, windows)],
         target.window_bytes,
@@ -917,7 +917,7 @@ fn scan_rows(
     let prefix = if chunks > 1 {
         let totals = dev.alloc(BufferKind::Storage, threads * 4, name, &out.shape, dtype)?;
         let win_t = codegen::windows_for(totals.bytes, &target);
-        check_bindings(dev, name, 1 + win_in + win_t, bytes, out)?;
+        check_bindings(dev, name, win_in + win_t, bytes, out)?;
         let g = kernel(
             op,
             dtype,
@@ -951,7 +951,7 @@ fn scan_rows(
         Some(p) => codegen::windows_for(p.storage()?.bytes, &target),
         None => 0,
     };
-    check_bindings(dev, name, 1 + win_in + win_p + win_out, bytes, out)?;
+    check_bindings(dev, name, win_in + win_p + win_out, bytes, out)?;
     let g = kernel(
         op,
         dtype,
@@ -1068,7 +1068,9 @@ fn check_u32_elements(func: &str, elements: usize, out: &Aval) -> Result<()> {
     Ok(())
 }
 
-/// Fails when a kernel would bind more storage buffers than the device allows.
+/// Fails when a kernel would bind more storage buffers than the device allows. `total`
+/// counts storage-buffer bindings only: the metadata is a uniform block, and staged inputs
+/// are textures, each with limits of their own.
 fn check_bindings(dev: &Device, func: &str, total: u64, bytes: u64, out: &Aval) -> Result<()> {
     let max_bindings = u64::from(dev.0.info.limits.max_storage_buffers_per_shader_stage);
     if total > max_bindings {
@@ -1251,8 +1253,7 @@ fn reduce_from(
                     let inputs: Vec<&Array> = inputs.iter().collect();
                     let elements = crate::shape::size_of(shape) as u64;
                     let (stores, operands) = operands_of(dev, &inputs, elements, &target)?;
-                    let total: u64 =
-                        1 + out_windows + operands.iter().map(|o| o.windows).sum::<u64>();
+                    let total: u64 = out_windows + operands.iter().map(|o| o.windows).sum::<u64>();
                     check_bindings(dev, name, total, bytes, &out)?;
                     // The layout the values would have had stored, then moved.
                     let strides = Layout::contiguous(shape).strides;

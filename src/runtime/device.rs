@@ -162,6 +162,53 @@ impl DeviceOptions {
     }
 }
 
+/// The limits Olympus's kernels need that `limits` lacks, each named with its value (empty
+/// when the device can run every kernel): 256 invocations per workgroup along x (the
+/// elementwise, reduction, scan and sort kernels), 4 storage buffers per stage (a
+/// scatter's operand, positions, values and output), two matmul tiles of workgroup
+/// storage, and one metadata block of uniform binding. WebGPU's default and downlevel
+/// limits meet them all; larger buffers than one binding are split into windows and
+/// larger grids into two dimensions, so those limits only shape the work.
+pub fn missing_limits(limits: &wgpu::Limits) -> Vec<String> {
+    let needs = [
+        (
+            "max_compute_invocations_per_workgroup",
+            limits.max_compute_invocations_per_workgroup,
+            256,
+        ),
+        (
+            "max_compute_workgroup_size_x",
+            limits.max_compute_workgroup_size_x,
+            256,
+        ),
+        (
+            "max_compute_workgroup_size_y",
+            limits.max_compute_workgroup_size_y,
+            16,
+        ),
+        (
+            "max_storage_buffers_per_shader_stage",
+            limits.max_storage_buffers_per_shader_stage,
+            4,
+        ),
+        (
+            "max_compute_workgroup_storage_size",
+            limits.max_compute_workgroup_storage_size,
+            crate::codegen::matmul::WORKGROUP_STORAGE_BYTES,
+        ),
+        (
+            "max_uniform_buffer_binding_size",
+            u32::try_from(limits.max_uniform_buffer_binding_size).unwrap_or(u32::MAX),
+            crate::codegen::META_WORDS as u32 * 4,
+        ),
+    ];
+    needs
+        .iter()
+        .filter(|(_, has, need)| has < need)
+        .map(|(name, has, need)| format!("{name} >= {need} (has {has})"))
+        .collect()
+}
+
 /// What a device is: adapter name, backend, type, limits and features.
 #[derive(Clone, Debug)]
 pub struct DeviceInfo {
@@ -375,6 +422,17 @@ impl Device {
         let wanted = wgpu::Features::SHADER_F16 | wgpu::Features::SUBGROUP;
         let features = available & wanted;
         let limits = adapter.limits();
+        let missing = missing_limits(&limits);
+        if !missing.is_empty() {
+            return Err(Error::NoAdapter {
+                tried: format!(
+                    "{} ({:?}) lacks what Olympus needs: {}",
+                    ainfo.name,
+                    backend,
+                    missing.join(", ")
+                ),
+            });
+        }
         let (device, queue) = pollster::block_on(adapter.request_device(&wgpu::DeviceDescriptor {
             label: Some("olympus"),
             required_features: features,
@@ -393,10 +451,10 @@ impl Device {
     /// next to its resources and no second device is opened. From then on it behaves like
     /// any Olympus device: buffer pool, pipeline cache, asynchronous dispatch.
     ///
-    /// What Olympus needs is checked here and missing pieces are named in the error:
-    /// compute shaders with 256 invocations per workgroup (`max_compute_invocations_per_workgroup`
-    /// and `max_compute_workgroup_size_x` ≥ 256), at least 4 storage buffers per stage and
-    /// 16 KiB of workgroup storage. `SHADER_F16` is used when the device was created with it.
+    /// What Olympus needs is checked here and missing pieces are named in the error: the
+    /// limits of [`missing_limits`], which WebGPU's defaults (`wgpu::Limits::default()`
+    /// and `downlevel_defaults()`) meet. `SHADER_F16` is used when the device was created
+    /// with it.
     ///
     /// Sharing the queue: Olympus records its kernels into its own command encoders and
     /// submits them to the queue at sync points (readbacks, [`Device::synchronize`],
@@ -414,32 +472,7 @@ impl Device {
         let backend = Backend::from_wgpu(ainfo.backend).ok_or_else(|| Error::NoAdapter {
             tried: format!("unsupported backend {:?}", ainfo.backend),
         })?;
-        let l = device.limits();
-        let mut missing = Vec::new();
-        if l.max_compute_invocations_per_workgroup < 256 {
-            missing.push(format!(
-                "max_compute_invocations_per_workgroup >= 256 (has {})",
-                l.max_compute_invocations_per_workgroup
-            ));
-        }
-        if l.max_compute_workgroup_size_x < 256 {
-            missing.push(format!(
-                "max_compute_workgroup_size_x >= 256 (has {})",
-                l.max_compute_workgroup_size_x
-            ));
-        }
-        if l.max_storage_buffers_per_shader_stage < 4 {
-            missing.push(format!(
-                "max_storage_buffers_per_shader_stage >= 4 (has {})",
-                l.max_storage_buffers_per_shader_stage
-            ));
-        }
-        if l.max_compute_workgroup_storage_size < 16384 {
-            missing.push(format!(
-                "max_compute_workgroup_storage_size >= 16384 (has {})",
-                l.max_compute_workgroup_storage_size
-            ));
-        }
+        let missing = missing_limits(&device.limits());
         if !missing.is_empty() {
             return Err(Error::Device {
                 func: "Device::from_wgpu".into(),

@@ -219,3 +219,61 @@ fn kernels_see_what_the_application_writes_into_a_handed_out_buffer() {
         &got[..8]
     );
 }
+
+/// A device opened with WebGPU's downlevel limits (4 storage buffers a stage, 16 KiB of
+/// uniforms, 2048-texel textures, no `SHADER_F16`) runs every kernel family and gives the
+/// default device's answers, with the workgroup-tiled matmul a GPU would get.
+#[test]
+fn webgpu_downlevel_limits_run_every_kernel_family() {
+    let mut desc = wgpu::InstanceDescriptor::new_without_display_handle();
+    desc.backends = wgpu::Backends::VULKAN | wgpu::Backends::METAL | wgpu::Backends::DX12;
+    let instance = wgpu::Instance::new(desc);
+    let adapter =
+        pollster::block_on(instance.request_adapter(&wgpu::RequestAdapterOptions::default()))
+            .unwrap();
+    let (device, queue) = pollster::block_on(adapter.request_device(&wgpu::DeviceDescriptor {
+        required_limits: wgpu::Limits::downlevel_defaults(),
+        ..Default::default()
+    }))
+    .unwrap();
+    let options = DeviceOptions {
+        matmul_workgroup_tiles: Some(true),
+        ..DeviceOptions::default()
+    };
+    let small = Device::from_wgpu(&adapter, device, queue, options).unwrap();
+    let work = || -> olympus::Result<Vec<Vec<f64>>> {
+        let n = 300_001;
+        let x = np::sin(np::arange((0.0, n as f64, 1.0))?)?;
+        let m = np::reshape(np::arange((0.0, 1.0, 1.0 / 4096.0))?, &[64, 64])?;
+        let h = np::exp(x.astype(DType::Float16)?)?;
+        let idx = np::remainder(np::arange(1000)?, 77)?;
+        let out = vec![
+            np::sum(&x, None, false)?,
+            np::max(&x, Some(&[0]), false)?,
+            np::sum(
+                np::reshape(&x.slice(olympus::s![..300_000])?, &[600, 500])?,
+                Some(&[0]),
+                false,
+            )?,
+            np::matmul(&m, np::transpose(&m, None)?)?,
+            np::sort(&x.slice(olympus::s![..20_000])?, Some(-1))?,
+            np::argsort(&x.slice(olympus::s![..5_000])?, Some(-1))?,
+            np::cumsum(&x, None)?,
+            h,
+            np::zeros(&[77], DType::Float32)?.at(idx.clone()).add(1.5)?,
+            np::take(&x, &idx, None)?,
+            np::concatenate([&x, &x], 0)?,
+        ];
+        out.iter().map(|a| a.to_f64_vec()).collect()
+    };
+    let want = work().unwrap();
+    let got = olympus::with_device(&small, work).unwrap();
+    for (k, (g, w)) in got.iter().zip(&want).enumerate() {
+        assert_eq!(g.len(), w.len(), "result {k}");
+        for (i, (a, b)) in g.iter().zip(w).enumerate() {
+            // Sums may associate differently with other workgroup shapes.
+            let tol = 1e-5 * b.abs().max(1.0);
+            assert!((a - b).abs() <= tol, "result {k}[{i}]: {a} vs {b}");
+        }
+    }
+}

@@ -317,3 +317,29 @@ fn the_pool_gives_memory_back() {
         assert_eq!(total, 2000.0 * n as f32);
     });
 }
+
+/// WebGPU's default and downlevel limits run every kernel; a device below them is refused
+/// with each missing limit named, and the open device meets them.
+#[test]
+fn webgpu_default_limits_are_enough() {
+    use olympus::runtime::missing_limits;
+    assert_eq!(
+        missing_limits(&wgpu::Limits::default()),
+        Vec::<String>::new()
+    );
+    assert_eq!(
+        missing_limits(&wgpu::Limits::downlevel_defaults()),
+        Vec::<String>::new()
+    );
+    let small = wgpu::Limits {
+        max_compute_workgroup_storage_size: 4096,
+        max_storage_buffers_per_shader_stage: 2,
+        ..wgpu::Limits::downlevel_defaults()
+    };
+    let missing = missing_limits(&small);
+    assert_eq!(missing.len(), 2, "{missing:?}");
+    assert!(missing[0].contains("max_storage_buffers_per_shader_stage >= 4 (has 2)"));
+    assert!(missing[1].contains("max_compute_workgroup_storage_size >= 8192 (has 4096)"));
+    let dev = Device::default_device().unwrap();
+    assert!(missing_limits(&dev.info().limits).is_empty());
+}
