@@ -142,7 +142,9 @@ impl Operand {
                         &[],
                     )?,
                     // JAX parses a Python int as int32 and wraps negative ones into
-                    // uint32 (`u - 1` is `u + 4294967295`); Rust's u32 values fit too.
+                    // uint32 (`u - 1` is `u + 4294967295`). Values past i32::MAX that
+                    // fit uint32 are accepted too (JAX raises OverflowError), since a
+                    // Rust `u32` scalar is a deliberate uint32 value.
                     DType::UInt32 => {
                         let w = match i32::try_from(v) {
                             Ok(n) if n < 0 => n as u32,

@@ -255,6 +255,8 @@ pub use error::{Error, Result};
 pub use jit::{
     grad, grad_argnums, jit, jvp, value_and_grad, value_and_grad_argnums, vjp, vmap, Arg, Axes,
 };
-pub use runtime::{Backend, Device, DeviceInfo, DeviceOptions, F16Mode, MemoryStats};
+pub use runtime::{
+    Backend, Device, DeviceInfo, DeviceOptions, F16Mode, KernelProfile, MemoryStats,
+};
 pub use shape::broadcast_shapes;
 pub use tree::{PyTree, TreeDef};

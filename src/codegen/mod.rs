@@ -890,12 +890,12 @@ pub(crate) mod tests {
 
     /// Parses and validates a WGSL module with naga, then translates it for every backend
     /// wgpu drives: SPIR-V (Vulkan), MSL (Metal), HLSL (DX12) and GLSL ES 3.1 compute
-    /// (GL), each validated with that backend's capabilities first.
+    /// (GL), each validated against the capabilities naga's writer supports first.
     ///
     /// A kernel that needs `SHADER_F16` or subgroups is a variant the device selects only
-    /// where the adapter has the feature; GL has neither, so such variants skip GLSL and
-    /// the tables that call this also emit their fallbacks (emulated float16, the
-    /// workgroup-tiled matmul), which must translate everywhere.
+    /// where the adapter has the feature; wgpu's GL backend offers neither, so such
+    /// variants skip GLSL, and the tables that call this also emit their fallbacks
+    /// (emulated float16, the direct and tiled matmuls), which must translate everywhere.
     /// Returns the backends it was translated for.
     pub(crate) fn validate(src: &str) -> std::result::Result<Vec<&'static str>, String> {
         use naga::back::{glsl, hlsl, msl, spv};
@@ -912,8 +912,12 @@ pub(crate) mod tests {
         let subgroups = needs(Capabilities::SUBGROUP);
 
         let info = check(spv::supported_capabilities()).map_err(|e| format!("SPIR-V: {e}"))?;
-        spv::write_vec(&module, &info, &spv::Options::default(), None)
-            .map_err(|e| format!("SPIR-V: {e}"))?;
+        // wgpu asks for SPIR-V 1.3 where subgroup operations are enabled.
+        let options = spv::Options {
+            lang_version: if subgroups { (1, 3) } else { (1, 0) },
+            ..Default::default()
+        };
+        spv::write_vec(&module, &info, &options, None).map_err(|e| format!("SPIR-V: {e}"))?;
 
         let info = check(msl::supported_capabilities()).map_err(|e| format!("MSL: {e}"))?;
         let options = msl::Options {

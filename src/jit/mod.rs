@@ -279,7 +279,7 @@ pub(crate) fn missing(v: usize) -> Error {
 }
 
 /// How many input buffers a fused kernel may read on `device`: its storage-buffer limit
-/// less the metadata and output bindings, with room for inputs split into windows.
+/// less room for the output bindings and for inputs split into windows.
 fn max_fused_inputs(device: &Device) -> usize {
     let limit = device.0.info.limits.max_storage_buffers_per_shader_stage as usize;
     limit.saturating_sub(4).max(2)

@@ -305,7 +305,7 @@ fn cached_kernel(
 
 /// What kernels are generated for on `dev`.
 fn target(dev: &Device) -> Target {
-    let cpu = dev.0.info.device_type == wgpu::DeviceType::Cpu;
+    let cpu = dev.0.info.profile == crate::runtime::KernelProfile::Cpu;
     Target {
         f16_native: dev.0.info.f16_native,
         window_bytes: dev.0.window_bytes,
@@ -612,29 +612,52 @@ fn k_splits(batch: usize, m: usize, n: usize, k: usize, dtype: DType) -> usize {
 /// Matrix-vector products (`n == 1` or `m == 1`) as a broadcast multiply and a row or
 /// column reduction: the tile kernel would give each 64x64 output tile (here one column of
 /// it) to a workgroup of 256 threads, of which 16 do useful work. Measured on lavapipe:
-/// `[32, 512] x [512, 1]` took 4.4 ms as tiles, against two small kernels this way.
+/// `[32, 512] x [512, 1]` took 4.4 ms as tiles, against two small kernels this way. A long
+/// `k` is taken in slices whose products hold at most 16M elements, so the temporaries stay
+/// small however long the contraction (a `(1, 2^26) @ (2^26, 1)` product on the
+/// workgroup-tiled kernel is one workgroup stepping through all of `k`).
 /// Float32 and integers only (float16 products would round before the sum).
 fn skinny_dot(a: &Array, b: &Array, out: &Aval) -> Result<Option<Array>> {
     use crate::lax::{self as lax, BinaryOp, ReduceOp};
+    const MAX_PRODUCT: usize = 16 << 20;
     let (batch, m, k, n) = (a.shape()[0], a.shape()[1], a.shape()[2], b.shape()[2]);
     let exact = matches!(out.dtype, DType::Float32 | DType::Int32 | DType::UInt32);
-    if !exact || (n != 1 && m != 1) || batch * m * n * k > (16 << 20) || batch * m * n * k == 0 {
+    let outputs = batch * m * n;
+    if !exact || (n != 1 && m != 1) || outputs == 0 || k == 0 || outputs > MAX_PRODUCT {
         return Ok(None);
     }
-    let r = if n == 1 {
-        // b: [batch, k, 1] -> [batch, 1, k] -> [batch, m, k]; sum over k.
-        let row = lax::reshape(b, &[batch, 1, k])?;
-        let bb = lax::broadcast_in_dim(&row, &[batch, m, k], &[0, 1, 2])?;
-        let p = lax::binary(BinaryOp::Mul, a, &bb)?;
-        lax::reshape(&lax::reduce(ReduceOp::Sum, &p, &[2])?, &[batch, m, 1])?
-    } else {
-        // a: [batch, 1, k] -> [batch, k, 1] -> [batch, k, n]; sum over k.
-        let col = lax::reshape(a, &[batch, k, 1])?;
-        let ab = lax::broadcast_in_dim(&col, &[batch, k, n], &[0, 1, 2])?;
-        let p = lax::binary(BinaryOp::Mul, &ab, b)?;
-        lax::reshape(&lax::reduce(ReduceOp::Sum, &p, &[1])?, &[batch, 1, n])?
-    };
-    Ok(Some(r.with_weak(out.weak)))
+    let slice = (MAX_PRODUCT / outputs).max(1);
+    let mut total: Option<Array> = None;
+    for k0 in (0..k).step_by(slice) {
+        let k1 = (k0 + slice).min(k);
+        let kc = k1 - k0;
+        let (a, b) = if kc == k {
+            (a.clone(), b.clone())
+        } else {
+            (
+                lax::slice(a, &[0, 0, k0], &[batch, m, k1], None)?,
+                lax::slice(b, &[0, k0, 0], &[batch, k1, n], None)?,
+            )
+        };
+        let part = if n == 1 {
+            // b: [batch, k, 1] -> [batch, 1, k] -> [batch, m, k]; sum over k.
+            let row = lax::reshape(&b, &[batch, 1, kc])?;
+            let bb = lax::broadcast_in_dim(&row, &[batch, m, kc], &[0, 1, 2])?;
+            let p = lax::binary(BinaryOp::Mul, &a, &bb)?;
+            lax::reshape(&lax::reduce(ReduceOp::Sum, &p, &[2])?, &[batch, m, 1])?
+        } else {
+            // a: [batch, 1, k] -> [batch, k, 1] -> [batch, k, n]; sum over k.
+            let col = lax::reshape(&a, &[batch, kc, 1])?;
+            let ab = lax::broadcast_in_dim(&col, &[batch, kc, n], &[0, 1, 2])?;
+            let p = lax::binary(BinaryOp::Mul, &ab, &b)?;
+            lax::reshape(&lax::reduce(ReduceOp::Sum, &p, &[1])?, &[batch, 1, n])?
+        };
+        total = Some(match total {
+            None => part,
+            Some(t) => lax::binary(BinaryOp::Add, &t, &part)?,
+        });
+    }
+    Ok(total.map(|r| r.with_weak(out.weak)))
 }
 
 fn dot(dev: &Device, a: &Array, b: &Array, out: Aval) -> Result<Array> {
@@ -708,6 +731,7 @@ fn dot_pass(dev: &Device, a: &Array, b: &Array, out: &Aval, acc: DType) -> Resul
         let wa = input_windows(dev, a.storage()?, count, &target);
         let wb = input_windows(dev, b.storage()?, count, &target);
         let wo = codegen::windows_for(storage.bytes, &target);
+        check_bindings(dev, "matmul", wa + wb + wo, bytes, out)?;
         let g = matmul(
             out.dtype,
             a.layout(),
@@ -1080,7 +1104,8 @@ fn check_bindings(dev: &Device, func: &str, total: u64, bytes: u64, out: &Aval) 
             shape: out.shape.clone(),
             dtype: out.dtype,
             reason: format!(
-                "the operands need {total} storage bindings; the device allows {max_bindings}"
+                "the operands need {total} storage-buffer bindings of at most {} bytes; the device's limit is {max_bindings} (max_storage_buffers_per_shader_stage)",
+                dev.0.window_bytes
             ),
         });
     }
@@ -1243,6 +1268,7 @@ fn reduce_from(
                 (Some(x), _) => {
                     let st = x.storage()?;
                     let windows = input_windows(dev, st, 0, &target);
+                    check_bindings(dev, name, windows + out_windows, st.bytes, &out)?;
                     let source = Source::buffer(op, x.dtype(), x.layout(), windows, run, &target);
                     let g = generate(&source);
                     let kernel = inner.kernel(&g.body, || g.source())?;

@@ -11,37 +11,32 @@ use crate::dtype::{result_type, DType, TypeSpec};
 use crate::error::{Error, Result};
 use crate::lax::{self, CompareOp, Literal};
 
-/// The literal a scalar operand gives in `dtype`, or `None` for array operands.
-fn scalar_literal(func: &str, op: &Operand, dtype: DType, wrap: bool) -> Result<Option<Literal>> {
+/// The literal a scalar operand gives in `dtype`, or `None` for array operands. As JAX's
+/// `full` converts its value with NumPy's `astype`, integers wrap into integer dtypes
+/// (`full(2, -1, uint32)` is `[4294967295] * 2`, `full(2, 2**31)` is `[-2147483648] * 2`)
+/// and floats convert from their exact value (truncated, saturated, NaN to 0).
+fn scalar_literal(op: &Operand, dtype: DType) -> Option<Literal> {
     let lit = match *op {
-        // An explicit integer dtype wraps the value, as JAX's `full` converts it with
-        // NumPy's `astype` (`full(2, -1, uint32)` is `[4294967295] * 2`).
-        Operand::WeakInt(v) if wrap && dtype == DType::Int32 => Literal::I32(v as i32),
-        Operand::WeakInt(v) if wrap && dtype == DType::UInt32 => Literal::U32(v as u32),
         Operand::WeakInt(v) => match dtype {
-            DType::Int32 => Literal::I32(
-                i32::try_from(v)
-                    .map_err(|_| Error::arg(func, format!("{v} is out of range for int32")))?,
-            ),
-            DType::UInt32 => Literal::U32(
-                u32::try_from(v)
-                    .map_err(|_| Error::arg(func, format!("{v} is out of range for uint32")))?,
-            ),
+            DType::Int32 => Literal::I32(v as i32),
+            DType::UInt32 => Literal::U32(v as u32),
             DType::Float16 => Literal::F16(f16::from_f64(v as f64)),
             DType::Float32 => Literal::F32(v as f32),
             DType::Bool => Literal::Bool(v != 0),
         },
+        // Rust's float-to-integer `as` truncates, saturates and maps NaN to 0, as XLA does.
         Operand::WeakFloat(v) => match dtype {
+            DType::Int32 => Literal::I32(v as i32),
+            DType::UInt32 => Literal::U32(v as u32),
             DType::Float16 => Literal::F16(f16::from_f64(v)),
             DType::Float32 => Literal::F32(v as f32),
-            // An explicit dtype converts like astype does.
-            _ => Literal::F32(v as f32).cast(dtype),
+            DType::Bool => Literal::Bool(v != 0.0),
         },
         Operand::Bool(b) => Literal::Bool(b).cast(dtype),
         Operand::F16(h) => Literal::F16(h).cast(dtype),
-        _ => return Ok(None),
+        _ => return None,
     };
-    Ok(Some(lit))
+    Some(lit)
 }
 
 fn fill(
@@ -57,7 +52,7 @@ fn fill(
         weak: dtype.is_none() && weak && spec.weak,
     };
     let device = operand_device(func, std::slice::from_ref(&value))?;
-    if let Some(lit) = scalar_literal(func, &value, target.dtype, dtype.is_some())? {
+    if let Some(lit) = scalar_literal(&value, target.dtype) {
         let a = lax::full(shape, lit, Some(&device))?;
         return Ok(a.with_weak(target.weak));
     }

@@ -359,8 +359,9 @@ pub enum IndexMode {
     Clip,
     /// Indices wrap around, modulo `n` towards minus infinity (JAX's `"wrap"`).
     Wrap,
-    /// The caller promises every index is in range; out-of-range ones are clamped (JAX's
-    /// `"promise_in_bounds"`, the default of `.at[..].get()` and of JAX's `x[idx]`).
+    /// The caller promises every index is in range; out-of-range ones are clamped by
+    /// gathers and dropped by updates, as XLA does (JAX's `"promise_in_bounds"`, the
+    /// default of `.at[..].get()` and of JAX's `x[idx]`).
     PromiseInBounds,
     /// An error naming the function when an index is out of range, as NumPy raises: eager
     /// only (a readback of one flag), and an `Error::Tracing` under `jit`.
@@ -1130,7 +1131,16 @@ impl At<'_> {
         Ok((gather_along(&grid, &eff, 0, &out_shape)?, valid))
     }
 
-    fn apply(self, func: &str, values: impl ArrayLike, mode: lax::ScatterMode) -> Result<Array> {
+    fn apply(
+        mut self,
+        func: &str,
+        values: impl ArrayLike,
+        mode: lax::ScatterMode,
+    ) -> Result<Array> {
+        // An update promised in bounds that is not is dropped, as XLA's scatter drops it.
+        if self.mode == Some(IndexMode::PromiseInBounds) {
+            self.mode = Some(IndexMode::Fill);
+        }
         let (pos, valid) = self.positions(func, IndexMode::Fill)?;
         // Out-of-range positions are dropped: the scatter skips negative ones.
         let pos = match valid {

@@ -427,12 +427,13 @@ numeric_binary! {
     remainder => Rem;
 }
 
-/// `x ** y`. Integer powers wrap (the full modular power, as NumPy computes it). An
-/// integer (or bool) base with a negative integer scalar exponent is an error, as JAX's
+/// `x ** y`. Integer powers wrap (the full modular power, as NumPy computes it; JAX
+/// reads only the low 6 bits of an array exponent, so `3 ** [64]` is 1 there). An integer
+/// (or bool) base with a negative integer scalar exponent is an error, as JAX's
 /// `integer_pow` raises; a negative exponent inside an integer array gives 0 (1 and ±1
-/// for bases 1 and -1). Bool operands are counted as int32. Float powers follow C's
-/// special cases and are computed as `2^(y log2 x)` with `log2 x` in float-float, within
-/// 2 ulp.
+/// for bases 1 and -1; JAX's bit loop gives other values). Bool operands are counted as
+/// int32. Float powers follow C's special cases and are computed as `2^(y log2 x)` with
+/// `log2 x` in float-float, within 2 ulp.
 ///
 /// ```
 /// use olympus::numpy as np;
@@ -445,11 +446,18 @@ numeric_binary! {
 pub fn power(x: impl ArrayLike, y: impl ArrayLike) -> Result<Array> {
     overridable!("power"; [one x, one y]; []);
     let ops = vec![operand("power", 0, x)?, operand("power", 1, y)?];
+    use crate::convert::Operand;
     let negative_literal = match ops[1] {
-        crate::convert::Operand::WeakInt(v) => (v < 0).then_some(v),
+        Operand::WeakInt(v) => (v < 0).then_some(v),
         _ => None,
     };
-    let both_weak = ops.iter().all(|o| o.type_spec().weak);
+    // JAX's integer result is weak as the base is for a scalar exponent (`integer_pow`),
+    // and only from two weak operands otherwise (its bit loop accumulates in a strong
+    // array).
+    let weak_int = match ops[1] {
+        Operand::WeakInt(_) | Operand::Bool(_) => ops[0].type_spec().weak,
+        _ => ops.iter().all(|o| o.type_spec().weak),
+    };
     let mut v = promote_broadcast("power", ops, false)?;
     let b = numeric(v.pop().expect("two operands"))?;
     let a = numeric(v.pop().expect("two operands"))?;
@@ -461,9 +469,8 @@ pub fn power(x: impl ArrayLike, y: impl ArrayLike) -> Result<Array> {
         ));
     }
     let r = lax::binary(BinaryOp::Pow, &a, &b)?;
-    // JAX's integer power accumulates into a strong array: weak only from two weak scalars.
-    if r.dtype().is_integer() && r.weak_type() && !both_weak {
-        Ok(r.with_weak(false))
+    if r.dtype().is_integer() && r.weak_type() != weak_int {
+        Ok(r.with_weak(weak_int))
     } else {
         Ok(r)
     }
@@ -621,16 +628,27 @@ bitwise! {
 }
 
 macro_rules! integer_binary {
-    ($($(#[$doc:meta])* $name:ident => $op:ident, $bool_ok:expr;)*) => {$(
+    ($($(#[$doc:meta])* $name:ident => $op:ident, $bool_ok:expr, $loop_weak:expr;)*) => {$(
         $(#[$doc])*
         pub fn $name(x: impl ArrayLike, y: impl ArrayLike) -> Result<Array> {
             overridable!(stringify!($name); [one x, one y]; []);
-            let (a, b) = two(stringify!($name), x, y, false)?;
+            let func = stringify!($name);
+            let ops = vec![operand(func, 0, x)?, operand(func, 1, y)?];
+            let both_weak = ops.iter().all(|o| o.type_spec().weak);
+            let mut v = promote_broadcast(func, ops, false)?;
+            let (b, a) = (v.pop().expect("two operands"), v.pop().expect("two operands"));
             let (a, b) = if $bool_ok { (numeric(a)?, numeric(b)?) } else { (a, b) };
             if !a.dtype().is_integer() {
-                return Err(Error::dtype(stringify!($name), &[a.dtype()], "needs integer operands"));
+                return Err(Error::dtype(func, &[a.dtype()], "needs integer operands"));
             }
-            lax::binary(BinaryOp::$op, &a, &b)
+            let r = lax::binary(BinaryOp::$op, &a, &b)?;
+            // JAX computes gcd and lcm in a loop over strong arrays: weak only from two
+            // weak scalars.
+            if $loop_weak && r.weak_type() && !both_weak {
+                Ok(r.with_weak(false))
+            } else {
+                Ok(r)
+            }
         }
     )*};
 }
@@ -638,16 +656,16 @@ macro_rules! integer_binary {
 integer_binary! {
     /// `x << y`; shifting by 32 or more (or a negative count) gives 0, as in JAX. Bool
     /// operands are counted as int32.
-    left_shift => ShiftLeft, true;
+    left_shift => ShiftLeft, true, false;
     /// `x >> y`, arithmetic for int32 and logical for uint32; counts of 32 or more give
     /// the sign fill (0 or -1). Bool operands are counted as int32.
-    right_shift => ShiftRight, true;
-    /// Greatest common divisor (non-negative; `gcd(0, 0) == 0`). Bool is an error, as in
-    /// JAX.
-    gcd => Gcd, false;
-    /// Least common multiple (non-negative, wrapping on overflow; `lcm(0, y) == 0`). Bool
-    /// is an error, as in JAX.
-    lcm => Lcm, false;
+    right_shift => ShiftRight, true, false;
+    /// Greatest common divisor (non-negative; `gcd(0, 0) == 0`). Two bool operands are an
+    /// error, as in JAX (a bool with an integer promotes to the integer).
+    gcd => Gcd, false, true;
+    /// Least common multiple (non-negative, wrapping on overflow; `lcm(0, y) == 0`). Two
+    /// bool operands are an error, as in JAX.
+    lcm => Lcm, false, true;
 }
 
 // ---- others ----

@@ -67,6 +67,37 @@ pub enum F16Mode {
     Emulated,
 }
 
+/// Which kind of adapter the kernel choices are made for.
+///
+/// Software adapters (lavapipe, llvmpipe) and GPUs want different kernels for the same
+/// operation: on a CPU adapter each thread handles four `vec4`s, large inputs are staged
+/// into textures and matmul shares values across 8-lane subgroups; a GPU reads storage
+/// buffers with one `vec4` a thread and stages matmul tiles in workgroup memory. `Gpu` makes
+/// every GPU choice on any adapter, so CI on a software adapter runs the kernels a GPU
+/// would (`OLYMPUS_PROFILE=gpu`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum KernelProfile {
+    /// By the adapter: `Cpu` on software adapters, `Gpu` on every other.
+    #[default]
+    Auto,
+    /// The choices a GPU gets.
+    Gpu,
+    /// The choices a CPU (software) adapter gets.
+    Cpu,
+}
+
+impl KernelProfile {
+    /// Parses `auto`, `gpu` or `cpu` (case-insensitive), as `OLYMPUS_PROFILE` takes.
+    pub fn parse(s: &str) -> Option<KernelProfile> {
+        match s.to_ascii_lowercase().as_str() {
+            "auto" => Some(KernelProfile::Auto),
+            "gpu" => Some(KernelProfile::Gpu),
+            "cpu" => Some(KernelProfile::Cpu),
+            _ => None,
+        }
+    }
+}
+
 /// Options for [`Device::new`].
 #[derive(Clone, Debug)]
 pub struct DeviceOptions {
@@ -74,6 +105,9 @@ pub struct DeviceOptions {
     pub backend: Option<Backend>,
     /// Only consider adapters whose name contains this (case-insensitive).
     pub adapter: Option<String>,
+    /// Which kind of adapter kernels are chosen for (the options below that are set
+    /// override single choices).
+    pub profile: KernelProfile,
     /// How `float16` is handled.
     pub f16: F16Mode,
     /// Kernels recorded before the queue is submitted without a sync point.
@@ -92,8 +126,8 @@ pub struct DeviceOptions {
     /// limit.
     pub max_storage_buffers: Option<u32>,
     /// Whether the matmul kernel stages tiles in workgroup memory. `None` decides by the
-    /// adapter: yes on GPUs, no on CPU (software) adapters, where the barriers cost more
-    /// than the reuse saves.
+    /// [`profile`](Self::profile): yes on GPUs, no on CPU (software) adapters, where the
+    /// barriers cost more than the reuse saves.
     pub matmul_workgroup_tiles: Option<bool>,
     /// Whether the matmul kernel that does not stage tiles shares its operands' values
     /// across an 8-lane subgroup (`subgroupBroadcast`) instead of each thread reading its
@@ -103,7 +137,8 @@ pub struct DeviceOptions {
     pub matmul_subgroups: Option<bool>,
     /// Kernel inputs in buffers of at least this many bytes are copied into a texture and
     /// read with `textureLoad` (as a read-only storage texture) instead of from the storage
-    /// buffer. `None` decides by the adapter: from 64 KiB on CPU (software) adapters, where
+    /// buffer. `None` decides by the [`profile`](Self::profile): from 64 KiB on CPU
+    /// (software) adapters, where
     /// Mesa's llvmpipe loads each storage-buffer element in a loop over the SIMD lanes but
     /// loads a storage texture's texels with plain vector loads (a 16M-element `a + b` of
     /// staged inputs took 13-18 ms on lavapipe against 117-119 ms from storage buffers);
@@ -125,6 +160,7 @@ impl Default for DeviceOptions {
         DeviceOptions {
             backend: None,
             adapter: None,
+            profile: KernelProfile::Auto,
             f16: F16Mode::Auto,
             batch_limit: 256,
             pool_limit_bytes: 1 << 30,
@@ -139,8 +175,9 @@ impl Default for DeviceOptions {
 }
 
 impl DeviceOptions {
-    /// Defaults overridden by `OLYMPUS_BACKEND` (vulkan|metal|dx12|gl) and `OLYMPUS_ADAPTER`
-    /// (a substring of the adapter name). The default device uses these.
+    /// Defaults overridden by `OLYMPUS_BACKEND` (vulkan|metal|dx12|gl), `OLYMPUS_ADAPTER`
+    /// (a substring of the adapter name) and `OLYMPUS_PROFILE` (auto|gpu|cpu, see
+    /// [`KernelProfile`]). The default device uses these.
     pub fn from_env() -> Result<DeviceOptions> {
         let mut o = DeviceOptions::default();
         if let Ok(b) = std::env::var("OLYMPUS_BACKEND") {
@@ -158,6 +195,16 @@ impl DeviceOptions {
                 o.adapter = Some(a);
             }
         }
+        if let Ok(p) = std::env::var("OLYMPUS_PROFILE") {
+            if !p.is_empty() {
+                o.profile = KernelProfile::parse(&p).ok_or_else(|| {
+                    Error::arg(
+                        "Device::default",
+                        format!("OLYMPUS_PROFILE={p:?} is not one of auto, gpu, cpu"),
+                    )
+                })?;
+            }
+        }
         Ok(o)
     }
 }
@@ -165,8 +212,8 @@ impl DeviceOptions {
 /// The limits Olympus's kernels need that `limits` lacks, each named with its value (empty
 /// when the device can run every kernel): 256 invocations per workgroup along x (the
 /// elementwise, reduction, scan and sort kernels), 4 storage buffers per stage (a
-/// scatter's operand, positions, values and output), two matmul tiles of workgroup
-/// storage, and one metadata block of uniform binding. WebGPU's default and downlevel
+/// three-operand `where` and its output), two matmul tiles of workgroup storage, and one
+/// metadata block of uniform binding. WebGPU's default and downlevel
 /// limits meet them all; larger buffers than one binding are split into windows and
 /// larger grids into two dimensions, so those limits only shape the work.
 pub fn missing_limits(limits: &wgpu::Limits) -> Vec<String> {
@@ -226,13 +273,15 @@ pub struct DeviceInfo {
     pub features: wgpu::Features,
     /// Whether `float16` is native (`SHADER_F16`) or emulated.
     pub f16_native: bool,
+    /// The kernel choices in effect: [`KernelProfile::Gpu`] or [`KernelProfile::Cpu`].
+    pub profile: KernelProfile,
 }
 
 impl fmt::Display for DeviceInfo {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(
             f,
-            "{} ({:?}, {:?}, {}; f16 {})",
+            "{} ({:?}, {:?}, {}; f16 {}; {} kernels)",
             self.name,
             self.backend,
             self.device_type,
@@ -241,6 +290,11 @@ impl fmt::Display for DeviceInfo {
                 "native"
             } else {
                 "emulated"
+            },
+            if self.profile == KernelProfile::Cpu {
+                "CPU"
+            } else {
+                "GPU"
             }
         )
     }
@@ -375,6 +429,7 @@ impl Device {
         for backends in rounds {
             let found = enumerate(backends);
             let names: Vec<String> = found.iter().map(|a| a.get_info().name).collect();
+            let mut lacking = Vec::new();
             let mut candidates: Vec<wgpu::Adapter> = found
                 .into_iter()
                 .filter(|a| Backend::from_wgpu(a.get_info().backend).is_some())
@@ -386,6 +441,15 @@ impl Device {
                         .contains(&want.to_lowercase()),
                     None => true,
                 })
+                // An adapter below what the kernels need gives way to the next one.
+                .filter(|a| {
+                    let missing = missing_limits(&a.limits());
+                    if !missing.is_empty() {
+                        let name = a.get_info().name;
+                        lacking.push(format!("{name} lacks {}", missing.join(", ")));
+                    }
+                    missing.is_empty()
+                })
                 .collect();
             candidates.sort_by_key(|a| {
                 let i = a.get_info();
@@ -396,6 +460,8 @@ impl Device {
             }
             tried.push(if names.is_empty() {
                 format!("{}: no adapters", backend_names(backends))
+            } else if !lacking.is_empty() {
+                format!("{}: {}", backend_names(backends), lacking.join("; "))
             } else {
                 format!(
                     "{}: {} (none named like {:?})",
@@ -422,17 +488,6 @@ impl Device {
         let wanted = wgpu::Features::SHADER_F16 | wgpu::Features::SUBGROUP;
         let features = available & wanted;
         let limits = adapter.limits();
-        let missing = missing_limits(&limits);
-        if !missing.is_empty() {
-            return Err(Error::NoAdapter {
-                tried: format!(
-                    "{} ({:?}) lacks what Olympus needs: {}",
-                    ainfo.name,
-                    backend,
-                    missing.join(", ")
-                ),
-            });
-        }
         let (device, queue) = pollster::block_on(adapter.request_device(&wgpu::DeviceDescriptor {
             label: Some("olympus"),
             required_features: features,
@@ -495,15 +550,18 @@ impl Device {
         owned: bool,
     ) -> Result<Device> {
         let features = device.features() & wgpu::Features::SHADER_F16;
+        let profile = match options.profile {
+            KernelProfile::Auto if ainfo.device_type == wgpu::DeviceType::Cpu => KernelProfile::Cpu,
+            KernelProfile::Auto => KernelProfile::Gpu,
+            p => p,
+        };
+        let cpu = profile == KernelProfile::Cpu;
         let mut limits = device.limits();
         if let Some(m) = options.max_storage_buffers {
             limits.max_storage_buffers_per_shader_stage =
                 limits.max_storage_buffers_per_shader_stage.min(m.max(4));
         }
-        let matmul = if options
-            .matmul_workgroup_tiles
-            .unwrap_or(ainfo.device_type != wgpu::DeviceType::Cpu)
-        {
+        let matmul = if options.matmul_workgroup_tiles.unwrap_or(!cpu) {
             MatmulVariant::Staged
         } else if options.matmul_subgroups != Some(false)
             && device.features().contains(wgpu::Features::SUBGROUP)
@@ -543,9 +601,7 @@ impl Device {
         // largest size must fit, or every dispatch would make a new one.
         let texture_max =
             u64::from(limits.max_texture_dimension_2d) * super::queue::TEXTURE_WIDTH * 16;
-        let texture_min = options
-            .texture_input_bytes
-            .or((ainfo.device_type == wgpu::DeviceType::Cpu).then_some(64 * 1024));
+        let texture_min = options.texture_input_bytes.or(cpu.then_some(64 * 1024));
         // Inputs are read as read-only storage textures; a matmul binds two.
         let format = wgpu::TextureFormat::Rgba32Uint.guaranteed_format_features(device.features());
         let storage_read = format
@@ -571,6 +627,7 @@ impl Device {
             limits,
             features,
             f16_native,
+            profile,
         };
         Ok(Device(Arc::new(DeviceInner {
             id: NEXT_ID.fetch_add(1, Ordering::Relaxed),

@@ -5,7 +5,9 @@ mod device;
 mod pool;
 mod queue;
 
-pub use device::{missing_limits, Backend, Device, DeviceInfo, DeviceOptions, F16Mode};
+pub use device::{
+    missing_limits, Backend, Device, DeviceInfo, DeviceOptions, F16Mode, KernelProfile,
+};
 pub use pool::MemoryStats;
 
 pub(crate) use pool::BufferKind;

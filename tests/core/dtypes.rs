@@ -244,6 +244,9 @@ fn jax_rule(
         "full_neg_bool" => np::full(&[2], -1, Some(DType::Bool)),
         "full_70000_f16" => np::full(&[2], 70000, Some(DType::Float16)),
         "full_true_i32" => np::full(&[2], true, Some(DType::Int32)),
+        "full_2p31" => np::full(&[2], 1i64 << 31, None),
+        "full_2p40" => np::full(&[2], 1i64 << 40, None),
+        "full_16777217f_i32" => np::full(&[2], 16777217.0, Some(DType::Int32)),
         "full_like_u32_neg" => np::full_like(u, -1),
         "full_like_i32_2p31" => np::full_like(i, 1i64 << 31),
         "power_i32_neg1" => np::power(i, -1),
@@ -254,6 +257,13 @@ fn jax_rule(
         "power_neg1_i32" => np::power(-1, i),
         "power_i32_neg1f" => np::power(i, -1.0),
         "power_f32_neg1" => np::power(f, -1),
+        "power_2_true" => np::power(2, true),
+        "power_i32_true" => np::power(i, true),
+        "gcd_bool_int" => np::gcd(b, 2),
+        "gcd_weak_weak" => np::gcd(4, 6),
+        "lcm_i32_weak" => np::lcm(i, 2),
+        "at_set_promise_past_end" => ar.at(s![7]).mode(IndexMode::PromiseInBounds).set(100),
+        "at_add_promise_positions" => ar.at([1, 9]).mode(IndexMode::PromiseInBounds).add(100),
         "at_add_bool" => b.at(s![0]).add(true),
         "at_multiply_bool" => b.at(s![0]).multiply(true),
         "at_set_bool" => b.at(s![1]).set(true),
@@ -401,5 +411,5 @@ fn jax_rules_match() {
         checked += 1;
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
-    assert_eq!(checked, 127);
+    assert_eq!(checked, 137);
 }

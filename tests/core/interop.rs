@@ -263,6 +263,9 @@ fn webgpu_downlevel_limits_run_every_kernel_family() {
             np::zeros(&[77], DType::Float32)?.at(idx.clone()).add(1.5)?,
             np::take(&x, &idx, None)?,
             np::concatenate([&x, &x], 0)?,
+            // Three operands and the output: all four storage buffers.
+            np::r#where(np::greater(&x, 0.5)?, &x, np::negative(&x)?)?,
+            np::clip(&x, np::negative(&x)?, 0.25)?,
         ];
         out.iter().map(|a| a.to_f64_vec()).collect()
     };

@@ -157,10 +157,13 @@ fn recover_after_oom() {
         }
     }
     // A software adapter's memory is the process's, which the child's limit caps; a GPU
-    // with more than 64 GiB may accept every array.
+    // with more than 64 GiB may accept every array. Through wgpu's GL backend llvmpipe
+    // reports no failed allocation within 64 GiB under the limit, so there only the
+    // recovery below is checked.
     let device = olympus::current_device().unwrap();
     let cpu = format!("{:?}", device.info().device_type) == "Cpu";
-    assert!(refused || !cpu, "the device never ran out of memory");
+    let gl = device.info().backend == olympus::Backend::Gl;
+    assert!(refused || !cpu || gl, "the device never ran out of memory");
     drop(held);
     olympus::current_device()
         .unwrap()
@@ -362,10 +365,18 @@ fn largest_buffer_limit_is_stated() {
     // Just under the adapter's max_buffer_size but past one storage binding: the array,
     // or an error that states the limit it hit.
     match np::ones(&[(1 << 29) - 64], DType::Float32) {
-        Ok(a) => {
-            let s = np::sum(&a, None, false).unwrap().item::<f32>().unwrap();
-            assert_eq!(s, ((1u64 << 29) - 64) as f32);
-        }
+        // A device with few storage bindings (GL's 16 of 128 MiB) cannot read it in one
+        // kernel: then the sum is an error that states that limit.
+        Ok(a) => match np::sum(&a, None, false) {
+            Ok(s) => assert_eq!(s.item::<f32>().unwrap(), ((1u64 << 29) - 64) as f32),
+            Err(e) => {
+                let msg = e.to_string();
+                assert!(
+                    msg.contains("max_storage_buffers_per_shader_stage"),
+                    "{msg}"
+                );
+            }
+        },
         Err(e) => {
             let msg = e.to_string();
             assert!(msg.contains("limit") || msg.contains("largest"), "{msg}");

@@ -343,3 +343,44 @@ fn webgpu_default_limits_are_enough() {
     let dev = Device::default_device().unwrap();
     assert!(missing_limits(&dev.info().limits).is_empty());
 }
+
+/// `KernelProfile::Gpu` makes a GPU's kernel choices on any adapter (CI runs the whole
+/// suite that way with `OLYMPUS_PROFILE=gpu`); the answers are the same.
+#[test]
+fn the_gpu_profile_gives_the_same_answers() {
+    use olympus::KernelProfile;
+    let gpu = Device::new(DeviceOptions {
+        profile: KernelProfile::Gpu,
+        ..DeviceOptions::default()
+    })
+    .unwrap();
+    assert_eq!(gpu.info().profile, KernelProfile::Gpu);
+    assert!(
+        gpu.info().to_string().ends_with("GPU kernels)"),
+        "{}",
+        gpu.info()
+    );
+    let work = || -> olympus::Result<Vec<Vec<f64>>> {
+        let x = np::cos(np::arange((0.0, 200_000.0, 1.0))?)?;
+        let m = np::reshape(x.slice(olympus::s![..40_000])?, &[200, 200])?;
+        let out = [
+            np::add(&x, 1.5)?,
+            np::sum(&x, None, false)?,
+            np::sum(&m, Some(&[0]), false)?,
+            np::matmul(&m, &m)?,
+            np::cumsum(&x, None)?,
+            np::sort(&x, None)?,
+        ];
+        out.iter().map(|a| a.to_f64_vec()).collect()
+    };
+    let want = work().unwrap();
+    let got = olympus::with_device(&gpu, work).unwrap();
+    for (k, (g, w)) in got.iter().zip(&want).enumerate() {
+        for (a, b) in g.iter().zip(w) {
+            assert!(
+                (a - b).abs() <= 1e-4 * b.abs().max(1.0),
+                "result {k}: {a} vs {b}"
+            );
+        }
+    }
+}

@@ -94,6 +94,9 @@ cases = {
     "full_neg_bool": lambda: jnp.full((2,), -1, jnp.bool_),
     "full_70000_f16": lambda: jnp.full((2,), 70000, jnp.float16),
     "full_true_i32": lambda: jnp.full((2,), True, jnp.int32),
+    "full_2p31": lambda: jnp.full((2,), 2**31),
+    "full_2p40": lambda: jnp.full((2,), 2**40),
+    "full_16777217f_i32": lambda: jnp.full((2,), 16777217.0, jnp.int32),
     "full_like_u32_neg": lambda: jnp.full_like(u, -1),
     "full_like_i32_2p31": lambda: jnp.full_like(i, 2**31),
     # integer powers
@@ -105,6 +108,13 @@ cases = {
     "power_neg1_i32": lambda: jnp.power(-1, i),
     "power_i32_neg1f": lambda: jnp.power(i, -1.0),
     "power_f32_neg1": lambda: jnp.power(f, -1),
+    "power_2_true": lambda: jnp.power(2, True),
+    "power_i32_true": lambda: jnp.power(i, True),
+    "gcd_bool_int": lambda: jnp.gcd(b, 2),
+    "gcd_weak_weak": lambda: jnp.gcd(4, 6),
+    "lcm_i32_weak": lambda: jnp.lcm(i, 2),
+    "at_set_promise_past_end": lambda: ar.at[7].set(100, mode="promise_in_bounds"),
+    "at_add_promise_positions": lambda: ar.at[jnp.array([1, 9])].add(100, mode="promise_in_bounds"),
     # .at[] updates promote with the array, then convert back
     "at_add_bool": lambda: b.at[0].add(True),
     "at_multiply_bool": lambda: b.at[0].multiply(True),
