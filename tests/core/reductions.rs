@@ -429,3 +429,58 @@ fn long_float16_reductions_accumulate_in_float32() {
     let want: f64 = v[..10000].iter().map(|x| x * x).sum();
     check("dot", &d, vec![want], 1e-5);
 }
+
+/// float16 products over a long `k` (matmul, einsum) and a long float16 cumprod accumulate
+/// in float32 and round once, as XLA does: a float16 accumulator would stop growing at
+/// 2048 (its spacing there is 2) and drift in the product.
+#[test]
+fn float16_contractions_and_cumprod_accumulate_in_float32() {
+    use rand::Rng;
+    let mut r = rng();
+    let (m, k, n) = (16usize, 4096usize, 16usize);
+    let h = |len: usize, r: &mut rand::rngs::StdRng| -> Vec<f64> {
+        (0..len)
+            .map(|_| round_to(r.random_range(0.5..1.5), DType::Float16))
+            .collect()
+    };
+    let (av, bv) = (h(m * k, &mut r), h(k * n, &mut r));
+    let a = make(&av, &[m, k], DType::Float16);
+    let b = make(&bv, &[k, n], DType::Float16);
+    let want: Vec<f64> = (0..m * n)
+        .map(|o| (0..k).map(|j| av[o / n * k + j] * bv[j * n + o % n]).sum())
+        .collect();
+    let check = |what: &str, got: &olympus::Array, want: &[f64]| {
+        assert_eq!(got.dtype(), DType::Float16, "{what} keeps float16");
+        let g = got.to_f64_vec().unwrap();
+        assert_eq!(g.len(), want.len(), "{what}");
+        for (g, w) in g.iter().zip(want) {
+            let tol = ulp_of(*w, DType::Float16) + w.abs() * 1e-5;
+            assert!((g - w).abs() <= tol, "{what}: {g} vs {w}");
+        }
+    };
+    check("matmul", &np::matmul(&a, &b).unwrap(), &want);
+    check("einsum", &np::einsum("ij,jk->ik", [&a, &b]).unwrap(), &want);
+    // 20000 terms: about 2.2e4, within float16's range once rounded.
+    let v = make(&av[..20000], &[20000], DType::Float16);
+    let dot: f64 = av[..20000].iter().map(|x| x * x).sum();
+    check(
+        "einsum i,i->",
+        &np::einsum("i,i->", [&v, &v]).unwrap(),
+        &[dot],
+    );
+    // cumprod of 10000 values near 1: every prefix within one float16 rounding.
+    let near: Vec<f64> = h(10000, &mut r)
+        .iter()
+        .map(|x| round_to(1.0 + (x - 1.0) / 64.0, DType::Float16))
+        .collect();
+    let c = np::cumprod(make(&near, &[10000], DType::Float16), None).unwrap();
+    let mut acc = 1.0;
+    let want: Vec<f64> = near
+        .iter()
+        .map(|x| {
+            acc *= x;
+            acc
+        })
+        .collect();
+    check("cumprod", &c, &want);
+}
