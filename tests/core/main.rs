@@ -16,6 +16,7 @@ mod linalg;
 mod ndarray_interop;
 mod npy;
 mod operators;
+mod particles;
 mod random;
 mod reductions;
 mod runtime;
