@@ -2,6 +2,8 @@
 //! the cost of encoding one eager op. Ends with `NAME: olympus X GB/s, rust loop Y GB/s,
 //! ratio Z` lines.
 
+#[path = "common/mod.rs"]
+mod common;
 use std::hint::black_box;
 use std::time::{Duration, Instant};
 
@@ -88,6 +90,7 @@ fn best(reps: usize, mut f: impl FnMut()) -> Duration {
 }
 
 fn summary() {
+    common::print_adapter_copy();
     let (a, b, c) = inputs();
     let (ga, gb, gc) = (
         Array::from_slice(&a, &[N]).unwrap(),
@@ -99,7 +102,8 @@ fn summary() {
     let line = |name: &str, bytes: usize, o: Duration, r: Duration| {
         let (x, y) = (gbps(bytes, o), gbps(bytes, r));
         println!(
-            "{name}: olympus {x:.2} GB/s, rust loop {y:.2} GB/s, ratio {:.2}",
+            "{name}: olympus {x:.2} GB/s ({}), rust loop {y:.2} GB/s, ratio {:.2}",
+            common::of_copy(x),
             x / y
         );
     };

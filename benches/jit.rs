@@ -73,6 +73,7 @@ fn bench(cr: &mut Criterion) {
 }
 
 fn summary() {
+    common::print_adapter_copy();
     let (a, b, c) = inputs();
     let args = (
         Array::from_slice(&a, &[N]).unwrap(),
@@ -97,14 +98,16 @@ fn summary() {
         black_box(&mut out);
     });
     println!(
-        "chain5_16M_f32_jit: olympus {:.2} GB/s, rust loop {:.2} GB/s, ratio {:.2}",
+        "chain5_16M_f32_jit: olympus {:.2} GB/s ({}), rust loop {:.2} GB/s, ratio {:.2}",
         gbps(j),
+        common::of_copy(gbps(j)),
         gbps(r),
         gbps(j) / gbps(r)
     );
     println!(
-        "chain5_16M_f32_eager: olympus {:.2} GB/s, rust loop {:.2} GB/s, ratio {:.2}",
+        "chain5_16M_f32_eager: olympus {:.2} GB/s ({}), rust loop {:.2} GB/s, ratio {:.2}",
         gbps(e),
+        common::of_copy(gbps(e)),
         gbps(r),
         gbps(e) / gbps(r)
     );
@@ -142,8 +145,9 @@ fn summary() {
         black_box(s);
     });
     println!(
-        "chain5_sum_16M_f32_jit: olympus {:.2} GB/s, rust loop {:.2} GB/s, ratio {:.2}",
+        "chain5_sum_16M_f32_jit: olympus {:.2} GB/s ({}), rust loop {:.2} GB/s, ratio {:.2}",
         gbps3(j),
+        common::of_copy(gbps3(j)),
         gbps3(r),
         gbps3(j) / gbps3(r)
     );

@@ -4,6 +4,8 @@
 //! sum of 40M float32 vs a running-sum loop. Ends with
 //! `NAME: olympus X, baseline Y, ratio Z` lines.
 
+#[path = "common/mod.rs"]
+mod common;
 use std::hint::black_box;
 use std::time::{Duration, Instant};
 
@@ -90,9 +92,15 @@ fn bench(cr: &mut Criterion) {
 }
 
 fn summary() {
+    common::print_adapter_copy();
     let line = |name: &str, unit: &str, o: f64, b: f64| {
+        let share = if unit == "GB/s" {
+            format!(" ({})", common::of_copy(o))
+        } else {
+            String::new()
+        };
         println!(
-            "{name}: olympus {o:.2} {unit}, baseline {b:.2} {unit}, ratio {:.2}",
+            "{name}: olympus {o:.2} {unit}{share}, baseline {b:.2} {unit}, ratio {:.2}",
             o / b
         );
     };

@@ -696,6 +696,20 @@ impl Device {
         self.0.device.destroy();
     }
 
+    /// The wgpu device Olympus runs on, for an application's own pipelines over the
+    /// buffers [`Array::wgpu_buffer`](crate::Array::wgpu_buffer) hands out (the device
+    /// given to [`Device::from_wgpu`], or the one Olympus opened).
+    pub fn wgpu_device(&self) -> &wgpu::Device {
+        &self.0.device
+    }
+
+    /// The queue Olympus submits to. Work the application submits here runs after the
+    /// Olympus work already submitted; [`Array::wgpu_buffer`](crate::Array::wgpu_buffer)
+    /// submits what an array still waits on.
+    pub fn wgpu_queue(&self) -> &wgpu::Queue {
+        &self.0.queue
+    }
+
     /// Number of compiled kernels in the pipeline cache.
     pub fn cached_kernels(&self) -> usize {
         lock(&self.0.kernels).len()

@@ -4,6 +4,11 @@ use olympus::{numpy as np, Array, DType, Device, DeviceOptions};
 
 /// The application's own device, as a renderer would create it.
 fn app_device() -> (wgpu::Adapter, wgpu::Device, wgpu::Queue) {
+    app_device_with(None)
+}
+
+/// The application's device with `limits` (the adapter's own when `None`).
+fn app_device_with(limits: Option<wgpu::Limits>) -> (wgpu::Adapter, wgpu::Device, wgpu::Queue) {
     let mut desc = wgpu::InstanceDescriptor::new_without_display_handle();
     desc.backends = wgpu::Backends::VULKAN | wgpu::Backends::METAL | wgpu::Backends::DX12;
     let instance = wgpu::Instance::new(desc);
@@ -12,7 +17,7 @@ fn app_device() -> (wgpu::Adapter, wgpu::Device, wgpu::Queue) {
             .expect("an adapter");
     let (device, queue) = pollster::block_on(adapter.request_device(&wgpu::DeviceDescriptor {
         label: Some("app"),
-        required_limits: adapter.limits(),
+        required_limits: limits.unwrap_or_else(|| adapter.limits()),
         ..Default::default()
     }))
     .expect("a device");
@@ -169,18 +174,28 @@ fn applications_buffers_are_wrapped_without_a_copy() {
 }
 
 #[test]
+fn an_application_draws_with_the_device_olympus_opened() {
+    // A program that let Olympus open the device reaches it for its own passes.
+    let dev = Device::default_device().unwrap();
+    let x = olympus::with_device(&dev, || np::multiply(np::arange(1000).unwrap(), 3).unwrap());
+    let v = x.wgpu_buffer().unwrap();
+    let bytes = app_read(
+        dev.wgpu_device(),
+        dev.wgpu_queue(),
+        &v.buffer,
+        v.offset,
+        v.size,
+    );
+    let got: Vec<i32> = bytes
+        .chunks_exact(4)
+        .map(|b| i32::from_le_bytes(b.try_into().unwrap()))
+        .collect();
+    assert_eq!(got, (0..1000).map(|i| 3 * i).collect::<Vec<i32>>());
+}
+
+#[test]
 fn devices_without_what_olympus_needs_are_refused() {
-    let mut desc = wgpu::InstanceDescriptor::new_without_display_handle();
-    desc.backends = wgpu::Backends::VULKAN;
-    let instance = wgpu::Instance::new(desc);
-    let adapter =
-        pollster::block_on(instance.request_adapter(&wgpu::RequestAdapterOptions::default()))
-            .unwrap();
-    let (device, queue) = pollster::block_on(adapter.request_device(&wgpu::DeviceDescriptor {
-        required_limits: wgpu::Limits::downlevel_webgl2_defaults(),
-        ..Default::default()
-    }))
-    .unwrap();
+    let (adapter, device, queue) = app_device_with(Some(wgpu::Limits::downlevel_webgl2_defaults()));
     let e = Device::from_wgpu(&adapter, device, queue, DeviceOptions::default())
         .unwrap_err()
         .to_string();
@@ -225,17 +240,7 @@ fn kernels_see_what_the_application_writes_into_a_handed_out_buffer() {
 /// default device's answers, with the workgroup-tiled matmul a GPU would get.
 #[test]
 fn webgpu_downlevel_limits_run_every_kernel_family() {
-    let mut desc = wgpu::InstanceDescriptor::new_without_display_handle();
-    desc.backends = wgpu::Backends::VULKAN | wgpu::Backends::METAL | wgpu::Backends::DX12;
-    let instance = wgpu::Instance::new(desc);
-    let adapter =
-        pollster::block_on(instance.request_adapter(&wgpu::RequestAdapterOptions::default()))
-            .unwrap();
-    let (device, queue) = pollster::block_on(adapter.request_device(&wgpu::DeviceDescriptor {
-        required_limits: wgpu::Limits::downlevel_defaults(),
-        ..Default::default()
-    }))
-    .unwrap();
+    let (adapter, device, queue) = app_device_with(Some(wgpu::Limits::downlevel_defaults()));
     let options = DeviceOptions {
         matmul_workgroup_tiles: Some(true),
         ..DeviceOptions::default()
