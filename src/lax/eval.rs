@@ -217,6 +217,9 @@ pub(crate) fn run_cached(
         let total: u64 =
             out_windows.iter().sum::<u64>() + operands.iter().map(|o| o.windows).sum::<u64>();
         let bytes = out_bytes(&outs[0]);
+        if total > max_bindings(dev) && run_in_slabs(dev, program, inputs, &storages, outs)? {
+            return Ok(finish(dev, storages, outs));
+        }
         check_bindings(dev, program_name(program), total, bytes, &outs[0])?;
         let (kernel, meta) = cached_kernel(dev, cache, &operands, shape, &out_windows, || {
             elementwise_kernel(program, &operands, shape, &out_windows, &target)
@@ -233,13 +236,158 @@ pub(crate) fn run_cached(
         check_metadata(program_name(program), &meta, inputs, shape)?;
         inner.dispatch(&kernel, &bindings, &meta, groups)?;
     }
-    Ok(storages
+    Ok(finish(dev, storages, outs))
+}
+
+/// The arrays of a kernel's contiguous outputs.
+fn finish(dev: &Device, storages: Vec<Arc<crate::runtime::Storage>>, outs: &[Aval]) -> Vec<Array> {
+    storages
         .into_iter()
         .zip(outs)
         .map(|(storage, out)| {
-            Array::from_storage(dev.clone(), storage, Layout::contiguous(shape), out.clone())
+            Array::from_storage(
+                dev.clone(),
+                storage,
+                Layout::contiguous(&out.shape),
+                out.clone(),
+            )
         })
-        .collect())
+        .collect()
+}
+
+/// Runs an elementwise `program` whose operands and outputs need more storage bindings
+/// than one kernel may have, in slabs along the output's leading axis: each kernel binds
+/// only the part of each buffer its slab reads or writes ([`Rebased`]). Only programs whose
+/// every value depends on its operands' elements at the same index split so; returns
+/// `false` (nothing run) for others, and for slabs that still need too many bindings.
+fn run_in_slabs(
+    dev: &Device,
+    program: &Program,
+    inputs: &[&Array],
+    storages: &[Arc<crate::runtime::Storage>],
+    outs: &[Aval],
+) -> Result<bool> {
+    let shape = &outs[0].shape;
+    let pointwise = program.nodes.iter().all(|n| {
+        matches!(
+            n.prim,
+            Primitive::Unary(_)
+                | Primitive::Binary(_)
+                | Primitive::Compare(_)
+                | Primitive::Select
+                | Primitive::ConvertElementType { .. }
+                | Primitive::Copy
+                | Primitive::Full { .. }
+                | Primitive::Fma
+                | Primitive::BitcastConvertType { .. }
+        )
+    });
+    if !pointwise || shape.is_empty() || inputs.iter().any(|a| a.ndim() != shape.len()) {
+        return Ok(false);
+    }
+    let rows = shape[0] as u64;
+    let row = crate::shape::size_of(&shape[1..]) as u64;
+    let mut t = target(dev);
+    // Each slab's outputs start where a binding may (the device's offset alignment, a
+    // power of two) and its threads store whole vectors; the slab is a number of rows.
+    let align = u64::from(dev.0.info.limits.min_storage_buffer_offset_alignment).max(16);
+    let quantum = outs
+        .iter()
+        .map(|o| align / o.dtype.storage_bytes() as u64)
+        .fold(codegen::PER_THREAD * t.vectors, u64::max);
+    let step = quantum / gcd(row.max(1), quantum);
+    let stores = inputs
+        .iter()
+        .map(|a| a.storage())
+        .collect::<Result<Vec<_>>>()?;
+    let slab = |r0: u64, r1: u64| -> (Vec<usize>, Vec<Rebased>, Vec<(u64, u64)>) {
+        let mut sub = shape.clone();
+        sub[0] = (r1 - r0) as usize;
+        let ins = inputs
+            .iter()
+            .zip(&stores)
+            .map(|(a, st)| {
+                let l = a.layout();
+                let layout = Layout {
+                    shape: sub.clone(),
+                    strides: l.strides.clone(),
+                    offset: (l.offset as isize + r0 as isize * l.strides[0]) as usize,
+                };
+                Rebased::new(dev, layout, a.dtype(), st.bytes, &t)
+            })
+            .collect();
+        let outs = storages
+            .iter()
+            .zip(outs)
+            .map(|(st, o)| {
+                let eb = o.dtype.storage_bytes() as u64;
+                let base = r0 * row * eb;
+                // The last slab writes up to the whole vector the output ends in.
+                let end = if r1 == rows {
+                    out_bytes(o).min(st.bytes)
+                } else {
+                    r1 * row * eb
+                };
+                (base, codegen::windows_for(end - base, &t))
+            })
+            .collect();
+        (sub, ins, outs)
+    };
+    let windows = |(_, ins, outs): &(Vec<usize>, Vec<Rebased>, Vec<(u64, u64)>)| {
+        ins.iter().map(|r| r.windows).sum::<u64>() + outs.iter().map(|o| o.1).sum::<u64>()
+    };
+    let mut per = rows;
+    while per > 0 && windows(&slab(0, per)) > max_bindings(dev) {
+        per = (per / 2) / step * step;
+    }
+    if per == 0 {
+        return Ok(false);
+    }
+    let slabs: Vec<_> = (0..rows)
+        .step_by(per as usize)
+        .map(|r0| slab(r0, (r0 + per).min(rows)))
+        .collect();
+    if slabs.iter().any(|s| windows(s) > max_bindings(dev)) {
+        return Ok(false);
+    }
+    // A program's constants have the output's shape: each slab's, here.
+    let mut program = program.clone();
+    for (sub, ins, outs_at) in &slabs {
+        for node in &mut program.nodes {
+            if let Primitive::Full { shape, .. } = &mut node.prim {
+                *shape = sub.clone();
+            }
+        }
+        let n = crate::shape::size_of(sub) as u64;
+        t.written_out = t.vectors > 1 && n >= codegen::CPU_VECTORS_FROM;
+        let operands: Vec<Operand<'_>> = ins.iter().map(Rebased::operand).collect();
+        let out_windows: Vec<u64> = outs_at.iter().map(|o| o.1).collect();
+        let g = elementwise_kernel(&program, &operands, sub, &out_windows, &t)?;
+        let kernel = dev.0.kernel(&g.body, || g.source())?;
+        check_metadata(program_name(&program), &g.meta, inputs, sub)?;
+        let bindings = bind_windows_from(
+            stores
+                .iter()
+                .copied()
+                .zip(ins)
+                .map(|(st, r)| (st, r.windows, r.base))
+                .chain(storages.iter().zip(outs_at).map(|(st, o)| (st, o.1, o.0))),
+            t.window_bytes,
+        );
+        let groups = n
+            .div_ceil(codegen::PER_THREAD * t.vectors)
+            .div_ceil(codegen::WORKGROUP);
+        dev.0.dispatch(&kernel, &bindings, &g.meta, groups)?;
+    }
+    Ok(true)
+}
+
+fn gcd(a: u64, b: u64) -> u64 {
+    if b == 0 {
+        a
+    } else {
+        gcd(b, a % b)
+    }
 }
 
 /// The buffers of `inputs` and the operands they are as far as a generated kernel cares,
@@ -1014,7 +1162,124 @@ fn reduce(
     axes: &[usize],
     out: Aval,
 ) -> Result<Array> {
+    if let Some(r) = reduce_in_slabs(dev, op, x, axes, &out)? {
+        return Ok(r);
+    }
     reduce_from(dev, op, First::Array(x), x.shape(), axes, out, None)
+}
+
+/// A reduction of an array whose buffer needs more storage bindings than a kernel may have
+/// (wgpu's GL backend: 16 of 128 MiB): the leading axis in slabs, each reduced by itself
+/// binding only its part of the buffer ([`Rebased`]). Where the leading axis is reduced the
+/// slabs' results are combined in the accumulator's type; where it is kept each slab's
+/// rows are copied into their place in the result. `None` where no split is needed or
+/// none fits (then the reduction reports the bindings it needs).
+fn reduce_in_slabs(
+    dev: &Device,
+    op: crate::lax::ReduceOp,
+    x: &Array,
+    axes: &[usize],
+    out: &Aval,
+) -> Result<Option<Array>> {
+    use crate::lax::{BinaryOp, ReduceOp};
+    let t = target(dev);
+    let st = x.storage()?;
+    let acc = crate::codegen::reduce::accumulator(op, x.dtype());
+    let acc_bytes = acc.storage_bytes() as u64;
+    let max = max_bindings(dev);
+    let rows = x.shape().first().copied().unwrap_or(0);
+    let reduced = axes.contains(&0);
+    // A slab's output: the whole result's shape where the leading axis is reduced, else
+    // the slab's rows of it.
+    let out_shape = |r: usize| -> Vec<usize> {
+        let mut s = out.shape.clone();
+        if !reduced {
+            s[0] = r;
+        }
+        s
+    };
+    // The partials a pass writes are at most its output's size in the accumulator's type,
+    // and one more window for their chunks.
+    let out_windows = |r: usize| {
+        codegen::windows_for(crate::shape::size_of(&out_shape(r)) as u64 * acc_bytes, &t) + 1
+    };
+    // Kept, the leading axis must lead the result too (callers may ask for any shape of
+    // the reduced values).
+    if rows < 2 || !reduced && out.shape.first() != Some(&rows) {
+        return Ok(None);
+    }
+    let windows = input_windows(dev, st, 0, &t);
+    if windows == codegen::TEXTURE || windows + out_windows(rows) <= max {
+        return Ok(None);
+    }
+    let slab = |r0: usize, r1: usize| -> Result<Array> {
+        let mut start = vec![0; x.ndim()];
+        start[0] = r0;
+        let mut limit = x.shape().to_vec();
+        limit[0] = r1;
+        crate::lax::slice(x, &start, &limit, None)
+    };
+    let fits = |r: usize| -> Result<bool> {
+        let a = slab(0, r)?;
+        let w = Rebased::new(dev, a.layout().clone(), a.dtype(), st.bytes, &t).windows;
+        Ok(w + out_windows(r) <= max)
+    };
+    let mut per = rows;
+    while per > 1 && !fits(per)? {
+        per /= 2;
+    }
+    if !fits(per)? {
+        return Ok(None);
+    }
+    let combine = match op {
+        ReduceOp::Sum => BinaryOp::Add,
+        ReduceOp::Prod => BinaryOp::Mul,
+        ReduceOp::Max => BinaryOp::Max,
+        ReduceOp::Min => BinaryOp::Min,
+        ReduceOp::And => BinaryOp::And,
+        ReduceOp::Or => BinaryOp::Or,
+    };
+    let whole = Aval::new(out.shape.clone(), acc, false);
+    let kept = if reduced {
+        None
+    } else {
+        let bytes = crate::shape::size_of(&out.shape) as u64 * acc_bytes;
+        Some(dev.alloc(BufferKind::Storage, bytes, op.name(), &out.shape, out.dtype)?)
+    };
+    let mut total: Option<Array> = None;
+    for r0 in (0..rows).step_by(per) {
+        let r1 = (r0 + per).min(rows);
+        let part = slab(r0, r1)?;
+        let aval = Aval::new(out_shape(r1 - r0), acc, false);
+        let r = reduce_from(dev, op, First::Array(&part), part.shape(), axes, aval, None)?;
+        match &kept {
+            // Each slab's rows are contiguous in the result (the leading axis is its first).
+            Some(dst) => {
+                let row = crate::shape::size_of(&out.shape[1..]) as u64 * acc_bytes;
+                let src = r.storage()?;
+                dev.0.copy_buffer(
+                    src,
+                    r.layout().offset as u64 * acc_bytes,
+                    dst,
+                    r0 as u64 * row,
+                    (r1 - r0) as u64 * row,
+                )?;
+            }
+            None => {
+                total = Some(match total {
+                    None => r,
+                    Some(t) => crate::lax::binary(combine, &t, &r)?,
+                })
+            }
+        }
+    }
+    let result = match kept {
+        Some(storage) => {
+            Array::from_storage(dev.clone(), storage, Layout::contiguous(&out.shape), whole)
+        }
+        None => total.expect("at least two slabs"),
+    };
+    as_out(result, out).map(Some)
 }
 
 /// Runs a reduction of the values of an elementwise `program` over `inputs` (each of the
@@ -1118,8 +1383,16 @@ fn bind_windows<'a>(
     buffers: impl IntoIterator<Item = (&'a Arc<crate::runtime::Storage>, u64)>,
     window_bytes: u64,
 ) -> Vec<Binding<'a>> {
+    bind_windows_from(buffers.into_iter().map(|(s, w)| (s, w, 0)), window_bytes)
+}
+
+/// [`bind_windows`] with each buffer's windows starting at a byte offset (see [`Rebased`]).
+fn bind_windows_from<'a>(
+    buffers: impl IntoIterator<Item = (&'a Arc<crate::runtime::Storage>, u64, u64)>,
+    window_bytes: u64,
+) -> Vec<Binding<'a>> {
     let mut bindings = Vec::new();
-    for (s, windows) in buffers {
+    for (s, windows, base) in buffers {
         if windows == codegen::TEXTURE {
             bindings.push(Binding::Texture {
                 buffer: s.buffer(),
@@ -1127,7 +1400,7 @@ fn bind_windows<'a>(
             });
         }
         for w in 0..windows {
-            let offset = w * window_bytes;
+            let offset = base + w * window_bytes;
             bindings.push(Binding::Buffer {
                 buffer: s.buffer(),
                 offset,
@@ -1136,6 +1409,56 @@ fn bind_windows<'a>(
         }
     }
     bindings
+}
+
+/// An operand read from the part of its buffer its layout touches, bound from the aligned
+/// byte offset `base` on (the layout's offset counts from there). A kernel then binds only
+/// the windows its slice reads, so a slab of a buffer larger than a kernel may bind at once
+/// (wgpu's GL backend binds 16 windows of 128 MiB) can be read by itself.
+struct Rebased {
+    layout: Layout,
+    base: u64,
+    windows: u64,
+    padded: bool,
+}
+
+impl Rebased {
+    fn new(dev: &Device, layout: Layout, dtype: DType, buffer_bytes: u64, t: &Target) -> Rebased {
+        let eb = dtype.storage_bytes() as u64;
+        let align = u64::from(dev.0.info.limits.min_storage_buffer_offset_alignment).max(16);
+        let (lo, hi) = layout.span().unwrap_or((layout.offset, layout.offset));
+        let base = (lo as u64 * eb) / align * align;
+        // Vector loads may read up to the next multiple of four elements where the buffer
+        // holds them (as `Operand::padded` says).
+        let end4 = (hi as u64).next_multiple_of(4) * eb;
+        let padded = buffer_bytes >= end4;
+        let end = if padded {
+            end4
+        } else {
+            (hi as u64 * eb).next_multiple_of(4).min(buffer_bytes)
+        };
+        let mut layout = layout;
+        layout.offset -= (base / eb) as usize;
+        Rebased {
+            layout,
+            base,
+            windows: codegen::windows_for(end.saturating_sub(base), t),
+            padded,
+        }
+    }
+
+    fn operand(&self) -> Operand<'_> {
+        Operand {
+            layout: &self.layout,
+            windows: self.windows,
+            padded: self.padded,
+        }
+    }
+}
+
+/// Storage-buffer bindings a kernel may use on `dev`.
+fn max_bindings(dev: &Device) -> u64 {
+    u64::from(dev.0.info.limits.max_storage_buffers_per_shader_stage)
 }
 
 /// How a kernel over `elements` elements reads an input from `st`: [`codegen::TEXTURE`]
@@ -1267,13 +1590,29 @@ fn reduce_from(
             let (kernel, meta, threads, stores) = match (&cur, &fused) {
                 (Some(x), _) => {
                     let st = x.storage()?;
-                    let windows = input_windows(dev, st, 0, &target);
+                    let mut windows = input_windows(dev, st, 0, &target);
+                    // A slab of a larger buffer binds only the windows it reads.
+                    let rebased = (windows != codegen::TEXTURE
+                        && windows + out_windows > max_bindings(dev))
+                    .then(|| Rebased::new(dev, x.layout().clone(), x.dtype(), st.bytes, &target));
+                    let (layout, base) = match &rebased {
+                        Some(r) => {
+                            windows = r.windows;
+                            (&r.layout, r.base)
+                        }
+                        None => (x.layout(), 0),
+                    };
                     check_bindings(dev, name, windows + out_windows, st.bytes, &out)?;
-                    let source = Source::buffer(op, x.dtype(), x.layout(), windows, run, &target);
+                    let source = Source::buffer(op, x.dtype(), layout, windows, run, &target);
                     let g = generate(&source);
                     let kernel = inner.kernel(&g.body, || g.source())?;
                     let meta: Arc<[u32]> = g.meta.into();
-                    (kernel, meta, threads(source.vector), vec![(st, windows)])
+                    (
+                        kernel,
+                        meta,
+                        threads(source.vector),
+                        vec![(st, windows, base)],
+                    )
                 }
                 (None, Some((p, inputs))) => {
                     let inputs: Vec<&Array> = inputs.iter().collect();
@@ -1301,7 +1640,11 @@ fn reduce_from(
                         kernel,
                         meta,
                         threads(vector),
-                        stores.into_iter().zip(windows).collect(),
+                        stores
+                            .into_iter()
+                            .zip(windows)
+                            .map(|(st, w)| (st, w, 0))
+                            .collect(),
                     )
                 }
                 (None, None) => unreachable!("a reduction reads an array or a program"),
@@ -1313,8 +1656,8 @@ fn reduce_from(
                 (None, None) => Vec::new(),
             };
             check_metadata(name, &meta, &operands, shape)?;
-            let bindings = bind_windows(
-                stores.into_iter().chain([(&storage, out_windows)]),
+            let bindings = bind_windows_from(
+                stores.into_iter().chain([(&storage, out_windows, 0)]),
                 target.window_bytes,
             );
             inner.dispatch(&kernel, &bindings, &meta, groups)?;

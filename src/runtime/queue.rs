@@ -235,6 +235,34 @@ impl DeviceInner {
         Some(index)
     }
 
+    /// Records a copy of `bytes` bytes of `src` from `src_offset` into `dst` at
+    /// `dst_offset` (each a multiple of 4), in order with the recorded kernels. `dst` must
+    /// be a buffer no staged texture copies (one allocated for the result being built).
+    pub(crate) fn copy_buffer(
+        &self,
+        src: &Storage,
+        src_offset: u64,
+        dst: &Storage,
+        dst_offset: u64,
+        bytes: u64,
+    ) -> Result<()> {
+        self.check_alive()?;
+        if bytes == 0 {
+            return Ok(());
+        }
+        let mut b = lock(&self.batch);
+        // Copies are recorded outside compute passes.
+        b.pass = None;
+        self.encoder(&mut b).copy_buffer_to_buffer(
+            src.buffer(),
+            src_offset,
+            dst.buffer(),
+            dst_offset,
+            bytes,
+        );
+        Ok(())
+    }
+
     fn encoder<'b>(&self, b: &'b mut Batch) -> &'b mut wgpu::CommandEncoder {
         b.encoder.get_or_insert_with(|| {
             self.device

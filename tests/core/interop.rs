@@ -285,3 +285,135 @@ fn webgpu_downlevel_limits_run_every_kernel_family() {
         }
     }
 }
+
+/// A device that binds 4 storage buffers of 4 KiB (WebGPU's downlevel count, tiny
+/// windows): every operand below spans more windows than one kernel may bind, as arrays
+/// past 1.9 GiB do on wgpu's GL backend (16 bindings of 128 MiB). Elementwise ops and
+/// reductions run in slabs along the leading axis, each kernel binding only its part.
+#[test]
+fn operands_past_what_one_kernel_binds_run_in_slabs() {
+    let (adapter, device, queue) = app_device_with(Some(wgpu::Limits::downlevel_defaults()));
+    let options = DeviceOptions {
+        max_binding_bytes: Some(4096),
+        ..DeviceOptions::default()
+    };
+    let tiny = Device::from_wgpu(&adapter, device, queue, options).unwrap();
+    assert_eq!(tiny.info().limits.max_storage_buffers_per_shader_stage, 4);
+    let values = |n: usize, seed: u32| -> Vec<f32> {
+        (0..n)
+            .map(|i| ((i as u32).wrapping_mul(2654435761) ^ seed) as f32 / 4.3e9 - 0.5)
+            .collect()
+    };
+    let on =
+        |dev: &Device, v: &[f32], shape: &[usize]| Array::from_slice_on(dev, v, shape).unwrap();
+    // 10,001 float32 are 10 windows; (200, 64) 13; (64, 16, 8) 8.
+    let (a, b) = (values(10_001, 1), values(10_001, 2));
+    let m = values(200 * 64, 3);
+    let c = values(64 * 16 * 8, 4);
+    let row = values(64, 5);
+    let f32s = |x: &Array| x.astype(DType::Float32).unwrap().to_vec::<f32>().unwrap();
+
+    // Elementwise results are exact: compare them with the host's float32 arithmetic.
+    olympus::with_device(&tiny, || {
+        let (ga, gb) = (on(&tiny, &a, &[10_001]), on(&tiny, &b, &[10_001]));
+        let sum = f32s(&np::add(&ga, &gb).unwrap());
+        assert!(sum
+            .iter()
+            .zip(a.iter().zip(&b))
+            .all(|(s, (x, y))| *s == x + y));
+        let w = np::r#where(
+            np::greater(&ga, 0.0).unwrap(),
+            &ga,
+            np::multiply(&gb, 2.0).unwrap(),
+        )
+        .unwrap();
+        let want: Vec<f32> = a
+            .iter()
+            .zip(&b)
+            .map(|(&x, &y)| if x > 0.0 { x } else { 2.0 * y })
+            .collect();
+        assert_eq!(f32s(&w), want);
+        // float16 packs two to a word: odd lengths, slabs of whole pairs.
+        let h = np::add(
+            ga.astype(DType::Float16).unwrap(),
+            gb.astype(DType::Float16).unwrap(),
+        )
+        .unwrap();
+        let want: Vec<f32> = a
+            .iter()
+            .zip(&b)
+            .map(|(&x, &y)| {
+                let (x, y) = (
+                    half::f16::from_f32(x).to_f32(),
+                    half::f16::from_f32(y).to_f32(),
+                );
+                half::f16::from_f32(x + y).to_f32()
+            })
+            .collect();
+        assert_eq!(f32s(&h), want);
+        // A reversed view, and a row broadcast down the leading axis.
+        let gm = on(&tiny, &m, &[200, 64]);
+        let flipped = f32s(
+            &np::add(
+                gm.slice(olympus::s![..;-1, ..]).unwrap(),
+                on(&tiny, &row, &[64]),
+            )
+            .unwrap(),
+        );
+        for i in [0usize, 1, 99, 199] {
+            for j in [0usize, 31, 63] {
+                assert_eq!(
+                    flipped[i * 64 + j],
+                    m[(199 - i) * 64 + j] + row[j],
+                    "({i}, {j})"
+                );
+            }
+        }
+    });
+
+    // Reductions against the default device (the sums' order differs, so within 1e-5).
+    let reductions = |dev: &Device| -> Vec<Vec<f32>> {
+        olympus::with_device(dev, || {
+            let (ga, gm, gc) = (
+                on(dev, &a, &[10_001]),
+                on(dev, &m, &[200, 64]),
+                on(dev, &c, &[64, 16, 8]),
+            );
+            let ax = |x: &Array, axes: &[isize]| np::sum(x, Some(axes), false).unwrap();
+            vec![
+                f32s(&np::sum(&ga, None, false).unwrap()),
+                f32s(&np::max(&ga, None, false).unwrap()),
+                f32s(&np::min(&gm, None, false).unwrap()),
+                f32s(&np::mean(&ga, None, false).unwrap()),
+                f32s(&ax(&gm, &[0])),
+                f32s(&ax(&gm, &[1])),
+                f32s(&ax(&gc, &[0, 2])),
+                f32s(&ax(&gc, &[1])),
+                f32s(&np::max(&gc, Some(&[2]), true).unwrap()),
+                f32s(&np::any(np::greater(&gm, 0.49).unwrap(), Some(&[1]), false).unwrap()),
+                f32s(&np::all(np::greater(&gc, -0.49).unwrap(), None, false).unwrap()),
+                f32s(&np::sum(ga.astype(DType::Float16).unwrap(), None, false).unwrap()),
+            ]
+        })
+    };
+    let (got, want) = (
+        reductions(&tiny),
+        reductions(&Device::default_device().unwrap()),
+    );
+    for (i, (g, w)) in got.iter().zip(&want).enumerate() {
+        assert_eq!(g.len(), w.len(), "reduction {i}");
+        for (x, y) in g.iter().zip(w) {
+            assert!(
+                (x - y).abs() <= 1e-5 * y.abs().max(1.0),
+                "reduction {i}: {x} vs {y}"
+            );
+        }
+    }
+
+    // A kernel that cannot be split (an iota fills the output by position) names the
+    // bindings it would need.
+    let e = olympus::with_device(&tiny, || np::arange(10_000))
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("max_storage_buffers_per_shader_stage"), "{e}");
+}

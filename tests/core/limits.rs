@@ -365,18 +365,11 @@ fn largest_buffer_limit_is_stated() {
     // Just under the adapter's max_buffer_size but past one storage binding: the array,
     // or an error that states the limit it hit.
     match np::ones(&[(1 << 29) - 64], DType::Float32) {
-        // A device with few storage bindings (GL's 16 of 128 MiB) cannot read it in one
-        // kernel: then the sum is an error that states that limit.
-        Ok(a) => match np::sum(&a, None, false) {
-            Ok(s) => assert_eq!(s.item::<f32>().unwrap(), ((1u64 << 29) - 64) as f32),
-            Err(e) => {
-                let msg = e.to_string();
-                assert!(
-                    msg.contains("max_storage_buffers_per_shader_stage"),
-                    "{msg}"
-                );
-            }
-        },
+        // A device with few storage bindings (GL's 16 of 128 MiB) reads it in slabs.
+        Ok(a) => {
+            let s = np::sum(&a, None, false).unwrap();
+            assert_eq!(s.item::<f32>().unwrap(), ((1u64 << 29) - 64) as f32);
+        }
         Err(e) => {
             let msg = e.to_string();
             assert!(msg.contains("limit") || msg.contains("largest"), "{msg}");

@@ -1129,3 +1129,34 @@ fn sort_past_one_binding() {
         .enumerate()
         .all(|(i, &p)| keys[p as usize] == i as i32));
 }
+
+/// Arrays past what one kernel may bind on wgpu's GL backend (16 storage buffers of 128
+/// MiB): a 2 GiB array summed, and two 700 MB arrays added, in slabs. On adapters with
+/// more bindings it checks the same values in one kernel. Run with
+/// `OLYMPUS_BACKEND=gl cargo test --test core sizes::past_every -- --ignored`.
+#[test]
+#[ignore = "4 GB of memory and a minute on a software adapter; run with --ignored"]
+fn past_every_binding_of_one_kernel() {
+    // 16 windows of 128 MiB for the input, one more for the partial sums.
+    let n = 510_000_000;
+    let x = np::ones(&[n], DType::Float32).unwrap();
+    let total = np::sum(&x, None, false).unwrap().to_vec::<f32>().unwrap()[0];
+    assert_eq!(total, n as f32);
+    let halves = np::sum(
+        np::reshape(&x, &[2, n as isize / 2]).unwrap(),
+        Some(&[1]),
+        false,
+    )
+    .unwrap();
+    assert_eq!(halves.to_vec::<f32>().unwrap(), vec![(n / 2) as f32; 2]);
+    drop((x, halves));
+    // Six windows each, eighteen bindings in all.
+    let m = 175_000_000;
+    let a = np::arange(m as i64).unwrap();
+    let b = np::full(&[m], -1, None).unwrap();
+    let c = np::add(&a, &b).unwrap();
+    let at = [0, 1, m as i32 / 2, m as i32 - 1];
+    let probe = np::take(&c, Array::from_slice(&at, &[4]).unwrap(), None).unwrap();
+    let want: Vec<i32> = at.iter().map(|i| i - 1).collect();
+    assert_eq!(probe.to_vec::<i32>().unwrap(), want);
+}
