@@ -9,11 +9,27 @@ use crate::dtype::DType;
 /// The result type used throughout Olympus.
 pub type Result<T> = std::result::Result<T, Error>;
 
+/// Formats a shape as NumPy does: `(2, 3)`, `(4,)`, `()`.
+pub fn fmt_shape(shape: &[usize]) -> String {
+    match shape {
+        [] => "()".to_string(),
+        [n] => format!("({n},)"),
+        _ => format!(
+            "({})",
+            shape
+                .iter()
+                .map(|d| d.to_string())
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+    }
+}
+
 /// Formats a list of shapes as `(2, 3), (4,)`.
 pub(crate) fn fmt_shapes(shapes: &[Vec<usize>]) -> String {
     shapes
         .iter()
-        .map(|s| crate::shape::fmt_shape(s))
+        .map(|s| fmt_shape(s))
         .collect::<Vec<_>>()
         .join(", ")
 }
@@ -61,7 +77,7 @@ pub enum Error {
     },
     /// The array would not fit the device (larger than its largest buffer), or the device ran
     /// out of memory while allocating it. The device stays usable.
-    #[error("{func}: out of device memory allocating {bytes} bytes for shape {} {dtype}: {reason}", crate::shape::fmt_shape(.shape))]
+    #[error("{func}: out of device memory allocating {bytes} bytes for shape {} {dtype}: {reason}", fmt_shape(.shape))]
     OutOfMemory {
         /// The public function that failed.
         func: String,

@@ -2,21 +2,8 @@
 
 use crate::error::{Error, Result};
 
-/// Formats a shape as NumPy does: `(2, 3)`, `(4,)`, `()`.
-pub fn fmt_shape(shape: &[usize]) -> String {
-    match shape {
-        [] => "()".to_string(),
-        [n] => format!("({n},)"),
-        _ => format!(
-            "({})",
-            shape
-                .iter()
-                .map(|d| d.to_string())
-                .collect::<Vec<_>>()
-                .join(", ")
-        ),
-    }
-}
+// Defined with the errors that print shapes, below this module.
+pub use crate::error::fmt_shape;
 
 /// Number of elements of a shape (1 for a 0-d shape).
 pub fn size_of(shape: &[usize]) -> usize {

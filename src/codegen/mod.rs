@@ -24,7 +24,7 @@ use crate::dtype::DType;
 use crate::error::Result;
 use crate::lax::Primitive;
 use crate::shape::Layout;
-use rules::compute_type;
+use rules::{compute_type, Ctx};
 
 /// Threads per workgroup.
 pub(crate) const WORKGROUP: u64 = 256;
@@ -271,22 +271,6 @@ fn uniform_metadata(body: &str) -> String {
     );
     rewrite(&body[at + DECL.len()..], &mut out);
     out
-}
-
-/// Collects scalar parameters for the metadata while rules are emitted.
-pub(crate) struct Ctx {
-    /// Metadata words before the parameters (the kernel's own sizes).
-    header: usize,
-    params: Vec<u32>,
-}
-
-impl Ctx {
-    /// Stores a parameter word; returns the WGSL expression reading it.
-    pub(crate) fn param(&mut self, v: u32) -> String {
-        let index = self.header + self.params.len();
-        self.params.push(v);
-        format!("md[{index}u]")
-    }
 }
 
 #[derive(Clone, Copy, PartialEq, Eq)]

@@ -3,10 +3,25 @@
 //! Expressions are in the *compute type* of their dtype: `bool`, `i32`, `u32`, and `f32`
 //! for both float dtypes (float16 is computed in float32 and rounded once per operation).
 
-use super::Ctx;
 use crate::dtype::DType;
 use crate::error::{Error, Result};
 use crate::lax::{BinaryOp, CompareOp, Primitive, ThreefryOutput, UnaryOp};
+
+/// Collects scalar parameters for the metadata while rules are emitted.
+pub(crate) struct Ctx {
+    /// Metadata words before the parameters (the kernel's own sizes).
+    pub(super) header: usize,
+    pub(super) params: Vec<u32>,
+}
+
+impl Ctx {
+    /// Stores a parameter word; returns the WGSL expression reading it.
+    pub(crate) fn param(&mut self, v: u32) -> String {
+        let index = self.header + self.params.len();
+        self.params.push(v);
+        format!("md[{index}u]")
+    }
+}
 
 /// The WGSL type values of a dtype are computed in.
 pub(crate) fn compute_type(d: DType) -> &'static str {

@@ -7,7 +7,7 @@ use std::sync::{Arc, Mutex, OnceLock};
 
 use super::lock;
 use super::pool::{MemoryStats, Pool};
-use super::queue::Batch;
+use super::state::{Batch, StagedCache, TexturePool, TEXTURE_WIDTH};
 use crate::codegen::matmul::Variant as MatmulVariant;
 use crate::error::{Error, Result};
 
@@ -318,9 +318,9 @@ pub(crate) struct DeviceInner {
     pub(crate) matmul: MatmulVariant,
     pub(crate) pool: Mutex<Pool>,
     /// Textures that staged kernel inputs, kept for reuse.
-    pub(crate) textures: Mutex<super::queue::TexturePool>,
-    /// Staged copies of live buffers (see [`super::queue::StagedCache`]).
-    pub(crate) staged: Mutex<super::queue::StagedCache>,
+    pub(crate) textures: Mutex<TexturePool>,
+    /// Staged copies of live buffers (see [`StagedCache`]).
+    pub(crate) staged: Mutex<StagedCache>,
     pub(crate) batch: Mutex<Batch>,
     pub(crate) kernels: Mutex<HashMap<String, Arc<super::Kernel>>>,
     /// Whether the adapter's WGSL `fma` rounds once; probed on first need.
@@ -599,8 +599,7 @@ impl Device {
         // A texture row holds `TEXTURE_WIDTH` texels of 16 bytes; the tallest texture sets
         // the largest buffer that can be staged, and so does the pool: two textures of the
         // largest size must fit, or every dispatch would make a new one.
-        let texture_max =
-            u64::from(limits.max_texture_dimension_2d) * super::queue::TEXTURE_WIDTH * 16;
+        let texture_max = u64::from(limits.max_texture_dimension_2d) * TEXTURE_WIDTH * 16;
         let texture_min = options.texture_input_bytes.or(cpu.then_some(64 * 1024));
         // Inputs are read as read-only storage textures; a matmul binds two.
         let format = wgpu::TextureFormat::Rgba32Uint.guaranteed_format_features(device.features());
@@ -614,7 +613,7 @@ impl Device {
         let texture_inputs = texture_min.filter(|&m| {
             storage_read
                 && m <= texture_max
-                && u64::from(limits.max_texture_dimension_2d) >= super::queue::TEXTURE_WIDTH
+                && u64::from(limits.max_texture_dimension_2d) >= TEXTURE_WIDTH
         });
         let texture_inputs = texture_inputs.map(|m| (m, texture_max));
         let info = DeviceInfo {

@@ -4,6 +4,7 @@
 mod device;
 mod pool;
 mod queue;
+mod state;
 
 pub use device::{
     missing_limits, Backend, Device, DeviceInfo, DeviceOptions, F16Mode, KernelProfile,
@@ -11,7 +12,8 @@ pub use device::{
 pub use pool::MemoryStats;
 
 pub(crate) use pool::BufferKind;
-pub(crate) use queue::{Binding, Kernel, Storage, TEXTURE_WIDTH};
+pub(crate) use queue::{Binding, Storage};
+pub(crate) use state::{Kernel, TEXTURE_WIDTH};
 
 /// Locks a mutex, ignoring poisoning: a panic on another thread must not turn every later
 /// call into a panic too. The state each lock guards stays consistent between statements.

@@ -12,6 +12,8 @@ use std::sync::Arc;
 use super::device::{Device, DeviceInner};
 use super::lock;
 use super::pool::{size_class, BufferKind};
+use super::state::TEXTURE_WIDTH;
+use super::state::{Batch, Kernel, Staged, STAGED_CACHE_BYTES, TEXTURE_POOL_BYTES};
 use crate::dtype::DType;
 use crate::error::{Error, Result};
 
@@ -95,12 +97,6 @@ impl Drop for Storage {
     }
 }
 
-/// A compiled compute pipeline and its bind-group layout.
-pub(crate) struct Kernel {
-    pipeline: wgpu::ComputePipeline,
-    layout: wgpu::BindGroupLayout,
-}
-
 /// One binding of a dispatch.
 pub(crate) enum Binding<'a> {
     /// A byte range of a buffer, bound as a storage buffer.
@@ -116,74 +112,6 @@ pub(crate) enum Binding<'a> {
         buffer: &'a wgpu::Buffer,
         bytes: u64,
     },
-}
-
-/// Texels per row of a staging texture (a row is 64 KiB).
-pub(crate) const TEXTURE_WIDTH: u64 = 4096;
-
-/// Bytes of staging textures kept for reuse.
-pub(crate) const TEXTURE_POOL_BYTES: u64 = 512 << 20;
-
-/// Bytes of staged copies kept with live buffers ([`StagedCache`]).
-pub(crate) const STAGED_CACHE_BYTES: u64 = 1 << 30;
-
-/// Texture copies of live buffers, kept after the dispatch that staged them so that later
-/// kernels reading the same array skip the copy. A buffer's contents only change when a
-/// dispatch binds it as a storage buffer (an output; uploads go to fresh buffers), which
-/// drops its entry, as does the buffer's return to the pool. The oldest entries give way
-/// past [`STAGED_CACHE_BYTES`].
-#[derive(Default)]
-pub(crate) struct StagedCache {
-    map: std::collections::HashMap<wgpu::Buffer, Staged>,
-    bytes: u64,
-    clock: u64,
-}
-
-struct Staged {
-    texture: wgpu::Texture,
-    view: wgpu::TextureView,
-    /// Bytes of the buffer that were copied.
-    source_bytes: u64,
-    used: u64,
-}
-
-impl Staged {
-    fn texture_bytes(&self) -> u64 {
-        u64::from(self.texture.height()) * TEXTURE_WIDTH * 16
-    }
-}
-
-impl StagedCache {
-    /// Bytes of the cached textures.
-    pub(crate) fn bytes(&self) -> u64 {
-        self.bytes
-    }
-}
-
-/// Staging textures kept for reuse, by rows. A texture can be reused by the very next
-/// dispatch: commands run in the order they are recorded, and wgpu orders the copy into
-/// it after the kernels that read it before.
-#[derive(Default)]
-pub(crate) struct TexturePool {
-    free: Vec<(u32, wgpu::Texture)>,
-    bytes: u64,
-}
-
-impl TexturePool {
-    /// Bytes of the pooled textures.
-    pub(crate) fn bytes(&self) -> u64 {
-        self.bytes
-    }
-}
-
-#[derive(Default)]
-pub(crate) struct Batch {
-    encoder: Option<wgpu::CommandEncoder>,
-    pass: Option<wgpu::ComputePass<'static>>,
-    dispatches: usize,
-    meta: Vec<u8>,
-    meta_buf: Option<wgpu::Buffer>,
-    last: Option<wgpu::SubmissionIndex>,
 }
 
 impl DeviceInner {
