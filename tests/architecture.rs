@@ -251,7 +251,9 @@ fn module_aliases(sources: &[Source], nodes: &BTreeSet<String>) -> Aliases {
                         .or_else(|| t.path.last().cloned())
                         .unwrap_or_default();
                     if let Some(abs) = absolute(&t.path, &module, true, nodes) {
-                        let child = [module.as_slice(), &[name.clone()]].concat().join("/");
+                        let child = [module.as_slice(), std::slice::from_ref(&name)]
+                            .concat()
+                            .join("/");
                         if name != "*" && name != "self" && !nodes.contains(&child) {
                             aliases
                                 .entry(s.node.clone())
