@@ -117,8 +117,8 @@ fn read_npy<R: Read>(func: &str, path: &Path, file: npyz::NpyFile<R>) -> Result<
     match order {
         Order::C => Ok(a),
         Order::Fortran => {
-            let perm: Vec<isize> = (0..shape.len() as isize).rev().collect();
-            super::super::numpy::transpose(&a, Some(&perm))
+            let perm: Vec<usize> = (0..shape.len()).rev().collect();
+            crate::lax::transpose(&a, &perm)
         }
     }
 }
@@ -296,7 +296,7 @@ pub fn load_npz(path: impl AsRef<Path>) -> Result<BTreeMap<String, Array>> {
 /// bool, float16 as `<f2`), which `np.load` reads bit for bit.
 pub fn save(path: impl AsRef<Path>, x: impl ArrayLike) -> Result<()> {
     let path = path.as_ref();
-    let x = super::super::numpy::asarray(operand("save", 1, x)?)?;
+    let x = crate::convert::to_array("save", operand("save", 1, x)?)?;
     let f = std::fs::File::create(path).map_err(|e| io_err("save", path, e))?;
     write_into("save", path, &x, std::io::BufWriter::new(f))
 }
@@ -335,7 +335,7 @@ pub fn savez<S: AsRef<str>, A: ArrayLike>(
     let path = path.as_ref();
     let mut npz = npyz::npz::NpzWriter::create(path).map_err(|e| io_err("savez", path, e))?;
     for (i, (name, a)) in arrays.into_iter().enumerate() {
-        let x = super::super::numpy::asarray(operand("savez", i + 1, a)?)?;
+        let x = crate::convert::to_array("savez", operand("savez", i + 1, a)?)?;
         let opts = npyz::zip::write::FileOptions::default()
             .compression_method(npyz::zip::CompressionMethod::Stored);
         let shape: Vec<u64> = x.shape().iter().map(|&d| d as u64).collect();

@@ -7,7 +7,7 @@ use half::f16;
 
 use crate::array::{current_device, Array};
 use crate::convert::{operand, operand_device, ArrayLike, Operand};
-use crate::dtype::{result_type, DType, TypeSpec};
+use crate::dtype::{DType, TypeSpec};
 use crate::error::{Error, Result};
 use crate::lax::{self, CompareOp, Literal};
 
@@ -215,10 +215,7 @@ pub fn full_like(x: impl ArrayLike, fill_value: impl ArrayLike) -> Result<Array>
 /// ```
 pub fn asarray(x: impl ArrayLike) -> Result<Array> {
     overridable!("asarray"; [one x]; []);
-    let op = operand("asarray", 0, x)?;
-    let t = result_type(&[op.type_spec()]);
-    let device = operand_device("asarray", std::slice::from_ref(&op))?;
-    op.materialize("asarray", &device, t)
+    crate::convert::to_array("asarray", operand("asarray", 0, x)?)
 }
 
 /// Converts `x` to an array (`jnp.array`); the same as [`asarray`], since arrays are

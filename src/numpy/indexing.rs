@@ -1235,3 +1235,5 @@ impl At<'_> {
         self.apply("at.max", values, lax::ScatterMode::Max)
     }
 }
+
+super::overrides::debug_param!(IndexMode);

@@ -555,3 +555,5 @@ fn triangle(func: &str, x: impl ArrayLike, k: isize, lower: bool) -> Result<Arra
     let zero = lax::full(x.shape(), Literal::I32(0).cast(x.dtype()), Some(dev))?;
     lax::select(&keep, &x, &zero.with_weak(x.weak_type()))
 }
+
+super::overrides::debug_param!(Sections, Repeats, PadMode);

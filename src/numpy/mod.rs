@@ -32,22 +32,23 @@ pub use joins::{
 };
 pub use linalg::{diagonal, dot, einsum, inner, matmul, outer, tensordot, trace, vdot};
 pub use reductions::{
-    all, any, argmax, argmin, argsort, argsort_with, count_nonzero, cumprod, cumsum, logsumexp,
-    max, mean, median, min, nanmax, nanmean, nanmin, nansum, prod, sort, sort_with, std, sum, var,
+    all, allclose, any, argmax, argmin, argsort, argsort_with, array_equal, count_nonzero, cumprod,
+    cumsum, logsumexp, max, mean, median, min, nanmax, nanmean, nanmin, nansum, prod, sort,
+    sort_with, std, sum, var,
 };
 pub use shapes::{
     atleast_1d, atleast_2d, atleast_3d, broadcast_arrays, broadcast_to, expand_dims, flip,
     moveaxis, ravel, reshape, squeeze, swapaxes, transpose,
 };
 pub use ufuncs::{
-    abs, absolute, add, allclose, arccos, arccosh, arcsin, arcsinh, arctan, arctan2, arctanh,
-    array_equal, bitwise_and, bitwise_not, bitwise_or, bitwise_xor, cbrt, ceil, clip, copysign,
-    cos, cosh, deg2rad, divide, equal, exp, exp2, expm1, floor, floor_divide, fmax, fmin, fmod,
-    gcd, greater, greater_equal, hypot, invert, isclose, isfinite, isinf, isnan, lcm, left_shift,
-    less, less_equal, log, log10, log1p, log2, logaddexp, logaddexp2, logical_and, logical_not,
-    logical_or, logical_xor, maximum, minimum, multiply, nan_to_num, negative, not_equal, positive,
-    power, r#mod, r#where, rad2deg, reciprocal, remainder, right_shift, rint, round, sign, signbit,
-    sin, sinh, sqrt, square, subtract, tan, tanh, true_divide, trunc,
+    abs, absolute, add, arccos, arccosh, arcsin, arcsinh, arctan, arctan2, arctanh, bitwise_and,
+    bitwise_not, bitwise_or, bitwise_xor, cbrt, ceil, clip, copysign, cos, cosh, deg2rad, divide,
+    equal, exp, exp2, expm1, floor, floor_divide, fmax, fmin, fmod, gcd, greater, greater_equal,
+    hypot, invert, isclose, isfinite, isinf, isnan, lcm, left_shift, less, less_equal, log, log10,
+    log1p, log2, logaddexp, logaddexp2, logical_and, logical_not, logical_or, logical_xor, maximum,
+    minimum, multiply, nan_to_num, negative, not_equal, positive, power, r#mod, r#where, rad2deg,
+    reciprocal, remainder, right_shift, rint, round, sign, signbit, sin, sinh, sqrt, square,
+    subtract, tan, tanh, true_divide, trunc,
 };
 
 pub use crate::dtype::{promote_types, result_type, DType};

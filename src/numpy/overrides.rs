@@ -54,305 +54,32 @@
 //! # Ok::<(), olympus::Error>(())
 //! ```
 
-use std::any::{Any, TypeId};
 use std::collections::HashMap;
 use std::fmt;
 use std::sync::Arc;
 
-use crate::array::Array;
 use crate::convert::{ArrayLike, Operand};
-use crate::dtype::{DType, TypeSpec};
+use crate::dtype::TypeSpec;
 use crate::error::{Error, Result};
 
-/// A type's handler for the numpy calls it takes part in. See the [module docs](self).
-pub trait ArrayFunction: Any + Send + Sync {
-    /// Computes `call`, or declines with `None` (NEP 18's `NotImplemented`).
-    fn array_function(&self, call: &Call<'_>) -> Option<Result<Value>>;
-}
+// The handler side of the protocol lives with the conversion it extends (`convert`, below
+// `numpy`): `ArrayLike::overrides` returns an `ArrayFunction`.
+#[doc(inline)]
+pub use crate::convert::{offer, Arg, ArrayFunction, Call, IntoParam, Param, Slot, Value};
 
-/// A handler's result: the value the numpy function returns (an [`Array`] for most).
-pub struct Value(Box<dyn Any + Send>);
-
-impl Value {
-    /// Wraps the function's result (`Vec<Array>` for `split`, `bool` for `allclose`, ...).
-    pub fn new<T: Any + Send>(v: T) -> Value {
-        Value(Box::new(v))
-    }
-
-    /// The result as the function's return type.
-    pub(crate) fn downcast<R: Any>(self, func: &str) -> Result<R> {
-        self.0.downcast::<R>().map(|b| *b).map_err(|_| {
-            Error::arg(
-                func,
-                format!(
-                    "an override returned a value that is not a `{}`",
-                    std::any::type_name::<R>()
-                ),
-            )
-        })
-    }
-}
-
-impl From<Array> for Value {
-    fn from(a: Array) -> Value {
-        Value::new(a)
-    }
-}
-
-impl fmt::Debug for Value {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("Value(..)")
-    }
-}
-
-/// A non-array parameter of a call, by value (NEP 18's keyword arguments).
-#[derive(Clone, Debug, PartialEq)]
-pub enum Param {
-    /// Absent (`None`).
-    None,
-    /// A bool.
-    Bool(bool),
-    /// An integer.
-    Int(i64),
-    /// A float.
-    Float(f64),
-    /// Integers (axes, a shape).
-    Ints(Vec<i64>),
-    /// A dtype.
-    DType(DType),
-    /// Text (subscripts, a mode).
-    Str(String),
-    /// Anything else, in its `Debug` form.
-    Other(String),
-}
-
-/// Conversion of a numpy function's non-array parameter into a [`Param`].
-pub trait IntoParam {
-    /// The parameter's value.
-    fn to_param(&self) -> Param;
-}
-
-macro_rules! int_param {
-    ($($t:ty),*) => {$(
-        impl IntoParam for $t {
-            fn to_param(&self) -> Param {
-                Param::Int(*self as i64)
-            }
-        }
-    )*};
-}
-int_param!(i32, i64, isize, u32, u64, usize);
-
-impl IntoParam for bool {
-    fn to_param(&self) -> Param {
-        Param::Bool(*self)
-    }
-}
-
-impl IntoParam for f64 {
-    fn to_param(&self) -> Param {
-        Param::Float(*self)
-    }
-}
-
-impl IntoParam for f32 {
-    fn to_param(&self) -> Param {
-        Param::Float(f64::from(*self))
-    }
-}
-
-impl IntoParam for DType {
-    fn to_param(&self) -> Param {
-        Param::DType(*self)
-    }
-}
-
-impl IntoParam for &str {
-    fn to_param(&self) -> Param {
-        Param::Str((*self).to_string())
-    }
-}
-
-impl<T: IntoParam> IntoParam for Option<T> {
-    fn to_param(&self) -> Param {
-        self.as_ref().map_or(Param::None, IntoParam::to_param)
-    }
-}
-
-macro_rules! ints_param {
-    ($($t:ty),*) => {$(
-        impl IntoParam for &[$t] {
-            fn to_param(&self) -> Param {
-                Param::Ints(self.iter().map(|&v| v as i64).collect())
-            }
-        }
-
-        impl IntoParam for Vec<$t> {
-            fn to_param(&self) -> Param {
-                self.as_slice().to_param()
-            }
-        }
-    )*};
-}
-ints_param!(i32, i64, isize, u32, usize);
-
+/// Makes types parameters in their `Debug` form ([`Param::Other`]); invoked where each
+/// parameter type is defined.
 macro_rules! debug_param {
     ($($t:ty),*) => {$(
-        impl IntoParam for $t {
-            fn to_param(&self) -> Param {
-                Param::Other(format!("{self:?}"))
+        impl $crate::numpy::overrides::IntoParam for $t {
+            fn to_param(&self) -> $crate::numpy::overrides::Param {
+                $crate::numpy::overrides::Param::Other(format!("{self:?}"))
             }
         }
     )*};
 }
-debug_param!(
-    super::Sections,
-    super::Repeats,
-    super::PadMode,
-    super::IndexMode,
-    &[(usize, usize)]
-);
-
-/// One array argument of a call: its value if it overrides (downcast it with
-/// [`Arg::downcast_ref`]), and its conversion to an array.
-pub struct Arg {
-    handler: Option<Arc<dyn ArrayFunction>>,
-    type_name: &'static str,
-    operand: std::result::Result<Operand, Error>,
-}
-
-impl Arg {
-    /// The argument as `T` when it is an overriding value of type `T`.
-    pub fn downcast_ref<T: Any>(&self) -> Option<&T> {
-        let h: &dyn Any = self.handler.as_deref()?;
-        h.downcast_ref::<T>()
-    }
-
-    /// Whether the argument is an overriding value.
-    pub fn is_overriding(&self) -> bool {
-        self.handler.is_some()
-    }
-
-    /// The Rust type of the argument as passed.
-    pub fn type_name(&self) -> &'static str {
-        self.type_name
-    }
-
-    /// The argument as an array (overriding values through the conversion protocol).
-    pub fn to_array(&self) -> Result<Array> {
-        match &self.operand {
-            Ok(Operand::Array(a)) => Ok(a.clone()),
-            Ok(op) => super::asarray(op.clone()),
-            Err(e) => Err(e.clone()),
-        }
-    }
-}
-
-impl Arg {
-    /// Converts an array-like value, keeping its override handler: the element type of
-    /// lists of different array-like types ([`arrays!`](crate::arrays)).
-    pub fn new(x: impl ArrayLike) -> Arg {
-        let handler = x.overrides();
-        let type_name = x.arg_type_name();
-        Arg {
-            handler,
-            type_name,
-            operand: x.into_operand(),
-        }
-    }
-}
-
-impl ArrayLike for Arg {
-    fn into_operand(self) -> Result<Operand> {
-        self.operand
-    }
-
-    fn declared_shape(&self) -> Option<Vec<usize>> {
-        self.operand.as_ref().ok().map(Operand::shape)
-    }
-
-    fn declared_type(&self) -> Option<TypeSpec> {
-        self.operand.as_ref().ok().map(Operand::type_spec)
-    }
-
-    fn overrides(&self) -> Option<Arc<dyn ArrayFunction>> {
-        self.handler.clone()
-    }
-
-    fn arg_type_name(&self) -> &'static str {
-        self.type_name
-    }
-}
-
-impl fmt::Debug for Arg {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "Arg({})", self.type_name)
-    }
-}
-
-/// An argument position: one array, or a list of them (`concatenate`'s arrays).
-#[derive(Debug)]
-pub enum Slot {
-    /// One array argument.
-    One(Arg),
-    /// A list argument.
-    List(Vec<Arg>),
-}
-
-impl Slot {
-    fn args(&self) -> &[Arg] {
-        match self {
-            Slot::One(a) => std::slice::from_ref(a),
-            Slot::List(v) => v,
-        }
-    }
-}
-
-/// A numpy call offered to a handler.
-pub struct Call<'a> {
-    func: &'static str,
-    types: Vec<&'static str>,
-    slots: &'a [Slot],
-    params: &'a [(&'static str, Param)],
-}
-
-impl<'a> Call<'a> {
-    /// The function's name (`"add"`, `"concatenate"`).
-    pub fn func(&self) -> &'static str {
-        self.func
-    }
-
-    /// The overriding types taking part, in argument order (NEP 18's `types`).
-    pub fn types(&self) -> &[&'static str] {
-        &self.types
-    }
-
-    /// The array arguments, list elements in place, in order.
-    pub fn args(&self) -> Vec<&'a Arg> {
-        self.slots.iter().flat_map(Slot::args).collect()
-    }
-
-    /// The argument positions as the function takes them (lists kept together).
-    pub fn slots(&self) -> &'a [Slot] {
-        self.slots
-    }
-
-    /// A non-array parameter by name (`"axis"`, `"keepdims"`).
-    pub fn param(&self, name: &str) -> Option<&'a Param> {
-        self.params.iter().find(|(n, _)| *n == name).map(|(_, p)| p)
-    }
-}
-
-impl fmt::Debug for Call<'_> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("Call")
-            .field("func", &self.func)
-            .field("types", &self.types)
-            .field("slots", &self.slots)
-            .field("params", &self.params)
-            .finish()
-    }
-}
+pub(crate) use debug_param;
+debug_param!(&[(usize, usize)]);
 
 type Handler = Box<dyn Fn(&Call<'_>) -> Result<Value> + Send + Sync>;
 
@@ -495,55 +222,6 @@ impl<T: ArrayLike> ArrayLike for Pass<T> {
             Pass::Taken => "?",
         }
     }
-}
-
-/// Offers a call to the handlers of its overriding arguments (NEP 18's rules; see the
-/// [module docs](self)): `Some(result)` when one of them handled it, `None` when all
-/// declined and every overriding argument converts, so the default runs; an error when
-/// all declined and some overriding argument cannot be converted.
-#[doc(hidden)]
-pub fn offer(
-    func: &'static str,
-    slots: &[Slot],
-    params: &[(&'static str, Param)],
-) -> Option<Result<Value>> {
-    let mut seen: Vec<TypeId> = Vec::new();
-    let mut handlers: Vec<&Arc<dyn ArrayFunction>> = Vec::new();
-    let mut types: Vec<&'static str> = Vec::new();
-    for arg in slots.iter().flat_map(Slot::args) {
-        if let Some(h) = &arg.handler {
-            let id = (**h).type_id();
-            if !seen.contains(&id) {
-                seen.push(id);
-                handlers.push(h);
-                types.push(arg.type_name);
-            }
-        }
-    }
-    let call = Call {
-        func,
-        types: types.clone(),
-        slots,
-        params,
-    };
-    for h in handlers {
-        if let Some(r) = h.array_function(&call) {
-            return Some(r);
-        }
-    }
-    // Everyone declined: the default needs every overriding argument converted.
-    for arg in slots.iter().flat_map(Slot::args) {
-        if let (Some(_), Err(e)) = (&arg.handler, &arg.operand) {
-            return Some(Err(Error::arg(
-                func,
-                format!(
-                    "no implementation for the argument types {types:?}: every override declined and `{}` does not convert to an array ({e})",
-                    arg.type_name
-                ),
-            )));
-        }
-    }
-    None
 }
 
 /// Makes a numpy function overridable: wraps its array arguments (`one x`, `list xs`) and,

@@ -650,3 +650,35 @@ pub fn median(x: impl ArrayLike, axis: Option<&[isize]>, keepdims: bool) -> Resu
     };
     finish(r, x.shape(), &axes, keepdims)
 }
+
+/// True when every element is close ([`isclose`](super::isclose)); a 0-d bool array (reduced on the device).
+pub fn allclose(
+    a: impl ArrayLike,
+    b: impl ArrayLike,
+    rtol: f64,
+    atol: f64,
+    equal_nan: bool,
+) -> Result<Array> {
+    overridable!("allclose"; [one a, one b]; [rtol, atol, equal_nan]);
+    super::all(super::isclose(a, b, rtol, atol, equal_nan)?, None, false)
+}
+
+/// True when both have the same shape and equal elements (NaN equal to NaN when
+/// `equal_nan`); a 0-d bool array (reduced on the device).
+pub fn array_equal(a: impl ArrayLike, b: impl ArrayLike, equal_nan: bool) -> Result<Array> {
+    overridable!("array_equal"; [one a, one b]; [equal_nan]);
+    let a = super::asarray(operand("array_equal", 0, a)?)?;
+    let b = super::asarray(operand("array_equal", 1, b)?)?;
+    let dev = a.device().clone();
+    if a.shape() != b.shape() {
+        return Array::from_slice_on(&dev, &[false], &[]);
+    }
+    let mut eq = super::equal(&a, &b)?;
+    if equal_nan {
+        eq = super::logical_or(
+            eq,
+            super::logical_and(super::isnan(&a)?, super::isnan(&b)?)?,
+        )?;
+    }
+    super::all(eq, None, false)
+}
