@@ -243,9 +243,11 @@ pub mod jit;
 pub mod lax;
 pub mod numpy;
 pub mod ops;
+mod primitive;
 pub mod random;
 pub mod runtime;
 pub mod shape;
+mod trace;
 pub mod tree;
 
 pub use array::{current_device, with_device, Array, Aval};

@@ -785,7 +785,7 @@ fn gamma_impl(
     // same masked updates: the results are the same whenever the rounds suffice, and an
     // element needs more only with probability below 1e-10 (each round accepts at least
     // 95% of the elements, each inner draw succeeds with probability above 0.99).
-    let traced = crate::jit::is_tracing();
+    let traced = crate::trace::is_tracing();
     let (outer_rounds, inner_rounds) = if traced { (10, 6) } else { (64, 64) };
     // State: V (accepted when `done`); start "not accepted".
     let mut v_acc = np::ones(&[n], dtype)?;

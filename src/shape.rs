@@ -1,9 +1,55 @@
 //! Shapes, strided layouts and NumPy broadcasting.
 
+use crate::dtype::DType;
 use crate::error::{Error, Result};
 
 // Defined with the errors that print shapes, below this module.
 pub use crate::error::fmt_shape;
+
+/// JAX's short dtype names.
+pub(crate) fn short_dtype(d: DType) -> &'static str {
+    match d {
+        DType::Bool => "bool",
+        DType::Int32 => "i32",
+        DType::UInt32 => "u32",
+        DType::Float16 => "f16",
+        DType::Float32 => "f32",
+    }
+}
+
+/// `f32[3,4]`, with `{weak}` for weakly typed values.
+pub(crate) fn fmt_aval(a: &Aval) -> String {
+    let dims: Vec<String> = a.shape.iter().map(|d| d.to_string()).collect();
+    format!(
+        "{}[{}]{}",
+        short_dtype(a.dtype),
+        dims.join(","),
+        if a.weak { "{weak}" } else { "" }
+    )
+}
+
+/// The abstract value of an array: shape, dtype and weak-type flag.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Aval {
+    /// The shape.
+    pub shape: Vec<usize>,
+    /// The dtype.
+    pub dtype: DType,
+    /// JAX's weak-type flag: set on values that came from Rust scalars.
+    pub weak: bool,
+}
+
+impl Aval {
+    /// A new abstract value.
+    pub fn new(shape: Vec<usize>, dtype: DType, weak: bool) -> Aval {
+        Aval { shape, dtype, weak }
+    }
+
+    /// Number of elements.
+    pub fn size(&self) -> usize {
+        size_of(&self.shape)
+    }
+}
 
 /// Number of elements of a shape (1 for a 0-d shape).
 pub fn size_of(shape: &[usize]) -> usize {

@@ -1,18 +1,14 @@
-//! Checks the crate's module graph for import cycles (issue #29).
-//!
-//! The goal of #29 is a crate in layers without cycles, each module depending only on the
-//! ones below it; the map of the layers belongs in ARCHITECTURE.md. This test reads the
+//! Keeps the crate's modules in layers without cycles, each depending only on the ones
+//! below it (the map is ARCHITECTURE.md). This test reads the
 //! sources under `src/` with the standard library alone, takes each file's dependencies on
-//! other modules (`crate::`, `super::` and `self::` paths, in `use` items and in code, and
-//! `mod x;` declarations), and finds the strongly connected components at two granularities:
+//! other modules (`crate::`, `super::` and `self::` paths, in `use` items and in code), and
+//! finds the strongly connected components at two granularities:
 //!
 //! - top-level modules (`array`, `jit`, `numpy`, ...), submodules collapsed into them;
 //! - files within one top-level module (`runtime/device`, `runtime/queue`, ...).
 //!
-//! `module_cycles_do_not_grow` is a ratchet: it fails on a new or grown cycle, and on a cycle
-//! in [`KNOWN_CYCLES`] that no longer exists, so the list stays current as cycles are broken.
-//! `no_module_cycles` (ignored) fails on any cycle: run
-//! `cargo test --test architecture -- --ignored no_module_cycles` to see the work left.
+//! `no_module_cycles` fails on any cycle at either granularity and prints it, one shortest
+//! cycle and every edge inside the component, each with the file and line it comes from.
 //!
 //! The scan is lexical, not a parser. Comments, string literals and `#[cfg(test)]` items are
 //! skipped. `$crate::` paths in macro bodies are not counted: they are dependencies of the
@@ -28,63 +24,53 @@ use std::collections::{BTreeMap, BTreeSet, VecDeque};
 use std::fs;
 use std::path::Path;
 
-/// Today's strongly connected components, each sorted: module names at the top level, then
-/// files within one module. Remove a component when its cycle is broken (issue #29).
-const KNOWN_CYCLES: &[&[&str]] = &[&["array", "codegen", "jit", "lax", "runtime", "tree"]];
-
 #[test]
-fn module_cycles_do_not_grow() -> Result<(), String> {
+fn no_module_cycles() -> Result<(), String> {
     let analysis = Analysis::load()?;
     assert!(
-        !analysis.files.is_empty(),
+        !analysis.files.is_empty() && !analysis.modules.is_empty(),
         "no dependencies found under src/"
     );
     let found = analysis.cycles();
-    let known: Vec<Vec<String>> = KNOWN_CYCLES
-        .iter()
-        .map(|c| c.iter().copied().map(String::from).collect())
-        .collect();
-    let mut problems = String::new();
-    for comp in &found {
-        if known.contains(comp) {
-            continue;
-        }
-        let what = if known.iter().any(|k| is_subset(k, comp)) {
-            "grown cycle"
-        } else if known.iter().any(|k| is_subset(comp, k)) {
-            "smaller cycle than listed (update KNOWN_CYCLES)"
-        } else {
-            "new cycle"
-        };
-        problems += &format!("{what}:\n{}", analysis.describe(comp));
-    }
-    for k in known.iter().filter(|k| !found.contains(k)) {
-        problems += &format!("listed in KNOWN_CYCLES but not found (update the list): {k:?}\n");
-    }
-    println!("{}", analysis.report(&found));
-    assert!(
-        problems.is_empty(),
-        "module cycles changed (issue #29):\n{problems}"
-    );
-    Ok(())
-}
-
-#[test]
-#[ignore = "issue #29: the crate still has module cycles (see KNOWN_CYCLES)"]
-fn no_module_cycles() -> Result<(), String> {
-    let analysis = Analysis::load()?;
-    let found = analysis.cycles();
     assert!(
         found.is_empty(),
-        "{} module cycles left (issue #29):\n{}",
-        found.len(),
+        "module cycles (see ARCHITECTURE.md for the layers):\n{}",
         analysis.report(&found)
     );
     Ok(())
 }
 
-fn is_subset(small: &[String], big: &[String]) -> bool {
-    small.len() < big.len() && small.iter().all(|n| big.contains(n))
+/// Every import points down ARCHITECTURE.md's table of layers, and every module is in it.
+#[test]
+fn imports_point_down_the_layers() -> Result<(), String> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let doc = fs::read_to_string(root.join("ARCHITECTURE.md")).map_err(|e| e.to_string())?;
+    // Rows `| 4 | `primitive` | ... |`.
+    let layers: BTreeMap<String, u32> = doc
+        .lines()
+        .filter_map(|l| {
+            let cells: Vec<&str> = l.split('|').map(str::trim).collect();
+            let layer = cells.get(1)?.parse().ok()?;
+            let module = cells.get(2)?.strip_prefix('`')?.strip_suffix('`')?;
+            Some((module.to_string(), layer))
+        })
+        .collect();
+    let analysis = Analysis::load()?;
+    let mut problems = String::new();
+    for ((a, b), at) in &analysis.modules {
+        match (layers.get(a), layers.get(b)) {
+            (Some(la), Some(lb)) if la > lb => {}
+            (Some(la), Some(lb)) => {
+                problems += &format!("{a} (layer {la}) imports {b} (layer {lb}) at {at}\n")
+            }
+            _ => problems += &format!("{a} -> {b} ({at}): a module missing from ARCHITECTURE.md\n"),
+        }
+    }
+    assert!(
+        problems.is_empty(),
+        "imports against ARCHITECTURE.md's layers:\n{problems}"
+    );
+    Ok(())
 }
 
 /// The dependency graphs at both granularities.

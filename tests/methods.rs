@@ -37,6 +37,7 @@ const COLLISIONS: &[(&str, &str)] = &[
 const INHERENT: &[&str] = &[
     "src/numpy/methods.rs",
     "src/array.rs",
+    "src/lax/read.rs",
     "src/ops.rs",
     "src/numpy/indexing.rs",
 ];

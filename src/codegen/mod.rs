@@ -26,6 +26,10 @@ use crate::lax::Primitive;
 use crate::shape::Layout;
 use rules::{compute_type, Ctx};
 
+/// Texels per row of a staging texture (a row is 64 KiB): kernels index staged inputs by
+/// it, and the runtime copies buffers into textures of this width.
+pub(crate) const TEXTURE_WIDTH: u64 = 4096;
+
 /// Threads per workgroup.
 pub(crate) const WORKGROUP: u64 = 256;
 /// Output elements per `vec4`.
@@ -329,7 +333,7 @@ fn declare(
 ) {
     if windows == TEXTURE && !write {
         // `u` counts units of `ty`: texels (`vec4`s of 32-bit words) or words.
-        let width = crate::runtime::TEXTURE_WIDTH;
+        let width = TEXTURE_WIDTH;
         let shift = width.trailing_zeros();
         let _ = writeln!(
             src,

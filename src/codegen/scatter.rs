@@ -9,31 +9,7 @@ use super::{declare, rules::compute_type, window_function, Generated, Target};
 use crate::dtype::DType;
 use std::fmt::Write;
 
-/// How an update combines with the element it lands on.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum ScatterMode {
-    /// Replace (the last of duplicate positions is unspecified, as in JAX).
-    Set,
-    /// Add (logical or for bool).
-    Add,
-    /// Multiply (logical and for bool).
-    Mul,
-    /// Minimum (NaN propagates).
-    Min,
-    /// Maximum (NaN propagates).
-    Max,
-}
-
-impl ScatterMode {
-    /// Every mode.
-    pub const ALL: [ScatterMode; 5] = [
-        ScatterMode::Set,
-        ScatterMode::Add,
-        ScatterMode::Mul,
-        ScatterMode::Min,
-        ScatterMode::Max,
-    ];
-}
+pub(crate) use crate::lax::ScatterMode;
 
 /// `old op v` in compute type.
 fn combine(mode: ScatterMode, d: DType, old: &str, v: &str) -> String {

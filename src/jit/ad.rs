@@ -11,13 +11,13 @@
 //! Only floating values carry derivatives; integer and bool values (comparisons, `argsort`
 //! positions, random bits) are constants, so their gradients are zero, as in JAX.
 
-use super::ir::Graph;
 use super::missing;
 use crate::array::{Array, Aval};
 use crate::dtype::DType;
 use crate::error::{Error, Result};
 use crate::lax::{self, BinaryOp, CompareOp, Literal, Primitive, ReduceOp, ScatterMode, UnaryOp};
 use crate::runtime::Device;
+use crate::trace::Graph;
 
 // ----- small helpers over lax -----
 

@@ -19,12 +19,12 @@
 
 use std::collections::HashMap;
 
-use super::ir::{Eqn, Graph};
 use crate::array::{Array, Aval};
 use crate::codegen::{Node, Program};
 use crate::error::Result;
 use crate::lax::{KernelCache, Primitive, ReduceOp};
 use crate::runtime::Device;
+use crate::trace::{Eqn, Graph};
 
 /// One step of an executable.
 #[derive(Clone, Debug)]
@@ -456,7 +456,7 @@ fn missing(v: usize) -> crate::Error {
         traced: "the compiled function".into(),
         reason: format!(
             "value {} was used before it was computed",
-            super::ir::var_name(v)
+            crate::trace::var_name(v)
         ),
     }
 }

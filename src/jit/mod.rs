@@ -38,208 +38,26 @@ mod ad;
 mod batching;
 mod compile;
 mod grad;
-mod ir;
 
-use std::cell::RefCell;
 use std::collections::HashMap;
 use std::fmt;
 use std::marker::PhantomData;
-use std::rc::Rc;
-use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
+pub(crate) use crate::shape::fmt_aval;
+pub use crate::trace::Graph;
+pub(crate) use crate::trace::{is_tracing, trace_fn, Traced};
 pub use batching::{vmap, Axes};
 pub use grad::{
     grad, grad_argnums, jvp, value_and_grad, value_and_grad_argnums, vjp, Arg, Argnums,
     TupleElement, Vjp, Whole,
 };
-pub(crate) use ir::fmt_aval;
-pub use ir::Graph;
 
-use crate::array::{current_device, Array, Aval, Tracer};
+use crate::array::{current_device, Array, Aval};
 use crate::error::{Error, Result};
-use crate::lax::Primitive;
 use crate::runtime::Device;
 use crate::tree::{tree_flatten, tree_unflatten, PyTree, TreeDef};
-
-/// The state of one trace in progress.
-struct TraceState {
-    id: u64,
-    name: Arc<str>,
-    device: Device,
-    graph: Graph,
-    /// Captured arrays, in `graph.constvars` order.
-    consts: Vec<Array>,
-    /// Captured array (by handle identity) to its variable.
-    const_vars: HashMap<usize, usize>,
-}
-
-thread_local! {
-    /// The traces in progress on this thread, innermost last, with their ids.
-    static TRACES: RefCell<Vec<(u64, Rc<RefCell<TraceState>>)>> = const { RefCell::new(Vec::new()) };
-}
-
-static NEXT_TRACE: AtomicU64 = AtomicU64::new(1);
-
-/// Whether a function is being traced on this thread.
-pub(crate) fn is_tracing() -> bool {
-    TRACES.with(|t| !t.borrow().is_empty())
-}
-
-fn current_trace() -> Option<Rc<RefCell<TraceState>>> {
-    TRACES.with(|t| t.borrow().last().map(|(_, s)| s.clone()))
-}
-
-/// Whether trace `id` is in progress on this thread (an outer trace of the current one).
-fn is_active(id: u64) -> bool {
-    TRACES.with(|t| t.borrow().iter().any(|(i, _)| *i == id))
-}
-
-fn escaped(func: &str, t: &Tracer) -> Error {
-    Error::Tracing {
-        func: func.to_string(),
-        traced: t.name.to_string(),
-        reason: "a traced array was used outside the trace that made it (it escaped the \
-                 traced function, for example through a captured variable); return it from \
-                 the function instead"
-            .into(),
-    }
-}
-
-impl TraceState {
-    /// The variable for an operand: its own tracer, or a new constant for a captured array
-    /// (a concrete array, or a value of an enclosing trace: `grad` inside `jit` traces the
-    /// differentiated function while the outer trace is open).
-    fn var_of(&mut self, func: &str, a: &Array) -> Result<usize> {
-        match a.tracer() {
-            Some(t) if t.trace == self.id => Ok(t.var),
-            Some(t) if !is_active(t.trace) => Err(escaped(func, t)),
-            _ => {
-                let key = a.handle_id();
-                if let Some(&v) = self.const_vars.get(&key) {
-                    return Ok(v);
-                }
-                let v = self.graph.new_var(a.aval().clone());
-                self.graph.constvars.push(v);
-                self.consts.push(a.clone());
-                self.const_vars.insert(key, v);
-                Ok(v)
-            }
-        }
-    }
-
-    fn traced(&self, var: usize) -> Array {
-        Array::traced(
-            self.device.clone(),
-            self.graph.avals[var].clone(),
-            Tracer {
-                trace: self.id,
-                var,
-                name: self.name.clone(),
-            },
-        )
-    }
-}
-
-/// Records `prim` applied to `inputs` (with result type `out`) in the innermost trace of
-/// this thread; `None` when nothing is being traced. An operand traced by a finished trace
-/// is an error either way.
-pub(crate) fn record(prim: &Primitive, inputs: &[&Array], out: &Aval) -> Option<Result<Array>> {
-    let Some(trace) = current_trace() else {
-        return inputs
-            .iter()
-            .find_map(|a| a.tracer())
-            .map(|t| Err(escaped(prim.name(), t)));
-    };
-    let mut st = trace.borrow_mut();
-    let args = match inputs
-        .iter()
-        .map(|a| st.var_of(prim.name(), a))
-        .collect::<Result<Vec<_>>>()
-    {
-        Ok(a) => a,
-        Err(e) => return Some(Err(e)),
-    };
-    let var = st.graph.new_var(out.clone());
-    st.graph.eqns.push(ir::Eqn {
-        prim: prim.clone(),
-        inputs: args,
-        out: var,
-    });
-    Some(Ok(st.traced(var)))
-}
-
-/// Pops the trace when tracing ends, also on errors.
-struct TraceGuard;
-
-/// A function traced for one signature: its graph, the arrays it captured (in
-/// `graph.constvars` order) and the structure of its result.
-pub(crate) struct Traced {
-    pub(crate) graph: Graph,
-    pub(crate) consts: Vec<Array>,
-    pub(crate) out_def: TreeDef,
-}
-
-/// Traces `f` on traced leaves of types `avals` arranged as `def`: every primitive it binds
-/// becomes an equation. Arrays of enclosing traces that `f` uses become constants, so a
-/// transformation can trace inside another one's trace.
-pub(crate) fn trace_fn<T: PyTree, U: PyTree>(
-    name: &Arc<str>,
-    device: &Device,
-    def: &TreeDef,
-    avals: &[Aval],
-    f: impl FnOnce(T) -> Result<U>,
-) -> Result<Traced> {
-    let id = NEXT_TRACE.fetch_add(1, Ordering::Relaxed);
-    let state = Rc::new(RefCell::new(TraceState {
-        id,
-        name: name.clone(),
-        device: device.clone(),
-        graph: Graph::default(),
-        consts: Vec::new(),
-        const_vars: HashMap::new(),
-    }));
-    let traced_leaves: Vec<Array> = {
-        let mut st = state.borrow_mut();
-        avals
-            .iter()
-            .map(|a| {
-                let v = st.graph.new_var(a.clone());
-                st.graph.invars.push(v);
-                st.traced(v)
-            })
-            .collect()
-    };
-    let out_def = {
-        TRACES.with(|t| t.borrow_mut().push((id, state.clone())));
-        let _guard = TraceGuard;
-        let x: T = tree_unflatten(def, traced_leaves)?;
-        let y: U = f(x)?;
-        let (outs, out_def) = tree_flatten(&y);
-        let mut st = state.borrow_mut();
-        let vars = outs
-            .iter()
-            .map(|a| st.var_of(name, a))
-            .collect::<Result<Vec<_>>>()?;
-        st.graph.outvars = vars;
-        out_def
-    };
-    let st = Rc::try_unwrap(state)
-        .map_err(|_| Error::Tracing {
-            func: "jit".into(),
-            traced: name.to_string(),
-            reason: "the trace is still in use".into(),
-        })?
-        .into_inner();
-    if cfg!(debug_assertions) {
-        st.graph.verify()?;
-    }
-    Ok(Traced {
-        graph: st.graph,
-        consts: st.consts,
-        out_def,
-    })
-}
 
 /// Evaluates `graph` on `consts` and `args` by binding each equation: eagerly on concrete
 /// arrays, or recorded into the enclosing trace when there is one. Returns every
@@ -274,7 +92,7 @@ pub(crate) fn missing(v: usize) -> Error {
     Error::Tracing {
         func: "graph evaluation".into(),
         traced: "the traced function".into(),
-        reason: format!("variable {} has no value", ir::var_name(v)),
+        reason: format!("variable {} has no value", crate::trace::var_name(v)),
     }
 }
 
@@ -291,12 +109,6 @@ pub(crate) fn leaves_device(func: &str, leaves: &[Array]) -> Result<Device> {
     match refs.first() {
         Some(_) => crate::lax::common_device(func, &refs, None),
         None => current_device(),
-    }
-}
-
-impl Drop for TraceGuard {
-    fn drop(&mut self) {
-        TRACES.with(|t| t.borrow_mut().pop());
     }
 }
 
@@ -413,7 +225,7 @@ where
     fn compiled(&self, def: TreeDef, leaves: &[Array]) -> Result<(Arc<Compiled>, Device)> {
         let device = leaves_device(&self.name, leaves)?;
         if let Some(t) = leaves.iter().find_map(|a| a.tracer()) {
-            return Err(escaped(&self.name, t));
+            return Err(crate::trace::escaped(&self.name, t));
         }
         let key = Signature {
             def,

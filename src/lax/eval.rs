@@ -2,12 +2,12 @@
 
 use std::sync::Arc;
 
-use super::primitive::Primitive;
 use super::EvalKind;
 use crate::array::{Array, Aval};
 use crate::codegen::{self, InputDesc, InputMap, Node, Program, Target};
 use crate::dtype::DType;
 use crate::error::{Error, Result};
+use crate::primitive::Primitive;
 use crate::runtime::{Binding, BufferKind, Device, Kernel};
 use crate::shape::Layout;
 

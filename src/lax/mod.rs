@@ -11,7 +11,7 @@
 //! (`codegen/rules.rs`).
 
 mod eval;
-mod primitive;
+mod read;
 
 pub(crate) use eval::common_device;
 pub(crate) use eval::eval as eval_primitive;
@@ -20,8 +20,9 @@ pub(crate) use eval::input_maps;
 #[cfg(test)]
 pub(crate) use eval::{elementwise_kernel, out_bytes, Operand};
 pub(crate) use eval::{fused_reduce, run_cached as run_program_cached, KernelCache};
-pub(crate) use primitive::EvalKind;
-pub use primitive::{
+// The primitive table sits below the kernel generator, which lowers it.
+pub(crate) use crate::primitive::EvalKind;
+pub use crate::primitive::{
     BinaryOp, CompareOp, Literal, Primitive, ReduceOp, ScatterMode, ThreefryOutput, UnaryOp,
 };
 
@@ -39,7 +40,7 @@ use crate::runtime::Device;
 pub fn bind(prim: Primitive, inputs: &[&Array], device: Option<&Device>) -> Result<Array> {
     let avals: Vec<_> = inputs.iter().map(|a| a.aval().clone()).collect();
     let out = prim.abstract_eval(&avals)?;
-    if let Some(traced) = crate::jit::record(&prim, inputs, &out) {
+    if let Some(traced) = crate::trace::record(&prim, inputs, &out) {
         return traced;
     }
     eval::eval(prim, inputs, out, device)
@@ -357,7 +358,7 @@ impl<'a> Fusion<'a> {
 
     /// Runs the program; the last node is the result.
     pub(crate) fn run(self, device: &Device) -> Result<Array> {
-        if crate::jit::is_tracing() {
+        if crate::trace::is_tracing() {
             // Under a trace the nodes are recorded one by one; jit fuses them again.
             let mut values: Vec<Array> = self.inputs.iter().map(|&a| a.clone()).collect();
             for node in self.nodes {

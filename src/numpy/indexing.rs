@@ -487,7 +487,7 @@ fn checked_indices(
         // uint32 indices past i32::MAX are out of range for any axis we can hold.
         let big = lax::full(idx.shape(), Literal::U32(i32::MAX as u32), Some(dev))?;
         let over = lax::compare(CompareOp::Gt, idx, &big)?;
-        if !crate::jit::is_tracing()
+        if !crate::trace::is_tracing()
             && lax::reduce(ReduceOp::Or, &over, &(0..idx.ndim()).collect::<Vec<_>>())?
                 .item::<bool>()?
         {
@@ -507,7 +507,7 @@ fn checked_indices(
     let bad = lax::binary(BinaryOp::Or, &low, &high)?;
     let all: Vec<usize> = (0..shape.len()).collect();
     // Under jit the values are unknown: indices are clamped by the gather (JAX's rule).
-    if !crate::jit::is_tracing() && lax::reduce(ReduceOp::Or, &bad, &all)?.item::<bool>()? {
+    if !crate::trace::is_tracing() && lax::reduce(ReduceOp::Or, &bad, &all)?.item::<bool>()? {
         return Err(out_of_range(func, x_shape, axis, n));
     }
     Ok(wrapped)
@@ -519,7 +519,7 @@ fn checked_indices(
 /// index is in range (uint32 ones are checked), so the result is this slice broadcast.
 fn long_axis_slice(func: &str, x: &Array, idx: &Array, axis: usize) -> Result<Array> {
     let n = x.shape()[axis];
-    if crate::jit::is_tracing() || x.layout().strides[axis] != 0 {
+    if crate::trace::is_tracing() || x.layout().strides[axis] != 0 {
         return Err(Error::shape(
             func,
             &[x.shape()],

@@ -14,7 +14,7 @@
 //!   parameters by name; it returns `None` to decline, so the next type is asked;
 //! - the first result that does not decline is the call's result; an error from a handler
 //!   reaches the caller unchanged;
-//! - [`Array`] defers: when every handler declines, the function runs on the arguments
+//! - [`Array`](crate::Array) defers: when every handler declines, the function runs on the arguments
 //!   converted through the array-conversion protocol, and if an overriding value cannot be
 //!   converted the call is an error naming the function and the types.
 //!

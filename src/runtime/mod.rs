@@ -13,7 +13,7 @@ pub use pool::MemoryStats;
 
 pub(crate) use pool::BufferKind;
 pub(crate) use queue::{Binding, Storage};
-pub(crate) use state::{Kernel, TEXTURE_WIDTH};
+pub(crate) use state::Kernel;
 
 /// Locks a mutex, ignoring poisoning: a panic on another thread must not turn every later
 /// call into a panic too. The state each lock guards stays consistent between statements.

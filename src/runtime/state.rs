@@ -8,8 +8,7 @@ pub(crate) struct Kernel {
     pub(super) layout: wgpu::BindGroupLayout,
 }
 
-/// Texels per row of a staging texture (a row is 64 KiB).
-pub(crate) const TEXTURE_WIDTH: u64 = 4096;
+pub(crate) use crate::codegen::TEXTURE_WIDTH;
 
 /// Bytes of staging textures kept for reuse.
 pub(crate) const TEXTURE_POOL_BYTES: u64 = 512 << 20;

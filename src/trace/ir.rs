@@ -3,10 +3,9 @@
 
 use std::fmt;
 
-use crate::array::Aval;
-use crate::dtype::DType;
 use crate::error::{Error, Result};
-use crate::lax::Primitive;
+use crate::primitive::Primitive;
+use crate::shape::{fmt_aval, Aval};
 
 /// One equation: `out = prim(inputs...)`.
 #[derive(Clone, Debug)]
@@ -102,28 +101,6 @@ impl Graph {
         }
         Ok(())
     }
-}
-
-/// JAX's short dtype names.
-pub(crate) fn short_dtype(d: DType) -> &'static str {
-    match d {
-        DType::Bool => "bool",
-        DType::Int32 => "i32",
-        DType::UInt32 => "u32",
-        DType::Float16 => "f16",
-        DType::Float32 => "f32",
-    }
-}
-
-/// `f32[3,4]`, with `{weak}` for weakly typed values.
-pub(crate) fn fmt_aval(a: &Aval) -> String {
-    let dims: Vec<String> = a.shape.iter().map(|d| d.to_string()).collect();
-    format!(
-        "{}[{}]{}",
-        short_dtype(a.dtype),
-        dims.join(","),
-        if a.weak { "{weak}" } else { "" }
-    )
 }
 
 /// Variable names: a..z, then ba, bb, ... (JAX's scheme).

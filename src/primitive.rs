@@ -5,7 +5,31 @@ use crate::dtype::DType;
 use crate::error::{Error, Result};
 use half::f16;
 
-pub use crate::codegen::scatter::ScatterMode;
+/// How an update combines with the element it lands on.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ScatterMode {
+    /// Replace (the last of duplicate positions is unspecified, as in JAX).
+    Set,
+    /// Add (logical or for bool).
+    Add,
+    /// Multiply (logical and for bool).
+    Mul,
+    /// Minimum (NaN propagates).
+    Min,
+    /// Maximum (NaN propagates).
+    Max,
+}
+
+impl ScatterMode {
+    /// Every mode.
+    pub const ALL: [ScatterMode; 5] = [
+        ScatterMode::Set,
+        ScatterMode::Add,
+        ScatterMode::Mul,
+        ScatterMode::Min,
+        ScatterMode::Max,
+    ];
+}
 
 /// Which words the Threefry primitive returns.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]

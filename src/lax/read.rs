@@ -1,0 +1,423 @@
+//! What reads or converts an array's values, above the primitives that may run for it:
+//! `astype`, host copies (`to_vec`, `item`, `to_f64_vec`, `to_device`) and printing. A
+//! strided view is first copied into a contiguous buffer, which takes a kernel.
+
+use std::fmt;
+use std::future::Future;
+
+use crate::array::Array;
+use crate::dtype::{DType, Element};
+use crate::error::{Error, Result};
+use crate::runtime::Device;
+use crate::shape::{fmt_aval, fmt_shape, Layout};
+
+impl Array {
+    /// The same array with another weak-type flag (metadata only).
+    pub(crate) fn with_weak(&self, weak: bool) -> Array {
+        if self.weak_type() == weak {
+            return self.clone();
+        }
+        if self.is_traced() {
+            // The flag is part of the graph variable's type: record the change.
+            return crate::lax::bind(
+                crate::lax::Primitive::ConvertElementType {
+                    dtype: self.dtype(),
+                    weak,
+                },
+                &[self],
+                None,
+            )
+            .unwrap_or_else(|_| self.clone());
+        }
+        let mut aval = self.aval().clone();
+        aval.weak = weak;
+        self.with_layout(self.layout().clone(), aval)
+    }
+
+    /// The array converted to `dtype` (`x.astype(dtype)`): floats to ints truncate toward
+    /// zero and saturate at the integer range, NaN gives 0 (XLA's rules, defined on every
+    /// adapter); ints to bool test `!= 0`; anything to float16 rounds to nearest even.
+    pub fn astype(&self, dtype: DType) -> Result<Array> {
+        crate::lax::convert_element_type(self, dtype)
+    }
+
+    /// A contiguous array with the same values (itself when already contiguous).
+    pub(crate) fn contiguous(&self) -> Result<Array> {
+        if self.layout().is_contiguous() && self.layout().offset == 0 {
+            Ok(self.clone())
+        } else {
+            crate::lax::copy(self)
+        }
+    }
+
+    fn check_read<T: Element>(&self, func: &str) -> Result<()> {
+        if T::DTYPE != self.dtype() {
+            return Err(Error::dtype(
+                func,
+                &[self.dtype(), T::DTYPE],
+                format!(
+                    "the array is {}; read it as {} or convert it with astype first",
+                    self.dtype(),
+                    rust_type(self.dtype())
+                ),
+            ));
+        }
+        Ok(())
+    }
+
+    /// Copies the elements back to the host in C order, waiting for pending work.
+    /// `T` must be the host type of the dtype (`f32` for float32, `bool` for bool, …).
+    pub fn to_vec<T: Element>(&self) -> Result<Vec<T>> {
+        self.check_concrete("to_vec")?;
+        self.check_read::<T>("to_vec")?;
+        let c = self.contiguous()?;
+        let n = self.size();
+        let bytes = (n * self.dtype().storage_bytes()) as u64;
+        self.device()
+            .read(c.storage()?, bytes, "to_vec", |data| T::decode(data, n))
+    }
+
+    /// Like [`to_vec`](Array::to_vec), as a future that does not block the thread: await it
+    /// in any executor (a helper thread drives the device meanwhile).
+    pub fn to_vec_async<T: Element>(
+        &self,
+    ) -> impl Future<Output = Result<Vec<T>>> + Send + 'static {
+        let prepared = self
+            .check_concrete("to_vec_async")
+            .and_then(|_| self.check_read::<T>("to_vec_async"))
+            .and_then(|_| self.contiguous());
+        let n = self.size();
+        let bytes = (n * self.dtype().storage_bytes()) as u64;
+        let fut = prepared.and_then(|c| {
+            Ok(self
+                .device()
+                .read_async(c.storage()?, bytes, "to_vec_async", move |data| {
+                    T::decode(data, n)
+                }))
+        });
+        async move { fut?.await }
+    }
+
+    /// The single element of a size-1 array.
+    pub fn item<T: Element>(&self) -> Result<T> {
+        if self.size() != 1 {
+            return Err(Error::shape(
+                "item",
+                &[self.shape()],
+                "item() needs an array with exactly one element",
+            ));
+        }
+        Ok(self.to_vec::<T>()?[0])
+    }
+
+    /// Submits pending work and waits until the device has finished it.
+    pub fn block_until_ready(&self) -> Result<&Array> {
+        self.check_concrete("block_until_ready")?;
+        self.device().0.synchronize("block_until_ready")?;
+        Ok(self)
+    }
+
+    /// A copy of the array on another device (read back and uploaded).
+    pub fn to_device(&self, device: &Device) -> Result<Array> {
+        if device == self.device() {
+            return Ok(self.clone());
+        }
+        self.check_concrete("to_device")?;
+        let c = self.contiguous()?;
+        let bytes = (self.size() * self.dtype().storage_bytes()) as u64;
+        let data = self
+            .device()
+            .read(c.storage()?, bytes, "to_device", <[u8]>::to_vec)?;
+        let storage = device.upload(&data, "to_device", self.shape(), self.dtype())?;
+        Ok(Array::from_storage(
+            device.clone(),
+            storage,
+            Layout::contiguous(self.shape()),
+            self.aval().clone(),
+        ))
+    }
+
+    /// Every element as f64 (exact for every dtype), for printing and tests.
+    pub fn to_f64_vec(&self) -> Result<Vec<f64>> {
+        Ok(match self.dtype() {
+            DType::Bool => self
+                .to_vec::<bool>()?
+                .into_iter()
+                .map(Element::to_f64)
+                .collect(),
+            DType::Int32 => self
+                .to_vec::<i32>()?
+                .into_iter()
+                .map(Element::to_f64)
+                .collect(),
+            DType::UInt32 => self
+                .to_vec::<u32>()?
+                .into_iter()
+                .map(Element::to_f64)
+                .collect(),
+            DType::Float16 => self
+                .to_vec::<half::f16>()?
+                .into_iter()
+                .map(Element::to_f64)
+                .collect(),
+            DType::Float32 => self
+                .to_vec::<f32>()?
+                .into_iter()
+                .map(Element::to_f64)
+                .collect(),
+        })
+    }
+}
+
+fn rust_type(d: DType) -> &'static str {
+    match d {
+        DType::Bool => "bool",
+        DType::Int32 => "i32",
+        DType::UInt32 => "u32",
+        DType::Float16 => "half::f16",
+        DType::Float32 => "f32",
+    }
+}
+
+// ---- printing, after NumPy's repr ----
+
+const SUMMARY_THRESHOLD: usize = 1000;
+const EDGE: usize = 3;
+const LINE_WIDTH: usize = 75;
+
+fn format_values(values: &[f64], dtype: DType) -> Vec<String> {
+    match dtype {
+        DType::Bool => values
+            .iter()
+            .map(|&v| {
+                if v != 0.0 {
+                    " True".to_string()
+                } else {
+                    "False".to_string()
+                }
+            })
+            .collect(),
+        DType::Int32 | DType::UInt32 => values.iter().map(|v| format!("{v}")).collect(),
+        DType::Float16 | DType::Float32 => {
+            let finite: Vec<f64> = values.iter().copied().filter(|v| v.is_finite()).collect();
+            let max = finite.iter().fold(0.0f64, |m, v| m.max(v.abs()));
+            let min_nz = finite
+                .iter()
+                .filter(|v| **v != 0.0)
+                .fold(f64::INFINITY, |m, v| m.min(v.abs()));
+            let sci = max >= 1e8 || min_nz < 1e-4;
+            let strs: Vec<String> = values
+                .iter()
+                .map(|&v| format_float(v, dtype, sci))
+                .collect();
+            // Align decimal points: pad fractions on the right, as NumPy does.
+            let frac = |s: &String| -> usize {
+                match (s.find('.'), s.find('e')) {
+                    (Some(p), Some(e)) => e - p - 1,
+                    (Some(p), None) => s.len() - p - 1,
+                    _ => 0,
+                }
+            };
+            let width = strs
+                .iter()
+                .filter(|s| s.contains('.'))
+                .map(frac)
+                .max()
+                .unwrap_or(0);
+            strs.into_iter()
+                .map(|s| {
+                    if !s.contains('.') {
+                        return s;
+                    }
+                    let pad = width - frac(&s);
+                    match s.find('e') {
+                        Some(e) => format!("{}{}{}", &s[..e], "0".repeat(pad), &s[e..]),
+                        None => format!("{s}{}", " ".repeat(pad)),
+                    }
+                })
+                .collect()
+        }
+    }
+}
+
+fn shortest(v: f64, dtype: DType, sci: bool) -> String {
+    let same = |s: &str| -> bool {
+        let p: f64 = s.parse().unwrap_or(f64::NAN);
+        match dtype {
+            DType::Float16 => half::f16::from_f64(p) == half::f16::from_f64(v),
+            _ => p as f32 == v as f32,
+        }
+    };
+    for prec in 0..=9 {
+        let s = if sci {
+            format!("{v:.prec$e}")
+        } else {
+            format!("{v:.prec$}")
+        };
+        if same(&s) {
+            return s;
+        }
+    }
+    if sci {
+        format!("{v:.8e}")
+    } else {
+        format!("{v:.8}")
+    }
+}
+
+fn format_float(v: f64, dtype: DType, sci: bool) -> String {
+    if v.is_nan() {
+        return "nan".into();
+    }
+    if v.is_infinite() {
+        return if v > 0.0 { "inf".into() } else { "-inf".into() };
+    }
+    let s = shortest(v, dtype, sci);
+    if sci {
+        // Rust's `1.5e-5` becomes NumPy's `1.5e-05`; a bare mantissa gets its point.
+        let (m, e) = s.split_once('e').unwrap_or((&s, "0"));
+        let m = if m.contains('.') {
+            m.to_string()
+        } else {
+            format!("{m}.")
+        };
+        let (sign, digits) = match e.strip_prefix('-') {
+            Some(d) => ('-', d),
+            None => ('+', e),
+        };
+        format!("{m}e{sign}{digits:0>2}")
+    } else if s.contains('.') {
+        let t = s.trim_end_matches('0');
+        t.to_string()
+    } else {
+        format!("{s}.")
+    }
+}
+
+/// Which indices along a dimension of length `n` are printed (`None` marks the ellipsis).
+fn shown(n: usize, summarize: bool) -> Vec<Option<usize>> {
+    if summarize && n > 2 * EDGE {
+        (0..EDGE)
+            .map(Some)
+            .chain(std::iter::once(None))
+            .chain((n - EDGE..n).map(Some))
+            .collect()
+    } else {
+        (0..n).map(Some).collect()
+    }
+}
+
+fn render(
+    out: &mut String,
+    strs: &[String],
+    shape: &[usize],
+    index: &mut Vec<usize>,
+    indent: usize,
+    width: usize,
+    summarize: bool,
+) {
+    let strides = crate::shape::contiguous_strides(shape);
+    let depth = index.len();
+    out.push('[');
+    if depth + 1 == shape.len() {
+        let mut line_len = indent + 1;
+        let items = shown(shape[depth], summarize);
+        for (k, it) in items.iter().enumerate() {
+            let s = match it {
+                Some(i) => {
+                    let flat: isize = index
+                        .iter()
+                        .chain(std::iter::once(i))
+                        .zip(&strides)
+                        .map(|(&a, &b)| a as isize * b)
+                        .sum();
+                    format!("{:>width$}", strs[flat as usize])
+                }
+                None => "...".to_string(),
+            };
+            let sep = if k + 1 < items.len() { "," } else { "" };
+            if k > 0 {
+                if line_len + 1 + s.len() + sep.len() > LINE_WIDTH {
+                    out.push('\n');
+                    out.push_str(&" ".repeat(indent + 1));
+                    line_len = indent + 1;
+                } else {
+                    out.push(' ');
+                    line_len += 1;
+                }
+            }
+            out.push_str(&s);
+            out.push_str(sep);
+            line_len += s.len() + sep.len();
+        }
+    } else {
+        let items = shown(shape[depth], summarize);
+        let blank = "\n".repeat(shape.len() - depth - 1);
+        for (k, it) in items.iter().enumerate() {
+            if k > 0 {
+                out.push(',');
+                out.push_str(&blank);
+                out.push_str(&" ".repeat(indent + 1));
+            }
+            match it {
+                Some(i) => {
+                    index.push(*i);
+                    render(out, strs, shape, index, indent + 1, width, summarize);
+                    index.pop();
+                }
+                None => out.push_str("..."),
+            }
+        }
+    }
+    out.push(']');
+}
+
+impl fmt::Debug for Array {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if let Some(t) = self.tracer() {
+            return write!(f, "Traced<{}>with<jit({})>", fmt_aval(self.aval()), t.name);
+        }
+        let values = match self.to_f64_vec() {
+            Ok(v) => v,
+            Err(e) => {
+                return write!(
+                    f,
+                    "Array(<unreadable: {e}>, shape={}, dtype={})",
+                    fmt_shape(self.shape()),
+                    self.dtype()
+                )
+            }
+        };
+        let strs = format_values(&values, self.dtype());
+        let summarize = self.size() > SUMMARY_THRESHOLD;
+        let body = if self.ndim() == 0 {
+            strs[0].trim().to_string()
+        } else if self.size() == 0 {
+            format!("[], shape={}", fmt_shape(self.shape()))
+        } else {
+            let width = strs.iter().map(|s| s.len()).max().unwrap_or(0);
+            let mut out = String::new();
+            render(
+                &mut out,
+                &strs,
+                self.shape(),
+                &mut Vec::new(),
+                "Array(".len(),
+                width,
+                summarize,
+            );
+            out
+        };
+        write!(f, "Array({body}, dtype={}", self.dtype())?;
+        if self.weak_type() {
+            write!(f, ", weak_type=True")?;
+        }
+        write!(f, ")")
+    }
+}
+
+impl fmt::Display for Array {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Debug::fmt(self, f)
+    }
+}

@@ -1,0 +1,274 @@
+//! The trace core: the thread's stack of traces in progress, the traced arrays they hand
+//! out (an [`Array`] with a [`Tracer`]: its trace and graph variable), and [`record`],
+//! which [`lax::bind`](crate::lax::bind) calls to turn a primitive applied to traced
+//! operands into an equation of the innermost trace's [`Graph`].
+//!
+//! It sits below `lax` and the transformations: `jit`, `grad` and `vmap` trace functions
+//! with [`trace_fn`] and transform or compile the graphs. Traces nest: a function traced
+//! while another trace is open (a transformation inside `jit`, and later `scan`/`cond`
+//! bodies) records into its own graph, and the enclosing trace's values it uses become
+//! constants of that graph, bound as operands in the enclosing trace.
+
+mod ir;
+
+use std::cell::RefCell;
+use std::collections::HashMap;
+use std::rc::Rc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+
+pub use ir::Graph;
+pub(crate) use ir::{var_name, Eqn};
+
+use crate::array::{Array, Aval, Tracer};
+use crate::error::{Error, Result};
+use crate::primitive::Primitive;
+use crate::runtime::Device;
+use crate::tree::{tree_flatten, tree_unflatten, PyTree, TreeDef};
+
+/// The state of one trace in progress.
+struct TraceState {
+    id: u64,
+    name: Arc<str>,
+    device: Device,
+    graph: Graph,
+    /// Captured arrays, in `graph.constvars` order.
+    consts: Vec<Array>,
+    /// Captured array (by handle identity) to its variable.
+    const_vars: HashMap<usize, usize>,
+}
+
+thread_local! {
+    /// The traces in progress on this thread, innermost last, with their ids.
+    static TRACES: RefCell<Vec<(u64, Rc<RefCell<TraceState>>)>> = const { RefCell::new(Vec::new()) };
+}
+
+static NEXT_TRACE: AtomicU64 = AtomicU64::new(1);
+
+/// Whether a function is being traced on this thread.
+pub(crate) fn is_tracing() -> bool {
+    TRACES.with(|t| !t.borrow().is_empty())
+}
+
+fn current_trace() -> Option<Rc<RefCell<TraceState>>> {
+    TRACES.with(|t| t.borrow().last().map(|(_, s)| s.clone()))
+}
+
+/// Whether trace `id` is in progress on this thread (an outer trace of the current one).
+fn is_active(id: u64) -> bool {
+    TRACES.with(|t| t.borrow().iter().any(|(i, _)| *i == id))
+}
+
+pub(crate) fn escaped(func: &str, t: &Tracer) -> Error {
+    Error::Tracing {
+        func: func.to_string(),
+        traced: t.name.to_string(),
+        reason: "a traced array was used outside the trace that made it (it escaped the \
+                 traced function, for example through a captured variable); return it from \
+                 the function instead"
+            .into(),
+    }
+}
+
+impl TraceState {
+    /// The variable for an operand: its own tracer, or a new constant for a captured array
+    /// (a concrete array, or a value of an enclosing trace: `grad` inside `jit` traces the
+    /// differentiated function while the outer trace is open).
+    fn var_of(&mut self, func: &str, a: &Array) -> Result<usize> {
+        match a.tracer() {
+            Some(t) if t.trace == self.id => Ok(t.var),
+            Some(t) if !is_active(t.trace) => Err(escaped(func, t)),
+            _ => {
+                let key = a.handle_id();
+                if let Some(&v) = self.const_vars.get(&key) {
+                    return Ok(v);
+                }
+                let v = self.graph.new_var(a.aval().clone());
+                self.graph.constvars.push(v);
+                self.consts.push(a.clone());
+                self.const_vars.insert(key, v);
+                Ok(v)
+            }
+        }
+    }
+
+    fn traced(&self, var: usize) -> Array {
+        Array::traced(
+            self.device.clone(),
+            self.graph.avals[var].clone(),
+            Tracer {
+                trace: self.id,
+                var,
+                name: self.name.clone(),
+            },
+        )
+    }
+}
+
+/// Records `prim` applied to `inputs` (with result type `out`) in the innermost trace of
+/// this thread; `None` when nothing is being traced. An operand traced by a finished trace
+/// is an error either way.
+pub(crate) fn record(prim: &Primitive, inputs: &[&Array], out: &Aval) -> Option<Result<Array>> {
+    let Some(trace) = current_trace() else {
+        return inputs
+            .iter()
+            .find_map(|a| a.tracer())
+            .map(|t| Err(escaped(prim.name(), t)));
+    };
+    let mut st = trace.borrow_mut();
+    let args = match inputs
+        .iter()
+        .map(|a| st.var_of(prim.name(), a))
+        .collect::<Result<Vec<_>>>()
+    {
+        Ok(a) => a,
+        Err(e) => return Some(Err(e)),
+    };
+    let var = st.graph.new_var(out.clone());
+    st.graph.eqns.push(ir::Eqn {
+        prim: prim.clone(),
+        inputs: args,
+        out: var,
+    });
+    Some(Ok(st.traced(var)))
+}
+
+/// Pops the trace when tracing ends, also on errors.
+struct TraceGuard;
+
+/// A function traced for one signature: its graph, the arrays it captured (in
+/// `graph.constvars` order) and the structure of its result.
+pub(crate) struct Traced {
+    pub(crate) graph: Graph,
+    pub(crate) consts: Vec<Array>,
+    pub(crate) out_def: TreeDef,
+}
+
+/// Traces `f` on traced leaves of types `avals` arranged as `def`: every primitive it binds
+/// becomes an equation. Arrays of enclosing traces that `f` uses become constants, so a
+/// transformation can trace inside another one's trace.
+pub(crate) fn trace_fn<T: PyTree, U: PyTree>(
+    name: &Arc<str>,
+    device: &Device,
+    def: &TreeDef,
+    avals: &[Aval],
+    f: impl FnOnce(T) -> Result<U>,
+) -> Result<Traced> {
+    let id = NEXT_TRACE.fetch_add(1, Ordering::Relaxed);
+    let state = Rc::new(RefCell::new(TraceState {
+        id,
+        name: name.clone(),
+        device: device.clone(),
+        graph: Graph::default(),
+        consts: Vec::new(),
+        const_vars: HashMap::new(),
+    }));
+    let traced_leaves: Vec<Array> = {
+        let mut st = state.borrow_mut();
+        avals
+            .iter()
+            .map(|a| {
+                let v = st.graph.new_var(a.clone());
+                st.graph.invars.push(v);
+                st.traced(v)
+            })
+            .collect()
+    };
+    let out_def = {
+        TRACES.with(|t| t.borrow_mut().push((id, state.clone())));
+        let _guard = TraceGuard;
+        let x: T = tree_unflatten(def, traced_leaves)?;
+        let y: U = f(x)?;
+        let (outs, out_def) = tree_flatten(&y);
+        let mut st = state.borrow_mut();
+        let vars = outs
+            .iter()
+            .map(|a| st.var_of(name, a))
+            .collect::<Result<Vec<_>>>()?;
+        st.graph.outvars = vars;
+        out_def
+    };
+    let st = Rc::try_unwrap(state)
+        .map_err(|_| Error::Tracing {
+            func: "jit".into(),
+            traced: name.to_string(),
+            reason: "the trace is still in use".into(),
+        })?
+        .into_inner();
+    if cfg!(debug_assertions) {
+        st.graph.verify()?;
+    }
+    Ok(Traced {
+        graph: st.graph,
+        consts: st.consts,
+        out_def,
+    })
+}
+
+impl Drop for TraceGuard {
+    fn drop(&mut self) {
+        TRACES.with(|t| t.borrow_mut().pop());
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::cell::RefCell;
+    use std::sync::Arc;
+
+    use super::trace_fn;
+    use crate::numpy as np;
+    use crate::{grad, jit, Array, Result};
+
+    /// A body traced inside `grad` inside `jit` (three traces open, as a `scan` body in a
+    /// transformed function will be) gets a graph of its own: its argument is its input,
+    /// the values of both enclosing traces it uses are its constants, and evaluated into
+    /// the enclosing trace it is differentiated and compiled like inline code.
+    #[test]
+    fn a_body_traced_inside_grad_inside_jit_has_its_own_graph() {
+        // Per traced body: inputs, constants, primitives, and the listing.
+        type Seen = (usize, usize, Vec<&'static str>, String);
+        let graphs: RefCell<Vec<Seen>> = RefCell::default();
+        let f = jit(|x: Array| -> Result<Array> {
+            grad(|y: Array| -> Result<Array> {
+                let (_, def) = crate::tree::tree_flatten(&y);
+                let device = y.device().clone();
+                // body(z) = sin(z) * y * x, with y from grad's trace and x from jit's.
+                let body = trace_fn(
+                    &Arc::from("body"),
+                    &device,
+                    &def,
+                    &[y.aval().clone()],
+                    |z: Array| (np::sin(&z)? * &y)? * &x,
+                )?;
+                let g = &body.graph;
+                graphs.borrow_mut().push((
+                    g.invars.len(),
+                    g.constvars.len(),
+                    g.eqns.iter().map(|e| e.prim.name()).collect(),
+                    g.to_string(),
+                ));
+                let env =
+                    crate::jit::eval_graph(g, &body.consts, std::slice::from_ref(&y), &device)?;
+                let out = env[g.outvars[0]].clone().expect("the body's output");
+                np::sum(out, None, false)
+            })(x.clone())
+        });
+        let xs = [0.5f32, 1.0, 2.0];
+        let x = Array::from_slice(&xs, &[3]).unwrap();
+        let got = f.call(x).unwrap().to_vec::<f32>().unwrap();
+        // d/dy sum(sin(y) * y * x) at y = x: (cos(x) x + sin(x)) x.
+        for (g, &v) in got.iter().zip(&xs) {
+            let want = (v.cos() * v + v.sin()) * v;
+            assert!(
+                (g - want).abs() <= 1e-5 * want.abs().max(1.0),
+                "{g} vs {want}"
+            );
+        }
+        let graphs = graphs.borrow();
+        assert_eq!(graphs.len(), 1, "traced once, under both transformations");
+        let (invars, constvars, prims, text) = &graphs[0];
+        assert_eq!((*invars, *constvars), (1, 2), "{text}");
+        assert_eq!(prims, &["sin", "mul", "mul"], "{text}");
+    }
+}
