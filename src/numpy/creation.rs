@@ -472,3 +472,10 @@ pub fn eye(n: usize, m: Option<usize>, k: isize, dtype: DType) -> Result<Array> 
 pub fn identity(n: usize, dtype: DType) -> Result<Array> {
     eye(n, None, 0, dtype).map_err(|e| e.renamed("identity"))
 }
+
+/// A copy of `x` in a buffer of its own (`jnp.copy`); arrays are immutable, so this is only
+/// needed to detach from a buffer shared with an application.
+pub fn copy(x: impl ArrayLike) -> Result<Array> {
+    overridable!("copy"; [one x]; []);
+    lax::copy(&asarray(operand("copy", 0, x)?)?)
+}

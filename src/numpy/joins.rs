@@ -557,3 +557,19 @@ fn triangle(func: &str, x: impl ArrayLike, k: isize, lower: bool) -> Result<Arra
 }
 
 super::overrides::debug_param!(Sections, Repeats, PadMode);
+
+/// The Array API's [`concatenate`]: along `axis`, or of the arrays flattened when `None`.
+pub fn concat<A: ArrayLike>(
+    arrays: impl IntoIterator<Item = A>,
+    axis: Option<isize>,
+) -> Result<Array> {
+    overridable!("concat"; [list arrays]; [axis]);
+    let xs = promoted("concat", arrays)?;
+    match axis {
+        Some(a) => join("concat", &xs, a),
+        None => {
+            let flat = xs.iter().map(super::ravel).collect::<Result<Vec<_>>>()?;
+            join("concat", &flat, 0)
+        }
+    }
+}

@@ -7,6 +7,7 @@
 
 use crate::array::Array;
 use crate::convert::ArrayLike;
+use crate::dtype::DType;
 use crate::error::Result;
 use crate::numpy as np;
 use crate::numpy::{PadMode, Repeats, Sections};
@@ -823,5 +824,145 @@ impl Array {
     /// [`numpy::zeros_like`](crate::numpy::zeros_like) of this array.
     pub fn zeros_like(&self) -> Result<Array> {
         np::zeros_like(self)
+    }
+
+    /// [`numpy::acos`](crate::numpy::acos) of this array.
+    pub fn acos(&self) -> Result<Array> {
+        np::acos(self)
+    }
+
+    /// [`numpy::acosh`](crate::numpy::acosh) of this array.
+    pub fn acosh(&self) -> Result<Array> {
+        np::acosh(self)
+    }
+
+    /// [`numpy::asin`](crate::numpy::asin) of this array.
+    pub fn asin(&self) -> Result<Array> {
+        np::asin(self)
+    }
+
+    /// [`numpy::asinh`](crate::numpy::asinh) of this array.
+    pub fn asinh(&self) -> Result<Array> {
+        np::asinh(self)
+    }
+
+    /// [`numpy::atan`](crate::numpy::atan) of this array.
+    pub fn atan(&self) -> Result<Array> {
+        np::atan(self)
+    }
+
+    /// [`numpy::atanh`](crate::numpy::atanh) of this array.
+    pub fn atanh(&self) -> Result<Array> {
+        np::atanh(self)
+    }
+
+    /// [`numpy::bitwise_invert`](crate::numpy::bitwise_invert) of this array.
+    pub fn bitwise_invert(&self) -> Result<Array> {
+        np::bitwise_invert(self)
+    }
+
+    /// [`numpy::degrees`](crate::numpy::degrees) of this array.
+    pub fn degrees(&self) -> Result<Array> {
+        np::degrees(self)
+    }
+
+    /// [`numpy::fabs`](crate::numpy::fabs) of this array.
+    pub fn fabs(&self) -> Result<Array> {
+        np::fabs(self)
+    }
+
+    /// [`numpy::isneginf`](crate::numpy::isneginf) of this array.
+    pub fn isneginf(&self) -> Result<Array> {
+        np::isneginf(self)
+    }
+
+    /// [`numpy::isposinf`](crate::numpy::isposinf) of this array.
+    pub fn isposinf(&self) -> Result<Array> {
+        np::isposinf(self)
+    }
+
+    /// [`numpy::radians`](crate::numpy::radians) of this array.
+    pub fn radians(&self) -> Result<Array> {
+        np::radians(self)
+    }
+
+    /// [`numpy::matrix_transpose`](crate::numpy::matrix_transpose) of this array.
+    pub fn matrix_transpose(&self) -> Result<Array> {
+        np::matrix_transpose(self)
+    }
+
+    /// [`numpy::fliplr`](crate::numpy::fliplr) of this array.
+    pub fn fliplr(&self) -> Result<Array> {
+        np::fliplr(self)
+    }
+
+    /// [`numpy::flipud`](crate::numpy::flipud) of this array.
+    pub fn flipud(&self) -> Result<Array> {
+        np::flipud(self)
+    }
+
+    /// [`numpy::copy`](crate::numpy::copy) of this array.
+    pub fn copy(&self) -> Result<Array> {
+        np::copy(self)
+    }
+
+    /// [`numpy::atan2`](crate::numpy::atan2) with this array as `x`.
+    pub fn atan2(&self, y: impl ArrayLike) -> Result<Array> {
+        np::atan2(self, y)
+    }
+
+    /// [`numpy::bitwise_left_shift`](crate::numpy::bitwise_left_shift) with this array as `x`.
+    pub fn bitwise_left_shift(&self, y: impl ArrayLike) -> Result<Array> {
+        np::bitwise_left_shift(self, y)
+    }
+
+    /// [`numpy::bitwise_right_shift`](crate::numpy::bitwise_right_shift) with this array as `x`.
+    pub fn bitwise_right_shift(&self, y: impl ArrayLike) -> Result<Array> {
+        np::bitwise_right_shift(self, y)
+    }
+
+    /// [`numpy::pow`](crate::numpy::pow) with this array as `x`.
+    pub fn pow(&self, y: impl ArrayLike) -> Result<Array> {
+        np::pow(self, y)
+    }
+
+    /// [`numpy::amax`](crate::numpy::amax) with this array as `x`.
+    pub fn amax(&self, axis: Option<&[isize]>, keepdims: bool) -> Result<Array> {
+        np::amax(self, axis, keepdims)
+    }
+
+    /// [`numpy::amin`](crate::numpy::amin) with this array as `x`.
+    pub fn amin(&self, axis: Option<&[isize]>, keepdims: bool) -> Result<Array> {
+        np::amin(self, axis, keepdims)
+    }
+
+    /// [`numpy::ptp`](crate::numpy::ptp) with this array as `x`.
+    pub fn ptp(&self, axis: Option<&[isize]>, keepdims: bool) -> Result<Array> {
+        np::ptp(self, axis, keepdims)
+    }
+
+    /// [`numpy::cumulative_sum`](crate::numpy::cumulative_sum) with this array as `x`.
+    pub fn cumulative_sum(
+        &self,
+        axis: Option<isize>,
+        dtype: Option<DType>,
+        include_initial: bool,
+    ) -> Result<Array> {
+        np::cumulative_sum(self, axis, dtype, include_initial)
+    }
+
+    /// [`numpy::cumulative_prod`](crate::numpy::cumulative_prod) with this array as `x`.
+    pub fn cumulative_prod(
+        &self,
+        axis: Option<isize>,
+        dtype: Option<DType>,
+        include_initial: bool,
+    ) -> Result<Array> {
+        np::cumulative_prod(self, axis, dtype, include_initial)
+    }
+
+    /// [`numpy::permute_dims`](crate::numpy::permute_dims) with this array as `x`.
+    pub fn permute_dims(&self, axes: &[isize]) -> Result<Array> {
+        np::permute_dims(self, axes)
     }
 }

@@ -18,8 +18,9 @@ mod shapes;
 mod ufuncs;
 
 pub use creation::{
-    arange, arange_with, array, asarray, astype, empty, empty_like, eye, full, full_like, identity,
-    linspace, linspace_with, ndim, ones, ones_like, shape, size, zeros, zeros_like, ArangeSpec,
+    arange, arange_with, array, asarray, astype, copy, empty, empty_like, eye, full, full_like,
+    identity, linspace, linspace_with, ndim, ones, ones_like, shape, size, zeros, zeros_like,
+    ArangeSpec,
 };
 pub use duck::{duck_as, duckarray, DuckArray, IntoDuckArray};
 pub use indexing::{
@@ -27,28 +28,30 @@ pub use indexing::{
     At, AtIndex, Ellipsis, IndexMode, NewAxis, SliceElem, SliceSpec,
 };
 pub use joins::{
-    array_split, concatenate, dstack, hstack, pad, repeat, roll, split, stack, tile, tril, triu,
-    vstack, PadMode, Repeats, Sections,
+    array_split, concat, concatenate, dstack, hstack, pad, repeat, roll, split, stack, tile, tril,
+    triu, vstack, PadMode, Repeats, Sections,
 };
 pub use linalg::{diagonal, dot, einsum, inner, matmul, outer, tensordot, trace, vdot};
 pub use reductions::{
-    all, allclose, any, argmax, argmin, argsort, argsort_with, array_equal, count_nonzero, cumprod,
-    cumsum, logsumexp, max, mean, median, min, nanmax, nanmean, nanmin, nansum, prod, sort,
-    sort_with, std, sum, var,
+    all, allclose, amax, amin, any, argmax, argmin, argsort, argsort_with, array_equal,
+    count_nonzero, cumprod, cumsum, cumulative_prod, cumulative_sum, logsumexp, max, mean, median,
+    min, nanmax, nanmean, nanmin, nansum, prod, ptp, sort, sort_with, std, sum, var,
 };
 pub use shapes::{
-    atleast_1d, atleast_2d, atleast_3d, broadcast_arrays, broadcast_to, expand_dims, flip,
-    moveaxis, ravel, reshape, squeeze, swapaxes, transpose,
+    atleast_1d, atleast_2d, atleast_3d, broadcast_arrays, broadcast_to, expand_dims, flip, fliplr,
+    flipud, matrix_transpose, moveaxis, permute_dims, ravel, reshape, squeeze, swapaxes, transpose,
 };
 pub use ufuncs::{
-    abs, absolute, add, arccos, arccosh, arcsin, arcsinh, arctan, arctan2, arctanh, bitwise_and,
-    bitwise_not, bitwise_or, bitwise_xor, cbrt, ceil, clip, copysign, cos, cosh, deg2rad, divide,
-    equal, exp, exp2, expm1, floor, floor_divide, fmax, fmin, fmod, gcd, greater, greater_equal,
-    hypot, invert, isclose, isfinite, isinf, isnan, lcm, left_shift, less, less_equal, log, log10,
-    log1p, log2, logaddexp, logaddexp2, logical_and, logical_not, logical_or, logical_xor, maximum,
-    minimum, multiply, nan_to_num, negative, not_equal, positive, power, r#mod, r#where, rad2deg,
-    reciprocal, remainder, right_shift, rint, round, sign, signbit, sin, sinh, sqrt, square,
-    subtract, tan, tanh, true_divide, trunc,
+    abs, absolute, acos, acosh, add, arccos, arccosh, arcsin, arcsinh, arctan, arctan2, arctanh,
+    asin, asinh, atan, atan2, atanh, bitwise_and, bitwise_invert, bitwise_left_shift, bitwise_not,
+    bitwise_or, bitwise_right_shift, bitwise_xor, cbrt, ceil, clip, copysign, cos, cosh, deg2rad,
+    degrees, divide, equal, exp, exp2, expm1, fabs, floor, floor_divide, fmax, fmin, fmod, gcd,
+    greater, greater_equal, hypot, invert, isclose, isfinite, isinf, isnan, isneginf, isposinf,
+    lcm, left_shift, less, less_equal, log, log10, log1p, log2, logaddexp, logaddexp2, logical_and,
+    logical_not, logical_or, logical_xor, maximum, minimum, multiply, nan_to_num, negative,
+    not_equal, positive, pow, power, r#mod, r#where, rad2deg, radians, reciprocal, remainder,
+    right_shift, rint, round, sign, signbit, sin, sinh, sqrt, square, subtract, tan, tanh,
+    true_divide, trunc,
 };
 
 pub use crate::dtype::{promote_types, result_type, DType};

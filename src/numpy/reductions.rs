@@ -682,3 +682,90 @@ pub fn array_equal(a: impl ArrayLike, b: impl ArrayLike, equal_nan: bool) -> Res
     }
     super::all(eq, None, false)
 }
+
+/// Same as [`max`] (NumPy's older name).
+pub fn amax(x: impl ArrayLike, axis: Option<&[isize]>, keepdims: bool) -> Result<Array> {
+    overridable!("amax"; [one x]; [axis, keepdims]);
+    max(x, axis, keepdims)
+}
+
+/// Same as [`min`] (NumPy's older name).
+pub fn amin(x: impl ArrayLike, axis: Option<&[isize]>, keepdims: bool) -> Result<Array> {
+    overridable!("amin"; [one x]; [axis, keepdims]);
+    min(x, axis, keepdims)
+}
+
+/// The range of values, `max - min`, over `axis` (all axes when `None`); bool is an error,
+/// as `subtract` of bools is.
+pub fn ptp(x: impl ArrayLike, axis: Option<&[isize]>, keepdims: bool) -> Result<Array> {
+    overridable!("ptp"; [one x]; [axis, keepdims]);
+    let x = super::asarray(operand("ptp", 0, x)?)?;
+    super::subtract(max(&x, axis, keepdims)?, min(&x, axis, keepdims)?)
+}
+
+/// The Array API's cumulative sum: along `axis` (which only a 1-d input may leave out),
+/// in `dtype` when given (the input converts first), with a leading 0 along the axis
+/// when `include_initial`. A 0-d input is an error.
+pub fn cumulative_sum(
+    x: impl ArrayLike,
+    axis: Option<isize>,
+    dtype: Option<DType>,
+    include_initial: bool,
+) -> Result<Array> {
+    overridable!("cumulative_sum"; [one x]; [axis, dtype, include_initial]);
+    cumulative("cumulative_sum", x, axis, dtype, include_initial, false)
+}
+
+/// The Array API's cumulative product: as [`cumulative_sum`], with a leading 1.
+pub fn cumulative_prod(
+    x: impl ArrayLike,
+    axis: Option<isize>,
+    dtype: Option<DType>,
+    include_initial: bool,
+) -> Result<Array> {
+    overridable!("cumulative_prod"; [one x]; [axis, dtype, include_initial]);
+    cumulative("cumulative_prod", x, axis, dtype, include_initial, true)
+}
+
+fn cumulative(
+    func: &str,
+    x: impl ArrayLike,
+    axis: Option<isize>,
+    dtype: Option<DType>,
+    include_initial: bool,
+    product: bool,
+) -> Result<Array> {
+    let x = super::asarray(operand(func, 0, x)?)?;
+    if x.ndim() == 0 {
+        return Err(Error::arg(
+            func,
+            "the input is 0-d (a scalar); a cumulative operation needs at least one axis",
+        ));
+    }
+    let axis = match axis {
+        Some(a) => a,
+        None if x.ndim() == 1 => 0,
+        None => {
+            return Err(Error::arg(
+                func,
+                format!(
+                    "the input has rank {}; only a 1-d input may leave `axis` out",
+                    x.ndim()
+                ),
+            ))
+        }
+    };
+    let x = match dtype {
+        Some(d) => x.astype(d)?,
+        None => x,
+    };
+    let r = scan(func, &x, Some(axis), product)?;
+    if !include_initial {
+        return Ok(r);
+    }
+    let ax = crate::shape::normalize_axis(func, axis, r.ndim())?;
+    let mut shape = r.shape().to_vec();
+    shape[ax] = 1;
+    let initial = super::full(&shape, i32::from(product), Some(r.dtype()))?;
+    super::concatenate([initial, r], ax as isize)
+}

@@ -246,3 +246,42 @@ pub fn atleast_3d(x: impl ArrayLike) -> Result<Array> {
     overridable!("atleast_3d"; [one x]; []);
     atleast("atleast_3d", x, 3)
 }
+
+/// Permutes the axes as `axes` says (the Array API's [`transpose`] with `axes` given).
+pub fn permute_dims(x: impl ArrayLike, axes: &[isize]) -> Result<Array> {
+    overridable!("permute_dims"; [one x]; [axes]);
+    transpose(x, Some(axes))
+}
+
+/// Swaps the last two axes (a stack of matrices, each transposed); fewer than 2 axes is
+/// an error.
+pub fn matrix_transpose(x: impl ArrayLike) -> Result<Array> {
+    overridable!("matrix_transpose"; [one x]; []);
+    let x = at_least("matrix_transpose", x, 2)?;
+    swapaxes(&x, -1, -2)
+}
+
+/// Reverses the columns (axis 1); fewer than 2 axes is an error.
+pub fn fliplr(x: impl ArrayLike) -> Result<Array> {
+    overridable!("fliplr"; [one x]; []);
+    flip(at_least("fliplr", x, 2)?, Some(&[1]))
+}
+
+/// Reverses the rows (axis 0); a 0-d input is an error.
+pub fn flipud(x: impl ArrayLike) -> Result<Array> {
+    overridable!("flipud"; [one x]; []);
+    flip(at_least("flipud", x, 1)?, Some(&[0]))
+}
+
+/// `x` as an array, or an error naming `func` when it has fewer than `ndim` axes.
+fn at_least(func: &str, x: impl ArrayLike, ndim: usize) -> Result<Array> {
+    let x = super::asarray(operand(func, 0, x)?)?;
+    if x.ndim() < ndim {
+        return Err(Error::shape(
+            func,
+            &[x.shape()],
+            format!("the input needs at least {ndim} axes"),
+        ));
+    }
+    Ok(x)
+}

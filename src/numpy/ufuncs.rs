@@ -770,3 +770,112 @@ pub fn isclose(
         Ok(close)
     }
 }
+
+// The Array API's names for NumPy's functions (NumPy 2 and JAX have both).
+
+/// Same as [`arccos`] (the Array API's name).
+pub fn acos(x: impl ArrayLike) -> Result<Array> {
+    overridable!("acos"; [one x]; []);
+    arccos(x)
+}
+
+/// Same as [`arccosh`] (the Array API's name).
+pub fn acosh(x: impl ArrayLike) -> Result<Array> {
+    overridable!("acosh"; [one x]; []);
+    arccosh(x)
+}
+
+/// Same as [`arcsin`] (the Array API's name).
+pub fn asin(x: impl ArrayLike) -> Result<Array> {
+    overridable!("asin"; [one x]; []);
+    arcsin(x)
+}
+
+/// Same as [`arcsinh`] (the Array API's name).
+pub fn asinh(x: impl ArrayLike) -> Result<Array> {
+    overridable!("asinh"; [one x]; []);
+    arcsinh(x)
+}
+
+/// Same as [`arctan`] (the Array API's name).
+pub fn atan(x: impl ArrayLike) -> Result<Array> {
+    overridable!("atan"; [one x]; []);
+    arctan(x)
+}
+
+/// Same as [`arctanh`] (the Array API's name).
+pub fn atanh(x: impl ArrayLike) -> Result<Array> {
+    overridable!("atanh"; [one x]; []);
+    arctanh(x)
+}
+
+/// Same as [`arctan2`] (the Array API's name).
+pub fn atan2(x: impl ArrayLike, y: impl ArrayLike) -> Result<Array> {
+    overridable!("atan2"; [one x, one y]; []);
+    arctan2(x, y)
+}
+
+/// Same as [`invert`] (the Array API's name).
+pub fn bitwise_invert(x: impl ArrayLike) -> Result<Array> {
+    overridable!("bitwise_invert"; [one x]; []);
+    invert(x)
+}
+
+/// Same as [`left_shift`] (the Array API's name).
+pub fn bitwise_left_shift(x: impl ArrayLike, y: impl ArrayLike) -> Result<Array> {
+    overridable!("bitwise_left_shift"; [one x, one y]; []);
+    left_shift(x, y)
+}
+
+/// Same as [`right_shift`] (the Array API's name).
+pub fn bitwise_right_shift(x: impl ArrayLike, y: impl ArrayLike) -> Result<Array> {
+    overridable!("bitwise_right_shift"; [one x, one y]; []);
+    right_shift(x, y)
+}
+
+/// Same as [`power`] (the Array API's name).
+pub fn pow(x: impl ArrayLike, y: impl ArrayLike) -> Result<Array> {
+    overridable!("pow"; [one x, one y]; []);
+    power(x, y)
+}
+
+/// Same as [`rad2deg`].
+pub fn degrees(x: impl ArrayLike) -> Result<Array> {
+    overridable!("degrees"; [one x]; []);
+    rad2deg(x)
+}
+
+/// Same as [`deg2rad`].
+pub fn radians(x: impl ArrayLike) -> Result<Array> {
+    overridable!("radians"; [one x]; []);
+    deg2rad(x)
+}
+
+/// `|x|` in a floating dtype: integers and bool convert to float32 first (JAX's
+/// `promote_args_inexact`), unlike [`abs`].
+pub fn fabs(x: impl ArrayLike) -> Result<Array> {
+    overridable!("fabs"; [one x]; []);
+    lax::unary(UnaryOp::Abs, &one("fabs", x, true)?)
+}
+
+/// True where `x` is -inf (never for integers or bool).
+pub fn isneginf(x: impl ArrayLike) -> Result<Array> {
+    overridable!("isneginf"; [one x]; []);
+    signed_inf("isneginf", x, f64::NEG_INFINITY)
+}
+
+/// True where `x` is +inf (never for integers or bool).
+pub fn isposinf(x: impl ArrayLike) -> Result<Array> {
+    overridable!("isposinf"; [one x]; []);
+    signed_inf("isposinf", x, f64::INFINITY)
+}
+
+fn signed_inf(func: &str, x: impl ArrayLike, inf: f64) -> Result<Array> {
+    let x = one(func, x, false)?;
+    if x.dtype().is_floating() {
+        equal(&x, inf)
+    } else {
+        // Integers hold no infinity: all false, of x's shape.
+        not_equal(&x, &x)
+    }
+}

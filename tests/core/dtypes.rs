@@ -176,6 +176,10 @@ fn jax_rule(
         panic!("ten inputs")
     };
     let first3 = || s![..3];
+    let special = || {
+        let inf = f32::INFINITY;
+        np::array([-inf, -2.5, -0.0, 0.0, inf, f32::NAN]).unwrap()
+    };
     Some(match name {
         "positive_bool" => np::positive(b),
         "square_bool" => np::square(b),
@@ -320,6 +324,56 @@ fn jax_rule(
             .mode(IndexMode::Fill)
             .fill_value(-9.0)
             .get(),
+        "fabs_i32" => np::fabs(i),
+        "fabs_bool" => np::fabs(b),
+        "fabs_special" => np::fabs(special()),
+        "fabs_f16" => np::fabs(np::negative(h).unwrap()),
+        "isneginf_special" => np::isneginf(special()),
+        "isposinf_special" => np::isposinf(special()),
+        "isneginf_i32" => np::isneginf(i),
+        "isposinf_bool" => np::isposinf(b),
+        "acos_special" => np::acos(np::array([-1.0f32, -0.5, 0.0, 1.0, 1.5, f32::NAN]).unwrap()),
+        "acosh_f" => np::acosh(f),
+        "asin_half" => np::asin(np::array([-1.0f32, -0.5, 0.0, 0.5, 2.0]).unwrap()),
+        "asinh_f" => np::asinh(np::negative(f).unwrap()),
+        "atan_f" => np::atan(f),
+        "atanh_half" => np::atanh(np::array([-1.0f32, -0.5, 0.0, 0.5, 1.0]).unwrap()),
+        "atan2_ff" => np::atan2(f, np::negative(f).unwrap()),
+        "atan2_i32" => np::atan2(i, 2),
+        "pow_i32" => np::pow(i, 2),
+        "pow_i32_neg" => np::pow(i, -1),
+        "pow_f_weak" => np::pow(f, 0.5),
+        "bitwise_invert_i32" => np::bitwise_invert(i),
+        "bitwise_invert_bool" => np::bitwise_invert(b),
+        "bitwise_left_shift_u32" => np::bitwise_left_shift(u, 3),
+        "bitwise_right_shift_i32" => np::bitwise_right_shift(i, 1),
+        "degrees_f" => np::degrees(f),
+        "radians_i32" => np::radians(i),
+        "amax_m" => np::amax(m, Some(&[1]), false),
+        "amin_m" => np::amin(m, None, false),
+        "ptp_m" => np::ptp(m, Some(&[0]), false),
+        "ptp_f_keep" => np::ptp(f, None, true),
+        "ptp_special" => np::ptp(special(), None, false),
+        "ptp_bool" => np::ptp(b, None, false),
+        "cumulative_sum_m1" => np::cumulative_sum(m, Some(1), None, true),
+        "cumulative_sum_1d" => np::cumulative_sum(ar, None, None, false),
+        "cumulative_sum_2d_no_axis" => np::cumulative_sum(m, None, None, false),
+        "cumulative_sum_0d" => np::cumulative_sum(np::array(3).unwrap(), None, None, false),
+        "cumulative_sum_bool" => np::cumulative_sum(b, None, None, false),
+        "cumulative_sum_f16" => np::cumulative_sum(h, None, None, true),
+        "cumulative_prod_dtype" => np::cumulative_prod(i, None, Some(DType::Float32), true),
+        "cumulative_prod_m0" => np::cumulative_prod(m, Some(0), None, false),
+        "permute_dims_m" => np::permute_dims(m, &[1, 0]),
+        "matrix_transpose_m" => np::matrix_transpose(m),
+        "matrix_transpose_1d" => np::matrix_transpose(ar),
+        "fliplr_m" => np::fliplr(m),
+        "flipud_m" => np::flipud(m),
+        "flipud_1d" => np::flipud(ar),
+        "fliplr_1d" => np::fliplr(ar),
+        "concat_none" => np::concat([m.clone(), ar.clone()], None),
+        "concat_axis0" => np::concat([m.clone(), m.clone()], Some(0)),
+        "concat_promote" => np::concat([ar.clone(), f.clone()], Some(0)),
+        "copy_m" => np::copy(m),
         _ if jitted => return None,
         "nonzero_0d" => np::nonzero(3).map(|mut v| v.remove(0)),
         "nonzero_1d" => np::nonzero(vec![0i32, 3, 0, 4]).map(|mut v| v.remove(0)),
@@ -411,5 +465,5 @@ fn jax_rules_match() {
         checked += 1;
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
-    assert_eq!(checked, 137);
+    assert_eq!(checked, 187);
 }

@@ -1,7 +1,8 @@
 # Generates tests/data/jax_rules.txt: JAX's answers (or its refusal) where its rules differ
 # from NumPy's: bool operands, negative weak ints with uint32, fill values wrapped into the
 # dtype, integer powers, `.at[]` updates that promote and convert back, var/std with a
-# large ddof, nonzero of a 0-d array, integers past the end in basic indexing.
+# large ddof, nonzero of a 0-d array, integers past the end in basic indexing; and the
+# Array API's names and small NumPy functions (fabs, ptp, cumulative_sum, concat, ...).
 # Run: pip install "jax[cpu]==0.10.2" && python3 tests/data/gen_jax_rules.py > tests/data/jax_rules.txt
 # Each line: name, then the result dtype, its weak flag, shape and comma-separated values,
 # or "error".
@@ -22,6 +23,8 @@ h = jnp.array([1.0, 2.0], dtype=jnp.float16)
 mask = jnp.array([True, False, True, False])
 ar = jnp.arange(5, dtype=jnp.int32)
 m = jnp.arange(6, dtype=jnp.int32).reshape(2, 3)
+nan, inf = float("nan"), float("inf")
+sp = jnp.array([-inf, -2.5, -0.0, 0.0, inf, nan], dtype=jnp.float32)
 
 cases = {
     # bool operands
@@ -169,6 +172,57 @@ cases = {
     "at_set_2d_past_end": lambda: m.at[5, 1].set(-1),
     "at_set_2d_row": lambda: m.at[1, 1:].set(-1),
     "at_get_2d_fill": lambda: m.at[7, 1:].get(mode="fill", fill_value=-9),
+    # the Array API's names and NumPy's small functions (issue #30)
+    "fabs_i32": lambda: jnp.fabs(i),
+    "fabs_bool": lambda: jnp.fabs(b),
+    "fabs_special": lambda: jnp.fabs(sp),
+    "fabs_f16": lambda: jnp.fabs(-h),
+    "isneginf_special": lambda: jnp.isneginf(sp),
+    "isposinf_special": lambda: jnp.isposinf(sp),
+    "isneginf_i32": lambda: jnp.isneginf(i),
+    "isposinf_bool": lambda: jnp.isposinf(b),
+    "acos_special": lambda: jnp.acos(jnp.array([-1.0, -0.5, 0.0, 1.0, 1.5, nan])),
+    "acosh_f": lambda: jnp.acosh(f),
+    "asin_half": lambda: jnp.asin(jnp.array([-1.0, -0.5, 0.0, 0.5, 2.0])),
+    "asinh_f": lambda: jnp.asinh(-f),
+    "atan_f": lambda: jnp.atan(f),
+    "atanh_half": lambda: jnp.atanh(jnp.array([-1.0, -0.5, 0.0, 0.5, 1.0])),
+    "atan2_ff": lambda: jnp.atan2(f, -f),
+    "atan2_i32": lambda: jnp.atan2(i, 2),
+    "pow_i32": lambda: jnp.pow(i, 2),
+    "pow_i32_neg": lambda: jnp.pow(i, -1),
+    "pow_f_weak": lambda: jnp.pow(f, 0.5),
+    "bitwise_invert_i32": lambda: jnp.bitwise_invert(i),
+    "bitwise_invert_bool": lambda: jnp.bitwise_invert(b),
+    "bitwise_left_shift_u32": lambda: jnp.bitwise_left_shift(u, 3),
+    "bitwise_right_shift_i32": lambda: jnp.bitwise_right_shift(i, 1),
+    "degrees_f": lambda: jnp.degrees(f),
+    "radians_i32": lambda: jnp.radians(i),
+    "amax_m": lambda: jnp.amax(m, axis=1),
+    "amin_m": lambda: jnp.amin(m),
+    "ptp_m": lambda: jnp.ptp(m, axis=0),
+    "ptp_f_keep": lambda: jnp.ptp(f, keepdims=True),
+    "ptp_special": lambda: jnp.ptp(sp),
+    "ptp_bool": lambda: jnp.ptp(b),
+    "cumulative_sum_m1": lambda: jnp.cumulative_sum(m, axis=1, include_initial=True),
+    "cumulative_sum_1d": lambda: jnp.cumulative_sum(ar),
+    "cumulative_sum_2d_no_axis": lambda: jnp.cumulative_sum(m),
+    "cumulative_sum_0d": lambda: jnp.cumulative_sum(jnp.array(3)),
+    "cumulative_sum_bool": lambda: jnp.cumulative_sum(b),
+    "cumulative_sum_f16": lambda: jnp.cumulative_sum(h, include_initial=True),
+    "cumulative_prod_dtype": lambda: jnp.cumulative_prod(i, dtype=jnp.float32, include_initial=True),
+    "cumulative_prod_m0": lambda: jnp.cumulative_prod(m, axis=0),
+    "permute_dims_m": lambda: jnp.permute_dims(m, (1, 0)),
+    "matrix_transpose_m": lambda: jnp.matrix_transpose(m),
+    "matrix_transpose_1d": lambda: jnp.matrix_transpose(ar),
+    "fliplr_m": lambda: jnp.fliplr(m),
+    "flipud_m": lambda: jnp.flipud(m),
+    "flipud_1d": lambda: jnp.flipud(ar),
+    "fliplr_1d": lambda: jnp.fliplr(ar),
+    "concat_none": lambda: jnp.concat([m, ar], axis=None),
+    "concat_axis0": lambda: jnp.concat([m, m], axis=0),
+    "concat_promote": lambda: jnp.concat([ar, f], axis=0),
+    "copy_m": lambda: jnp.copy(m),
 }
 
 def fmt(v):
