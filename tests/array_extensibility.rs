@@ -352,6 +352,15 @@ table! {
     flipud => |w, x| one(np::flipud(w.w(&x.m)));
     concat => |w, x| one(np::concat(vec![w.w(&x.m), w.w(&x.n)], None));
     copy => |w, x| one(np::copy(w.w(&x.t)));
+    heaviside => |w, x| one(np::heaviside(w.w(&x.f), w.w(&x.g)));
+    sinc => |w, x| one(np::sinc(w.w(&x.f)));
+    rot90 => |w, x| one(np::rot90(w.w(&x.t), 1, (0, 2)));
+    hsplit => |w, x| np::hsplit(w.w(&x.m), 3);
+    vsplit => |w, x| np::vsplit(w.w(&x.m), 3);
+    dsplit => |w, x| np::dsplit(w.w(&x.t), 2);
+    column_stack => |w, x| one(np::column_stack(vec![w.w(&x.f), w.w(&x.g)]));
+    logspace => |w, x| one(np::logspace(0.0, 2.0, 5, true, 10.0));
+    tri => |w, x| one(np::tri(3, Some(4), 1, None));
     sign => |w, x| one(np::sign(w.w(&x.i)));
     signbit => |w, x| one(np::signbit(w.w(&x.f)));
     sin => |w, x| one(np::sin(w.w(&x.f)));

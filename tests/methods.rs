@@ -320,6 +320,8 @@ const NOT_OVERRIDABLE: &[&str] = &[
     "empty",
     "eye",
     "identity",
+    "logspace",
+    "tri",
     "linspace",
     "ones",
     "zeros", // no array arguments

@@ -573,3 +573,79 @@ pub fn concat<A: ArrayLike>(
         }
     }
 }
+
+/// Splits along axis 1 (axis 0 for 1-d input), as [`split`] does; a 0-d input is an error.
+pub fn hsplit(x: impl ArrayLike, sections: impl Into<Sections>) -> Result<Vec<Array>> {
+    let sections: Sections = sections.into();
+    overridable!("hsplit"; [one x]; [sections]);
+    let x = at_least_axes("hsplit", x, 1)?;
+    let axis = if x.ndim() == 1 { 0 } else { 1 };
+    split_impl("hsplit", x, sections, axis, true)
+}
+
+/// Splits along axis 0, as [`split`] does (a 1-d input too, as in JAX); a 0-d input is an
+/// error.
+pub fn vsplit(x: impl ArrayLike, sections: impl Into<Sections>) -> Result<Vec<Array>> {
+    let sections: Sections = sections.into();
+    overridable!("vsplit"; [one x]; [sections]);
+    let x = at_least_axes("vsplit", x, 1)?;
+    split_impl("vsplit", x, sections, 0, true)
+}
+
+/// Splits along axis 2, as [`split`] does; fewer than 3 axes is an error.
+pub fn dsplit(x: impl ArrayLike, sections: impl Into<Sections>) -> Result<Vec<Array>> {
+    let sections: Sections = sections.into();
+    overridable!("dsplit"; [one x]; [sections]);
+    let x = at_least_axes("dsplit", x, 3)?;
+    split_impl("dsplit", x, sections, 2, true)
+}
+
+/// Stacks 1-d arrays as columns (and 2-d arrays as they are) side by side.
+pub fn column_stack<A: ArrayLike>(arrays: impl IntoIterator<Item = A>) -> Result<Array> {
+    overridable!("column_stack"; [list arrays]; []);
+    let xs = promoted("column_stack", arrays)?
+        .into_iter()
+        .map(|x| match x.ndim() {
+            0 | 1 => super::reshape(&x, &[-1, 1]),
+            _ => Ok(x),
+        })
+        .collect::<Result<Vec<_>>>()?;
+    join("column_stack", &xs, 1)
+}
+
+/// `x` as an array, or an error naming `func` when it has fewer than `ndim` axes.
+fn at_least_axes(func: &str, x: impl ArrayLike, ndim: usize) -> Result<Array> {
+    let x = super::asarray(operand(func, 0, x)?)?;
+    if x.ndim() < ndim {
+        return Err(Error::shape(
+            func,
+            &[x.shape()],
+            format!("the input needs at least {ndim} axes"),
+        ));
+    }
+    Ok(x)
+}
+
+/// Rotates by 90° `k` times in the plane of `axes` (from the first axis toward the
+/// second), as views.
+pub fn rot90(x: impl ArrayLike, k: i64, axes: (isize, isize)) -> Result<Array> {
+    overridable!("rot90"; [one x]; [k]);
+    let x = at_least_axes("rot90", x, 2)?;
+    let a0 = normalize_axis("rot90", axes.0, x.ndim())?;
+    let a1 = normalize_axis("rot90", axes.1, x.ndim())?;
+    if a0 == a1 {
+        return Err(Error::arg(
+            "rot90",
+            format!("the axes {axes:?} must differ"),
+        ));
+    }
+    let (f0, f1) = (a0 as isize, a1 as isize);
+    let mut perm: Vec<isize> = (0..x.ndim() as isize).collect();
+    perm.swap(a0, a1);
+    match k.rem_euclid(4) {
+        0 => Ok(x),
+        1 => super::transpose(super::flip(&x, Some(&[f1]))?, Some(&perm)),
+        2 => super::flip(&x, Some(&[f0, f1])),
+        _ => super::flip(super::transpose(&x, Some(&perm))?, Some(&[f1])),
+    }
+}

@@ -965,4 +965,34 @@ impl Array {
     pub fn permute_dims(&self, axes: &[isize]) -> Result<Array> {
         np::permute_dims(self, axes)
     }
+
+    /// [`numpy::heaviside`](crate::numpy::heaviside) with this array as `x1`.
+    pub fn heaviside(&self, x2: impl ArrayLike) -> Result<Array> {
+        np::heaviside(self, x2)
+    }
+
+    /// [`numpy::sinc`](crate::numpy::sinc) of this array.
+    pub fn sinc(&self) -> Result<Array> {
+        np::sinc(self)
+    }
+
+    /// [`numpy::rot90`](crate::numpy::rot90) of this array.
+    pub fn rot90(&self, k: i64, axes: (isize, isize)) -> Result<Array> {
+        np::rot90(self, k, axes)
+    }
+
+    /// [`numpy::hsplit`](crate::numpy::hsplit) of this array.
+    pub fn hsplit(&self, sections: impl Into<Sections>) -> Result<Vec<Array>> {
+        np::hsplit(self, sections)
+    }
+
+    /// [`numpy::vsplit`](crate::numpy::vsplit) of this array.
+    pub fn vsplit(&self, sections: impl Into<Sections>) -> Result<Vec<Array>> {
+        np::vsplit(self, sections)
+    }
+
+    /// [`numpy::dsplit`](crate::numpy::dsplit) of this array.
+    pub fn dsplit(&self, sections: impl Into<Sections>) -> Result<Vec<Array>> {
+        np::dsplit(self, sections)
+    }
 }

@@ -19,8 +19,8 @@ mod ufuncs;
 
 pub use creation::{
     arange, arange_with, array, asarray, astype, copy, empty, empty_like, eye, full, full_like,
-    identity, linspace, linspace_with, ndim, ones, ones_like, shape, size, zeros, zeros_like,
-    ArangeSpec,
+    identity, linspace, linspace_with, logspace, ndim, ones, ones_like, shape, size, tri, zeros,
+    zeros_like, ArangeSpec,
 };
 pub use duck::{duck_as, duckarray, DuckArray, IntoDuckArray};
 pub use indexing::{
@@ -28,8 +28,8 @@ pub use indexing::{
     At, AtIndex, Ellipsis, IndexMode, NewAxis, SliceElem, SliceSpec,
 };
 pub use joins::{
-    array_split, concat, concatenate, dstack, hstack, pad, repeat, roll, split, stack, tile, tril,
-    triu, vstack, PadMode, Repeats, Sections,
+    array_split, column_stack, concat, concatenate, dsplit, dstack, hsplit, hstack, pad, repeat,
+    roll, rot90, split, stack, tile, tril, triu, vsplit, vstack, PadMode, Repeats, Sections,
 };
 pub use linalg::{diagonal, dot, einsum, inner, matmul, outer, tensordot, trace, vdot};
 pub use reductions::{
@@ -46,12 +46,12 @@ pub use ufuncs::{
     asin, asinh, atan, atan2, atanh, bitwise_and, bitwise_invert, bitwise_left_shift, bitwise_not,
     bitwise_or, bitwise_right_shift, bitwise_xor, cbrt, ceil, clip, copysign, cos, cosh, deg2rad,
     degrees, divide, equal, exp, exp2, expm1, fabs, floor, floor_divide, fmax, fmin, fmod, gcd,
-    greater, greater_equal, hypot, invert, isclose, isfinite, isinf, isnan, isneginf, isposinf,
-    lcm, left_shift, less, less_equal, log, log10, log1p, log2, logaddexp, logaddexp2, logical_and,
-    logical_not, logical_or, logical_xor, maximum, minimum, multiply, nan_to_num, negative,
-    not_equal, positive, pow, power, r#mod, r#where, rad2deg, radians, reciprocal, remainder,
-    right_shift, rint, round, sign, signbit, sin, sinh, sqrt, square, subtract, tan, tanh,
-    true_divide, trunc,
+    greater, greater_equal, heaviside, hypot, invert, isclose, isfinite, isinf, isnan, isneginf,
+    isposinf, lcm, left_shift, less, less_equal, log, log10, log1p, log2, logaddexp, logaddexp2,
+    logical_and, logical_not, logical_or, logical_xor, maximum, minimum, multiply, nan_to_num,
+    negative, not_equal, positive, pow, power, r#mod, r#where, rad2deg, radians, reciprocal,
+    remainder, right_shift, rint, round, sign, signbit, sin, sinc, sinh, sqrt, square, subtract,
+    tan, tanh, true_divide, trunc,
 };
 
 pub use crate::dtype::{promote_types, result_type, DType};

@@ -879,3 +879,24 @@ fn signed_inf(func: &str, x: impl ArrayLike, inf: f64) -> Result<Array> {
         not_equal(&x, &x)
     }
 }
+
+/// The Heaviside step: 0 where `x1 < 0`, 1 where `x1 > 0`, `x2` where `x1` is 0, and NaN
+/// where `x1` is NaN, in a floating dtype.
+pub fn heaviside(x1: impl ArrayLike, x2: impl ArrayLike) -> Result<Array> {
+    overridable!("heaviside"; [one x1, one x2]; []);
+    let (x1, x2) = two("heaviside", x1, x2, true)?;
+    // Comparisons with NaN are false, so NaN falls through to itself.
+    let step = r#where(greater(&x1, 0.0)?, 1.0, &x1)?;
+    let step = r#where(less(&x1, 0.0)?, 0.0, step)?;
+    r#where(equal(&x1, 0.0)?, &x2, step)
+}
+
+/// The normalized sinc, `sin(πx) / (πx)`, with 1 at 0, in a floating dtype.
+pub fn sinc(x: impl ArrayLike) -> Result<Array> {
+    overridable!("sinc"; [one x]; []);
+    let x = one("sinc", x, true)?;
+    let zero = equal(&x, 0.0)?;
+    // A safe divisor where x is 0, whose quotient the `where` then discards.
+    let pi_x = r#where(&zero, 1.0, multiply(&x, std::f64::consts::PI)?)?;
+    r#where(zero, 1.0, divide(sin(&pi_x)?, &pi_x)?)
+}

@@ -374,6 +374,36 @@ fn jax_rule(
         "concat_axis0" => np::concat([m.clone(), m.clone()], Some(0)),
         "concat_promote" => np::concat([ar.clone(), f.clone()], Some(0)),
         "copy_m" => np::copy(m),
+        "heaviside_special" => np::heaviside(special(), 0.5),
+        "heaviside_i32" => np::heaviside(i, np::array([7, 7, 7, 7]).unwrap()),
+        "sinc_special" => {
+            let inf = f32::INFINITY;
+            np::sinc(np::array([0.0f32, -0.0, 0.5, 1.0, -2.5, 1e-20, inf, f32::NAN]).unwrap())
+        }
+        "sinc_i32" => np::sinc(i),
+        "rot90_m" => np::rot90(m, 1, (0, 1)),
+        "rot90_m_k2" => np::rot90(m, 2, (0, 1)),
+        "rot90_m_k3" => np::rot90(m, -1, (0, 1)),
+        "rot90_t_axes" => np::rot90(
+            np::reshape(np::arange(24).unwrap(), &[2, 3, 4]).unwrap(),
+            1,
+            (2, 0),
+        ),
+        "rot90_1d" => np::rot90(ar, 1, (0, 1)),
+        "hsplit_m" => np::hsplit(m, 3).map(|mut v| v.remove(1)),
+        "hsplit_1d" => np::hsplit(np::arange(6).unwrap(), 2).map(|mut v| v.remove(1)),
+        "vsplit_m" => np::vsplit(m, 2).map(|mut v| v.remove(1)),
+        "vsplit_1d" => np::vsplit(ar, 1).map(|mut v| v.remove(0)),
+        "dsplit_t" => np::dsplit(np::reshape(np::arange(24).unwrap(), &[2, 3, 4]).unwrap(), 2)
+            .map(|mut v| v.remove(1)),
+        "column_stack_1d" => np::column_stack([ar.clone(), np::multiply(ar, 2).unwrap()]),
+        "column_stack_mixed" => {
+            np::column_stack([np::arange(2).unwrap(), m.clone(), f.slice(s![..2]).unwrap()])
+        }
+        "logspace_10" => np::logspace(0.0, 3.0, 4, true, 10.0),
+        "logspace_base2" => np::logspace(-1.0, 4.0, 6, false, 2.0),
+        "tri_3" => np::tri(3, None, 0, None),
+        "tri_rect" => np::tri(2, Some(4), -1, Some(DType::Int32)),
         _ if jitted => return None,
         "nonzero_0d" => np::nonzero(3).map(|mut v| v.remove(0)),
         "nonzero_1d" => np::nonzero(vec![0i32, 3, 0, 4]).map(|mut v| v.remove(0)),
@@ -465,5 +495,5 @@ fn jax_rules_match() {
         checked += 1;
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
-    assert_eq!(checked, 187);
+    assert_eq!(checked, 207);
 }
