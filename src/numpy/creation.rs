@@ -479,21 +479,3 @@ pub fn copy(x: impl ArrayLike) -> Result<Array> {
     overridable!("copy"; [one x]; []);
     lax::copy(&asarray(operand("copy", 0, x)?)?)
 }
-
-/// `num` numbers spaced evenly on a log scale: `base ** linspace(start, stop, num,
-/// endpoint)`, in float32.
-pub fn logspace(start: f64, stop: f64, num: usize, endpoint: bool, base: f64) -> Result<Array> {
-    let exponents = linspace(start, stop, num, endpoint)?;
-    super::power(Array::scalar(base as f32)?, exponents)
-}
-
-/// An `n × m` array (`m` defaults to `n`) with ones on and below diagonal `k` and zeros
-/// above, of `dtype` (float32 by default).
-pub fn tri(n: usize, m: Option<usize>, k: isize, dtype: Option<DType>) -> Result<Array> {
-    let ones = full(
-        &[n, m.unwrap_or(n)],
-        1,
-        Some(dtype.unwrap_or(DType::Float32)),
-    )?;
-    super::tril(ones, k)
-}

@@ -649,3 +649,14 @@ pub fn rot90(x: impl ArrayLike, k: i64, axes: (isize, isize)) -> Result<Array> {
         _ => super::flip(super::transpose(&x, Some(&perm))?, Some(&[f1])),
     }
 }
+
+/// An `n × m` array (`m` defaults to `n`) with ones on and below diagonal `k` and zeros
+/// above, of `dtype` (float32 by default).
+pub fn tri(n: usize, m: Option<usize>, k: isize, dtype: Option<DType>) -> Result<Array> {
+    let ones = super::full(
+        &[n, m.unwrap_or(n)],
+        1,
+        Some(dtype.unwrap_or(DType::Float32)),
+    )?;
+    tril(ones, k)
+}

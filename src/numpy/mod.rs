@@ -19,8 +19,8 @@ mod ufuncs;
 
 pub use creation::{
     arange, arange_with, array, asarray, astype, copy, empty, empty_like, eye, full, full_like,
-    identity, linspace, linspace_with, logspace, ndim, ones, ones_like, shape, size, tri, zeros,
-    zeros_like, ArangeSpec,
+    identity, linspace, linspace_with, ndim, ones, ones_like, shape, size, zeros, zeros_like,
+    ArangeSpec,
 };
 pub use duck::{duck_as, duckarray, DuckArray, IntoDuckArray};
 pub use indexing::{
@@ -29,7 +29,7 @@ pub use indexing::{
 };
 pub use joins::{
     array_split, column_stack, concat, concatenate, dsplit, dstack, hsplit, hstack, pad, repeat,
-    roll, rot90, split, stack, tile, tril, triu, vsplit, vstack, PadMode, Repeats, Sections,
+    roll, rot90, split, stack, tile, tri, tril, triu, vsplit, vstack, PadMode, Repeats, Sections,
 };
 pub use linalg::{diagonal, dot, einsum, inner, matmul, outer, tensordot, trace, vdot};
 pub use reductions::{
@@ -48,10 +48,10 @@ pub use ufuncs::{
     degrees, divide, equal, exp, exp2, expm1, fabs, floor, floor_divide, fmax, fmin, fmod, gcd,
     greater, greater_equal, heaviside, hypot, invert, isclose, isfinite, isinf, isnan, isneginf,
     isposinf, lcm, left_shift, less, less_equal, log, log10, log1p, log2, logaddexp, logaddexp2,
-    logical_and, logical_not, logical_or, logical_xor, maximum, minimum, multiply, nan_to_num,
-    negative, not_equal, positive, pow, power, r#mod, r#where, rad2deg, radians, reciprocal,
-    remainder, right_shift, rint, round, sign, signbit, sin, sinc, sinh, sqrt, square, subtract,
-    tan, tanh, true_divide, trunc,
+    logical_and, logical_not, logical_or, logical_xor, logspace, maximum, minimum, multiply,
+    nan_to_num, negative, not_equal, positive, pow, power, r#mod, r#where, rad2deg, radians,
+    reciprocal, remainder, right_shift, rint, round, sign, signbit, sin, sinc, sinh, sqrt, square,
+    subtract, tan, tanh, true_divide, trunc,
 };
 
 pub use crate::dtype::{promote_types, result_type, DType};

@@ -900,3 +900,10 @@ pub fn sinc(x: impl ArrayLike) -> Result<Array> {
     let pi_x = r#where(&zero, 1.0, multiply(&x, std::f64::consts::PI)?)?;
     r#where(zero, 1.0, divide(sin(&pi_x)?, &pi_x)?)
 }
+
+/// `num` numbers spaced evenly on a log scale: `base ** linspace(start, stop, num,
+/// endpoint)`, in float32.
+pub fn logspace(start: f64, stop: f64, num: usize, endpoint: bool, base: f64) -> Result<Array> {
+    let exponents = super::linspace(start, stop, num, endpoint)?;
+    power(Array::scalar(base as f32)?, exponents)
+}
