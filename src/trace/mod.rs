@@ -271,4 +271,51 @@ mod tests {
         assert_eq!((*invars, *constvars), (1, 2), "{text}");
         assert_eq!(prims, &["sin", "mul", "mul"], "{text}");
     }
+
+    /// The order the issue names: a body traced inside a jitted function inside `grad`.
+    /// Under `grad` the jitted function is inlined into grad's trace (as in JAX), so the
+    /// body's graph nests in that trace, and grad's value it uses is its constant.
+    #[test]
+    fn a_body_traced_inside_jit_inside_grad_has_its_own_graph() {
+        let seen: RefCell<Vec<(usize, usize, Vec<&'static str>)>> = RefCell::default();
+        let inner = jit(|y: Array| -> Result<Array> {
+            let (_, def) = crate::tree::tree_flatten(&y);
+            let device = y.device().clone();
+            // body(z) = exp(z) * y
+            let body = trace_fn(
+                &Arc::from("body"),
+                &device,
+                &def,
+                &[y.aval().clone()],
+                |z: Array| np::exp(&z)? * &y,
+            )?;
+            let g = &body.graph;
+            let prims = g.eqns.iter().map(|e| e.prim.name()).collect();
+            seen.borrow_mut()
+                .push((g.invars.len(), g.constvars.len(), prims));
+            let env = crate::jit::eval_graph(g, &body.consts, std::slice::from_ref(&y), &device)?;
+            np::sum(
+                env[g.outvars[0]].clone().expect("the body's output"),
+                None,
+                false,
+            )
+        });
+        let xs = [0.5f32, -1.0, 2.0];
+        let x = Array::from_slice(&xs, &[3]).unwrap();
+        let got = grad(|y: Array| inner.call(y))(x)
+            .unwrap()
+            .to_vec::<f32>()
+            .unwrap();
+        // d/dy sum(exp(y) * y) = exp(y) (1 + y).
+        for (g, &v) in got.iter().zip(&xs) {
+            let want = v.exp() * (1.0 + v);
+            assert!(
+                (g - want).abs() <= 1e-5 * want.abs().max(1.0),
+                "{g} vs {want}"
+            );
+        }
+        let seen = seen.borrow();
+        assert_eq!(seen.len(), 1);
+        assert_eq!(seen[0], (1, 1, vec!["exp", "mul"]));
+    }
 }
