@@ -578,7 +578,7 @@ pub fn concat<A: ArrayLike>(
 pub fn hsplit(x: impl ArrayLike, sections: impl Into<Sections>) -> Result<Vec<Array>> {
     let sections: Sections = sections.into();
     overridable!("hsplit"; [one x]; [sections]);
-    let x = at_least_axes("hsplit", x, 1)?;
+    let x = super::shapes::at_least("hsplit", x, 1)?;
     let axis = if x.ndim() == 1 { 0 } else { 1 };
     split_impl("hsplit", x, sections, axis, true)
 }
@@ -588,7 +588,7 @@ pub fn hsplit(x: impl ArrayLike, sections: impl Into<Sections>) -> Result<Vec<Ar
 pub fn vsplit(x: impl ArrayLike, sections: impl Into<Sections>) -> Result<Vec<Array>> {
     let sections: Sections = sections.into();
     overridable!("vsplit"; [one x]; [sections]);
-    let x = at_least_axes("vsplit", x, 1)?;
+    let x = super::shapes::at_least("vsplit", x, 1)?;
     split_impl("vsplit", x, sections, 0, true)
 }
 
@@ -596,7 +596,7 @@ pub fn vsplit(x: impl ArrayLike, sections: impl Into<Sections>) -> Result<Vec<Ar
 pub fn dsplit(x: impl ArrayLike, sections: impl Into<Sections>) -> Result<Vec<Array>> {
     let sections: Sections = sections.into();
     overridable!("dsplit"; [one x]; [sections]);
-    let x = at_least_axes("dsplit", x, 3)?;
+    let x = super::shapes::at_least("dsplit", x, 3)?;
     split_impl("dsplit", x, sections, 2, true)
 }
 
@@ -613,24 +613,11 @@ pub fn column_stack<A: ArrayLike>(arrays: impl IntoIterator<Item = A>) -> Result
     join("column_stack", &xs, 1)
 }
 
-/// `x` as an array, or an error naming `func` when it has fewer than `ndim` axes.
-fn at_least_axes(func: &str, x: impl ArrayLike, ndim: usize) -> Result<Array> {
-    let x = super::asarray(operand(func, 0, x)?)?;
-    if x.ndim() < ndim {
-        return Err(Error::shape(
-            func,
-            &[x.shape()],
-            format!("the input needs at least {ndim} axes"),
-        ));
-    }
-    Ok(x)
-}
-
 /// Rotates by 90° `k` times in the plane of `axes` (from the first axis toward the
 /// second), as views.
 pub fn rot90(x: impl ArrayLike, k: i64, axes: (isize, isize)) -> Result<Array> {
     overridable!("rot90"; [one x]; [k]);
-    let x = at_least_axes("rot90", x, 2)?;
+    let x = super::shapes::at_least("rot90", x, 2)?;
     let a0 = normalize_axis("rot90", axes.0, x.ndim())?;
     let a1 = normalize_axis("rot90", axes.1, x.ndim())?;
     if a0 == a1 {

@@ -274,7 +274,7 @@ pub fn flipud(x: impl ArrayLike) -> Result<Array> {
 }
 
 /// `x` as an array, or an error naming `func` when it has fewer than `ndim` axes.
-fn at_least(func: &str, x: impl ArrayLike, ndim: usize) -> Result<Array> {
+pub(super) fn at_least(func: &str, x: impl ArrayLike, ndim: usize) -> Result<Array> {
     let x = super::asarray(operand(func, 0, x)?)?;
     if x.ndim() < ndim {
         return Err(Error::shape(
