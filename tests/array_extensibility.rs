@@ -372,6 +372,41 @@ table! {
     tanh => |w, x| one(np::tanh(w.w(&x.f)));
     true_divide => |w, x| one(np::true_divide(w.w(&x.f), w.w(&x.g)));
     trunc => |w, x| one(np::trunc(w.w(&x.f)));
+    // statistics, searches and sets
+    diff => |w, x| one(np::diff(w.w(&x.t), 2, 1, None, Some(&x.t.slice(olympus::s![.., ..1, ..])?)));
+    ediff1d => |w, x| one(np::ediff1d(w.w(&x.i), Some(&x.j), None));
+    trapezoid => |w, x| one(np::trapezoid(w.w(&x.m), Some(&x.n), 1.0, 0));
+    average => |w, x| one(np::average(w.w(&x.m), Some(&[1]), Some(&x.n), false));
+    cov => |w, x| one(np::cov(w.w(&x.m), Some(&x.n), false, false, None));
+    corrcoef => |w, x| one(np::corrcoef(w.w(&x.t.slice(olympus::s![0])?), None, true));
+    quantile => |w, x| one(np::quantile(w.w(&x.t), w.w(&np::array([0.1f32, 0.5, 0.8])?), Some(&[0, 2]), np::QuantileMethod::Linear, true));
+    percentile => |w, x| one(np::percentile(w.w(&x.m), 30.0, Some(&[0]), np::QuantileMethod::Nearest, false));
+    nanquantile => |w, x| one(np::nanquantile(w.w(&np::log(&x.f)?), 0.4, None, np::QuantileMethod::Linear, false));
+    nanpercentile => |w, x| one(np::nanpercentile(w.w(&np::log(&x.m)?), 70.0, Some(&[1]), np::QuantileMethod::Midpoint, false));
+    nanmedian => |w, x| one(np::nanmedian(w.w(&np::log(&x.m)?), Some(&[0]), true));
+    nanprod => |w, x| one(np::nanprod(w.w(&np::log(&x.f)?), None, false));
+    nanvar => |w, x| one(np::nanvar(w.w(&np::log(&x.m)?), Some(&[1]), 1, false));
+    nanstd => |w, x| one(np::nanstd(w.w(&np::log(&x.m)?), None, 0, true));
+    nanargmax => |w, x| one(np::nanargmax(w.w(&np::log(&x.m)?), Some(1), false));
+    nanargmin => |w, x| one(np::nanargmin(w.w(&np::log(&x.f)?), None, false));
+    nancumsum => |w, x| one(np::nancumsum(w.w(&np::log(&x.m)?), Some(0)));
+    nancumprod => |w, x| one(np::nancumprod(w.w(&np::log(&x.f)?), None));
+    searchsorted => |w, x| one(np::searchsorted(w.w(&np::sort(&x.f, None)?), w.w(&x.m), np::Side::Right, None));
+    digitize => |w, x| one(np::digitize(w.w(&x.m), w.w(&np::sort(&x.g, None)?), false));
+    bincount => |w, x| one(np::bincount(w.w(&x.j), Some(&x.f), 0, Some(5)));
+    histogram => |w, x| { let (h, e) = np::histogram(w.w(&x.t), 4, None, None, true)?; Ok(vec![h, e]) };
+    histogram_bin_edges => |w, x| one(np::histogram_bin_edges(w.w(&x.f), 3, Some((-1.0, 2.0))));
+    interp => |w, x| one(np::interp(w.w(&x.m), w.w(&np::sort(&x.f, None)?), w.w(&x.g), None, Some(9.0), None));
+    unique => |w, x| one(np::unique(w.w(&x.i), None, None));
+    unique_values => |w, x| one(np::unique_values(w.w(&x.m), Some(12), Some(-1.0)));
+    unique_counts => |w, x| { let (v, c) = np::unique_counts(w.w(&x.b), Some(3), None)?; Ok(vec![v, c]) };
+    unique_inverse => |w, x| { let (v, i) = np::unique_inverse(w.w(&x.j), Some(5), None)?; Ok(vec![v, i]) };
+    unique_all => |w, x| { let u = np::unique_all(w.w(&x.f), Some(6), Some(0.5))?; Ok(vec![u.values, u.indices, u.inverse_indices, u.counts]) };
+    isin => |w, x| one(np::isin(w.w(&x.j), w.w(&x.i), false));
+    intersect1d => |w, x| one(np::intersect1d(w.w(&x.i), w.w(&x.j), false, Some(4), None));
+    union1d => |w, x| one(np::union1d(w.w(&x.i), w.w(&x.j), Some(11), None));
+    setdiff1d => |w, x| one(np::setdiff1d(w.w(&x.j), w.w(&x.i), false, Some(5), None));
+    setxor1d => |w, x| one(np::setxor1d(w.w(&x.j), w.w(&x.i), false, None, None));
     // NumPy files
     save => |w, x| {
         let p = scratch("save.npy");
@@ -604,7 +639,8 @@ fn the_table_covers_every_public_numpy_function() {
 /// (`nonzero` without a size, boolean masks) and host I/O. Under `jit` they must fail with
 /// a clear `Error::Tracing`.
 const NEEDS_VALUES: &[&str] = &[
-    "nonzero", "argwhere", "extract", "compress", "save", "load", "savez", "load_npz",
+    "nonzero", "argwhere", "extract", "compress", "save", "load", "savez", "load_npz", "unique",
+    "setxor1d",
 ];
 
 /// Distance in units in the last place between two words of `dtype` (0 for equal bits).

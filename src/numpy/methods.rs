@@ -10,7 +10,7 @@ use crate::convert::ArrayLike;
 use crate::dtype::DType;
 use crate::error::Result;
 use crate::numpy as np;
-use crate::numpy::{PadMode, Repeats, Sections};
+use crate::numpy::{Bins, PadMode, QuantileMethod, Repeats, Sections, Side, UniqueAll};
 
 /// Elementwise functions ([`numpy`](crate::numpy) ufuncs) as methods: `x.sin()`, `x.add(&y)`.
 impl Array {
@@ -994,5 +994,274 @@ impl Array {
     /// [`numpy::dsplit`](crate::numpy::dsplit) of this array.
     pub fn dsplit(&self, sections: impl Into<Sections>) -> Result<Vec<Array>> {
         np::dsplit(self, sections)
+    }
+
+    /// [`numpy::diff`](crate::numpy::diff) with this array as `a`.
+    pub fn diff(
+        &self,
+        n: usize,
+        axis: isize,
+        prepend: Option<&Array>,
+        append: Option<&Array>,
+    ) -> Result<Array> {
+        np::diff(self, n, axis, prepend, append)
+    }
+
+    /// [`numpy::ediff1d`](crate::numpy::ediff1d) with this array as `ary`.
+    pub fn ediff1d(&self, to_end: Option<&Array>, to_begin: Option<&Array>) -> Result<Array> {
+        np::ediff1d(self, to_end, to_begin)
+    }
+
+    /// [`numpy::trapezoid`](crate::numpy::trapezoid) with this array as `y`.
+    pub fn trapezoid(&self, x: Option<&Array>, dx: f64, axis: isize) -> Result<Array> {
+        np::trapezoid(self, x, dx, axis)
+    }
+
+    /// [`numpy::average`](crate::numpy::average) with this array as `a`.
+    pub fn average(
+        &self,
+        axis: Option<&[isize]>,
+        weights: Option<&Array>,
+        keepdims: bool,
+    ) -> Result<Array> {
+        np::average(self, axis, weights, keepdims)
+    }
+
+    /// [`numpy::cov`](crate::numpy::cov) with this array as `m`.
+    pub fn cov(
+        &self,
+        y: Option<&Array>,
+        rowvar: bool,
+        bias: bool,
+        ddof: Option<usize>,
+    ) -> Result<Array> {
+        np::cov(self, y, rowvar, bias, ddof)
+    }
+
+    /// [`numpy::corrcoef`](crate::numpy::corrcoef) with this array as `x`.
+    pub fn corrcoef(&self, y: Option<&Array>, rowvar: bool) -> Result<Array> {
+        np::corrcoef(self, y, rowvar)
+    }
+
+    /// [`numpy::quantile`](crate::numpy::quantile) with this array as `a`.
+    pub fn quantile(
+        &self,
+        q: impl ArrayLike,
+        axis: Option<&[isize]>,
+        method: QuantileMethod,
+        keepdims: bool,
+    ) -> Result<Array> {
+        np::quantile(self, q, axis, method, keepdims)
+    }
+
+    /// [`numpy::percentile`](crate::numpy::percentile) with this array as `a`.
+    pub fn percentile(
+        &self,
+        q: impl ArrayLike,
+        axis: Option<&[isize]>,
+        method: QuantileMethod,
+        keepdims: bool,
+    ) -> Result<Array> {
+        np::percentile(self, q, axis, method, keepdims)
+    }
+
+    /// [`numpy::nanquantile`](crate::numpy::nanquantile) with this array as `a`.
+    pub fn nanquantile(
+        &self,
+        q: impl ArrayLike,
+        axis: Option<&[isize]>,
+        method: QuantileMethod,
+        keepdims: bool,
+    ) -> Result<Array> {
+        np::nanquantile(self, q, axis, method, keepdims)
+    }
+
+    /// [`numpy::nanpercentile`](crate::numpy::nanpercentile) with this array as `a`.
+    pub fn nanpercentile(
+        &self,
+        q: impl ArrayLike,
+        axis: Option<&[isize]>,
+        method: QuantileMethod,
+        keepdims: bool,
+    ) -> Result<Array> {
+        np::nanpercentile(self, q, axis, method, keepdims)
+    }
+
+    /// [`numpy::nanmedian`](crate::numpy::nanmedian) with this array as `a`.
+    pub fn nanmedian(&self, axis: Option<&[isize]>, keepdims: bool) -> Result<Array> {
+        np::nanmedian(self, axis, keepdims)
+    }
+
+    /// [`numpy::nanprod`](crate::numpy::nanprod) with this array as `x`.
+    pub fn nanprod(&self, axis: Option<&[isize]>, keepdims: bool) -> Result<Array> {
+        np::nanprod(self, axis, keepdims)
+    }
+
+    /// [`numpy::nanvar`](crate::numpy::nanvar) with this array as `x`.
+    pub fn nanvar(&self, axis: Option<&[isize]>, ddof: usize, keepdims: bool) -> Result<Array> {
+        np::nanvar(self, axis, ddof, keepdims)
+    }
+
+    /// [`numpy::nanstd`](crate::numpy::nanstd) with this array as `x`.
+    pub fn nanstd(&self, axis: Option<&[isize]>, ddof: usize, keepdims: bool) -> Result<Array> {
+        np::nanstd(self, axis, ddof, keepdims)
+    }
+
+    /// [`numpy::nanargmax`](crate::numpy::nanargmax) with this array as `x`.
+    pub fn nanargmax(&self, axis: Option<isize>, keepdims: bool) -> Result<Array> {
+        np::nanargmax(self, axis, keepdims)
+    }
+
+    /// [`numpy::nanargmin`](crate::numpy::nanargmin) with this array as `x`.
+    pub fn nanargmin(&self, axis: Option<isize>, keepdims: bool) -> Result<Array> {
+        np::nanargmin(self, axis, keepdims)
+    }
+
+    /// [`numpy::nancumsum`](crate::numpy::nancumsum) with this array as `x`.
+    pub fn nancumsum(&self, axis: Option<isize>) -> Result<Array> {
+        np::nancumsum(self, axis)
+    }
+
+    /// [`numpy::nancumprod`](crate::numpy::nancumprod) with this array as `x`.
+    pub fn nancumprod(&self, axis: Option<isize>) -> Result<Array> {
+        np::nancumprod(self, axis)
+    }
+
+    /// [`numpy::searchsorted`](crate::numpy::searchsorted) with this array as `a`.
+    pub fn searchsorted(
+        &self,
+        v: impl ArrayLike,
+        side: Side,
+        sorter: Option<&Array>,
+    ) -> Result<Array> {
+        np::searchsorted(self, v, side, sorter)
+    }
+
+    /// [`numpy::digitize`](crate::numpy::digitize) with this array as `x`.
+    pub fn digitize(&self, bins: impl ArrayLike, right: bool) -> Result<Array> {
+        np::digitize(self, bins, right)
+    }
+
+    /// [`numpy::bincount`](crate::numpy::bincount) with this array as `x`.
+    pub fn bincount(
+        &self,
+        weights: Option<&Array>,
+        minlength: usize,
+        length: Option<usize>,
+    ) -> Result<Array> {
+        np::bincount(self, weights, minlength, length)
+    }
+
+    /// [`numpy::histogram_bin_edges`](crate::numpy::histogram_bin_edges) with this array as `a`.
+    pub fn histogram_bin_edges(
+        &self,
+        bins: impl Into<Bins>,
+        range: Option<(f64, f64)>,
+    ) -> Result<Array> {
+        np::histogram_bin_edges(self, bins, range)
+    }
+
+    /// [`numpy::histogram`](crate::numpy::histogram) with this array as `a`.
+    pub fn histogram(
+        &self,
+        bins: impl Into<Bins>,
+        range: Option<(f64, f64)>,
+        weights: Option<&Array>,
+        density: bool,
+    ) -> Result<(Array, Array)> {
+        np::histogram(self, bins, range, weights, density)
+    }
+
+    /// [`numpy::interp`](crate::numpy::interp) with this array as `x`.
+    pub fn interp(
+        &self,
+        xp: impl ArrayLike,
+        fp: impl ArrayLike,
+        left: Option<f64>,
+        right: Option<f64>,
+        period: Option<f64>,
+    ) -> Result<Array> {
+        np::interp(self, xp, fp, left, right, period)
+    }
+
+    /// [`numpy::unique`](crate::numpy::unique) with this array as `ar`.
+    pub fn unique(&self, size: Option<usize>, fill_value: Option<f64>) -> Result<Array> {
+        np::unique(self, size, fill_value)
+    }
+
+    /// [`numpy::unique_values`](crate::numpy::unique_values) with this array as `x`.
+    pub fn unique_values(&self, size: Option<usize>, fill_value: Option<f64>) -> Result<Array> {
+        np::unique_values(self, size, fill_value)
+    }
+
+    /// [`numpy::unique_counts`](crate::numpy::unique_counts) with this array as `x`.
+    pub fn unique_counts(
+        &self,
+        size: Option<usize>,
+        fill_value: Option<f64>,
+    ) -> Result<(Array, Array)> {
+        np::unique_counts(self, size, fill_value)
+    }
+
+    /// [`numpy::unique_inverse`](crate::numpy::unique_inverse) with this array as `x`.
+    pub fn unique_inverse(
+        &self,
+        size: Option<usize>,
+        fill_value: Option<f64>,
+    ) -> Result<(Array, Array)> {
+        np::unique_inverse(self, size, fill_value)
+    }
+
+    /// [`numpy::unique_all`](crate::numpy::unique_all) with this array as `x`.
+    pub fn unique_all(&self, size: Option<usize>, fill_value: Option<f64>) -> Result<UniqueAll> {
+        np::unique_all(self, size, fill_value)
+    }
+
+    /// [`numpy::isin`](crate::numpy::isin) with this array as `element`.
+    pub fn isin(&self, test_elements: impl ArrayLike, invert: bool) -> Result<Array> {
+        np::isin(self, test_elements, invert)
+    }
+
+    /// [`numpy::intersect1d`](crate::numpy::intersect1d) with this array as `ar1`.
+    pub fn intersect1d(
+        &self,
+        ar2: impl ArrayLike,
+        assume_unique: bool,
+        size: Option<usize>,
+        fill_value: Option<f64>,
+    ) -> Result<Array> {
+        np::intersect1d(self, ar2, assume_unique, size, fill_value)
+    }
+
+    /// [`numpy::union1d`](crate::numpy::union1d) with this array as `ar1`.
+    pub fn union1d(
+        &self,
+        ar2: impl ArrayLike,
+        size: Option<usize>,
+        fill_value: Option<f64>,
+    ) -> Result<Array> {
+        np::union1d(self, ar2, size, fill_value)
+    }
+
+    /// [`numpy::setdiff1d`](crate::numpy::setdiff1d) with this array as `ar1`.
+    pub fn setdiff1d(
+        &self,
+        ar2: impl ArrayLike,
+        assume_unique: bool,
+        size: Option<usize>,
+        fill_value: Option<f64>,
+    ) -> Result<Array> {
+        np::setdiff1d(self, ar2, assume_unique, size, fill_value)
+    }
+
+    /// [`numpy::setxor1d`](crate::numpy::setxor1d) with this array as `ar1`.
+    pub fn setxor1d(
+        &self,
+        ar2: impl ArrayLike,
+        assume_unique: bool,
+        size: Option<usize>,
+        fill_value: Option<f64>,
+    ) -> Result<Array> {
+        np::setxor1d(self, ar2, assume_unique, size, fill_value)
     }
 }

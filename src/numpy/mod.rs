@@ -14,7 +14,9 @@ mod linalg;
 mod methods;
 pub mod overrides;
 mod reductions;
+mod sets;
 mod shapes;
+mod stats;
 mod ufuncs;
 
 pub use creation::{
@@ -37,9 +39,19 @@ pub use reductions::{
     count_nonzero, cumprod, cumsum, cumulative_prod, cumulative_sum, logsumexp, max, mean, median,
     min, nanmax, nanmean, nanmin, nansum, prod, ptp, sort, sort_with, std, sum, var,
 };
+pub use sets::{
+    intersect1d, isin, setdiff1d, setxor1d, union1d, unique, unique_all, unique_counts,
+    unique_inverse, unique_values, UniqueAll,
+};
 pub use shapes::{
     atleast_1d, atleast_2d, atleast_3d, broadcast_arrays, broadcast_to, expand_dims, flip, fliplr,
     flipud, matrix_transpose, moveaxis, permute_dims, ravel, reshape, squeeze, swapaxes, transpose,
+};
+pub use stats::{
+    average, bincount, corrcoef, cov, diff, digitize, ediff1d, histogram, histogram_bin_edges,
+    interp, nanargmax, nanargmin, nancumprod, nancumsum, nanmedian, nanpercentile, nanprod,
+    nanquantile, nanstd, nanvar, percentile, quantile, searchsorted, trapezoid, Bins,
+    QuantileMethod, Side,
 };
 pub use ufuncs::{
     abs, absolute, acos, acosh, add, arccos, arccosh, arcsin, arcsinh, arctan, arctan2, arctanh,

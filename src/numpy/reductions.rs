@@ -345,7 +345,7 @@ pub fn logsumexp(x: impl ArrayLike, axis: Option<&[isize]>, keepdims: bool) -> R
 }
 
 /// `x` with NaNs replaced by `value` (floats only; other dtypes pass through).
-fn nan_as(x: &Array, value: f64) -> Result<Array> {
+pub(super) fn nan_as(x: &Array, value: f64) -> Result<Array> {
     if x.dtype().is_floating() {
         super::r#where(super::isnan(x)?, value, x)
     } else {

@@ -170,12 +170,27 @@ fn jax_rule(
     a: &[olympus::Array],
     jitted: bool,
 ) -> Option<olympus::Result<olympus::Array>> {
-    use np::IndexMode;
+    use np::{IndexMode, QuantileMethod as QM, Side};
     use olympus::s;
     let [b, c, u, i, z, f, h, mask, ar, m] = a else {
         panic!("ten inputs")
     };
     let first3 = || s![..3];
+    let (nan, inf) = (f32::NAN, f32::INFINITY);
+    let af = |v: &[f32]| np::array(v.to_vec()).unwrap();
+    let ai = |v: &[i32]| np::array(v.to_vec()).unwrap();
+    let m2 = |v: &[i32], r: usize, c: usize| np::reshape(ai(v), &[r as isize, c as isize]).unwrap();
+    let q5 = || af(&[4.0, 1.0, 3.0, 2.0, 9.5]);
+    let dig = || af(&[0.5, 1.0, 1.5, 3.0, 9.0]);
+    let hist6 = || af(&[0.0, 1.0, 2.0, 5.0, 9.0, 10.0]);
+    let nan24 = || np::reshape(af(&[1.0, nan, 3.0, 4.0, nan, 2.0, nan, nan]), &[2, 4]).unwrap();
+    let cov_m = || {
+        np::reshape(
+            af(&[1.0, 2.0, 4.0, 7.0, 2.0, 1.0, 0.5, 3.0, 0.0, 1.0, 0.0, 1.0]),
+            &[3, 4],
+        )
+        .unwrap()
+    };
     let special = || {
         let inf = f32::INFINITY;
         np::array([-inf, -2.5, -0.0, 0.0, inf, f32::NAN]).unwrap()
@@ -404,7 +419,300 @@ fn jax_rule(
         "logspace_base2" => np::logspace(-1.0, 4.0, 6, false, 2.0),
         "tri_3" => np::tri(3, None, 0, None),
         "tri_rect" => np::tri(2, Some(4), -1, Some(DType::Int32)),
+        "diff_i" => np::diff(i, 1, -1, None, None),
+        "diff_n2" => np::diff(af(&[1.0, 4.0, 9.0, 16.0, 25.0]), 2, -1, None, None),
+        "diff_bool" => np::diff(b, 1, -1, None, None),
+        "diff_m0" => np::diff(m, 1, 0, None, None),
+        "diff_prepend" => np::diff(
+            ar,
+            1,
+            -1,
+            Some(&np::asarray(7).unwrap()),
+            Some(&ai(&[1, 2])),
+        ),
+        "diff_f16" => np::diff(
+            np::astype(af(&[1.0, 2.5, 2.0]), DType::Float16).unwrap(),
+            1,
+            -1,
+            None,
+            None,
+        ),
+        "ediff1d_m" => np::ediff1d(m, Some(&af(&[-1.5, 2.0])), Some(&ai(&[9]))),
+        "trapezoid_i" => np::trapezoid(i, None, 1.0, -1),
+        "trapezoid_x" => np::trapezoid(m, Some(&af(&[0.0, 0.5, 2.0])), 1.0, -1),
+        "trapezoid_dx_axis0" => np::trapezoid(m, None, 2.0, 0),
+        "average_i" => np::average(i, None, None, false),
+        "average_w" => np::average(m, Some(&[1]), Some(&af(&[1.0, 0.0, 3.0])), false),
+        "average_w_full" => np::average(f, None, Some(f), false),
+        "cov_m" => np::cov(cov_m(), None, true, false, None),
+        "cov_1d" => np::cov(af(&[1.0, 2.0, 4.0]), None, true, false, None),
+        "cov_y_cols" => np::cov(
+            m,
+            Some(&np::transpose(m2(&[1, 5, 2, 3, 0, 9], 3, 2), None).unwrap()),
+            false,
+            true,
+            None,
+        ),
+        "cov_ddof" => np::cov(f, None, true, false, Some(3)),
+        "corrcoef_m" => np::corrcoef(
+            np::reshape(
+                af(&[1.0, 2.0, 4.0, 7.0, 2.0, 1.0, 0.5, 3.0, 7.0, 4.0, 2.0, 1.0]),
+                &[3, 4],
+            )
+            .unwrap(),
+            None,
+            true,
+        ),
+        "corrcoef_1d" => np::corrcoef(f, None, true),
+        "quantile_lin" => np::quantile(
+            q5(),
+            af(&[0.0, 0.1, 0.5, 0.77, 1.0]),
+            None,
+            QM::Linear,
+            false,
+        ),
+        "quantile_i32" => np::quantile(i, 0.4, None, QM::Linear, false),
+        "quantile_axis" => np::quantile(m, af(&[0.25, 0.5]), Some(&[1]), QM::Linear, true),
+        "quantile_axes" => np::quantile(
+            np::reshape(
+                np::arange(24).unwrap().astype(DType::Float32).unwrap(),
+                &[2, 3, 4],
+            )
+            .unwrap(),
+            0.3,
+            Some(&[0, 2]),
+            QM::Linear,
+            false,
+        ),
+        "quantile_lower" => np::quantile(q5(), af(&[0.1, 0.6]), None, QM::Lower, false),
+        "quantile_higher" => np::quantile(q5(), af(&[0.1, 0.6]), None, QM::Higher, false),
+        "quantile_midpoint" => np::quantile(q5(), af(&[0.1, 0.6]), None, QM::Midpoint, false),
+        "quantile_nearest" => {
+            np::quantile(q5(), af(&[0.125, 0.375, 0.6]), None, QM::Nearest, false)
+        }
+        "quantile_inverted_cdf" => np::quantile(
+            q5(),
+            af(&[0.0, 0.2, 0.21, 0.5, 1.0]),
+            None,
+            QM::InvertedCdf,
+            false,
+        ),
+        "quantile_nan" => np::quantile(
+            np::reshape(af(&[1.0, nan, 3.0, 1.0, 2.0, 3.0]), &[2, 3]).unwrap(),
+            0.5,
+            Some(&[1]),
+            QM::Linear,
+            false,
+        ),
+        "quantile_f16" => np::quantile(
+            np::astype(af(&[1.0, 2.0, 7.0]), DType::Float16).unwrap(),
+            0.3,
+            None,
+            QM::Linear,
+            false,
+        ),
+        "quantile_int_q" => np::quantile(f, 1, None, QM::Linear, false),
+        "quantile_keep_all" => np::quantile(m, 0.5, None, QM::Linear, true),
+        "percentile_m" => np::percentile(m, af(&[10.0, 50.0, 90.0]), Some(&[0]), QM::Linear, false),
+        "percentile_i_q" => np::percentile(f, 50, None, QM::Linear, false),
+        "nanquantile_m" => np::nanquantile(
+            np::reshape(af(&[1.0, nan, 3.0, 4.0, nan, nan, nan, nan]), &[2, 4]).unwrap(),
+            af(&[0.0, 0.5, 0.9]),
+            Some(&[1]),
+            QM::Linear,
+            false,
+        ),
+        "nanpercentile_1d" => np::nanpercentile(
+            af(&[nan, 5.0, 1.0, nan, 2.0]),
+            75.0,
+            None,
+            QM::Midpoint,
+            false,
+        ),
+        "nanmedian_m" => np::nanmedian(nan24(), Some(&[1]), false),
+        "nanmedian_i" => np::nanmedian(i, None, false),
+        "nanprod_sp" => np::nanprod(af(&[2.0, nan, -3.0]), None, false),
+        "nanprod_i" => np::nanprod(i, None, false),
+        "nanvar_m" => np::nanvar(nan24(), Some(&[1]), 0, false),
+        "nanvar_ddof" => np::nanvar(nan24(), Some(&[1]), 1, false),
+        "nanstd_keep" => np::nanstd(nan24(), Some(&[0]), 0, true),
+        "nanstd_i" => np::nanstd(i, None, 0, false),
+        "nanargmax_m" => np::nanargmax(
+            np::reshape(af(&[1.0, nan, 3.0, nan, nan, nan, nan, 5.0, -1.0]), &[3, 3]).unwrap(),
+            Some(1),
+            false,
+        ),
+        "nanargmin_flat" => np::nanargmin(
+            np::reshape(af(&[1.0, nan, 3.0, nan, -2.0, nan]), &[2, 3]).unwrap(),
+            None,
+            false,
+        ),
+        "nanargmax_i" => np::nanargmax(i, None, true),
+        "nancumsum_sp" => np::nancumsum(af(&[1.0, nan, 2.5, nan]), None),
+        "nancumprod_m" => np::nancumprod(
+            np::reshape(af(&[1.0, nan, 2.5, 2.0]), &[2, 2]).unwrap(),
+            Some(0),
+        ),
+        "searchsorted_left" => np::searchsorted(
+            ai(&[1, 2, 2, 3, 5]),
+            ai(&[-1, 2, 4, 5, 9]),
+            Side::Left,
+            None,
+        ),
+        "searchsorted_right" => np::searchsorted(
+            ai(&[1, 2, 2, 3, 5]),
+            ai(&[-1, 2, 4, 5, 9]),
+            Side::Right,
+            None,
+        ),
+        "searchsorted_nan" => np::searchsorted(
+            af(&[-inf, 0.0, 1.0, inf, nan]),
+            af(&[nan, inf, -inf, 0.5, -0.0]),
+            Side::Left,
+            None,
+        ),
+        "searchsorted_nan_right" => np::searchsorted(
+            af(&[-inf, 0.0, 1.0, inf, nan]),
+            af(&[nan, inf, -inf, 0.5, -0.0]),
+            Side::Right,
+            None,
+        ),
+        "searchsorted_sorter" => np::searchsorted(
+            ai(&[4, 3, 5, 1, 2]),
+            ai(&[0, 3, 8, 2]),
+            Side::Left,
+            Some(&ai(&[3, 4, 1, 0, 2])),
+        ),
+        "searchsorted_scalar_m" => np::searchsorted(f, m, Side::Left, None),
+        "searchsorted_empty" => np::searchsorted(af(&[]), f, Side::Left, None),
+        "digitize_inc" => np::digitize(dig(), af(&[1.0, 2.0, 3.0]), false),
+        "digitize_right" => np::digitize(dig(), af(&[1.0, 2.0, 3.0]), true),
+        "digitize_dec" => np::digitize(dig(), af(&[3.0, 2.0, 1.0]), false),
+        "digitize_dec_right" => np::digitize(dig(), af(&[3.0, 2.0, 1.0]), true),
+        "bincount_1" => np::bincount(ai(&[0, 1, 1, 3, -2]), None, 0, Some(5)),
+        "bincount_w" => np::bincount(
+            ai(&[0, 1, 1, 3]),
+            Some(&af(&[0.5, 1.0, 2.0, 4.0])),
+            0,
+            Some(4),
+        ),
+        "bincount_drop" => np::bincount(ai(&[0, 1, 7]), None, 0, Some(3)),
+        "histogram_count" => {
+            np::histogram(af(&[1.0, 2.0, 2.5, 4.0, nan, 3.0]), 3, None, None, false).map(|h| h.0)
+        }
+        "histogram_edges" => {
+            np::histogram(af(&[1.0, 2.0, 2.5, 4.0, 3.0]), 3, None, None, false).map(|h| h.1)
+        }
+        "histogram_range" => np::histogram(
+            af(&[-1.0, 2.0, 2.5, 4.0, 3.0, 5.0]),
+            4,
+            Some((0.0, 4.0)),
+            None,
+            false,
+        )
+        .map(|h| h.0),
+        "histogram_given" => {
+            np::histogram(hist6(), af(&[0.0, 1.0, 5.0, 10.0]), None, None, false).map(|h| h.0)
+        }
+        "histogram_weights" => np::histogram(
+            af(&[0.0, 1.0, 2.0, 5.0]),
+            2,
+            None,
+            Some(&af(&[1.0, 2.0, 3.0, 4.0])),
+            false,
+        )
+        .map(|h| h.0),
+        "histogram_density" => {
+            np::histogram(hist6(), af(&[0.0, 1.0, 5.0, 10.0]), None, None, true).map(|h| h.0)
+        }
+        "histogram_i32" => np::histogram(i, 2, None, None, false).map(|h| h.0),
+        "histogram_same" => np::histogram(af(&[3.0, 3.0]), 2, None, None, false).map(|h| h.1),
+        "histogram_bin_edges_r" => np::histogram_bin_edges(af(&[1.0, 2.0]), 4, Some((0.0, 1.0))),
+        "interp_basic" => np::interp(
+            af(&[-1.0, 0.0, 0.5, 1.5, 2.0, 3.0, nan]),
+            af(&[0.0, 1.0, 2.0]),
+            af(&[0.0, 10.0, 5.0]),
+            None,
+            None,
+            None,
+        ),
+        "interp_lr" => np::interp(
+            af(&[-1.0, 3.0]),
+            af(&[0.0, 1.0, 2.0]),
+            af(&[0.0, 10.0, 5.0]),
+            Some(-7.0),
+            Some(7.5),
+            None,
+        ),
+        "interp_int" => np::interp(i, ai(&[-3, 0, 2]), ai(&[1, 2, 4]), None, None, None),
+        "interp_period" => np::interp(
+            af(&[-10.0, 190.0, 350.0, 5.0]),
+            af(&[350.0, 10.0, 90.0]),
+            af(&[1.0, 3.0, 5.0]),
+            None,
+            None,
+            Some(360.0),
+        ),
+        "interp_repeat" => np::interp(
+            af(&[1.0]),
+            af(&[0.0, 1.0, 1.0, 2.0]),
+            af(&[0.0, 1.0, 3.0, 4.0]),
+            None,
+            None,
+            None,
+        ),
+        "unique_size" => np::unique(ai(&[3, 1, 1, 7]), Some(6), None),
+        "unique_size_fill" => np::unique(ai(&[3, 1, 1, 7]), Some(5), Some(-9.0)),
+        "unique_size_cut" => np::unique(ai(&[3, 1, 1, 7]), Some(2), None),
+        "unique_counts_size" => np::unique_counts(ai(&[3, 1, 1, 7]), Some(5), None).map(|u| u.1),
+        "unique_all_indices" => {
+            np::unique_all(ai(&[3, 1, 1, 7, 3]), Some(6), None).map(|u| u.indices)
+        }
+        "unique_all_counts" => {
+            np::unique_all(ai(&[3, 1, 1, 7, 3]), Some(6), None).map(|u| u.counts)
+        }
+        "unique_all_values" => {
+            np::unique_all(ai(&[3, 1, 1, 7, 3]), Some(6), None).map(|u| u.values)
+        }
+        "unique_all_inverse" => {
+            np::unique_all(ai(&[3, 1, 1, 7, 3]), Some(2), None).map(|u| u.inverse_indices)
+        }
+        "isin_i" => np::isin(ai(&[1, 2, 3, 4]), ai(&[4, 2]), false),
+        "isin_invert" => np::isin(m, m2(&[4, 2, 0, 9], 2, 2), true),
+        "isin_nan" => np::isin(af(&[2.0, nan, 1.0, nan, 2.0]), af(&[nan, 2.0]), false),
+        "isin_promote" => np::isin(i, f, false),
+        "intersect1d_size" => np::intersect1d(ai(&[0, 3, 3]), ai(&[3, 5, 3]), false, Some(3), None),
+        "union1d_size" => np::union1d(ai(&[4, 3]), ai(&[3, 5]), Some(5), None),
+        "union1d_fill" => np::union1d(ai(&[4, 3]), ai(&[3, 5]), Some(5), Some(0.0)),
+        "setdiff1d_size" => np::setdiff1d(ai(&[5, 3, 1, 3, 8]), ai(&[3, 5]), false, Some(4), None),
+        "setdiff1d_fill" => np::setdiff1d(
+            ai(&[5, 3, 1, 3, 8]),
+            ai(&[3, 5]),
+            false,
+            Some(4),
+            Some(-1.0),
+        ),
+        "setxor1d_size" => np::setxor1d(ai(&[0, 3, 5, 5]), ai(&[3, 9]), false, Some(4), None),
+        "setxor1d_empty" => np::setxor1d(ai(&[3]), ai(&[3]), false, Some(2), None),
         _ if jitted => return None,
+        "unique_i" => np::unique(ai(&[3, 1, 1, 7, 3, -2]), None, None),
+        "unique_nan" => np::unique(af(&[2.0, nan, 1.0, nan, 2.0, -0.0, 0.0]), None, None),
+        "unique_m" => np::unique(m2(&[1, 0, 0, 1], 2, 2), None, None),
+        "unique_bool" => np::unique(b, None, None),
+        "unique_values_nan" => np::unique_values(af(&[2.0, nan, 1.0, nan, 2.0]), None, None),
+        "unique_counts_v" => {
+            np::unique_counts(af(&[2.0, nan, 1.0, nan, 2.0]), None, None).map(|u| u.1)
+        }
+        "unique_inverse_m" => np::unique_inverse(m2(&[3, 1, 1, 7], 2, 2), None, None).map(|u| u.1),
+        "intersect1d_i" => np::intersect1d(ai(&[1, 3, 4, 3]), ai(&[3, 1, 2, 1]), false, None, None),
+        "intersect1d_nan" => {
+            np::intersect1d(af(&[nan, 1.0, 2.0]), af(&[nan, 2.0]), false, None, None)
+        }
+        "intersect1d_unique" => np::intersect1d(ai(&[4, 1, 3]), ai(&[3, 4, 2]), true, None, None),
+        "union1d_i" => np::union1d(ai(&[4, 3, 4]), ai(&[3, 5]), None, None),
+        "setdiff1d_i" => np::setdiff1d(ai(&[5, 3, 1, 3, 8]), ai(&[3, 5]), false, None, None),
+        "setdiff1d_nan" => np::setdiff1d(af(&[nan, 1.0, nan]), af(&[1.0]), false, None, None),
+        "setxor1d_i" => np::setxor1d(ai(&[1, 3, 4, 3]), ai(&[3, 1, 2, 1]), false, None, None),
         "nonzero_0d" => np::nonzero(3).map(|mut v| v.remove(0)),
         "nonzero_1d" => np::nonzero(vec![0i32, 3, 0, 4]).map(|mut v| v.remove(0)),
         "argwhere_0d" => np::argwhere(np::asarray(3).unwrap()),
@@ -495,5 +803,5 @@ fn jax_rules_match() {
         checked += 1;
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
-    assert_eq!(checked, 207);
+    assert_eq!(checked, 317);
 }

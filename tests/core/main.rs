@@ -20,6 +20,7 @@ mod particles;
 mod random;
 mod reductions;
 mod runtime;
+mod sets_search;
 mod shapes;
 mod sizes;
 mod statistics;

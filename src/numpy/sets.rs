@@ -1,0 +1,457 @@
+//! Set operations on flattened arrays: `unique` and its Array API forms, `isin`, and the
+//! sorted intersections, unions and differences.
+//!
+//! Each sorts once, marks where a run of equal values starts, and compacts the marked
+//! values on the device (a scatter of each run's start to its rank), so with `size` every
+//! function also runs under `jit`, padded as JAX pads: with `fill_value`, else with the
+//! first value of the result (0 when it is empty). Without `size` the number of values is
+//! read back first, which a trace cannot do: `jit` then reports that `size` is needed.
+
+use super::overrides::overridable;
+use super::stats::{concrete, slice_axis, sorted_search, Side};
+use crate::array::Array;
+use crate::convert::{operand, ArrayLike};
+use crate::dtype::DType;
+use crate::error::{Error, Result};
+use crate::lax;
+
+const SIZE_HINT: &str =
+    "the number of values depends on the data; pass `size` (and `fill_value`) under jit";
+
+/// A flattened array sorted, with the mark of each run's first element and the sorting
+/// positions.
+struct Runs {
+    sorted: Array,
+    starts: Array,
+    perm: Array,
+}
+
+/// Sorts `flat` (stable) and marks where its runs of equal values start; with `equal_nan`
+/// every NaN joins one run (NaN sorts last).
+fn runs(flat: &Array, equal_nan: bool) -> Result<Runs> {
+    let perm = super::argsort(flat, None)?;
+    let sorted = super::take(flat, &perm, None)?;
+    let starts = first_of_runs(&sorted, equal_nan)?;
+    Ok(Runs {
+        sorted,
+        starts,
+        perm,
+    })
+}
+
+/// The positions of the first `slots` true elements of the 1-d `mask`, in order, with
+/// `mask.size()` in the slots past the last one (each true element is scattered to its
+/// rank among them).
+fn ranks(mask: &Array, slots: usize) -> Result<Array> {
+    let n = mask.size();
+    let rank = super::subtract(super::cumsum(mask.astype(DType::Int32)?, None)?, 1)?;
+    let to = super::r#where(mask, &rank, slots as i32)?;
+    super::full(&[slots], n as i64, Some(DType::Int32))?
+        .at(to)
+        .set(super::arange(0..n as i32)?)
+}
+
+/// The number of true elements of `mask`: `size` when given, else read back.
+fn count_or(func: &str, mask: &Array, size: Option<usize>) -> Result<usize> {
+    match size {
+        Some(s) => Ok(s),
+        None => concrete(
+            func,
+            super::sum(mask, None, false).and_then(|c| c.item::<i32>()),
+            SIZE_HINT,
+        )
+        .map(|c| c as usize),
+    }
+}
+
+/// The elements of the 1-d `x` where `mask` holds, padded to `size` with `fill` (the
+/// first such element, or 0 when there is none, by default).
+fn compact(
+    func: &str,
+    x: &Array,
+    mask: &Array,
+    size: Option<usize>,
+    fill: Option<f64>,
+) -> Result<Array> {
+    let k = count_or(func, mask, size)?;
+    if x.size() == 0 || k == 0 {
+        return super::full(&[k], fill.unwrap_or(0.0), Some(x.dtype()));
+    }
+    let pos = ranks(mask, k)?;
+    let found = super::less(&pos, x.size() as i32)?;
+    let got = super::take(x, super::r#where(&found, &pos, 0)?, None)?;
+    if size.is_none() {
+        return Ok(got);
+    }
+    let fill = match fill {
+        Some(f) => super::full(&[], f, Some(x.dtype()))?,
+        None => {
+            let f0 = lax::reshape(&slice_axis(&found, 0, 0, 1)?, &[])?;
+            let g0 = lax::reshape(&slice_axis(&got, 0, 0, 1)?, &[])?;
+            super::r#where(f0, g0, super::zeros(&[], x.dtype())?)?
+        }
+    };
+    super::r#where(&found, &got, fill)
+}
+
+/// The four results of [`unique_all`].
+#[derive(Clone, Debug)]
+pub struct UniqueAll {
+    /// The sorted distinct values.
+    pub values: Array,
+    /// The position in the flattened input of each value's first occurrence.
+    pub indices: Array,
+    /// For each input element (in the input's shape), the position of its value in `values`.
+    pub inverse_indices: Array,
+    /// How often each value occurs (0 in padding).
+    pub counts: Array,
+}
+
+/// What [`unique_impl`] computes besides the values.
+#[derive(Clone, Copy)]
+struct Want {
+    indices: bool,
+    inverse: bool,
+    counts: bool,
+}
+
+fn unique_impl(
+    func: &str,
+    x: impl ArrayLike,
+    equal_nan: bool,
+    size: Option<usize>,
+    fill_value: Option<f64>,
+    want: Want,
+) -> Result<UniqueAll> {
+    let x = super::asarray(operand(func, 0, x)?)?;
+    let flat = super::ravel(&x)?;
+    let n = flat.size();
+    if n == 0 {
+        if size.unwrap_or(0) > 0 && fill_value.is_none() {
+            return Err(Error::arg(
+                func,
+                "an empty input with a non-zero `size` needs `fill_value`",
+            ));
+        }
+        let s = size.unwrap_or(0);
+        return Ok(UniqueAll {
+            values: super::full(&[s], fill_value.unwrap_or(0.0), Some(x.dtype()))?,
+            indices: super::zeros(&[s], DType::Int32)?,
+            inverse_indices: super::zeros(x.shape(), DType::Int32)?,
+            counts: super::zeros(&[s], DType::Int32)?,
+        });
+    }
+    let r = runs(&flat, equal_nan)?;
+    let k = count_or(func, &r.starts, size)?;
+    // One slot more than the values: the end of the last run, for the counts.
+    let pos = ranks(&r.starts, k + 1)?;
+    let ends = slice_axis(&pos, 0, 1, k + 1)?;
+    let pos = slice_axis(&pos, 0, 0, k)?;
+    let found = super::less(&pos, n as i32)?;
+    // Padding reads position 0, as JAX's `nonzero(size=)` fills.
+    let at = super::r#where(&found, &pos, 0)?;
+    let mut values = super::take(&r.sorted, &at, None)?;
+    if let Some(f) = fill_value.filter(|_| size.is_some()) {
+        values = super::r#where(&found, &values, super::full(&[], f, Some(x.dtype()))?)?;
+    }
+    let none = || super::zeros(&[0], DType::Int32);
+    let indices = if want.indices {
+        super::take(&r.perm, &at, None)?
+    } else {
+        none()?
+    };
+    let inverse_indices = if want.inverse {
+        let rank = super::subtract(super::cumsum(r.starts.astype(DType::Int32)?, None)?, 1)?;
+        let inv = super::zeros(&[n], DType::Int32)?.at(&r.perm).set(rank)?;
+        lax::reshape(&inv, x.shape())?
+    } else {
+        none()?
+    };
+    let counts = if want.counts {
+        super::subtract(&ends, super::r#where(&found, &pos, n as i32)?)?
+    } else {
+        none()?
+    };
+    Ok(UniqueAll {
+        values,
+        indices,
+        inverse_indices,
+        counts,
+    })
+}
+
+const VALUES: Want = Want {
+    indices: false,
+    inverse: false,
+    counts: false,
+};
+
+/// The sorted distinct values of the flattened `ar` (every NaN counts as one value, as
+/// JAX's `equal_nan=True`). With `size` the result has exactly `size` values: cut, or padded
+/// with `fill_value` (the smallest value by default); `size` is required under `jit`.
+///
+/// ```
+/// use olympus::numpy as np;
+/// let u = np::unique([3, 1, 3, 2, 1], None, None)?;
+/// assert_eq!(u.to_vec::<i32>()?, vec![1, 2, 3]);
+/// let p = np::unique([3, 1, 3], Some(4), Some(-1.0))?;
+/// assert_eq!(p.to_vec::<i32>()?, vec![1, 3, -1, -1]);
+/// # Ok::<(), olympus::Error>(())
+/// ```
+pub fn unique(ar: impl ArrayLike, size: Option<usize>, fill_value: Option<f64>) -> Result<Array> {
+    overridable!("unique"; [one ar]; [size, fill_value]);
+    Ok(unique_impl("unique", ar, true, size, fill_value, VALUES)?.values)
+}
+
+/// The Array API's `unique_values`: as [`unique`], with each NaN a value of its own.
+pub fn unique_values(
+    x: impl ArrayLike,
+    size: Option<usize>,
+    fill_value: Option<f64>,
+) -> Result<Array> {
+    overridable!("unique_values"; [one x]; [size, fill_value]);
+    Ok(unique_impl("unique_values", x, false, size, fill_value, VALUES)?.values)
+}
+
+/// The Array API's `unique_counts`: the values of [`unique_values`] and how often each occurs.
+pub fn unique_counts(
+    x: impl ArrayLike,
+    size: Option<usize>,
+    fill_value: Option<f64>,
+) -> Result<(Array, Array)> {
+    overridable!("unique_counts"; [one x]; [size, fill_value]);
+    let want = Want {
+        counts: true,
+        ..VALUES
+    };
+    let u = unique_impl("unique_counts", x, false, size, fill_value, want)?;
+    Ok((u.values, u.counts))
+}
+
+/// The Array API's `unique_inverse`: the values of [`unique_values`] and, in `x`'s shape,
+/// the position of each element's value among them (`values[inverse] == x`).
+pub fn unique_inverse(
+    x: impl ArrayLike,
+    size: Option<usize>,
+    fill_value: Option<f64>,
+) -> Result<(Array, Array)> {
+    overridable!("unique_inverse"; [one x]; [size, fill_value]);
+    let want = Want {
+        inverse: true,
+        ..VALUES
+    };
+    let u = unique_impl("unique_inverse", x, false, size, fill_value, want)?;
+    Ok((u.values, u.inverse_indices))
+}
+
+/// The Array API's `unique_all`: values, first indices, inverse indices and counts.
+///
+/// ```
+/// use olympus::numpy as np;
+/// let u = np::unique_all([3, 1, 1, 7], None, None)?;
+/// assert_eq!(u.values.to_vec::<i32>()?, vec![1, 3, 7]);
+/// assert_eq!(u.indices.to_vec::<i32>()?, vec![1, 0, 3]);
+/// assert_eq!(u.inverse_indices.to_vec::<i32>()?, vec![1, 0, 0, 2]);
+/// assert_eq!(u.counts.to_vec::<i32>()?, vec![2, 1, 1]);
+/// # Ok::<(), olympus::Error>(())
+/// ```
+pub fn unique_all(
+    x: impl ArrayLike,
+    size: Option<usize>,
+    fill_value: Option<f64>,
+) -> Result<UniqueAll> {
+    overridable!("unique_all"; [one x]; [size, fill_value]);
+    let want = Want {
+        indices: true,
+        inverse: true,
+        counts: true,
+    };
+    unique_impl("unique_all", x, false, size, fill_value, want)
+}
+
+/// Whether each element of `element` occurs in `test_elements` (bool, `element`'s shape;
+/// negated with `invert`). NaN occurs nowhere, as NaN equals nothing.
+///
+/// ```
+/// use olympus::numpy as np;
+/// let r = np::isin([1, 2, 3, 4], [4, 2], false)?;
+/// assert_eq!(r.to_vec::<bool>()?, vec![false, true, false, true]);
+/// # Ok::<(), olympus::Error>(())
+/// ```
+pub fn isin(element: impl ArrayLike, test_elements: impl ArrayLike, invert: bool) -> Result<Array> {
+    overridable!("isin"; [one element, one test_elements]; [invert]);
+    let func = "isin";
+    let ops = vec![operand(func, 0, element)?, operand(func, 1, test_elements)?];
+    let v = super::promote(func, ops, false)?;
+    let (e, t) = (v[0].clone(), super::ravel(&v[1])?);
+    let found = in_sorted(&e, &super::sort(&t, None)?)?;
+    if invert {
+        super::logical_not(found)
+    } else {
+        Ok(found)
+    }
+}
+
+/// Whether each element of `e` equals an element of the sorted 1-d `t`: one binary search
+/// per element.
+fn in_sorted(e: &Array, t: &Array) -> Result<Array> {
+    let m = t.size();
+    if m == 0 {
+        return super::zeros(e.shape(), DType::Bool);
+    }
+    let pos = super::clip(sorted_search(t, e, Side::Left)?, 0, m as i32 - 1)?;
+    super::equal(super::take(t, pos, None)?, e)
+}
+
+/// Two array-likes flattened and promoted to one dtype.
+fn flat_pair(func: &str, a: impl ArrayLike, b: impl ArrayLike) -> Result<(Array, Array)> {
+    let v = super::promote(
+        func,
+        vec![operand(func, 0, a)?, operand(func, 1, b)?],
+        false,
+    )?;
+    Ok((super::ravel(&v[0])?, super::ravel(&v[1])?))
+}
+
+/// The sorted values of `x`, distinct unless `assume_unique` (NaNs as one value).
+fn distinct(x: &Array, assume_unique: bool) -> Result<Array> {
+    if assume_unique || x.size() == 0 {
+        return super::sort(x, None);
+    }
+    let r = runs(x, true)?;
+    compact("unique", &r.sorted, &r.starts, None, None)
+}
+
+/// The sorted values both arrays hold (flattened; NaN is in no intersection).
+///
+/// ```
+/// use olympus::numpy as np;
+/// let r = np::intersect1d([1, 3, 4, 3], [3, 1, 2, 1], false, None, None)?;
+/// assert_eq!(r.to_vec::<i32>()?, vec![1, 3]);
+/// # Ok::<(), olympus::Error>(())
+/// ```
+pub fn intersect1d(
+    ar1: impl ArrayLike,
+    ar2: impl ArrayLike,
+    assume_unique: bool,
+    size: Option<usize>,
+    fill_value: Option<f64>,
+) -> Result<Array> {
+    overridable!("intersect1d"; [one ar1, one ar2]; [assume_unique, size, fill_value]);
+    let func = "intersect1d";
+    let (a, b) = flat_pair(func, ar1, ar2)?;
+    let (a, b) = if size.is_some() && !assume_unique {
+        (super::sort(&a, None)?, super::sort(&b, None)?)
+    } else {
+        (distinct(&a, assume_unique)?, distinct(&b, assume_unique)?)
+    };
+    let keep = in_sorted(&a, &super::sort(&b, None)?)?;
+    let keep = match size {
+        Some(_) if !assume_unique => super::logical_and(keep, first_of_runs(&a, true)?)?,
+        _ => keep,
+    };
+    compact(func, &a, &keep, size, fill_value)
+}
+
+/// Marks the first element of each run of equal values of the sorted 1-d `x` (with
+/// `equal_nan`, NaNs make one run).
+fn first_of_runs(x: &Array, equal_nan: bool) -> Result<Array> {
+    let n = x.size();
+    if n == 0 {
+        return super::zeros(&[0], DType::Bool);
+    }
+    let (hi, lo) = (slice_axis(x, 0, 1, n)?, slice_axis(x, 0, 0, n - 1)?);
+    let mut differ = super::not_equal(&hi, &lo)?;
+    if equal_nan && x.dtype().is_floating() {
+        let both = super::logical_and(super::isnan(&hi)?, super::isnan(&lo)?)?;
+        differ = super::logical_and(differ, super::logical_not(both)?)?;
+    }
+    super::concatenate([super::ones(&[1], DType::Bool)?, differ], 0)
+}
+
+/// The sorted distinct values either array holds (flattened; NaNs as one value).
+pub fn union1d(
+    ar1: impl ArrayLike,
+    ar2: impl ArrayLike,
+    size: Option<usize>,
+    fill_value: Option<f64>,
+) -> Result<Array> {
+    overridable!("union1d"; [one ar1, one ar2]; [size, fill_value]);
+    let func = "union1d";
+    let (a, b) = flat_pair(func, ar1, ar2)?;
+    let all = super::concatenate([a, b], 0)?;
+    if all.size() == 0 {
+        return compact(func, &all, &all.astype(DType::Bool)?, size, fill_value);
+    }
+    let r = runs(&all, true)?;
+    compact(func, &r.sorted, &r.starts, size, fill_value)
+}
+
+/// The sorted distinct values of `ar1` that `ar2` does not hold (padding fills with 0 by
+/// default, as JAX's).
+pub fn setdiff1d(
+    ar1: impl ArrayLike,
+    ar2: impl ArrayLike,
+    assume_unique: bool,
+    size: Option<usize>,
+    fill_value: Option<f64>,
+) -> Result<Array> {
+    overridable!("setdiff1d"; [one ar1, one ar2]; [assume_unique, size, fill_value]);
+    let func = "setdiff1d";
+    let (a, b) = flat_pair(func, ar1, ar2)?;
+    let (a, first) = if assume_unique || size.is_none() {
+        let a = distinct(&a, assume_unique)?;
+        let all = super::ones(&[a.size()], DType::Bool)?;
+        (a, all)
+    } else {
+        let a = super::sort(&a, None)?;
+        let f = first_of_runs(&a, true)?;
+        (a, f)
+    };
+    let keep = super::logical_and(
+        super::logical_not(in_sorted(&a, &super::sort(&b, None)?)?)?,
+        first,
+    )?;
+    compact(func, &a, &keep, size, Some(fill_value.unwrap_or(0.0)))
+}
+
+/// The sorted values in exactly one of the arrays (each made distinct first unless
+/// `assume_unique`).
+pub fn setxor1d(
+    ar1: impl ArrayLike,
+    ar2: impl ArrayLike,
+    assume_unique: bool,
+    size: Option<usize>,
+    fill_value: Option<f64>,
+) -> Result<Array> {
+    overridable!("setxor1d"; [one ar1, one ar2]; [assume_unique, size, fill_value]);
+    let func = "setxor1d";
+    let (a, b) = flat_pair(func, ar1, ar2)?;
+    let (ua, ub) = if size.is_some() || assume_unique {
+        (super::sort(&a, None)?, super::sort(&b, None)?)
+    } else {
+        (distinct(&a, false)?, distinct(&b, false)?)
+    };
+    // Without reading counts, each array's repeated values are marked and dropped below.
+    let (fa, fb) = if size.is_some() && !assume_unique {
+        (first_of_runs(&ua, true)?, first_of_runs(&ub, true)?)
+    } else {
+        (
+            super::ones(&[ua.size()], DType::Bool)?,
+            super::ones(&[ub.size()], DType::Bool)?,
+        )
+    };
+    // A value of one array is kept where the other does not hold it.
+    let ka = super::logical_and(&fa, super::logical_not(in_sorted(&ua, &ub)?)?)?;
+    let kb = super::logical_and(&fb, super::logical_not(in_sorted(&ub, &ua)?)?)?;
+    let vals = super::concatenate([ua, ub], 0)?;
+    let keep = super::concatenate([ka, kb], 0)?;
+    if vals.size() == 0 {
+        return compact(func, &vals, &keep, size, fill_value);
+    }
+    // Sort the kept values to the front in order: dropped ones become the largest.
+    let order = super::argsort(&vals, None)?;
+    let vals = super::take(&vals, &order, None)?;
+    let keep = super::take(&keep, &order, None)?;
+    compact(func, &vals, &keep, size, fill_value)
+}

@@ -1,0 +1,1146 @@
+//! Differences, integrals, weighted means, covariances, quantiles, the remaining
+//! nan-reductions, sorted search and histograms, as JAX computes them.
+//!
+//! Everything here is built from the existing primitives: quantiles sort once and gather
+//! the two neighbours of each quantile's position; `searchsorted` is JAX's parallel binary
+//! search (one gather and compare per halving, `log2(n + 1)` steps over the queries);
+//! `bincount` and `histogram` are scatter-adds.
+
+use super::overrides::overridable;
+use super::reductions::nan_as;
+use crate::array::Array;
+use crate::convert::{operand, ArrayLike};
+use crate::dtype::DType;
+use crate::error::{Error, Result};
+use crate::lax;
+use crate::shape::{normalize_axes, normalize_axis};
+
+/// `r`, with a tracing error (values needed while tracing) reworded for `func` by `hint`:
+/// what to pass so the output's shape no longer depends on the data.
+pub(super) fn concrete<T>(func: &str, r: Result<T>, hint: &str) -> Result<T> {
+    r.map_err(|e| match e {
+        Error::Tracing { traced, .. } => Error::Tracing {
+            func: func.to_string(),
+            traced,
+            reason: hint.to_string(),
+        },
+        e => e,
+    })
+}
+
+/// `x[start..end]` along `axis` (a view).
+pub(super) fn slice_axis(x: &Array, axis: usize, start: usize, end: usize) -> Result<Array> {
+    let mut lo = vec![0; x.ndim()];
+    let mut hi = x.shape().to_vec();
+    lo[axis] = start;
+    hi[axis] = end;
+    lax::slice(x, &lo, &hi, None)
+}
+
+/// `x` promoted to an inexact dtype (integers and bool to float32), as JAX's
+/// `promote_dtypes_inexact`.
+fn inexact(x: Array) -> Result<Array> {
+    if x.dtype().is_floating() {
+        Ok(x)
+    } else {
+        x.astype(DType::Float32)
+    }
+}
+
+/// The `n`-th discrete difference along `axis` (`a[1:] - a[:-1]`, repeated `n` times;
+/// `not_equal` for bool, as in JAX), after joining `prepend` and `append` along the axis
+/// (0-d ones are broadcast to one slice).
+///
+/// ```
+/// use olympus::numpy as np;
+/// let d = np::diff([1, 4, 9, 16], 1, -1, None, None)?;
+/// assert_eq!(d.to_vec::<i32>()?, vec![3, 5, 7]);
+/// assert_eq!(np::diff([1, 4, 9, 16], 2, -1, None, None)?.to_vec::<i32>()?, vec![2, 2]);
+/// # Ok::<(), olympus::Error>(())
+/// ```
+pub fn diff(
+    a: impl ArrayLike,
+    n: usize,
+    axis: isize,
+    prepend: Option<&Array>,
+    append: Option<&Array>,
+) -> Result<Array> {
+    overridable!("diff"; [one a]; [n, axis]);
+    let func = "diff";
+    let mut a = super::asarray(operand(func, 0, a)?)?;
+    if a.ndim() == 0 {
+        return Err(Error::shape(
+            func,
+            &[a.shape()],
+            "needs an array of at least one dimension",
+        ));
+    }
+    let ax = normalize_axis(func, axis, a.ndim())?;
+    if n == 0 {
+        return Ok(a);
+    }
+    if prepend.is_some() || append.is_some() {
+        let edge = |e: &Array| -> Result<Array> {
+            if e.ndim() == 0 {
+                let mut s = a.shape().to_vec();
+                s[ax] = 1;
+                super::broadcast_to(e, &s)
+            } else {
+                Ok(e.clone())
+            }
+        };
+        let mut parts = Vec::new();
+        if let Some(p) = prepend {
+            parts.push(edge(p)?);
+        }
+        parts.push(a.clone());
+        if let Some(p) = append {
+            parts.push(edge(p)?);
+        }
+        a = super::concatenate(parts, ax as isize)
+            .map_err(|e| Error::arg(func, format!("prepend/append: {e}")))?;
+    }
+    for _ in 0..n {
+        let len = a.shape()[ax];
+        if len == 0 {
+            break;
+        }
+        let hi = slice_axis(&a, ax, 1, len)?;
+        let lo = slice_axis(&a, ax, 0, len - 1)?;
+        a = if a.dtype() == DType::Bool {
+            super::not_equal(&hi, &lo)?
+        } else {
+            super::subtract(&hi, &lo)?
+        };
+    }
+    Ok(a)
+}
+
+/// The differences of the flattened array, with `to_begin` and `to_end` (flattened and
+/// converted to the array's dtype) joined before and after.
+pub fn ediff1d(
+    ary: impl ArrayLike,
+    to_end: Option<&Array>,
+    to_begin: Option<&Array>,
+) -> Result<Array> {
+    overridable!("ediff1d"; [one ary]; []);
+    let func = "ediff1d";
+    let a = super::ravel(super::asarray(operand(func, 0, ary)?)?)?;
+    let n = a.size();
+    let d = if n == 0 {
+        a.clone()
+    } else {
+        super::subtract(slice_axis(&a, 0, 1, n)?, slice_axis(&a, 0, 0, n - 1)?)?
+    };
+    let mut parts = Vec::new();
+    if let Some(b) = to_begin {
+        parts.push(super::ravel(b)?.astype(d.dtype())?);
+    }
+    parts.push(d.clone());
+    if let Some(e) = to_end {
+        parts.push(super::ravel(e)?.astype(d.dtype())?);
+    }
+    if parts.len() == 1 {
+        return Ok(d);
+    }
+    super::concatenate(parts, 0)
+}
+
+/// The trapezoidal rule along `axis`: samples `y` at positions `x` (1-d along the axis, or
+/// of `y`'s shape), or spaced `dx` apart when `x` is `None`.
+///
+/// ```
+/// use olympus::numpy as np;
+/// let area = np::trapezoid([1.0f32, 2.0, 3.0], None, 1.0, -1)?;
+/// assert_eq!(area.item::<f32>()?, 4.0);
+/// # Ok::<(), olympus::Error>(())
+/// ```
+pub fn trapezoid(y: impl ArrayLike, x: Option<&Array>, dx: f64, axis: isize) -> Result<Array> {
+    overridable!("trapezoid"; [one y]; [dx, axis]);
+    let func = "trapezoid";
+    let y = super::asarray(operand(func, 0, y)?)?;
+    if y.ndim() == 0 {
+        return Err(Error::shape(func, &[y.shape()], "needs at least one axis"));
+    }
+    let ax = normalize_axis(func, axis, y.ndim())?;
+    let (y, dxa) = match x {
+        None => (inexact(y)?, None),
+        Some(x) => {
+            let v = super::promote(
+                func,
+                vec![operand(func, 0, &y)?, operand(func, 1, x)?],
+                true,
+            )?;
+            let (y, x) = (v[0].clone(), v[1].clone());
+            let d = if x.ndim() == 1 {
+                if x.size() != y.shape()[ax] {
+                    return Err(Error::shape(
+                        func,
+                        &[y.shape(), x.shape()],
+                        format!("x must have y's length {} along axis {ax}", y.shape()[ax]),
+                    ));
+                }
+                diff(&x, 1, 0, None, None)?
+            } else {
+                super::moveaxis(diff(&x, 1, ax as isize, None, None)?, &[ax as isize], &[-1])?
+            };
+            (y, Some(d))
+        }
+    };
+    let y = super::moveaxis(&y, &[ax as isize], &[-1])?;
+    let last = y.ndim() - 1;
+    let n = y.shape()[last];
+    let pairs = if n == 0 {
+        slice_axis(&y, last, 0, 0)?
+    } else {
+        super::add(slice_axis(&y, last, 1, n)?, slice_axis(&y, last, 0, n - 1)?)?
+    };
+    let weighted = match dxa {
+        None => super::multiply(pairs, dx)?,
+        Some(d) => super::multiply(d, pairs)?,
+    };
+    super::multiply(super::sum(weighted, Some(&[-1]), false)?, 0.5)
+}
+
+/// The weighted mean over `axis` (the plain [`mean`](super::mean) without `weights`).
+/// `weights` has `a`'s shape, or is 1-d along a single `axis`; a zero sum of weights gives
+/// NaN or infinity, as in JAX.
+///
+/// ```
+/// use olympus::numpy as np;
+/// let w = np::array([1.0f32, 3.0])?;
+/// assert_eq!(np::average([2.0f32, 6.0], None, Some(&w), false)?.item::<f32>()?, 5.0);
+/// # Ok::<(), olympus::Error>(())
+/// ```
+pub fn average(
+    a: impl ArrayLike,
+    axis: Option<&[isize]>,
+    weights: Option<&Array>,
+    keepdims: bool,
+) -> Result<Array> {
+    overridable!("average"; [one a]; [axis, keepdims]);
+    let func = "average";
+    let a = super::asarray(operand(func, 0, a)?)?;
+    let Some(w) = weights else {
+        return super::mean(&a, axis, keepdims);
+    };
+    let v = super::promote(
+        func,
+        vec![operand(func, 0, &a)?, operand(func, 1, w)?],
+        true,
+    )?;
+    let (a, mut w) = (v[0].clone(), v[1].clone());
+    if w.shape() != a.shape() {
+        let ax = match axis {
+            Some(&[one]) => normalize_axis(func, one, a.ndim())?,
+            _ => {
+                return Err(Error::shape(
+                    func,
+                    &[a.shape(), w.shape()],
+                    "weights of another shape than a need one axis",
+                ))
+            }
+        };
+        if w.ndim() != 1 || w.size() != a.shape()[ax] {
+            return Err(Error::shape(
+                func,
+                &[a.shape(), w.shape()],
+                format!("1-d weights must have a's length along axis {ax}"),
+            ));
+        }
+        let mut s = vec![1; a.ndim()];
+        s[ax] = w.size();
+        w = super::broadcast_to(lax::reshape(&w, &s)?, a.shape())?;
+    }
+    let num = super::sum(super::multiply(&a, &w)?, axis, keepdims)?;
+    let den = super::sum(&w, axis, keepdims)?;
+    super::divide(num, den)
+}
+
+/// The covariance matrix of the variables in `m`'s rows (columns when `rowvar` is false),
+/// with `y`'s variables appended; normalised by `n - ddof` (`ddof` defaults to 1, or 0
+/// when `bias`). A single variable gives a 0-d array.
+pub fn cov(
+    m: impl ArrayLike,
+    y: Option<&Array>,
+    rowvar: bool,
+    bias: bool,
+    ddof: Option<usize>,
+) -> Result<Array> {
+    overridable!("cov"; [one m]; [rowvar, bias, ddof]);
+    let func = "cov";
+    let vars = |x: Array| -> Result<Array> {
+        if x.ndim() > 2 {
+            return Err(Error::shape(
+                func,
+                &[x.shape()],
+                "takes at most 2 dimensions",
+            ));
+        }
+        let x = inexact(super::atleast_2d(x)?)?;
+        if !rowvar && x.shape()[0] != 1 {
+            super::transpose(&x, None)
+        } else {
+            Ok(x)
+        }
+    };
+    let mut x = vars(super::asarray(operand(func, 0, m)?)?)?;
+    if x.shape()[0] == 0 {
+        return super::zeros(&[0, 0], x.dtype());
+    }
+    if let Some(y) = y {
+        x = super::concatenate([x, vars(y.clone())?], 0)?;
+    }
+    let ddof = ddof.unwrap_or(usize::from(!bias));
+    let n = x.shape()[1];
+    let f = n as f64 - ddof as f64;
+    let centred = super::subtract(&x, super::mean(&x, Some(&[1]), true)?)?;
+    let c = super::matmul(&centred, super::transpose(&centred, None)?)?;
+    super::squeeze(super::true_divide(c, f)?, None)
+}
+
+/// Pearson correlation coefficients: [`cov`] normalised by the standard deviations and
+/// clipped to `[-1, 1]`.
+pub fn corrcoef(x: impl ArrayLike, y: Option<&Array>, rowvar: bool) -> Result<Array> {
+    overridable!("corrcoef"; [one x]; [rowvar]);
+    let c = cov(
+        super::asarray(operand("corrcoef", 0, x)?)?,
+        y,
+        rowvar,
+        false,
+        None,
+    )?;
+    if c.ndim() == 0 {
+        return super::divide(&c, &c);
+    }
+    let d = super::sqrt(super::diagonal(&c, 0, 0, 1)?)?;
+    let k = d.size();
+    let c = super::divide(&c, lax::reshape(&d, &[k, 1])?)?;
+    let c = super::divide(&c, lax::reshape(&d, &[1, k])?)?;
+    super::clip(c, -1.0, 1.0)
+}
+
+/// How [`quantile`] picks a value between the two order statistics around a quantile's
+/// position `q * (n - 1)` (JAX's `method=`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum QuantileMethod {
+    /// Interpolates linearly between them.
+    #[default]
+    Linear,
+    /// The lower one.
+    Lower,
+    /// The higher one.
+    Higher,
+    /// Their mean.
+    Midpoint,
+    /// The lower one where the position's fraction is at most one half, else the higher.
+    Nearest,
+    /// The smallest value whose cumulative count reaches `q * n`.
+    InvertedCdf,
+}
+
+impl crate::convert::IntoParam for QuantileMethod {
+    fn to_param(&self) -> crate::convert::Param {
+        crate::convert::Param::Other(format!("{self:?}"))
+    }
+}
+
+/// The `q`-th quantiles (`q` in `[0, 1]`, 0-d or 1-d, floating) over `axis` (all axes by
+/// default). The result has `q`'s shape followed by the reduced shape. A NaN in a slice
+/// makes its quantiles NaN.
+///
+/// ```
+/// use olympus::numpy::{self as np, QuantileMethod};
+/// let x = np::array([4.0f32, 1.0, 3.0, 2.0])?;
+/// let q = np::quantile(&x, [0.0f32, 0.5, 1.0], None, QuantileMethod::Linear, false)?;
+/// assert_eq!(q.to_vec::<f32>()?, vec![1.0, 2.5, 4.0]);
+/// # Ok::<(), olympus::Error>(())
+/// ```
+pub fn quantile(
+    a: impl ArrayLike,
+    q: impl ArrayLike,
+    axis: Option<&[isize]>,
+    method: QuantileMethod,
+    keepdims: bool,
+) -> Result<Array> {
+    overridable!("quantile"; [one a, one q]; [axis, method, keepdims]);
+    let func = "quantile";
+    let a = super::asarray(operand(func, 0, a)?)?;
+    let q = super::asarray(operand(func, 1, q)?)?;
+    quantile_impl(func, a, q, axis, method, keepdims, false)
+}
+
+/// [`quantile`] with `q` in percent (`q / 100`).
+pub fn percentile(
+    a: impl ArrayLike,
+    q: impl ArrayLike,
+    axis: Option<&[isize]>,
+    method: QuantileMethod,
+    keepdims: bool,
+) -> Result<Array> {
+    overridable!("percentile"; [one a, one q]; [axis, method, keepdims]);
+    let func = "percentile";
+    let a = super::asarray(operand(func, 0, a)?)?;
+    let q = super::true_divide(operand(func, 1, q)?, 100.0)?;
+    quantile_impl(func, a, q, axis, method, keepdims, false)
+}
+
+/// [`quantile`] ignoring NaN (NaN where a slice has no other value).
+pub fn nanquantile(
+    a: impl ArrayLike,
+    q: impl ArrayLike,
+    axis: Option<&[isize]>,
+    method: QuantileMethod,
+    keepdims: bool,
+) -> Result<Array> {
+    overridable!("nanquantile"; [one a, one q]; [axis, method, keepdims]);
+    let func = "nanquantile";
+    let a = super::asarray(operand(func, 0, a)?)?;
+    let q = super::asarray(operand(func, 1, q)?)?;
+    quantile_impl(func, a, q, axis, method, keepdims, true)
+}
+
+/// [`percentile`] ignoring NaN.
+pub fn nanpercentile(
+    a: impl ArrayLike,
+    q: impl ArrayLike,
+    axis: Option<&[isize]>,
+    method: QuantileMethod,
+    keepdims: bool,
+) -> Result<Array> {
+    overridable!("nanpercentile"; [one a, one q]; [axis, method, keepdims]);
+    let func = "nanpercentile";
+    let a = super::asarray(operand(func, 0, a)?)?;
+    let q = super::true_divide(operand(func, 1, q)?, 100.0)?;
+    quantile_impl(func, a, q, axis, method, keepdims, true)
+}
+
+/// The median ignoring NaN (NaN where a slice has no other value).
+pub fn nanmedian(a: impl ArrayLike, axis: Option<&[isize]>, keepdims: bool) -> Result<Array> {
+    overridable!("nanmedian"; [one a]; [axis, keepdims]);
+    let func = "nanmedian";
+    let a = super::asarray(operand(func, 0, a)?)?;
+    let q = Array::scalar(0.5f32)?.with_weak(true);
+    quantile_impl(func, a, q, axis, QuantileMethod::Linear, keepdims, true)
+}
+
+/// JAX's `_quantile`: sort the reduced axes (moved last and flattened), gather the order
+/// statistics on either side of `q * (count - 1)`, combine them by `method`.
+fn quantile_impl(
+    func: &str,
+    a: Array,
+    q: Array,
+    axis: Option<&[isize]>,
+    method: QuantileMethod,
+    keepdims: bool,
+    skip_nan: bool,
+) -> Result<Array> {
+    let a = inexact(a)?;
+    if !q.dtype().is_floating() {
+        return Err(Error::dtype(
+            func,
+            &[q.dtype()],
+            "q must be floating (as JAX's floor of the positions requires)",
+        ));
+    }
+    if q.ndim() > 1 {
+        return Err(Error::shape(func, &[q.shape()], "q must be 0-d or 1-d"));
+    }
+    let axes = match axis {
+        None => (0..a.ndim()).collect(),
+        Some(ax) => normalize_axes(func, ax, a.ndim())?,
+    };
+    let keep: Vec<usize> = (0..a.ndim()).filter(|i| !axes.contains(i)).collect();
+    let lead: Vec<usize> = keep.iter().map(|&i| a.shape()[i]).collect();
+    let n: usize = axes.iter().map(|&i| a.shape()[i]).product();
+    let perm: Vec<usize> = keep.iter().chain(&axes).copied().collect();
+    let mut flat = lead.clone();
+    flat.push(n);
+    let rows = lax::reshape(&lax::transpose(&a, &perm)?, &flat)?;
+    let last = lead.len() as isize;
+    let nq = q.size();
+    // q as the trailing axis: (1, ..., 1, nq) against the rows' (lead..., n).
+    let mut qshape = vec![1; lead.len()];
+    qshape.push(nq);
+    let qv = lax::reshape(&q, &qshape)?;
+    let (sorted, count) = if skip_nan {
+        let s = super::sort(&rows, Some(-1))?;
+        let c = super::sum(super::logical_not(super::isnan(&s)?)?, Some(&[-1]), true)?;
+        (s, c.astype(q.dtype())?)
+    } else {
+        let s = super::sort(&rows, Some(-1))?;
+        let c = super::full(&qshape[..0], n as f64, Some(q.dtype()))?;
+        (s, c)
+    };
+    let out = if n == 0 {
+        super::full(&[&lead[..], &[nq]].concat(), f64::NAN, Some(a.dtype()))?
+    } else if method == QuantileMethod::InvertedCdf {
+        let target = super::multiply(&qv, &count)?;
+        let cum = super::arange(1..n as i32 + 1)?.astype(q.dtype())?;
+        // The count of cumulative counts below each target, clamped into the valid rows.
+        let below = super::less(
+            lax::reshape(&cum, &[&vec![1; lead.len()][..], &[1, n]].concat())?,
+            super::expand_dims(&target, &[-1])?,
+        )?;
+        let idx = super::sum(below.astype(DType::Int32)?, Some(&[-1]), false)?;
+        let top = super::maximum(super::subtract(count.astype(DType::Int32)?, 1)?, 0)?;
+        let idx = super::clip(idx, 0, top)?;
+        let mut r = super::take_along_axis(&sorted, &idx, last)?;
+        if skip_nan {
+            r = super::r#where(super::equal(&count, 0.0)?, f64::NAN, &r)?;
+        }
+        r
+    } else {
+        let pos = super::multiply(&qv, super::subtract(&count, 1.0)?)?;
+        let low = super::floor(&pos)?;
+        let high = super::ceil(&pos)?;
+        let high_w = super::subtract(&pos, &low)?;
+        let low_w = super::subtract(1.0, &high_w)?;
+        let top = super::subtract(&count, 1.0)?;
+        let clamp = |v: &Array| -> Result<Array> {
+            super::maximum(super::minimum(v, &top)?, 0.0)?.astype(DType::Int32)
+        };
+        let lo_v = super::take_along_axis(&sorted, clamp(&low)?, last)?;
+        let hi_v = super::take_along_axis(&sorted, clamp(&high)?, last)?;
+        match method {
+            QuantileMethod::Linear => super::add(
+                super::multiply(lo_v.astype(q.dtype())?, &low_w)?,
+                super::multiply(hi_v.astype(q.dtype())?, &high_w)?,
+            )?,
+            QuantileMethod::Lower => lo_v,
+            QuantileMethod::Higher => hi_v,
+            QuantileMethod::Nearest => {
+                super::r#where(super::less_equal(&high_w, 0.5)?, &lo_v, &hi_v)?
+            }
+            QuantileMethod::Midpoint => super::multiply(super::add(&lo_v, &hi_v)?, 0.5)?,
+            QuantileMethod::InvertedCdf => unreachable!("handled above"),
+        }
+    };
+    // Without skipping, a NaN anywhere in a slice (sorted last) makes its quantiles NaN.
+    let out = if !skip_nan && n > 0 {
+        let any_nan = super::isnan(slice_axis(&sorted, lead.len(), n - 1, n)?)?;
+        super::r#where(any_nan, f64::NAN, &out)?
+    } else {
+        out
+    };
+    let out = out.astype(a.dtype())?;
+    // (lead..., nq) -> (q..., lead...) with the reduced axes as ones under keepdims.
+    let out = super::moveaxis(&out, &[-1], &[0])?;
+    let mut shape: Vec<usize> = q.shape().to_vec();
+    if keepdims {
+        shape.extend((0..a.ndim()).map(|i| if axes.contains(&i) { 1 } else { a.shape()[i] }));
+    } else {
+        shape.extend(&lead);
+    }
+    lax::reshape(&out, &shape)
+}
+
+/// Product treating NaN as one.
+pub fn nanprod(x: impl ArrayLike, axis: Option<&[isize]>, keepdims: bool) -> Result<Array> {
+    overridable!("nanprod"; [one x]; [axis, keepdims]);
+    let x = super::asarray(operand("nanprod", 0, x)?)?;
+    super::prod(nan_as(&x, 1.0)?, axis, keepdims)
+}
+
+/// Variance of the non-NaN elements, normalised by their count less `ddof` (NaN where
+/// that is not positive).
+pub fn nanvar(
+    x: impl ArrayLike,
+    axis: Option<&[isize]>,
+    ddof: usize,
+    keepdims: bool,
+) -> Result<Array> {
+    overridable!("nanvar"; [one x]; [axis, ddof, keepdims]);
+    nanvar_impl("nanvar", x, axis, ddof, keepdims)
+}
+
+fn nanvar_impl(
+    func: &str,
+    x: impl ArrayLike,
+    axis: Option<&[isize]>,
+    ddof: usize,
+    keepdims: bool,
+) -> Result<Array> {
+    let x = super::asarray(operand(func, 0, x)?)?;
+    if !x.dtype().is_floating() {
+        return super::var(&x, axis, ddof, keepdims);
+    }
+    let xf = x.astype(DType::Float32)?;
+    let valid = super::logical_not(super::isnan(&xf)?)?;
+    let n = super::sum(&valid, axis, true)?.astype(DType::Float32)?;
+    let m = super::divide(super::nansum(&xf, axis, true)?, &n)?;
+    let d = super::r#where(&valid, super::subtract(&xf, &m)?, 0.0)?;
+    let s = super::sum(super::multiply(&d, &d)?, axis, keepdims)?;
+    let n = if keepdims {
+        n
+    } else {
+        super::sum(&valid, axis, false)?.astype(DType::Float32)?
+    };
+    let dof = super::subtract(&n, ddof as f64)?;
+    let v = super::r#where(
+        super::greater(&dof, 0.0)?,
+        super::divide(&s, &dof)?,
+        f64::NAN,
+    )?;
+    v.astype(x.dtype())
+}
+
+/// Standard deviation of the non-NaN elements: the square root of [`nanvar`].
+pub fn nanstd(
+    x: impl ArrayLike,
+    axis: Option<&[isize]>,
+    ddof: usize,
+    keepdims: bool,
+) -> Result<Array> {
+    overridable!("nanstd"; [one x]; [axis, ddof, keepdims]);
+    super::sqrt(nanvar_impl("nanstd", x, axis, ddof, keepdims)?)
+}
+
+fn nan_arg(
+    func: &str,
+    x: impl ArrayLike,
+    axis: Option<isize>,
+    keepdims: bool,
+    max: bool,
+) -> Result<Array> {
+    let x = super::asarray(operand(func, 0, x)?)?;
+    let arg = |v: &Array| {
+        if max {
+            super::argmax(v, axis, keepdims)
+        } else {
+            super::argmin(v, axis, keepdims)
+        }
+    };
+    if !x.dtype().is_floating() {
+        return arg(&x);
+    }
+    let fill = if max {
+        f64::NEG_INFINITY
+    } else {
+        f64::INFINITY
+    };
+    let nan = super::isnan(&x)?;
+    let r = arg(&super::r#where(&nan, fill, &x)?)?;
+    // All-NaN slices give -1, as JAX's do.
+    let all = match axis {
+        None => super::all(&nan, None, keepdims)?,
+        Some(a) => super::all(&nan, Some(&[a]), keepdims)?,
+    };
+    super::r#where(all, -1, r)
+}
+
+/// Index of the maximum ignoring NaN (-1 where a slice is all NaN, as in JAX).
+pub fn nanargmax(x: impl ArrayLike, axis: Option<isize>, keepdims: bool) -> Result<Array> {
+    overridable!("nanargmax"; [one x]; [axis, keepdims]);
+    nan_arg("nanargmax", x, axis, keepdims, true)
+}
+
+/// Index of the minimum ignoring NaN (-1 where a slice is all NaN, as in JAX).
+pub fn nanargmin(x: impl ArrayLike, axis: Option<isize>, keepdims: bool) -> Result<Array> {
+    overridable!("nanargmin"; [one x]; [axis, keepdims]);
+    nan_arg("nanargmin", x, axis, keepdims, false)
+}
+
+/// Cumulative sum treating NaN as zero.
+pub fn nancumsum(x: impl ArrayLike, axis: Option<isize>) -> Result<Array> {
+    overridable!("nancumsum"; [one x]; [axis]);
+    let x = super::asarray(operand("nancumsum", 0, x)?)?;
+    super::cumsum(nan_as(&x, 0.0)?, axis)
+}
+
+/// Cumulative product treating NaN as one.
+pub fn nancumprod(x: impl ArrayLike, axis: Option<isize>) -> Result<Array> {
+    overridable!("nancumprod"; [one x]; [axis]);
+    let x = super::asarray(operand("nancumprod", 0, x)?)?;
+    super::cumprod(nan_as(&x, 1.0)?, axis)
+}
+
+/// Which end of a run of equal values [`searchsorted`] returns.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum Side {
+    /// The first position where the value could be inserted keeping the order.
+    #[default]
+    Left,
+    /// The last such position.
+    Right,
+}
+
+impl crate::convert::IntoParam for Side {
+    fn to_param(&self) -> crate::convert::Param {
+        crate::convert::Param::Other(format!("{self:?}"))
+    }
+}
+
+/// Where each of `v` would be inserted into the sorted 1-d `a` (`a[sorter]` when given) to
+/// keep it sorted, as int32 of `v`'s shape. NaN sorts last, as in JAX's sort. `a` is not
+/// checked for order (as in NumPy and JAX: an unsorted `a` gives unspecified positions);
+/// a `sorter` whose values are not positions in `a` is an error eagerly.
+///
+/// ```
+/// use olympus::numpy::{self as np, Side};
+/// let a = np::array([1, 2, 2, 3])?;
+/// assert_eq!(np::searchsorted(&a, [2, 5, 0], Side::Left, None)?.to_vec::<i32>()?, vec![1, 4, 0]);
+/// assert_eq!(np::searchsorted(&a, 2, Side::Right, None)?.item::<i32>()?, 3);
+/// # Ok::<(), olympus::Error>(())
+/// ```
+pub fn searchsorted(
+    a: impl ArrayLike,
+    v: impl ArrayLike,
+    side: Side,
+    sorter: Option<&Array>,
+) -> Result<Array> {
+    overridable!("searchsorted"; [one a, one v]; [side]);
+    let func = "searchsorted";
+    let ops = super::promote(
+        func,
+        vec![operand(func, 0, a)?, operand(func, 1, v)?],
+        false,
+    )?;
+    let (mut a, v) = (ops[0].clone(), ops[1].clone());
+    if a.ndim() != 1 {
+        return Err(Error::shape(func, &[a.shape()], "a must be 1-dimensional"));
+    }
+    if let Some(s) = sorter {
+        if s.shape() != a.shape() || !(s.dtype().is_integer()) {
+            return Err(Error::shape(
+                func,
+                &[a.shape(), s.shape()],
+                format!(
+                    "sorter must be integer positions of a's shape, got {}",
+                    s.dtype()
+                ),
+            ));
+        }
+        a = super::take_with(&a, s, None, super::IndexMode::Raise, None)
+            .map_err(|e| Error::arg(func, format!("sorter: {e}")))?;
+    }
+    sorted_search(&a, &v, side)
+}
+
+/// The binary search of [`searchsorted`] on promoted operands.
+pub(super) fn sorted_search(a: &Array, v: &Array, side: Side) -> Result<Array> {
+    let n = a.size();
+    let mut low = super::zeros(v.shape(), DType::Int32)?;
+    let mut high = super::full(v.shape(), n as i64, Some(DType::Int32))?;
+    if n == 0 {
+        return Ok(high);
+    }
+    // lt(x, y) in the total order that sorts NaN last.
+    let lt = |x: &Array, y: &Array| -> Result<Array> {
+        let l = super::less(x, y)?;
+        if !x.dtype().is_floating() {
+            return Ok(l);
+        }
+        super::logical_or(
+            l,
+            super::logical_and(super::isnan(y)?, super::logical_not(super::isnan(x)?)?)?,
+        )
+    };
+    let levels = (usize::BITS - n.leading_zeros()) as usize; // ceil(log2(n + 1))
+    for _ in 0..levels {
+        let mid = super::right_shift(super::add(&low, &high)?, 1)?;
+        let at = super::take_with(a, &mid, None, super::IndexMode::Clip, None)?;
+        // Left: go left while v <= a[mid]; right: while v < a[mid].
+        let go_left = match side {
+            Side::Left => super::logical_not(lt(&at, v)?)?,
+            Side::Right => lt(v, &at)?,
+        };
+        let nl = super::r#where(&go_left, &low, &mid)?;
+        high = super::r#where(&go_left, &mid, &high)?;
+        low = nl;
+    }
+    Ok(high)
+}
+
+/// The index of the bin of `bins` (1-d, increasing or decreasing) each value of `x` falls
+/// in: `bins[i-1] <= x < bins[i]` (`<` and `<=` swapped when `right`), as int32.
+pub fn digitize(x: impl ArrayLike, bins: impl ArrayLike, right: bool) -> Result<Array> {
+    overridable!("digitize"; [one x, one bins]; [right]);
+    let func = "digitize";
+    let ops = super::promote(
+        func,
+        vec![operand(func, 0, x)?, operand(func, 1, bins)?],
+        false,
+    )?;
+    let (x, bins) = (ops[0].clone(), ops[1].clone());
+    if bins.ndim() != 1 {
+        return Err(Error::shape(
+            func,
+            &[bins.shape()],
+            "bins must be 1-dimensional",
+        ));
+    }
+    let n = bins.size();
+    if n == 0 {
+        return super::zeros(x.shape(), DType::Int32);
+    }
+    let side = if right { Side::Left } else { Side::Right };
+    let up = sorted_search(&bins, &x, side)?;
+    let down = super::subtract(
+        n as i32,
+        sorted_search(&super::flip(&bins, None)?, &x, side)?,
+    )?;
+    let increasing =
+        super::greater_equal(slice_axis(&bins, 0, n - 1, n)?, slice_axis(&bins, 0, 0, 1)?)?;
+    super::r#where(lax::reshape(&increasing, &[])?, up, down)
+}
+
+/// Counts of each non-negative integer in the 1-d `x` (or sums of `weights` of `x`'s shape),
+/// of length `length` when given, else `max(x) + 1` but at least `minlength`. Negative
+/// values count in bin 0 and values past `length` are dropped, as in JAX; under `jit`,
+/// `length` is required (the output's shape cannot depend on the data).
+///
+/// ```
+/// use olympus::numpy as np;
+/// let c = np::bincount([0, 1, 1, 3], None, 0, None)?;
+/// assert_eq!(c.to_vec::<i32>()?, vec![1, 2, 0, 1]);
+/// # Ok::<(), olympus::Error>(())
+/// ```
+pub fn bincount(
+    x: impl ArrayLike,
+    weights: Option<&Array>,
+    minlength: usize,
+    length: Option<usize>,
+) -> Result<Array> {
+    overridable!("bincount"; [one x]; [minlength, length]);
+    let func = "bincount";
+    let x = super::asarray(operand(func, 0, x)?)?;
+    if !x.dtype().is_integer() && !x.dtype().is_bool() {
+        return Err(Error::dtype(func, &[x.dtype()], "x must be integer"));
+    }
+    if x.ndim() != 1 {
+        return Err(Error::shape(func, &[x.shape()], "x must be 1-dimensional"));
+    }
+    let x = x.astype(DType::Int32)?;
+    if let Some(w) = weights {
+        if w.shape() != x.shape() {
+            return Err(Error::shape(
+                func,
+                &[x.shape(), w.shape()],
+                "weights must have x's shape",
+            ));
+        }
+    }
+    let length = match length {
+        Some(l) => l,
+        None if x.size() == 0 => minlength,
+        None => {
+            let top = concrete(
+                func,
+                super::max(&x, None, false).and_then(|m| m.item::<i32>()),
+                "without `length` the output's shape depends on the values; pass `length` under jit",
+            )?;
+            (top.max(0) as usize + 1).max(minlength)
+        }
+    };
+    let wdtype = weights.map_or(DType::Int32, |w| w.dtype());
+    let zeros = super::zeros(&[length], wdtype)?;
+    let pos = super::maximum(&x, 0)?;
+    match weights {
+        Some(w) => zeros.at(pos).add(w),
+        None => zeros.at(pos).add(1),
+    }
+}
+
+/// The bins of a [`histogram`]: a count of equal-width bins, or their edges.
+#[derive(Clone, Debug)]
+pub enum Bins {
+    /// This many equal-width bins over the range.
+    Count(usize),
+    /// The edges (1-d, increasing; `n + 1` edges make `n` bins).
+    Edges(Array),
+}
+
+impl From<usize> for Bins {
+    fn from(n: usize) -> Bins {
+        Bins::Count(n)
+    }
+}
+
+impl From<Array> for Bins {
+    fn from(a: Array) -> Bins {
+        Bins::Edges(a)
+    }
+}
+
+impl From<&Array> for Bins {
+    fn from(a: &Array) -> Bins {
+        Bins::Edges(a.clone())
+    }
+}
+
+impl crate::convert::IntoParam for Bins {
+    fn to_param(&self) -> crate::convert::Param {
+        match self {
+            Bins::Count(n) => crate::convert::Param::Int(*n as i64),
+            Bins::Edges(e) => crate::convert::Param::Other(format!("edges {:?}", e.shape())),
+        }
+    }
+}
+
+/// The edges [`histogram`] uses: `bins + 1` equally spaced from `range` (the data's
+/// minimum and maximum by default, widened by 0.5 each way when they are equal), or the
+/// given edges (checked increasing eagerly).
+pub fn histogram_bin_edges(
+    a: impl ArrayLike,
+    bins: impl Into<Bins>,
+    range: Option<(f64, f64)>,
+) -> Result<Array> {
+    let bins = bins.into();
+    overridable!("histogram_bin_edges"; [one a]; [bins]);
+    let a = super::asarray(operand("histogram_bin_edges", 0, a)?)?;
+    bin_edges("histogram_bin_edges", &a, &bins, range)
+}
+
+fn bin_edges(func: &str, a: &Array, bins: &Bins, range: Option<(f64, f64)>) -> Result<Array> {
+    let dtype = if a.dtype().is_floating() {
+        a.dtype()
+    } else {
+        DType::Float32
+    };
+    match bins {
+        Bins::Edges(e) => {
+            if e.ndim() != 1 || e.size() < 2 {
+                return Err(Error::shape(
+                    func,
+                    &[e.shape()],
+                    "bin edges must be 1-d with at least 2 edges",
+                ));
+            }
+            let inc = super::all(
+                super::greater_equal(
+                    slice_axis(e, 0, 1, e.size())?,
+                    slice_axis(e, 0, 0, e.size() - 1)?,
+                )?,
+                None,
+                false,
+            )?;
+            // Traced edges cannot be checked; eager ones must increase.
+            if let Ok(false) = inc.item::<bool>() {
+                return Err(Error::arg(func, "bin edges must increase monotonically"));
+            }
+            super::asarray(e)?.astype(e.dtype().max(DType::Float16).max(dtype))
+        }
+        &Bins::Count(n) => {
+            if n == 0 {
+                return Err(Error::arg(func, "needs at least one bin"));
+            }
+            let (lo, hi) = match range {
+                Some((lo, hi)) => {
+                    if lo > hi || !lo.is_finite() || !hi.is_finite() {
+                        return Err(Error::arg(
+                            func,
+                            format!("range ({lo}, {hi}) must be finite with lo <= hi"),
+                        ));
+                    }
+                    let (lo, hi) = (
+                        super::full(&[], lo, Some(dtype))?,
+                        super::full(&[], hi, Some(dtype))?,
+                    );
+                    (lo, hi)
+                }
+                None if a.size() == 0 => (
+                    super::full(&[], 0.0, Some(dtype))?,
+                    super::full(&[], 1.0, Some(dtype))?,
+                ),
+                None => (
+                    super::min(a, None, false)?.astype(dtype)?,
+                    super::max(a, None, false)?.astype(dtype)?,
+                ),
+            };
+            let same = super::equal(&lo, &hi)?;
+            let lo = super::r#where(&same, super::subtract(&lo, 0.5)?, &lo)?;
+            let hi = super::r#where(&same, super::add(&hi, 0.5)?, &hi)?;
+            // lo + (hi - lo) * k / n, as linspace.
+            let k = super::arange(0..n as i32 + 1)?.astype(dtype)?;
+            let step = super::divide(super::subtract(&hi, &lo)?, n as f64)?;
+            let e = super::add(&lo, super::multiply(&k, &step)?)?;
+            // The last edge is exactly hi.
+            let last = super::equal(super::arange(0..n as i32 + 1)?, n as i32)?;
+            super::r#where(last, &hi, e)
+        }
+    }
+}
+
+/// Counts of `a`'s (flattened) values in each bin, or sums of `weights` (of `a`'s shape),
+/// with the bins' edges (see [`histogram_bin_edges`]). Each bin holds `[edge_i,
+/// edge_i+1)`, the last one its right edge too; values outside the edges (and NaN) are not
+/// counted. `density` divides by the total and the bins' widths.
+///
+/// ```
+/// use olympus::numpy as np;
+/// let (h, edges) = np::histogram([1.0f32, 2.0, 2.5, 4.0], 3, None, None, false)?;
+/// assert_eq!(h.to_vec::<f32>()?, vec![1.0, 2.0, 1.0]);
+/// assert_eq!(edges.to_vec::<f32>()?, vec![1.0, 2.0, 3.0, 4.0]);
+/// # Ok::<(), olympus::Error>(())
+/// ```
+pub fn histogram(
+    a: impl ArrayLike,
+    bins: impl Into<Bins>,
+    range: Option<(f64, f64)>,
+    weights: Option<&Array>,
+    density: bool,
+) -> Result<(Array, Array)> {
+    let bins = bins.into();
+    overridable!("histogram"; [one a]; [bins, density]);
+    let func = "histogram";
+    let a = super::asarray(operand(func, 0, a)?)?;
+    if let Some(w) = weights {
+        if w.shape() != a.shape() {
+            return Err(Error::shape(
+                func,
+                &[a.shape(), w.shape()],
+                "weights must have a's shape",
+            ));
+        }
+    }
+    let edges = bin_edges(func, &a, &bins, range)?;
+    let nb = edges.size() - 1;
+    let flat = super::ravel(&a)?.astype(edges.dtype())?;
+    // JAX: searchsorted(edges, a, side="right"), the last edge closing the last bin.
+    let mut idx = sorted_search(&edges, &flat, Side::Right)?;
+    let at_last = super::equal(&flat, slice_axis(&edges, 0, nb, nb + 1)?)?;
+    idx = super::r#where(at_last, nb as i32, &idx)?;
+    // Bin i + 1 of searchsorted is histogram bin i; 0 and nb + 1 are outside.
+    let inside = super::logical_and(
+        super::greater(&idx, 0)?,
+        super::less_equal(&idx, nb as i32)?,
+    )?;
+    let w = match weights {
+        Some(w) => super::ravel(w)?,
+        None => super::ones(&[flat.size()], DType::Float32)?,
+    };
+    let w = inexact(w)?;
+    let w = super::r#where(&inside, &w, 0.0)?;
+    let pos = super::clip(super::subtract(&idx, 1)?, 0, nb as i32 - 1)?;
+    let counts = super::zeros(&[nb], w.dtype())?.at(pos).add(&w)?;
+    let counts = if density {
+        let widths = diff(&edges, 1, 0, None, None)?;
+        super::divide(
+            super::divide(&counts, super::sum(&counts, None, false)?)?,
+            widths,
+        )?
+    } else {
+        counts
+    };
+    Ok((counts, edges))
+}
+
+/// One-dimensional linear interpolation of the points `(xp, fp)` (`xp` increasing) at `x`:
+/// `left`/`right` (`fp`'s first and last values by default) outside `xp`'s range; with
+/// `period`, `x` and `xp` are taken modulo it (and `left`/`right` do not apply).
+///
+/// ```
+/// use olympus::numpy as np;
+/// let y = np::interp([0.5f32, 1.5, 9.0], [0.0f32, 1.0, 2.0], [0.0f32, 10.0, 20.0], None, None, None)?;
+/// assert_eq!(y.to_vec::<f32>()?, vec![5.0, 15.0, 20.0]);
+/// # Ok::<(), olympus::Error>(())
+/// ```
+pub fn interp(
+    x: impl ArrayLike,
+    xp: impl ArrayLike,
+    fp: impl ArrayLike,
+    left: Option<f64>,
+    right: Option<f64>,
+    period: Option<f64>,
+) -> Result<Array> {
+    overridable!("interp"; [one x, one xp, one fp]; [left, right, period]);
+    let func = "interp";
+    let v = super::promote(
+        func,
+        vec![operand(func, 0, x)?, operand(func, 1, xp)?],
+        true,
+    )?;
+    let (mut x, mut xp) = (v[0].clone(), v[1].clone());
+    let mut fp = inexact(super::asarray(operand(func, 2, fp)?)?)?;
+    if xp.ndim() != 1 || fp.ndim() != 1 || xp.size() != fp.size() || xp.size() == 0 {
+        return Err(Error::shape(
+            func,
+            &[xp.shape(), fp.shape()],
+            "xp and fp must be 1-d of one non-zero length",
+        ));
+    }
+    if let Some(p) = period {
+        if p == 0.0 || !p.is_finite() {
+            return Err(Error::arg(
+                func,
+                format!("period {p} must be finite and non-zero"),
+            ));
+        }
+        let p = p.abs();
+        x = super::r#mod(&x, p)?;
+        xp = super::r#mod(&xp, p)?;
+        let order = super::argsort(&xp, None)?;
+        xp = super::take(&xp, &order, None)?;
+        fp = super::take(&fp, &order, None)?;
+        let n = xp.size();
+        xp = super::concatenate(
+            [
+                super::subtract(slice_axis(&xp, 0, n - 1, n)?, p)?,
+                xp.clone(),
+                super::add(slice_axis(&xp, 0, 0, 1)?, p)?,
+            ],
+            0,
+        )?;
+        fp = super::concatenate(
+            [
+                slice_axis(&fp, 0, n - 1, n)?,
+                fp.clone(),
+                slice_axis(&fp, 0, 0, 1)?,
+            ],
+            0,
+        )?;
+    }
+    let n = xp.size();
+    let i = super::clip(
+        sorted_search(&xp, &x, Side::Right)?,
+        1,
+        (n as i32 - 1).max(1),
+    )?;
+    let (xi, xl) = (
+        super::take(&xp, &i, None)?,
+        super::take(&xp, super::subtract(&i, 1)?, None)?,
+    );
+    let (fi, fl) = (
+        super::take(&fp, &i, None)?,
+        super::take(&fp, super::subtract(&i, 1)?, None)?,
+    );
+    let df = super::subtract(&fi, &fl)?;
+    let dx = super::subtract(&xi, &xl)?;
+    let delta = super::subtract(&x, &xl)?;
+    // JAX's `spacing(finfo(xp.dtype).eps)`.
+    let eps = if xp.dtype() == DType::Float16 {
+        2f64.powi(-20)
+    } else {
+        2f64.powi(-46)
+    };
+    let small = super::less_equal(super::abs(&dx)?, eps)?;
+    // JAX: where dx is (nearly) zero take fp[i - 1], else fp[i - 1] + delta * df / dx.
+    let safe_dx = super::r#where(&small, 1.0, &dx)?;
+    let f = super::r#where(
+        &small,
+        &fl,
+        super::add(&fl, super::multiply(super::divide(&delta, &safe_dx)?, &df)?)?,
+    )?;
+    if period.is_some() {
+        return Ok(f);
+    }
+    let x0 = lax::reshape(&slice_axis(&xp, 0, 0, 1)?, &[])?;
+    let x1 = lax::reshape(&slice_axis(&xp, 0, n - 1, n)?, &[])?;
+    let f = match left {
+        Some(v) => super::r#where(super::less(&x, &x0)?, v, &f)?,
+        None => super::r#where(
+            super::less(&x, &x0)?,
+            lax::reshape(&slice_axis(&fp, 0, 0, 1)?, &[])?,
+            &f,
+        )?,
+    };
+    match right {
+        Some(v) => super::r#where(super::greater(&x, &x1)?, v, &f),
+        None => super::r#where(
+            super::greater(&x, &x1)?,
+            lax::reshape(&slice_axis(&fp, 0, n - 1, n)?, &[])?,
+            &f,
+        ),
+    }
+}

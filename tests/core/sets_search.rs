@@ -1,0 +1,437 @@
+//! searchsorted/digitize, unique and the set operations, bincount/histogram and quantiles
+//! against host references on fresh random inputs (duplicates, NaN, infinities, empty and
+//! 0-d queries, non-contiguous views), and their errors on bad input.
+
+use crate::common::*;
+use olympus::numpy::{self as np, QuantileMethod, Side};
+use olympus::{Array, DType, Error};
+use rand::Rng;
+
+/// JAX's sort order: NaN after everything (-0.0 and 0.0 equal).
+fn total(a: f64, b: f64) -> std::cmp::Ordering {
+    match (a.is_nan(), b.is_nan()) {
+        (true, true) => std::cmp::Ordering::Equal,
+        (true, false) => std::cmp::Ordering::Greater,
+        (false, true) => std::cmp::Ordering::Less,
+        _ => a.partial_cmp(&b).unwrap(),
+    }
+}
+
+/// Values with many repeats and, for floats, NaN, infinities and signed zeros.
+fn repeaty(r: &mut rand::rngs::StdRng, dtype: DType, n: usize) -> Vec<f64> {
+    (0..n)
+        .map(|_| {
+            let k = r.random_range(0..20);
+            match (dtype.is_floating(), k) {
+                (true, 0) => f64::NAN,
+                (true, 1) => f64::INFINITY,
+                (true, 2) => f64::NEG_INFINITY,
+                (true, 3) => -0.0,
+                (true, _) => f64::from(r.random_range(-6i32..6)) * 0.5,
+                (false, _) if dtype == DType::UInt32 => f64::from(r.random_range(0u32..12)),
+                (false, _) => f64::from(r.random_range(-6i32..6)),
+            }
+        })
+        .collect()
+}
+
+fn ints(a: &Array) -> Vec<i64> {
+    a.to_f64_vec().unwrap().iter().map(|&v| v as i64).collect()
+}
+
+const SIZES: &[usize] = &[0, 1, 2, 3, 7, 31, 64, 100, 1000, 4097];
+
+#[test]
+fn searchsorted_and_digitize_match_a_host_search() {
+    let mut r = rng();
+    for dtype in [DType::Int32, DType::UInt32, DType::Float16, DType::Float32] {
+        for &n in SIZES {
+            let mut a = repeaty(&mut r, dtype, n);
+            a.sort_by(|x, y| total(*x, *y));
+            let arr = make(&a, &[n], dtype);
+            // Queries: 0-d, empty, and a transposed (non-contiguous) 2-D view.
+            let base = make(&stored(&repeaty(&mut r, dtype, 15), dtype), &[5, 3], dtype);
+            let q2 = np::transpose(&base, None).unwrap();
+            let qv = q2.to_f64_vec().unwrap();
+            let queries = [
+                (make(&[qv[0]], &[], dtype), vec![qv[0]]),
+                (make(&[], &[0], dtype), vec![]),
+                (q2.clone(), qv.clone()),
+            ];
+            for (q, vals) in &queries {
+                for side in [Side::Left, Side::Right] {
+                    let got = np::searchsorted(&arr, q, side, None).unwrap();
+                    assert_eq!(got.shape(), q.shape());
+                    let want: Vec<i64> = vals
+                        .iter()
+                        .map(|&v| {
+                            a.partition_point(|&x| match side {
+                                Side::Left => total(x, v).is_lt(),
+                                Side::Right => total(x, v).is_le(),
+                            }) as i64
+                        })
+                        .collect();
+                    assert_eq!(
+                        ints(&got),
+                        want,
+                        "{dtype} n={n} {side:?} a={a:?} q={vals:?}"
+                    );
+                }
+            }
+            // digitize on distinct increasing and decreasing bins.
+            if n > 0 && n <= 1000 {
+                let mut bins: Vec<f64> = a.iter().copied().filter(|v| v.is_finite()).collect();
+                bins.dedup();
+                if bins.is_empty() {
+                    continue;
+                }
+                let b = make(&bins, &[bins.len()], dtype);
+                let x = &queries[2].1;
+                for right in [false, true] {
+                    let got = ints(&np::digitize(&queries[2].0, &b, right).unwrap());
+                    let want: Vec<i64> = x
+                        .iter()
+                        .map(|&v| {
+                            bins.partition_point(|&e| {
+                                if right {
+                                    total(e, v).is_lt()
+                                } else {
+                                    total(e, v).is_le()
+                                }
+                            }) as i64
+                        })
+                        .collect();
+                    assert_eq!(got, want, "digitize {dtype} right={right} bins={bins:?}");
+                    if bins.len() == 1 {
+                        continue; // one edge counts as increasing
+                    }
+                    let rb = np::flip(&b, None).unwrap();
+                    let got = ints(&np::digitize(&queries[2].0, &rb, right).unwrap());
+                    let m = bins.len() as i64;
+                    let want: Vec<i64> = want
+                        .iter()
+                        .zip(x)
+                        .map(|(_, &v)| {
+                            m - bins.partition_point(|&e| {
+                                if right {
+                                    total(e, v).is_lt()
+                                } else {
+                                    total(e, v).is_le()
+                                }
+                            }) as i64
+                        })
+                        .collect();
+                    assert_eq!(got, want, "digitize decreasing {dtype} right={right}");
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn unique_family_matches_the_host() {
+    let mut r = rng();
+    for dtype in [DType::Bool, DType::Int32, DType::Float16, DType::Float32] {
+        for &n in SIZES {
+            let v = stored(&repeaty(&mut r, dtype, n), dtype);
+            let v: Vec<f64> = if dtype == DType::Bool {
+                v.iter().map(|&x| f64::from(u8::from(x != 0.0))).collect()
+            } else {
+                v
+            };
+            let shape = if n % 2 == 0 && n > 0 {
+                vec![2, n / 2]
+            } else {
+                vec![n]
+            };
+            let x = make(&v, &shape, dtype);
+            // Host: values in order, NaNs separately (unique joins them, unique_all not).
+            let mut order: Vec<usize> = (0..n).collect();
+            order.sort_by(|&i, &j| total(v[i], v[j]).then(i.cmp(&j)));
+            let mut runs: Vec<(f64, usize, usize)> = Vec::new(); // value, first index, count
+            for &i in &order {
+                match runs.last_mut() {
+                    Some(l) if total(l.0, v[i]).is_eq() && !v[i].is_nan() => l.2 += 1,
+                    _ => runs.push((v[i], i, 1)),
+                }
+            }
+            let same = |a: &[f64], b: &[f64]| {
+                a.len() == b.len()
+                    && a.iter()
+                        .zip(b)
+                        .all(|(x, y)| x == y || (x.is_nan() && y.is_nan()))
+            };
+            let u = np::unique_all(&x, None, None).unwrap();
+            let vals: Vec<f64> = runs.iter().map(|r| r.0).collect();
+            assert!(
+                same(&u.values.to_f64_vec().unwrap(), &vals),
+                "{dtype} n={n}"
+            );
+            let idx: Vec<i64> = runs.iter().map(|r| r.1 as i64).collect();
+            assert_eq!(ints(&u.indices), idx, "{dtype} n={n} indices");
+            let cnt: Vec<i64> = runs.iter().map(|r| r.2 as i64).collect();
+            assert_eq!(ints(&u.counts), cnt, "{dtype} n={n} counts");
+            assert_eq!(u.inverse_indices.shape(), &shape[..]);
+            let back = np::take(&u.values, &u.inverse_indices, None).unwrap();
+            assert!(
+                same(&back.to_f64_vec().unwrap(), &v),
+                "{dtype} n={n} values[inverse]"
+            );
+            // unique: every NaN is one value.
+            let mut joined = vals.clone();
+            joined.dedup_by(|a, b| a.is_nan() && b.is_nan());
+            let got = np::unique(&x, None, None).unwrap().to_f64_vec().unwrap();
+            assert!(same(&got, &joined), "unique {dtype} n={n}");
+            // With size: cut or padded with the fill value, under jit too.
+            if n > 0 {
+                let size = joined.len() + 2;
+                let f = olympus::jit(move |x: Array| np::unique(&x, Some(size), Some(1.0)));
+                let got = f.call(x.clone()).unwrap().to_f64_vec().unwrap();
+                let mut want = joined.clone();
+                want.extend([1.0, 1.0]);
+                assert!(
+                    same(&got, &want),
+                    "unique size {dtype} n={n}: {got:?} {want:?}"
+                );
+                let cut = np::unique(&x, Some(1), None).unwrap().to_f64_vec().unwrap();
+                assert!(same(&cut, &joined[..1]));
+            }
+        }
+    }
+}
+
+#[test]
+fn set_operations_match_the_host() {
+    let mut r = rng();
+    for &(n1, n2) in &[(0, 3), (5, 0), (1, 1), (10, 7), (100, 300), (1000, 33)] {
+        let a: Vec<i32> = (0..n1).map(|_| r.random_range(-20..20)).collect();
+        let b: Vec<i32> = (0..n2).map(|_| r.random_range(-20..20)).collect();
+        let (x, y) = (np::array(a.clone()).unwrap(), np::array(b.clone()).unwrap());
+        let sa: std::collections::BTreeSet<i32> = a.iter().copied().collect();
+        let sb: std::collections::BTreeSet<i32> = b.iter().copied().collect();
+        let v = |s: Vec<&i32>| s.into_iter().map(|&v| i64::from(v)).collect::<Vec<_>>();
+        let i = |a: Result<Array, Error>| ints(&a.unwrap());
+        assert_eq!(
+            i(np::intersect1d(&x, &y, false, None, None)),
+            v(sa.intersection(&sb).collect())
+        );
+        assert_eq!(
+            i(np::union1d(&x, &y, None, None)),
+            v(sa.union(&sb).collect())
+        );
+        assert_eq!(
+            i(np::setdiff1d(&x, &y, false, None, None)),
+            v(sa.difference(&sb).collect())
+        );
+        assert_eq!(
+            i(np::setxor1d(&x, &y, false, None, None)),
+            v(sa.symmetric_difference(&sb).collect())
+        );
+        // Sized, under jit: the same values first.
+        let k = sa.symmetric_difference(&sb).count();
+        let f = olympus::jit(
+            move |(x, y): (Array, Array)| -> olympus::Result<Vec<Array>> {
+                Ok(vec![
+                    np::setxor1d(&x, &y, false, Some(k + 1), Some(99.0))?,
+                    np::intersect1d(&x, &y, false, Some(3), Some(99.0))?,
+                    np::setdiff1d(&x, &y, false, Some(4), Some(99.0))?,
+                ])
+            },
+        );
+        let got = f.call((x.clone(), y.clone())).unwrap();
+        let pad = |mut w: Vec<i64>, s: usize| {
+            w.resize(s.max(w.len()), 99);
+            w.truncate(s);
+            w
+        };
+        assert_eq!(
+            ints(&got[0]),
+            pad(v(sa.symmetric_difference(&sb).collect()), k + 1)
+        );
+        assert_eq!(ints(&got[1]), pad(v(sa.intersection(&sb).collect()), 3));
+        assert_eq!(ints(&got[2]), pad(v(sa.difference(&sb).collect()), 4));
+        let isin: Vec<i64> = a.iter().map(|v| i64::from(sb.contains(v))).collect();
+        assert_eq!(i(np::isin(&x, &y, false)), isin);
+    }
+}
+
+#[test]
+fn bincount_and_histogram_match_the_host() {
+    let mut r = rng();
+    for &n in SIZES {
+        let x: Vec<i32> = (0..n).map(|_| r.random_range(0..37)).collect();
+        let w: Vec<f32> = (0..n).map(|_| r.random_range(0.0f32..2.0)).collect();
+        let xa = np::array(x.clone()).unwrap();
+        let wa = np::array(w.clone()).unwrap();
+        let len = x.iter().map(|&v| v as usize + 1).max().unwrap_or(0).max(5);
+        let mut counts = vec![0i64; len];
+        let mut sums = vec![0f64; len];
+        for (&v, &wv) in x.iter().zip(&w) {
+            counts[v as usize] += 1;
+            sums[v as usize] += f64::from(wv);
+        }
+        assert_eq!(ints(&np::bincount(&xa, None, 5, None).unwrap()), counts);
+        let got = np::bincount(&xa, Some(&wa), 5, None)
+            .unwrap()
+            .to_f64_vec()
+            .unwrap();
+        for (g, s) in got.iter().zip(&sums) {
+            assert!((g - s).abs() <= 1e-5 * s.abs().max(1.0), "{got:?} {sums:?}");
+        }
+        // Histogram of floats over 7 bins of a fixed range: bin k holds [lo + k*h, lo + (k+1)*h).
+        let v: Vec<f32> = (0..n).map(|_| r.random_range(-1.5f32..1.5)).collect();
+        let (h, e) = np::histogram(
+            np::array(v.clone()).unwrap(),
+            7,
+            Some((-1.0, 1.0)),
+            None,
+            false,
+        )
+        .unwrap();
+        let edges: Vec<f32> = e.to_vec().unwrap();
+        let mut want = vec![0f64; 7];
+        for &x in &v {
+            if x >= edges[0] && x <= edges[7] {
+                let k = edges.partition_point(|&b| b <= x).clamp(1, 7) - 1;
+                want[k] += 1.0;
+            }
+        }
+        assert_eq!(h.to_f64_vec().unwrap(), want, "n={n}");
+    }
+}
+
+#[test]
+fn quantiles_match_the_host_for_every_method() {
+    let mut r = rng();
+    let methods = [
+        QuantileMethod::Linear,
+        QuantileMethod::Lower,
+        QuantileMethod::Higher,
+        QuantileMethod::Midpoint,
+        QuantileMethod::Nearest,
+    ];
+    for &n in &[1usize, 2, 3, 10, 64, 129, 1000] {
+        let (x, v) = random_array(&mut r, &[3, n], DType::Float32, true);
+        let qs = [0.0f32, 0.1, 0.25, 0.5, 0.9, 1.0];
+        let q = np::array(qs.to_vec()).unwrap();
+        for m in methods {
+            let got: Vec<f32> = np::quantile(&x, &q, Some(&[1]), m, false)
+                .unwrap()
+                .to_vec()
+                .unwrap();
+            for row in 0..3 {
+                let mut s: Vec<f64> = v[row * n..(row + 1) * n].to_vec();
+                s.sort_by(|a, b| a.partial_cmp(b).unwrap());
+                for (k, &qq) in qs.iter().enumerate() {
+                    let pos = qq * (n as f32 - 1.0);
+                    let (lo, hi) = (pos.floor() as usize, pos.ceil() as usize);
+                    let hw = f64::from(pos - pos.floor());
+                    let want = match m {
+                        QuantileMethod::Linear => s[lo] * (1.0 - hw) + s[hi] * hw,
+                        QuantileMethod::Lower => s[lo],
+                        QuantileMethod::Higher => s[hi],
+                        QuantileMethod::Midpoint => (s[lo] + s[hi]) * 0.5,
+                        _ => {
+                            if hw <= 0.5 {
+                                s[lo]
+                            } else {
+                                s[hi]
+                            }
+                        }
+                    };
+                    let g = f64::from(got[k * 3 + row]);
+                    assert!(
+                        (g - want).abs() <= 4.0 * ulp_of(want, DType::Float32).max(1e-30),
+                        "{m:?} n={n} q={qq}: {g} vs {want}"
+                    );
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn bad_inputs_are_errors_naming_the_function() {
+    let a = np::reshape(np::arange(6).unwrap(), &[2, 3]).unwrap();
+    let named = |r: Result<Array, Error>, f: &str| {
+        let e = r.expect_err(f).to_string();
+        assert!(e.contains(f), "{f}: {e}");
+    };
+    named(np::searchsorted(&a, 1, Side::Left, None), "searchsorted");
+    let bad_sorter = np::array([0, 7, 1]).unwrap();
+    named(
+        np::searchsorted([1, 2, 3], 1, Side::Left, Some(&bad_sorter)),
+        "searchsorted",
+    );
+    named(np::digitize([1.0f32], &a, false), "digitize");
+    named(np::bincount([1.5f32], None, 0, None), "bincount");
+    named(np::bincount(&a, None, 0, None), "bincount");
+    let edges = np::array([0.0f32, 2.0, 1.0]).unwrap();
+    named(
+        np::histogram([1.0f32], &edges, None, None, false).map(|h| h.0),
+        "histogram",
+    );
+    named(
+        np::histogram([1.0f32], 0, None, None, false).map(|h| h.0),
+        "histogram",
+    );
+    named(
+        np::histogram([1.0f32], 3, Some((2.0, 1.0)), None, false).map(|h| h.0),
+        "histogram",
+    );
+    named(
+        np::quantile([1.0f32], 1, None, QuantileMethod::Linear, false),
+        "quantile",
+    );
+    named(
+        np::quantile(
+            [1.0f32],
+            a.astype(DType::Float32).unwrap(),
+            None,
+            QuantileMethod::Linear,
+            false,
+        ),
+        "quantile",
+    );
+    named(
+        np::interp([1.0f32], [1.0f32, 2.0], [1.0f32], None, None, None),
+        "interp",
+    );
+    named(
+        np::unique(np::zeros(&[0], DType::Int32).unwrap(), Some(2), None),
+        "unique",
+    );
+    named(np::diff(3, 1, -1, None, None), "diff");
+    named(np::diff([1, 2], 1, 1, None, None), "diff");
+    named(
+        np::average(&a, None, Some(&np::array([1.0f32]).unwrap()), false),
+        "average",
+    );
+    named(
+        np::cov(
+            np::zeros(&[2, 2, 2], DType::Float32).unwrap(),
+            None,
+            true,
+            false,
+            None,
+        ),
+        "cov",
+    );
+    // Under jit a data-dependent size is a tracing error naming the function.
+    type F = fn(&Array) -> olympus::Result<Array>;
+    let cases: [(&str, F); 3] = [
+        ("unique", |x| np::unique(x, None, None)),
+        ("bincount", |x| np::bincount(x, None, 0, None)),
+        ("union1d", |x| np::union1d(x, x, None, None)),
+    ];
+    for (name, f) in cases {
+        let j = olympus::jit(move |x: Array| f(&x));
+        let e = j.call(np::array([1, 2]).unwrap()).unwrap_err();
+        let msg = e.to_string();
+        assert!(matches!(e, Error::Tracing { .. }), "{name}: {msg}");
+        assert!(
+            msg.contains(name) && msg.contains("size") || msg.contains("length"),
+            "{name}: {msg}"
+        );
+    }
+}
