@@ -1264,4 +1264,154 @@ impl Array {
     ) -> Result<Array> {
         np::setxor1d(self, ar2, assume_unique, size, fill_value)
     }
+
+    /// [`numpy::diag`](crate::numpy::diag) with this array as `v`.
+    pub fn diag(&self, k: isize) -> Result<Array> {
+        np::diag(self, k)
+    }
+
+    /// [`numpy::diagflat`](crate::numpy::diagflat) with this array as `v`.
+    pub fn diagflat(&self, k: isize) -> Result<Array> {
+        np::diagflat(self, k)
+    }
+
+    /// [`numpy::diag_indices_from`](crate::numpy::diag_indices_from) with this array as `arr`.
+    pub fn diag_indices_from(&self) -> Result<Vec<Array>> {
+        np::diag_indices_from(self)
+    }
+
+    /// [`numpy::tril_indices_from`](crate::numpy::tril_indices_from) with this array as `arr`.
+    pub fn tril_indices_from(&self, k: isize) -> Result<(Array, Array)> {
+        np::tril_indices_from(self, k)
+    }
+
+    /// [`numpy::triu_indices_from`](crate::numpy::triu_indices_from) with this array as `arr`.
+    pub fn triu_indices_from(&self, k: isize) -> Result<(Array, Array)> {
+        np::triu_indices_from(self, k)
+    }
+
+    /// [`numpy::unravel_index`](crate::numpy::unravel_index) with this array as `indices`.
+    pub fn unravel_index(&self, shape: &[usize]) -> Result<Vec<Array>> {
+        np::unravel_index(self, shape)
+    }
+
+    /// [`numpy::vander`](crate::numpy::vander) with this array as `x`.
+    pub fn vander(&self, n: Option<usize>, increasing: bool) -> Result<Array> {
+        np::vander(self, n, increasing)
+    }
+
+    /// [`numpy::kron`](crate::numpy::kron) with this array as `a`.
+    pub fn kron(&self, b: impl ArrayLike) -> Result<Array> {
+        np::kron(self, b)
+    }
+
+    /// [`numpy::append`](crate::numpy::append) with this array as `arr`.
+    pub fn append(&self, values: impl ArrayLike, axis: Option<isize>) -> Result<Array> {
+        np::append(self, values, axis)
+    }
+
+    /// [`numpy::resize`](crate::numpy::resize) with this array as `a`.
+    pub fn resize(&self, new_shape: &[usize]) -> Result<Array> {
+        np::resize(self, new_shape)
+    }
+
+    /// [`numpy::rollaxis`](crate::numpy::rollaxis) with this array as `a`.
+    pub fn rollaxis(&self, axis: isize, start: isize) -> Result<Array> {
+        np::rollaxis(self, axis, start)
+    }
+
+    /// [`numpy::unstack`](crate::numpy::unstack) with this array as `x`.
+    pub fn unstack(&self, axis: isize) -> Result<Vec<Array>> {
+        np::unstack(self, axis)
+    }
+
+    /// [`numpy::array_equiv`](crate::numpy::array_equiv) with this array as `a1`.
+    pub fn array_equiv(&self, a2: impl ArrayLike) -> Result<Array> {
+        np::array_equiv(self, a2)
+    }
+
+    /// [`numpy::fill_diagonal`](crate::numpy::fill_diagonal) with this array as `a`.
+    pub fn fill_diagonal(&self, val: impl ArrayLike, wrap: bool) -> Result<Array> {
+        np::fill_diagonal(self, val, wrap)
+    }
+
+    /// [`numpy::flatnonzero`](crate::numpy::flatnonzero) with this array as `a`.
+    pub fn flatnonzero(&self, size: Option<usize>, fill_value: Option<f64>) -> Result<Array> {
+        np::flatnonzero(self, size, fill_value)
+    }
+
+    /// [`numpy::polyval`](crate::numpy::polyval) with this array as `p`.
+    pub fn polyval(&self, x: impl ArrayLike) -> Result<Array> {
+        np::polyval(self, x)
+    }
+
+    /// [`numpy::polyadd`](crate::numpy::polyadd) with this array as `a1`.
+    pub fn polyadd(&self, a2: impl ArrayLike) -> Result<Array> {
+        np::polyadd(self, a2)
+    }
+
+    /// [`numpy::polysub`](crate::numpy::polysub) with this array as `a1`.
+    pub fn polysub(&self, a2: impl ArrayLike) -> Result<Array> {
+        np::polysub(self, a2)
+    }
+
+    /// [`numpy::polyder`](crate::numpy::polyder) with this array as `p`.
+    pub fn polyder(&self, m: usize) -> Result<Array> {
+        np::polyder(self, m)
+    }
+
+    /// [`numpy::polyint`](crate::numpy::polyint) with this array as `p`.
+    pub fn polyint(&self, m: usize, k: Option<&[f64]>) -> Result<Array> {
+        np::polyint(self, m, k)
+    }
+
+    /// [`numpy::cross`](crate::numpy::cross) with this array as `a`.
+    pub fn cross(&self, b: impl ArrayLike, axis: isize) -> Result<Array> {
+        np::cross(self, b, axis)
+    }
+
+    /// [`numpy::matvec`](crate::numpy::matvec) with this array as `x1`.
+    pub fn matvec(&self, x2: impl ArrayLike) -> Result<Array> {
+        np::matvec(self, x2)
+    }
+
+    /// [`numpy::vecmat`](crate::numpy::vecmat) with this array as `x1`.
+    pub fn vecmat(&self, x2: impl ArrayLike) -> Result<Array> {
+        np::vecmat(self, x2)
+    }
+
+    /// [`numpy::vecdot`](crate::numpy::vecdot) with this array as `x1`.
+    pub fn vecdot(&self, x2: impl ArrayLike, axis: isize) -> Result<Array> {
+        np::vecdot(self, x2, axis)
+    }
+
+    /// [`numpy::around`](crate::numpy::around) with this array as `a`.
+    pub fn around(&self, decimals: i32) -> Result<Array> {
+        np::around(self, decimals)
+    }
+
+    /// [`numpy::divmod`](crate::numpy::divmod) with this array as `x1`.
+    pub fn divmod(&self, x2: impl ArrayLike) -> Result<(Array, Array)> {
+        np::divmod(self, x2)
+    }
+
+    /// [`numpy::modf`](crate::numpy::modf) with this array as `x`.
+    pub fn modf(&self) -> Result<(Array, Array)> {
+        np::modf(self)
+    }
+
+    /// [`numpy::frexp`](crate::numpy::frexp) with this array as `x`.
+    pub fn frexp(&self) -> Result<(Array, Array)> {
+        np::frexp(self)
+    }
+
+    /// [`numpy::ldexp`](crate::numpy::ldexp) with this array as `x1`.
+    pub fn ldexp(&self, x2: impl ArrayLike) -> Result<Array> {
+        np::ldexp(self, x2)
+    }
+
+    /// [`numpy::float_power`](crate::numpy::float_power) with this array as `x1`.
+    pub fn float_power(&self, x2: impl ArrayLike) -> Result<Array> {
+        np::float_power(self, x2)
+    }
 }

@@ -8,6 +8,7 @@
 
 mod creation;
 mod duck;
+mod grids;
 mod indexing;
 mod joins;
 mod linalg;
@@ -25,6 +26,13 @@ pub use creation::{
     ArangeSpec,
 };
 pub use duck::{duck_as, duckarray, DuckArray, IntoDuckArray};
+pub use grids::{
+    append, around, array_equiv, bartlett, blackman, cross, diag, diag_indices, diag_indices_from,
+    diagflat, divmod, fill_diagonal, flatnonzero, float_power, frexp, geomspace, hamming, hanning,
+    indices, ix_, kron, ldexp, matvec, meshgrid, modf, polyadd, polyder, polyint, polysub, polyval,
+    resize, rollaxis, tril_indices, tril_indices_from, triu_indices, triu_indices_from,
+    unravel_index, unstack, vander, vecdot, vecmat, Indexing,
+};
 pub use indexing::{
     argwhere, compress, extract, nonzero, take, take_along_axis, take_along_axis_with, take_with,
     At, AtIndex, Ellipsis, IndexMode, NewAxis, SliceElem, SliceSpec,
@@ -68,6 +76,7 @@ pub use ufuncs::{
 
 pub use crate::dtype::{promote_types, result_type, DType};
 pub use crate::interop::npy::{load, load_npz, save, savez};
+pub use crate::shape::broadcast_shapes;
 
 use crate::array::Array;
 use crate::convert::{operand_device, Operand};

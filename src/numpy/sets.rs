@@ -66,7 +66,7 @@ fn count_or(func: &str, mask: &Array, size: Option<usize>) -> Result<usize> {
 
 /// The elements of the 1-d `x` where `mask` holds, padded to `size` with `fill` (the
 /// first such element, or 0 when there is none, by default).
-fn compact(
+pub(super) fn compact(
     func: &str,
     x: &Array,
     mask: &Array,

@@ -1,0 +1,962 @@
+//! Grids, index helpers, diagonals, products of shapes, window functions, polynomials and
+//! the remaining small arithmetic of `jax.numpy`, built from the existing functions.
+
+use super::overrides::overridable;
+use super::stats::slice_axis;
+use crate::array::Array;
+use crate::convert::{operand, ArrayLike, IntoParam, Operand, Param};
+use crate::dtype::DType;
+use crate::error::{Error, Result};
+use crate::lax;
+use crate::shape::normalize_axis;
+
+/// How [`meshgrid`] orders its outputs' first two axes.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum Indexing {
+    /// Cartesian: the first two axes swapped (NumPy's default).
+    #[default]
+    Xy,
+    /// Matrix: axis `i` follows input `i`.
+    Ij,
+}
+
+impl IntoParam for Indexing {
+    fn to_param(&self) -> Param {
+        Param::Other(format!("{self:?}"))
+    }
+}
+
+/// Converts each array-like of a list.
+fn each<A: ArrayLike>(func: &str, xs: impl IntoIterator<Item = A>) -> Result<Vec<Array>> {
+    xs.into_iter()
+        .enumerate()
+        .map(|(i, x)| super::asarray(operand(func, i, x)?))
+        .collect()
+}
+
+/// Coordinate grids from 1-d coordinate arrays: output `i` holds input `i`'s values along
+/// its axis (axis `i`, or with [`Indexing::Xy`] the first two swapped), broadcast over the
+/// others unless `sparse` (then it keeps length 1 there).
+///
+/// ```
+/// use olympus::numpy::{self as np, Indexing};
+/// let g = np::meshgrid([np::arange(3)?, np::arange(2)?], false, Indexing::Xy)?;
+/// assert_eq!(g[0].shape(), &[2, 3]);
+/// assert_eq!(g[0].to_vec::<i32>()?, vec![0, 1, 2, 0, 1, 2]);
+/// assert_eq!(g[1].to_vec::<i32>()?, vec![0, 0, 0, 1, 1, 1]);
+/// # Ok::<(), olympus::Error>(())
+/// ```
+pub fn meshgrid<A: ArrayLike>(
+    xi: impl IntoIterator<Item = A>,
+    sparse: bool,
+    indexing: Indexing,
+) -> Result<Vec<Array>> {
+    overridable!("meshgrid"; [list xi]; [sparse, indexing]);
+    let func = "meshgrid";
+    let xs = each(func, xi)?;
+    if let Some(x) = xs.iter().find(|x| x.ndim() != 1) {
+        return Err(Error::shape(func, &[x.shape()], "each input must be 1-d"));
+    }
+    let n = xs.len();
+    let mut lens: Vec<usize> = xs.iter().map(Array::size).collect();
+    let axis_of = |i: usize| match (indexing, i) {
+        (Indexing::Xy, 0) if n > 1 => 1,
+        (Indexing::Xy, 1) => 0,
+        _ => i,
+    };
+    if indexing == Indexing::Xy && n > 1 {
+        lens.swap(0, 1);
+    }
+    xs.iter()
+        .enumerate()
+        .map(|(i, x)| {
+            let mut s = vec![1; n];
+            s[axis_of(i)] = x.size();
+            let r = lax::reshape(x, &s)?;
+            if sparse {
+                Ok(r)
+            } else {
+                super::broadcast_to(&r, &lens)
+            }
+        })
+        .collect()
+}
+
+/// The index grid of `dimensions`: an array of shape `(len(dimensions), *dimensions)`
+/// whose slice `i` holds each position's index along axis `i` (int32 by default).
+pub fn indices(dimensions: &[usize], dtype: Option<DType>) -> Result<Array> {
+    let dtype = dtype.unwrap_or(DType::Int32);
+    let grids: Vec<Array> = (0..dimensions.len())
+        .map(|i| {
+            let mut s = vec![1; dimensions.len()];
+            s[i] = dimensions[i];
+            let r = lax::reshape(&super::arange(0..dimensions[i] as i32)?, &s)?;
+            super::broadcast_to(&r, dimensions)?.astype(dtype)
+        })
+        .collect::<Result<_>>()?;
+    if grids.is_empty() {
+        return super::zeros(&[0], dtype);
+    }
+    super::stack(grids, 0)
+}
+
+/// Open index arrays for cross-product indexing: input `i` (1-d) reshaped to length 1 on
+/// every axis but `i`.
+pub fn ix_<A: ArrayLike>(args: impl IntoIterator<Item = A>) -> Result<Vec<Array>> {
+    overridable!("ix_"; [list args]; []);
+    let func = "ix_";
+    let xs = each(func, args)?;
+    let n = xs.len();
+    xs.iter()
+        .enumerate()
+        .map(|(i, x)| {
+            if x.ndim() != 1 {
+                return Err(Error::shape(func, &[x.shape()], "each input must be 1-d"));
+            }
+            if x.dtype() == DType::Bool {
+                return Err(Error::dtype(
+                    func,
+                    &[x.dtype()],
+                    "boolean inputs are not supported, as in JAX",
+                ));
+            }
+            let mut s = vec![1; n];
+            s[i] = x.size();
+            lax::reshape(x, &s)
+        })
+        .collect()
+}
+
+/// The diagonal `k` of a 2-d array, or a 2-d array with the 1-d `v` on diagonal `k`.
+///
+/// ```
+/// use olympus::numpy as np;
+/// let d = np::diag([1, 2], 1)?;
+/// assert_eq!(d.to_vec::<i32>()?, vec![0, 1, 0, 0, 0, 2, 0, 0, 0]);
+/// assert_eq!(np::diag(&d, 1)?.to_vec::<i32>()?, vec![1, 2]);
+/// # Ok::<(), olympus::Error>(())
+/// ```
+pub fn diag(v: impl ArrayLike, k: isize) -> Result<Array> {
+    overridable!("diag"; [one v]; [k]);
+    let v = super::asarray(operand("diag", 0, v)?)?;
+    diag_of("diag", &v, k)
+}
+
+fn diag_of(func: &str, v: &Array, k: isize) -> Result<Array> {
+    match v.ndim() {
+        2 => super::diagonal(v, k, 0, 1),
+        1 => {
+            let n = v.size() + k.unsigned_abs();
+            let (r, c) = (super::arange(0..n as i32)?, super::arange(0..n as i32)?);
+            let on = super::equal(
+                super::subtract(lax::reshape(&c, &[1, n])?, lax::reshape(&r, &[n, 1])?)?,
+                k as i32,
+            )?;
+            // Row i holds v[i] (or v[i - |k|] below the main diagonal) where it is on `k`.
+            let row = if k >= 0 {
+                r.clone()
+            } else {
+                super::subtract(&r, -k as i32)?
+            };
+            let vals = super::take_with(
+                v,
+                lax::reshape(&row, &[n, 1])?,
+                None,
+                super::IndexMode::Clip,
+                None,
+            )?;
+            super::r#where(on, vals, super::zeros(&[], v.dtype())?)
+        }
+        _ => Err(Error::shape(func, &[v.shape()], "takes a 1-d or 2-d array")),
+    }
+}
+
+/// A 2-d array with the flattened `v` on diagonal `k`.
+pub fn diagflat(v: impl ArrayLike, k: isize) -> Result<Array> {
+    overridable!("diagflat"; [one v]; [k]);
+    let v = super::ravel(super::asarray(operand("diagflat", 0, v)?)?)?;
+    diag_of("diagflat", &v, k)
+}
+
+/// The indices of the main diagonal of an `ndim`-dimensional array of side `n`: `ndim`
+/// copies of `0..n`.
+pub fn diag_indices(n: usize, ndim: usize) -> Result<Vec<Array>> {
+    (0..ndim).map(|_| super::arange(0..n as i32)).collect()
+}
+
+/// [`diag_indices`] of `arr`, whose axes must all have one length (at least 2 axes).
+pub fn diag_indices_from(arr: impl ArrayLike) -> Result<Vec<Array>> {
+    overridable!("diag_indices_from"; [one arr]; []);
+    let func = "diag_indices_from";
+    let a = super::asarray(operand(func, 0, arr)?)?;
+    if a.ndim() < 2 || a.shape().iter().any(|&d| d != a.shape()[0]) {
+        return Err(Error::shape(
+            func,
+            &[a.shape()],
+            "needs at least 2 axes, all of one length",
+        ));
+    }
+    diag_indices(a.shape()[0], a.ndim())
+}
+
+/// Row and column indices of the elements on and below diagonal `k` of an `n × m` array
+/// (`m` defaults to `n`), in row-major order.
+pub fn tril_indices(n: usize, k: isize, m: Option<usize>) -> Result<(Array, Array)> {
+    tri_indices(n, k, m.unwrap_or(n), true)
+}
+
+/// Row and column indices of the elements on and above diagonal `k` of an `n × m` array.
+pub fn triu_indices(n: usize, k: isize, m: Option<usize>) -> Result<(Array, Array)> {
+    tri_indices(n, k, m.unwrap_or(n), false)
+}
+
+fn tri_indices(n: usize, k: isize, m: usize, lower: bool) -> Result<(Array, Array)> {
+    // The positions are known from the shape alone: computed on the host.
+    let (mut r, mut c) = (Vec::new(), Vec::new());
+    for i in 0..n as isize {
+        for j in 0..m as isize {
+            if (lower && j - i <= k) || (!lower && j - i >= k) {
+                r.push(i as i32);
+                c.push(j as i32);
+            }
+        }
+    }
+    Ok((
+        Array::from_slice(&r, &[r.len()])?,
+        Array::from_slice(&c, &[c.len()])?,
+    ))
+}
+
+/// [`tril_indices`] of the 2-d `arr`'s shape.
+pub fn tril_indices_from(arr: impl ArrayLike, k: isize) -> Result<(Array, Array)> {
+    overridable!("tril_indices_from"; [one arr]; [k]);
+    let (n, m) = two_d("tril_indices_from", arr)?;
+    tri_indices(n, k, m, true)
+}
+
+/// [`triu_indices`] of the 2-d `arr`'s shape.
+pub fn triu_indices_from(arr: impl ArrayLike, k: isize) -> Result<(Array, Array)> {
+    overridable!("triu_indices_from"; [one arr]; [k]);
+    let (n, m) = two_d("triu_indices_from", arr)?;
+    tri_indices(n, k, m, false)
+}
+
+fn two_d(func: &str, arr: impl ArrayLike) -> Result<(usize, usize)> {
+    let a = super::asarray(operand(func, 0, arr)?)?;
+    match a.shape() {
+        &[n, m] => Ok((n, m)),
+        s => Err(Error::shape(func, &[s], "needs a 2-d array")),
+    }
+}
+
+/// The multi-indices into an array of `shape` of flat `indices` (int32 arrays of
+/// `indices`' shape, one per axis). As in JAX, negative indices from `-size` count from
+/// the end and others out of range are clamped.
+///
+/// ```
+/// use olympus::numpy as np;
+/// let ix = np::unravel_index([5, 1, -1], &[2, 3])?;
+/// assert_eq!(ix[0].to_vec::<i32>()?, vec![1, 0, 1]);
+/// assert_eq!(ix[1].to_vec::<i32>()?, vec![2, 1, 2]);
+/// # Ok::<(), olympus::Error>(())
+/// ```
+pub fn unravel_index(indices: impl ArrayLike, shape: &[usize]) -> Result<Vec<Array>> {
+    overridable!("unravel_index"; [one indices]; [shape]);
+    let func = "unravel_index";
+    let x = super::asarray(operand(func, 0, indices)?)?;
+    if !x.dtype().is_integer() {
+        return Err(Error::dtype(func, &[x.dtype()], "indices must be integers"));
+    }
+    let mut rest = x.clone();
+    let mut out = vec![rest.clone(); shape.len()];
+    for (i, &s) in shape.iter().enumerate().rev() {
+        if s == 0 {
+            return Err(Error::shape(
+                func,
+                &[shape],
+                "cannot index into an empty shape",
+            ));
+        }
+        out[i] = super::remainder(&rest, s as i64)?;
+        rest = super::floor_divide(&rest, s as i64)?;
+    }
+    let oob_pos = super::greater(&rest, 0)?;
+    let oob_neg = if x.dtype() == DType::UInt32 {
+        super::zeros(&[], DType::Bool)?
+    } else {
+        super::less(&rest, -1)?
+    };
+    shape
+        .iter()
+        .zip(out)
+        .map(|(&s, i)| {
+            let lo = super::r#where(&oob_neg, 0, &i)?;
+            super::r#where(&oob_pos, s as i64 - 1, lo)
+        })
+        .collect()
+}
+
+/// The Vandermonde matrix of the 1-d `x`: column `j` holds `x ** (n - 1 - j)` (`x ** j`
+/// when `increasing`), `n` columns (`len(x)` by default).
+pub fn vander(x: impl ArrayLike, n: Option<usize>, increasing: bool) -> Result<Array> {
+    overridable!("vander"; [one x]; [n, increasing]);
+    let func = "vander";
+    let x = super::asarray(operand(func, 0, x)?)?;
+    if x.ndim() != 1 {
+        return Err(Error::shape(func, &[x.shape()], "x must be 1-d"));
+    }
+    let n = n.unwrap_or(x.size());
+    let mut p = super::arange(0..n as i32)?;
+    if !increasing {
+        p = super::flip(&p, None)?;
+    }
+    if x.dtype() == DType::Bool {
+        return Err(Error::dtype(
+            func,
+            &[x.dtype()],
+            "x must be numeric, as in JAX",
+        ));
+    }
+    let col = lax::reshape(&x, &[x.size(), 1])?;
+    super::power(&col, p.astype(x.dtype())?)
+}
+
+/// The Kronecker product: blocks of `b` scaled by each element of `a` (the lower-rank
+/// operand gains leading axes of length 1).
+///
+/// ```
+/// use olympus::numpy as np;
+/// let k = np::kron([1, 10], [1, 2, 3])?;
+/// assert_eq!(k.to_vec::<i32>()?, vec![1, 2, 3, 10, 20, 30]);
+/// # Ok::<(), olympus::Error>(())
+/// ```
+pub fn kron(a: impl ArrayLike, b: impl ArrayLike) -> Result<Array> {
+    overridable!("kron"; [one a, one b]; []);
+    let func = "kron";
+    let v = super::promote(
+        func,
+        vec![operand(func, 0, a)?, operand(func, 1, b)?],
+        false,
+    )?;
+    let r = v[0].ndim().max(v[1].ndim());
+    let lift = |x: &Array| -> Result<Array> {
+        let mut s = vec![1; r - x.ndim()];
+        s.extend(x.shape());
+        lax::reshape(x, &s)
+    };
+    let (a, b) = (lift(&v[0])?, lift(&v[1])?);
+    // a[i0, 1, i1, 1, ...] * b[1, j0, 1, j1, ...], then merge each (i, j) pair.
+    let inter = |x: &Array, first: bool| -> Result<Array> {
+        let s: Vec<usize> = x
+            .shape()
+            .iter()
+            .flat_map(|&d| if first { [d, 1] } else { [1, d] })
+            .collect();
+        lax::reshape(x, &s)
+    };
+    let p = super::multiply(inter(&a, true)?, inter(&b, false)?)?;
+    let out: Vec<usize> = a
+        .shape()
+        .iter()
+        .zip(b.shape())
+        .map(|(x, y)| x * y)
+        .collect();
+    lax::reshape(&p, &out)
+}
+
+/// `values` joined after `arr` along `axis` (both flattened when `axis` is `None`).
+pub fn append(arr: impl ArrayLike, values: impl ArrayLike, axis: Option<isize>) -> Result<Array> {
+    overridable!("append"; [one arr, one values]; [axis]);
+    let func = "append";
+    let ops: Vec<Operand> = vec![operand(func, 0, arr)?, operand(func, 1, values)?];
+    match axis {
+        None => {
+            let v: Vec<Array> = ops.into_iter().map(super::ravel).collect::<Result<_>>()?;
+            super::concatenate(v, 0)
+        }
+        Some(ax) => super::concatenate(ops, ax),
+    }
+}
+
+/// An array of `new_shape` filled with `a`'s flattened elements, repeated as often as
+/// needed (zeros when `a` is empty).
+pub fn resize(a: impl ArrayLike, new_shape: &[usize]) -> Result<Array> {
+    overridable!("resize"; [one a]; [new_shape]);
+    let a = super::ravel(super::asarray(operand("resize", 0, a)?)?)?;
+    let total: usize = new_shape.iter().product();
+    if a.size() == 0 {
+        return super::zeros(new_shape, a.dtype());
+    }
+    let reps = total.div_ceil(a.size());
+    let t = super::tile(&a, &[reps])?;
+    lax::reshape(&slice_axis(&t, 0, 0, total)?, new_shape)
+}
+
+/// `a` with `axis` moved to just before position `start` (NumPy's older `moveaxis`).
+pub fn rollaxis(a: impl ArrayLike, axis: isize, start: isize) -> Result<Array> {
+    overridable!("rollaxis"; [one a]; [axis, start]);
+    let func = "rollaxis";
+    let a = super::asarray(operand(func, 0, a)?)?;
+    let n = a.ndim() as isize;
+    let ax = normalize_axis(func, axis, a.ndim())? as isize;
+    let s = if start < 0 { start + n } else { start };
+    if !(0..=n).contains(&s) {
+        return Err(Error::arg(
+            func,
+            format!("start {start} is out of range for {n} axes"),
+        ));
+    }
+    let dest = if ax < s { s - 1 } else { s };
+    super::moveaxis(&a, &[ax], &[dest])
+}
+
+/// The slices of `x` along `axis`, as a list of arrays of one dimension less.
+pub fn unstack(x: impl ArrayLike, axis: isize) -> Result<Vec<Array>> {
+    overridable!("unstack"; [one x]; [axis]);
+    let func = "unstack";
+    let x = super::asarray(operand(func, 0, x)?)?;
+    if x.ndim() == 0 {
+        return Err(Error::shape(func, &[x.shape()], "needs at least one axis"));
+    }
+    let ax = normalize_axis(func, axis, x.ndim())?;
+    let mut shape = x.shape().to_vec();
+    shape.remove(ax);
+    (0..x.shape()[ax])
+        .map(|i| lax::reshape(&slice_axis(&x, ax, i, i + 1)?, &shape))
+        .collect()
+}
+
+/// True when `a1` and `a2` broadcast together and are equal everywhere (a 0-d bool array;
+/// false when the shapes do not broadcast).
+pub fn array_equiv(a1: impl ArrayLike, a2: impl ArrayLike) -> Result<Array> {
+    overridable!("array_equiv"; [one a1, one a2]; []);
+    let func = "array_equiv";
+    let a = super::asarray(operand(func, 0, a1)?)?;
+    let b = super::asarray(operand(func, 1, a2)?)?;
+    if crate::shape::broadcast_shapes_for(func, &[a.shape(), b.shape()]).is_err() {
+        return super::zeros(&[], DType::Bool);
+    }
+    super::all(super::equal(&a, &b)?, None, false)
+}
+
+/// `a` (at least 2-d, all axes of one length unless 2-d) with `val` on its main diagonal;
+/// with `wrap`, a tall 2-d array's diagonal restarts every `m + 1` rows. A new array, as
+/// JAX's `inplace=False`.
+pub fn fill_diagonal(a: impl ArrayLike, val: impl ArrayLike, wrap: bool) -> Result<Array> {
+    overridable!("fill_diagonal"; [one a, one val]; [wrap]);
+    let func = "fill_diagonal";
+    let a = super::asarray(operand(func, 0, a)?)?;
+    let val = super::asarray(operand(func, 1, val)?)?;
+    if a.ndim() < 2 || (a.ndim() > 2 && a.shape().iter().any(|&d| d != a.shape()[0])) {
+        return Err(Error::shape(
+            func,
+            &[a.shape()],
+            "needs a 2-d array, or one whose axes all have one length",
+        ));
+    }
+    // Flat positions of the diagonal: a step of 1 + m + m*m... past each element.
+    let shape = a.shape().to_vec();
+    let step: usize = (0..shape.len())
+        .map(|i| shape[i + 1..].iter().product::<usize>())
+        .sum();
+    let total = a.size();
+    let end = if a.ndim() == 2 && !wrap {
+        shape[1].min(shape[0]) * shape[1]
+    } else {
+        total
+    };
+    let count = end.div_ceil(step).min(if a.ndim() == 2 && !wrap {
+        shape[0].min(shape[1])
+    } else {
+        usize::MAX
+    });
+    let pos: Vec<i32> = (0..count)
+        .map(|i| (i * step) as i32)
+        .filter(|&p| (p as usize) < total)
+        .collect();
+    let n = pos.len();
+    let vals = super::resize(super::ravel(&val)?.astype(a.dtype())?, &[n])?;
+    let flat = super::ravel(&a)?
+        .at(Array::from_slice(&pos, &[n])?)
+        .set(vals)?;
+    lax::reshape(&flat, &shape)
+}
+
+/// The positions of the non-zero elements of the flattened `a` (int32). With `size` the
+/// result has exactly `size` entries, padded with `fill_value` (0 by default); `size` is
+/// required under `jit`.
+pub fn flatnonzero(
+    a: impl ArrayLike,
+    size: Option<usize>,
+    fill_value: Option<f64>,
+) -> Result<Array> {
+    overridable!("flatnonzero"; [one a]; [size, fill_value]);
+    let func = "flatnonzero";
+    let a = super::ravel(super::asarray(operand(func, 0, a)?)?)?;
+    let mask = a.astype(DType::Bool)?;
+    let pos = super::arange(0..a.size() as i32)?;
+    super::sets::compact(func, &pos, &mask, size, Some(fill_value.unwrap_or(0.0)))
+}
+
+/// `num` numbers spaced evenly on a log scale from `start` to `stop` (both non-zero and of
+/// one sign), endpoint included when `endpoint`; float32 unless `dtype` is given. The
+/// exponents are exact in f64 and each power is rounded once (JAX's differ by a few ulps).
+///
+/// ```
+/// use olympus::numpy as np;
+/// let g = np::geomspace(-2.0, -32.0, 5, false, None)?.to_vec::<f32>()?;
+/// for (k, v) in g.iter().enumerate() {
+///     let want = -2.0 * 16f64.powf(k as f64 / 5.0);
+///     assert!((f64::from(*v) - want).abs() <= 2.0 * f64::from(f32::EPSILON) * want.abs());
+/// }
+/// # Ok::<(), olympus::Error>(())
+/// ```
+pub fn geomspace(
+    start: f64,
+    stop: f64,
+    num: usize,
+    endpoint: bool,
+    dtype: Option<DType>,
+) -> Result<Array> {
+    let func = "geomspace";
+    if start == 0.0
+        || stop == 0.0
+        || (start < 0.0) != (stop < 0.0)
+        || !start.is_finite()
+        || !stop.is_finite()
+    {
+        return Err(Error::arg(
+            func,
+            format!("start {start} and stop {stop} must be finite, non-zero and of one sign"),
+        ));
+    }
+    let sign = start.signum();
+    let (ls, le) = ((start * sign).log10(), (stop * sign).log10());
+    let r = super::multiply(super::logspace(ls, le, num, endpoint, 10.0)?, sign)?;
+    r.astype(dtype.unwrap_or(DType::Float32))
+}
+
+/// A window of `m` points in float32: `0.5 - 0.5 cos(2πn/(m-1))`-style sums of cosines
+/// (`a0 - a1 cos + a2 cos 2`); one point is `[1]`.
+fn cosine_window(m: usize, a: [f64; 3]) -> Result<Array> {
+    if m <= 1 {
+        return super::ones(&[m], DType::Float32);
+    }
+    let n = super::arange(0..m as i32)?.astype(DType::Float32)?;
+    // JAX's order of operations: cos(2πk · n / (M - 1)).
+    let cos_k = |k: f64| -> Result<Array> {
+        let t = super::multiply(&n, 2.0 * k * std::f64::consts::PI)?;
+        super::cos(super::divide(t, (m - 1) as f64)?)
+    };
+    let w = super::subtract(a[0], super::multiply(cos_k(1.0)?, a[1])?)?;
+    if a[2] == 0.0 {
+        return Ok(w);
+    }
+    super::add(w, super::multiply(cos_k(2.0)?, a[2])?)
+}
+
+/// The Hamming window of `m` points.
+pub fn hamming(m: usize) -> Result<Array> {
+    cosine_window(m, [0.54, 0.46, 0.0])
+}
+
+/// The Hann window of `m` points.
+pub fn hanning(m: usize) -> Result<Array> {
+    cosine_window(m, [0.5, 0.5, 0.0])
+}
+
+/// The Blackman window of `m` points.
+pub fn blackman(m: usize) -> Result<Array> {
+    cosine_window(m, [0.42, 0.5, 0.08])
+}
+
+/// The Bartlett (triangular) window of `m` points.
+pub fn bartlett(m: usize) -> Result<Array> {
+    if m <= 1 {
+        return super::ones(&[m], DType::Float32);
+    }
+    let n = super::arange(0..m as i32)?.astype(DType::Float32)?;
+    // JAX: 1 - |2n + 1 - M| / (M - 1).
+    let d = super::subtract(super::add(super::multiply(&n, 2.0)?, 1.0)?, m as f64)?;
+    super::subtract(1.0, super::divide(super::abs(d)?, (m - 1) as f64)?)
+}
+
+/// The polynomial with coefficients `p` (highest power first, 1-d or with trailing axes
+/// broadcast against `x`) evaluated at `x` by Horner's rule.
+///
+/// ```
+/// use olympus::numpy as np;
+/// let y = np::polyval([1, 0, -2], [0, 1, 2, 3])?;
+/// assert_eq!(y.to_vec::<i32>()?, vec![-2, -1, 2, 7]);
+/// # Ok::<(), olympus::Error>(())
+/// ```
+pub fn polyval(p: impl ArrayLike, x: impl ArrayLike) -> Result<Array> {
+    overridable!("polyval"; [one p, one x]; []);
+    let func = "polyval";
+    let v = super::promote(
+        func,
+        vec![operand(func, 0, p)?, operand(func, 1, x)?],
+        false,
+    )?;
+    let (p, x) = (v[0].clone(), v[1].clone());
+    if p.ndim() == 0 {
+        return Err(Error::shape(
+            func,
+            &[p.shape()],
+            "p must have at least one axis",
+        ));
+    }
+    let shape = crate::shape::broadcast_shapes_for(func, &[&p.shape()[1..], x.shape()])?;
+    let mut y = super::zeros(&shape, x.dtype())?;
+    for k in 0..p.shape()[0] {
+        let pk = lax::reshape(&slice_axis(&p, 0, k, k + 1)?, &p.shape()[1..])?;
+        y = super::add(super::multiply(&y, &x)?, pk)?;
+    }
+    Ok(y)
+}
+
+/// The sum of two polynomials (1-d coefficient arrays, highest power first).
+pub fn polyadd(a1: impl ArrayLike, a2: impl ArrayLike) -> Result<Array> {
+    overridable!("polyadd"; [one a1, one a2]; []);
+    poly_combine("polyadd", a1, a2, false)
+}
+
+/// The difference of two polynomials (1-d coefficient arrays, highest power first).
+pub fn polysub(a1: impl ArrayLike, a2: impl ArrayLike) -> Result<Array> {
+    overridable!("polysub"; [one a1, one a2]; []);
+    poly_combine("polysub", a1, a2, true)
+}
+
+fn poly_combine(func: &str, a1: impl ArrayLike, a2: impl ArrayLike, sub: bool) -> Result<Array> {
+    let v = super::promote(
+        func,
+        vec![operand(func, 0, a1)?, operand(func, 1, a2)?],
+        false,
+    )?;
+    let (a, b) = (super::atleast_1d(&v[0])?, super::atleast_1d(&v[1])?);
+    if a.ndim() != 1 || b.ndim() != 1 {
+        return Err(Error::shape(
+            func,
+            &[a.shape(), b.shape()],
+            "takes 1-d coefficient arrays",
+        ));
+    }
+    let n = a.size().max(b.size());
+    let pad = |x: &Array| super::pad(x, &[(n - x.size(), 0)], super::PadMode::Constant(0.0));
+    let (a, b) = (pad(&a)?, pad(&b)?);
+    if sub {
+        super::subtract(a, b)
+    } else {
+        super::add(a, b)
+    }
+}
+
+/// The `m`-th derivative of the polynomial `p` (1-d, highest power first).
+pub fn polyder(p: impl ArrayLike, m: usize) -> Result<Array> {
+    overridable!("polyder"; [one p]; [m]);
+    let func = "polyder";
+    let p = inexact_of(func, p)?;
+    if p.ndim() != 1 {
+        return Err(Error::shape(func, &[p.shape()], "p must be 1-d"));
+    }
+    let n = p.size();
+    if m == 0 {
+        return Ok(p);
+    }
+    if m >= n {
+        return super::zeros(&[0], p.dtype());
+    }
+    // JAX: p[:-m] * (prod over j < m of (arange(m, n) - j))[::-1].
+    let coeff: Vec<f64> = (m..n)
+        .rev()
+        .map(|i| (0..m).map(|j| (i - j) as f64).product())
+        .collect();
+    let c = host_f32(&coeff)?.astype(p.dtype())?;
+    super::multiply(slice_axis(&p, 0, 0, n - m)?, c)
+}
+
+/// The `m`-th antiderivative of the polynomial `p` (1-d, highest power first), each
+/// integration's constant taken from `k` (zeros by default; one value per integration).
+pub fn polyint(p: impl ArrayLike, m: usize, k: Option<&[f64]>) -> Result<Array> {
+    overridable!("polyint"; [one p]; [m]);
+    let func = "polyint";
+    let mut p = super::asarray(operand(func, 0, p)?)?;
+    if p.ndim() != 1 {
+        return Err(Error::shape(func, &[p.shape()], "p must be 1-d"));
+    }
+    let ks: Vec<f64> = match k {
+        None => vec![0.0; m],
+        Some(k) if k.len() == 1 => vec![k[0]; m],
+        Some(k) if k.len() == m => k.to_vec(),
+        Some(k) => {
+            return Err(Error::arg(
+                func,
+                format!("k has {} values for {m} integrations", k.len()),
+            ))
+        }
+    };
+    if !p.dtype().is_floating() {
+        p = p.astype(DType::Float32)?;
+    }
+    if m == 0 {
+        return Ok(p);
+    }
+    // JAX: concatenate(p, k) / (prod over j < m of max(1, i - j))[::-1].
+    let n = p.size() + m;
+    let coeff: Vec<f64> = (0..n)
+        .rev()
+        .map(|i| (0..m).map(|j| (i as f64 - j as f64).max(1.0)).product())
+        .collect();
+    let k = host_f32(&ks)?.astype(p.dtype())?;
+    let c = host_f32(&coeff)?.astype(p.dtype())?;
+    super::true_divide(super::concatenate([p, k], 0)?, c)
+}
+
+/// A 1-d float32 array of host values (small exact integers and constants here).
+fn host_f32(v: &[f64]) -> Result<Array> {
+    let v: Vec<f32> = v.iter().map(|&x| x as f32).collect();
+    Array::from_slice(&v, &[v.len()])
+}
+
+/// The cross product of 2- or 3-vectors along `axis` (the last by default) of `a` and `b`
+/// (broadcast); two 2-vectors give the scalar z component.
+///
+/// ```
+/// use olympus::numpy as np;
+/// let c = np::cross([1, 0, 0], [0, 1, 0], -1)?;
+/// assert_eq!(c.to_vec::<i32>()?, vec![0, 0, 1]);
+/// # Ok::<(), olympus::Error>(())
+/// ```
+pub fn cross(a: impl ArrayLike, b: impl ArrayLike, axis: isize) -> Result<Array> {
+    overridable!("cross"; [one a, one b]; [axis]);
+    let func = "cross";
+    let v = super::promote(
+        func,
+        vec![operand(func, 0, a)?, operand(func, 1, b)?],
+        false,
+    )?;
+    let mv = |x: &Array| -> Result<Array> {
+        if x.ndim() == 0 {
+            return Err(Error::shape(func, &[x.shape()], "needs vectors"));
+        }
+        let ax = normalize_axis(func, axis, x.ndim())?;
+        super::moveaxis(x, &[ax as isize], &[-1])
+    };
+    let (a, b) = (mv(&v[0])?, mv(&v[1])?);
+    let (na, nb) = (a.shape()[a.ndim() - 1], b.shape()[b.ndim() - 1]);
+    if !matches!(na, 2 | 3) || !matches!(nb, 2 | 3) {
+        return Err(Error::shape(
+            func,
+            &[a.shape(), b.shape()],
+            "the vectors along the axis must have 2 or 3 components",
+        ));
+    }
+    let comp = |x: &Array, i: usize| -> Result<Array> {
+        let n = x.shape()[x.ndim() - 1];
+        if i >= n {
+            return super::zeros(&x.shape()[..x.ndim() - 1], x.dtype());
+        }
+        let s = slice_axis(x, x.ndim() - 1, i, i + 1)?;
+        lax::reshape(&s, &x.shape()[..x.ndim() - 1])
+    };
+    let (a0, a1, a2) = (comp(&a, 0)?, comp(&a, 1)?, comp(&a, 2)?);
+    let (b0, b1, b2) = (comp(&b, 0)?, comp(&b, 1)?, comp(&b, 2)?);
+    let m = |x: &Array, y: &Array| super::multiply(x, y);
+    let z = super::subtract(m(&a0, &b1)?, m(&a1, &b0)?)?;
+    if na == 2 && nb == 2 {
+        return Ok(z);
+    }
+    let x = super::subtract(m(&a1, &b2)?, m(&a2, &b1)?)?;
+    let y = super::subtract(m(&a2, &b0)?, m(&a0, &b2)?)?;
+    let out = super::stack(super::broadcast_arrays([x, y, z])?, -1)?;
+    let ax = if axis < 0 {
+        axis
+    } else {
+        normalize_axis(func, axis, out.ndim())? as isize
+    };
+    super::moveaxis(&out, &[-1], &[ax])
+}
+
+/// The matrix-vector product over the last axes: `x1` `(..., m, n)` times `x2` `(..., n)`
+/// gives `(..., m)`, leading axes broadcast.
+pub fn matvec(x1: impl ArrayLike, x2: impl ArrayLike) -> Result<Array> {
+    overridable!("matvec"; [one x1, one x2]; []);
+    let func = "matvec";
+    let a = super::asarray(operand(func, 0, x1)?)?;
+    let b = super::asarray(operand(func, 1, x2)?)?;
+    if a.ndim() < 2 || b.ndim() < 1 {
+        return Err(Error::shape(
+            func,
+            &[a.shape(), b.shape()],
+            "needs a matrix and a vector",
+        ));
+    }
+    let r = super::matmul(&a, super::expand_dims(&b, &[-1])?)?;
+    super::squeeze(&r, Some(&[-1]))
+}
+
+/// The vector-matrix product over the last axes: `x1` `(..., n)` times `x2` `(..., n, m)`
+/// gives `(..., m)`, leading axes broadcast.
+pub fn vecmat(x1: impl ArrayLike, x2: impl ArrayLike) -> Result<Array> {
+    overridable!("vecmat"; [one x1, one x2]; []);
+    let func = "vecmat";
+    let a = super::asarray(operand(func, 0, x1)?)?;
+    let b = super::asarray(operand(func, 1, x2)?)?;
+    if a.ndim() < 1 || b.ndim() < 2 {
+        return Err(Error::shape(
+            func,
+            &[a.shape(), b.shape()],
+            "needs a vector and a matrix",
+        ));
+    }
+    let r = super::matmul(super::expand_dims(&a, &[-2])?, &b)?;
+    super::squeeze(&r, Some(&[-2]))
+}
+
+/// The dot product of vectors along `axis` of `x1` and `x2` (broadcast together).
+pub fn vecdot(x1: impl ArrayLike, x2: impl ArrayLike, axis: isize) -> Result<Array> {
+    overridable!("vecdot"; [one x1, one x2]; [axis]);
+    let func = "vecdot";
+    let v = super::promote(
+        func,
+        vec![operand(func, 0, x1)?, operand(func, 1, x2)?],
+        false,
+    )?;
+    let (a, b) = (v[0].clone(), v[1].clone());
+    let check = |x: &Array| normalize_axis(func, axis, x.ndim());
+    let (aa, ab) = (check(&a)?, check(&b)?);
+    if a.shape()[aa] != b.shape()[ab] {
+        return Err(Error::shape(
+            func,
+            &[a.shape(), b.shape()],
+            "the vectors along the axis must have one length",
+        ));
+    }
+    let a = super::moveaxis(&a, &[aa as isize], &[-1])?;
+    let b = super::moveaxis(&b, &[ab as isize], &[-1])?;
+    let a = if a.dtype() == DType::Bool {
+        a.astype(DType::Int32)?
+    } else {
+        a
+    };
+    let b = if b.dtype() == DType::Bool {
+        b.astype(DType::Int32)?
+    } else {
+        b
+    };
+    let r = super::matmul(
+        super::expand_dims(&a, &[-2])?,
+        super::expand_dims(&b, &[-1])?,
+    )?;
+    let r = super::squeeze(&r, Some(&[-2, -1]))?;
+    if v[0].dtype() == DType::Bool {
+        r.astype(DType::Bool)
+    } else {
+        Ok(r)
+    }
+}
+
+/// [`round`](super::round) under NumPy's other name.
+pub fn around(a: impl ArrayLike, decimals: i32) -> Result<Array> {
+    overridable!("around"; [one a]; [decimals]);
+    super::round(super::asarray(operand("around", 0, a)?)?, decimals)
+}
+
+/// The floor quotient and the remainder, `(floor_divide(x1, x2), remainder(x1, x2))`.
+pub fn divmod(x1: impl ArrayLike, x2: impl ArrayLike) -> Result<(Array, Array)> {
+    overridable!("divmod"; [one x1, one x2]; []);
+    let func = "divmod";
+    let v = super::promote(
+        func,
+        vec![operand(func, 0, x1)?, operand(func, 1, x2)?],
+        false,
+    )?;
+    Ok((
+        super::floor_divide(&v[0], &v[1])?,
+        super::remainder(&v[0], &v[1])?,
+    ))
+}
+
+/// The fractional and integral parts, `(x - w, w)` with `w` rounded toward zero (as
+/// floats).
+pub fn modf(x: impl ArrayLike) -> Result<(Array, Array)> {
+    overridable!("modf"; [one x]; []);
+    let x = inexact_of("modf", x)?;
+    let whole = super::r#where(
+        super::greater_equal(&x, 0.0)?,
+        super::floor(&x)?,
+        super::ceil(&x)?,
+    )?;
+    Ok((super::subtract(&x, &whole)?, whole))
+}
+
+fn inexact_of(func: &str, x: impl ArrayLike) -> Result<Array> {
+    let x = super::asarray(operand(func, 0, x)?)?;
+    if x.dtype().is_floating() {
+        Ok(x)
+    } else {
+        x.astype(DType::Float32)
+    }
+}
+
+/// `(mantissa, exponent)` with `x == mantissa * 2**exponent` and `0.5 <= |mantissa| < 1`
+/// (int32 exponents; zero, infinities and NaN give themselves and 0), by the bits as JAX.
+pub fn frexp(x: impl ArrayLike) -> Result<(Array, Array)> {
+    overridable!("frexp"; [one x]; []);
+    let x = inexact_of("frexp", x)?;
+    // In float32 (float16 converts exactly): subnormals are scaled up by 2^25 first.
+    let f = x.astype(DType::Float32)?;
+    let sub = super::less(super::abs(&f)?, f64::from(f32::MIN_POSITIVE))?;
+    let scaled = super::r#where(&sub, super::multiply(&f, 2f64.powi(25))?, &f)?;
+    let bits = lax::bitcast_convert_type(&scaled, DType::Int32)?;
+    let e = super::subtract(
+        super::bitwise_and(super::right_shift(&bits, 23)?, 0xff)?,
+        126,
+    )?;
+    let e = super::subtract(&e, super::r#where(&sub, 25, 0)?)?;
+    let mbits = super::bitwise_or(super::bitwise_and(&bits, !(0xff << 23))?, 126 << 23)?;
+    let m = lax::bitcast_convert_type(&mbits, DType::Float32)?;
+    let special = super::logical_or(
+        super::logical_or(super::isinf(&f)?, super::isnan(&f)?)?,
+        super::equal(&f, 0.0)?,
+    )?;
+    let m = super::r#where(&special, &f, &m)?.astype(x.dtype())?;
+    let e = super::r#where(&special, 0, &e)?;
+    Ok((m, e))
+}
+
+/// `x1 * 2**x2` for integer `x2`, without overflow in the power: through [`frexp`], as JAX.
+pub fn ldexp(x1: impl ArrayLike, x2: impl ArrayLike) -> Result<Array> {
+    overridable!("ldexp"; [one x1, one x2]; []);
+    let func = "ldexp";
+    let x = inexact_of(func, x1)?;
+    let n = super::asarray(operand(func, 1, x2)?)?;
+    if !n.dtype().is_integer() && !n.dtype().is_bool() {
+        return Err(Error::dtype(
+            func,
+            &[x.dtype(), n.dtype()],
+            "x2 must be integer",
+        ));
+    }
+    let (m, e) = frexp(&x)?;
+    let e = super::add(e, n.astype(DType::Int32)?)?.astype(x.dtype())?;
+    let pos = super::greater(&e, 0.0)?;
+    let m = super::r#where(&pos, super::multiply(&m, 2.0)?, &m)?;
+    let e = super::r#where(&pos, super::subtract(&e, 1.0)?, &e)?;
+    let r = super::multiply(&m, super::power(2.0, &e)?)?;
+    let keep = super::logical_or(super::isinf(&x)?, super::equal(&x, 0.0)?)?;
+    super::r#where(keep, &x, r)
+}
+
+/// `x1 ** x2` in an inexact dtype (integers and bool promote to float32), as JAX's
+/// `float_power` with 64-bit types disabled.
+pub fn float_power(x1: impl ArrayLike, x2: impl ArrayLike) -> Result<Array> {
+    overridable!("float_power"; [one x1, one x2]; []);
+    let func = "float_power";
+    let v = super::promote(
+        func,
+        vec![operand(func, 0, x1)?, operand(func, 1, x2)?],
+        true,
+    )?;
+    super::power(&v[0], &v[1])
+}
