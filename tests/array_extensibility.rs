@@ -450,6 +450,51 @@ table! {
     frexp => |w, x| { let (m, e) = np::frexp(w.w(&x.f))?; Ok(vec![m, e]) };
     ldexp => |w, x| one(np::ldexp(w.w(&x.f), w.w(&x.i)));
     float_power => |w, x| one(np::float_power(w.w(&x.g), w.w(&x.i)));
+    // choosing, updates, partitions, float neighbours, convolutions, histograms, dtype questions
+    select => |w, x| one(np::select(vec![w.w(&np::less(&x.f, 0.0)?), w.w(&x.b)], vec![w.w(&x.g), w.w(&x.f)], 7.0));
+    choose => |w, x| one(np::choose(w.w(&x.i), vec![w.w(&x.f), w.w(&x.g)], np::IndexMode::Wrap));
+    piecewise => |w, x| one(np::piecewise(w.w(&x.f), vec![w.w(&x.b)], vec![np::Piece::func(|v| np::exp(v)), np::Piece::Value(-1.0)]));
+    place => |w, x| one(np::place(w.w(&x.f), w.w(&x.b), w.w(&x.g.slice(olympus::s![..2])?)));
+    put => |w, x| one(np::put(w.w(&x.m), w.w(&x.idx), w.w(&x.f), np::IndexMode::Wrap));
+    put_along_axis => |w, x| one(np::put_along_axis(w.w(&x.m), w.w(&np::argsort(&x.n, Some(1))?), w.w(&x.n), Some(1), np::IndexMode::Fill));
+    delete => |w, x| one(np::delete(w.w(&x.t), &[0, -1], Some(2)));
+    insert => |w, x| one(np::insert(w.w(&x.m), &[0, 3], w.w(&x.g.slice(olympus::s![..2])?), Some(1)));
+    trim_zeros => |w, x| one(np::trim_zeros(w.w(&x.u), "fb"));
+    ravel_multi_index => |w, x| one(np::ravel_multi_index(vec![w.w(&x.idx), w.w(&x.j.slice(olympus::s![..3])?)], &[3, 5], np::IndexMode::Clip));
+    lexsort => |w, x| one(np::lexsort(vec![w.w(&x.f), w.w(&x.b)], -1));
+    partition => |w, x| one(np::partition(w.w(&x.t), 1, 1));
+    argpartition => |w, x| one(np::argpartition(w.w(&x.f), -2, 0));
+    block => |w, x| one(np::block(vec![vec![x.m.clone(), x.n.clone()]]));
+    nextafter => |w, x| one(np::nextafter(w.w(&x.f), w.w(&x.g)));
+    spacing => |w, x| one(np::spacing(w.w(&x.m)));
+    gradient => |w, x| np::gradient(w.w(&x.t), &[0.5], Some(&[0, 2]));
+    unwrap => |w, x| one(np::unwrap(w.w(&np::multiply(&x.m, 3.0)?), None, 0, std::f64::consts::TAU));
+    convolve => |w, x| one(np::convolve(w.w(&x.f), w.w(&x.idx), np::ConvMode::Same));
+    correlate => |w, x| one(np::correlate(w.w(&x.g), w.w(&x.f), np::ConvMode::Full));
+    polymul => |w, x| one(np::polymul(w.w(&x.f), w.w(&x.j)));
+    polydiv => |w, x| { let (q, r) = np::polydiv(w.w(&x.g), w.w(&x.u1.slice(olympus::s![3..])?))?; Ok(vec![q, r]) };
+    poly => |w, x| one(np::poly(w.w(&x.u1)));
+    mask_indices => |w, x| { let (r, c) = np::mask_indices(3, |a, k| np::triu(a, k), 1, Some(4))?; Ok(vec![r, c]) };
+    apply_along_axis => |w, x| one(np::apply_along_axis(|r| np::cumsum(r, None), 1, w.w(&x.t)));
+    apply_over_axes => |w, x| one(np::apply_over_axes(|a, ax| np::sum(a, Some(&[ax]), false), w.w(&x.t), &[0, 2]));
+    vectorize => |w, x| one(np::vectorize(|v: &[Array]| np::maximum(&v[0], &v[1]))(&[np::asarray(w.w(&x.m))?, np::asarray(w.w(&x.g.slice(olympus::s![..3])?))?]));
+    fromfunction => |w, x| one(np::fromfunction(|ix| np::add(&ix[0], np::multiply(&ix[1], 10.0)?), &[2, 3], None));
+    fromiter => |w, x| one(np::fromiter((0..5).map(|v| v as f32 * 0.5), Some(4)));
+    frombuffer => |w, x| one(np::frombuffer(&[0, 0, 128, 63, 0, 0, 0, 64], DType::Float32, None, 0));
+    fromfile => |w, x| {
+        let p = scratch("raw.bin");
+        std::fs::write(&p, [1u8, 0, 0, 0, 2, 0, 0, 0]).map_err(|e| olympus::Error::InvalidArgument { func: "fromfile".into(), reason: e.to_string() })?;
+        one(np::fromfile(&p, DType::Int32, None, 4))
+    };
+    histogramdd => |w, x| { let (h, e) = np::histogramdd(w.w(&x.m), &[np::Bins::Count(2)], None, None, false)?; Ok([vec![h], e].concat()) };
+    histogram2d => |w, x| { let (h, a, b) = np::histogram2d(w.w(&x.f), w.w(&x.g), &[np::Bins::Count(3)], None, None, true)?; Ok(vec![h, a, b]) };
+    can_cast => |w, x| one(np::asarray(np::can_cast(DType::UInt32, DType::Int32, np::Casting::SameKind)));
+    isdtype => |w, x| one(np::asarray(np::isdtype(DType::UInt32, np::Kind::Integral)));
+    issubdtype => |w, x| one(np::asarray(np::issubdtype(DType::Float16, np::DTypeClass::Inexact)));
+    isscalar => |w, x| one(np::asarray(np::isscalar(w.w(&x.m))?));
+    get_printoptions => |w, x| one(np::asarray(np::get_printoptions().precision as i32));
+    set_printoptions => |w, x| { np::set_printoptions(np::get_printoptions()); one(np::asarray(1)) };
+    printoptions => |w, x| one(np::asarray(np::printoptions(np::get_printoptions(), || np::get_printoptions().linewidth as i32)));
     // NumPy files
     save => |w, x| {
         let p = scratch("save.npy");
@@ -682,8 +727,17 @@ fn the_table_covers_every_public_numpy_function() {
 /// (`nonzero` without a size, boolean masks) and host I/O. Under `jit` they must fail with
 /// a clear `Error::Tracing`.
 const NEEDS_VALUES: &[&str] = &[
-    "nonzero", "argwhere", "extract", "compress", "save", "load", "savez", "load_npz", "unique",
+    "nonzero",
+    "argwhere",
+    "extract",
+    "compress",
+    "save",
+    "load",
+    "savez",
+    "load_npz",
+    "unique",
     "setxor1d",
+    "trim_zeros",
 ];
 
 /// Distance in units in the last place between two words of `dtype` (0 for equal bits).

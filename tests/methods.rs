@@ -332,6 +332,19 @@ const NOT_OVERRIDABLE: &[&str] = &[
     "bartlett",
     "blackman",
     "broadcast_shapes",
+    "block", // nested lists of arrays, no array-like argument
+    "mask_indices",
+    "fromfunction",
+    "fromiter",
+    "frombuffer",
+    "fromfile",
+    "vectorize", // makes a function
+    "can_cast",
+    "isdtype",
+    "issubdtype",
+    "get_printoptions",
+    "set_printoptions",
+    "printoptions",
     "linspace",
     "ones",
     "zeros", // no array arguments

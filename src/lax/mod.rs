@@ -13,6 +13,9 @@
 mod eval;
 mod read;
 
+pub use read::PrintOptions;
+pub(crate) use read::{print_options, replace_print_options};
+
 pub(crate) use eval::common_device;
 pub(crate) use eval::eval as eval_primitive;
 #[cfg(test)]

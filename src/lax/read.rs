@@ -181,11 +181,56 @@ fn rust_type(d: DType) -> &'static str {
 
 // ---- printing, after NumPy's repr ----
 
-const SUMMARY_THRESHOLD: usize = 1000;
-const EDGE: usize = 3;
-const LINE_WIDTH: usize = 75;
+/// How arrays print, after NumPy's print options (see
+/// [`numpy::set_printoptions`](crate::numpy::set_printoptions)).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PrintOptions {
+    /// At most this many fractional digits (fewer where they tell the value apart).
+    pub precision: usize,
+    /// Arrays of more elements print summarised, with `...`.
+    pub threshold: usize,
+    /// Elements printed at each end of a summarised axis.
+    pub edgeitems: usize,
+    /// Characters per line before wrapping.
+    pub linewidth: usize,
+    /// Fixed-point notation always (no scientific notation for small or large values).
+    pub suppress: bool,
+}
 
-fn format_values(values: &[f64], dtype: DType) -> Vec<String> {
+impl PrintOptions {
+    /// NumPy's defaults: precision 8, threshold 1000, 3 edge items, 75 columns.
+    pub const DEFAULT: PrintOptions = PrintOptions {
+        precision: 8,
+        threshold: 1000,
+        edgeitems: 3,
+        linewidth: 75,
+        suppress: false,
+    };
+}
+
+impl Default for PrintOptions {
+    fn default() -> Self {
+        PrintOptions::DEFAULT
+    }
+}
+
+static PRINT_OPTIONS: std::sync::RwLock<PrintOptions> =
+    std::sync::RwLock::new(PrintOptions::DEFAULT);
+
+/// The process's print options.
+pub(crate) fn print_options() -> PrintOptions {
+    PRINT_OPTIONS.read().map(|o| o.clone()).unwrap_or_default()
+}
+
+/// Replaces the process's print options, returning the previous ones.
+pub(crate) fn replace_print_options(o: PrintOptions) -> PrintOptions {
+    match PRINT_OPTIONS.write() {
+        Ok(mut g) => std::mem::replace(&mut *g, o),
+        Err(p) => std::mem::replace(&mut *p.into_inner(), o),
+    }
+}
+
+fn format_values(values: &[f64], dtype: DType, opts: &PrintOptions) -> Vec<String> {
     match dtype {
         DType::Bool => values
             .iter()
@@ -205,10 +250,10 @@ fn format_values(values: &[f64], dtype: DType) -> Vec<String> {
                 .iter()
                 .filter(|v| **v != 0.0)
                 .fold(f64::INFINITY, |m, v| m.min(v.abs()));
-            let sci = max >= 1e8 || min_nz < 1e-4;
+            let sci = !opts.suppress && (max >= 1e8 || min_nz < 1e-4);
             let strs: Vec<String> = values
                 .iter()
-                .map(|&v| format_float(v, dtype, sci))
+                .map(|&v| format_float(v, dtype, sci, opts.precision))
                 .collect();
             // Align decimal points: pad fractions on the right, as NumPy does.
             let frac = |s: &String| -> usize {
@@ -240,7 +285,7 @@ fn format_values(values: &[f64], dtype: DType) -> Vec<String> {
     }
 }
 
-fn shortest(v: f64, dtype: DType, sci: bool) -> String {
+fn shortest(v: f64, dtype: DType, sci: bool, precision: usize) -> String {
     let same = |s: &str| -> bool {
         let p: f64 = s.parse().unwrap_or(f64::NAN);
         match dtype {
@@ -248,7 +293,7 @@ fn shortest(v: f64, dtype: DType, sci: bool) -> String {
             _ => p as f32 == v as f32,
         }
     };
-    for prec in 0..=9 {
+    for prec in 0..=precision {
         let s = if sci {
             format!("{v:.prec$e}")
         } else {
@@ -259,20 +304,20 @@ fn shortest(v: f64, dtype: DType, sci: bool) -> String {
         }
     }
     if sci {
-        format!("{v:.8e}")
+        format!("{v:.precision$e}")
     } else {
-        format!("{v:.8}")
+        format!("{v:.precision$}")
     }
 }
 
-fn format_float(v: f64, dtype: DType, sci: bool) -> String {
+fn format_float(v: f64, dtype: DType, sci: bool, precision: usize) -> String {
     if v.is_nan() {
         return "nan".into();
     }
     if v.is_infinite() {
         return if v > 0.0 { "inf".into() } else { "-inf".into() };
     }
-    let s = shortest(v, dtype, sci);
+    let s = shortest(v, dtype, sci, precision);
     if sci {
         // Rust's `1.5e-5` becomes NumPy's `1.5e-05`; a bare mantissa gets its point.
         let (m, e) = s.split_once('e').unwrap_or((&s, "0"));
@@ -295,16 +340,26 @@ fn format_float(v: f64, dtype: DType, sci: bool) -> String {
 }
 
 /// Which indices along a dimension of length `n` are printed (`None` marks the ellipsis).
-fn shown(n: usize, summarize: bool) -> Vec<Option<usize>> {
-    if summarize && n > 2 * EDGE {
-        (0..EDGE)
+fn shown(n: usize, summarize: bool, edge: usize) -> Vec<Option<usize>> {
+    if summarize && n > 2 * edge {
+        (0..edge)
             .map(Some)
             .chain(std::iter::once(None))
-            .chain((n - EDGE..n).map(Some))
+            .chain((n - edge..n).map(Some))
             .collect()
     } else {
         (0..n).map(Some).collect()
     }
+}
+
+/// How [`render`] lays out elements: their column width, whether and how long axes are
+/// summarised, and the line width.
+#[derive(Clone, Copy)]
+struct Style {
+    width: usize,
+    summarize: bool,
+    edge: usize,
+    linewidth: usize,
 }
 
 fn render(
@@ -313,15 +368,20 @@ fn render(
     shape: &[usize],
     index: &mut Vec<usize>,
     indent: usize,
-    width: usize,
-    summarize: bool,
+    style: &Style,
 ) {
+    let Style {
+        width,
+        summarize,
+        edge,
+        linewidth,
+    } = *style;
     let strides = crate::shape::contiguous_strides(shape);
     let depth = index.len();
     out.push('[');
     if depth + 1 == shape.len() {
         let mut line_len = indent + 1;
-        let items = shown(shape[depth], summarize);
+        let items = shown(shape[depth], summarize, edge);
         for (k, it) in items.iter().enumerate() {
             let s = match it {
                 Some(i) => {
@@ -337,7 +397,7 @@ fn render(
             };
             let sep = if k + 1 < items.len() { "," } else { "" };
             if k > 0 {
-                if line_len + 1 + s.len() + sep.len() > LINE_WIDTH {
+                if line_len + 1 + s.len() + sep.len() > linewidth {
                     out.push('\n');
                     out.push_str(&" ".repeat(indent + 1));
                     line_len = indent + 1;
@@ -351,7 +411,7 @@ fn render(
             line_len += s.len() + sep.len();
         }
     } else {
-        let items = shown(shape[depth], summarize);
+        let items = shown(shape[depth], summarize, edge);
         let blank = "\n".repeat(shape.len() - depth - 1);
         for (k, it) in items.iter().enumerate() {
             if k > 0 {
@@ -362,7 +422,7 @@ fn render(
             match it {
                 Some(i) => {
                     index.push(*i);
-                    render(out, strs, shape, index, indent + 1, width, summarize);
+                    render(out, strs, shape, index, indent + 1, style);
                     index.pop();
                 }
                 None => out.push_str("..."),
@@ -388,8 +448,9 @@ impl fmt::Debug for Array {
                 )
             }
         };
-        let strs = format_values(&values, self.dtype());
-        let summarize = self.size() > SUMMARY_THRESHOLD;
+        let opts = print_options();
+        let strs = format_values(&values, self.dtype(), &opts);
+        let summarize = self.size() > opts.threshold;
         let body = if self.ndim() == 0 {
             strs[0].trim().to_string()
         } else if self.size() == 0 {
@@ -403,8 +464,12 @@ impl fmt::Debug for Array {
                 self.shape(),
                 &mut Vec::new(),
                 "Array(".len(),
-                width,
-                summarize,
+                &Style {
+                    width,
+                    summarize,
+                    edge: opts.edgeitems,
+                    linewidth: opts.linewidth,
+                },
             );
             out
         };

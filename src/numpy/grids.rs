@@ -86,18 +86,23 @@ pub fn meshgrid<A: ArrayLike>(
 /// whose slice `i` holds each position's index along axis `i` (int32 by default).
 pub fn indices(dimensions: &[usize], dtype: Option<DType>) -> Result<Array> {
     let dtype = dtype.unwrap_or(DType::Int32);
-    let grids: Vec<Array> = (0..dimensions.len())
-        .map(|i| {
-            let mut s = vec![1; dimensions.len()];
-            s[i] = dimensions[i];
-            let r = lax::reshape(&super::arange(0..dimensions[i] as i32)?, &s)?;
-            super::broadcast_to(&r, dimensions)?.astype(dtype)
-        })
-        .collect::<Result<_>>()?;
+    let grids = index_grids(dimensions, dtype)?;
     if grids.is_empty() {
         return super::zeros(&[0], dtype);
     }
     super::stack(grids, 0)
+}
+
+/// One grid per axis of `shape`, holding each position's index along that axis.
+fn index_grids(shape: &[usize], dtype: DType) -> Result<Vec<Array>> {
+    (0..shape.len())
+        .map(|i| {
+            let mut s = vec![1; shape.len()];
+            s[i] = shape[i];
+            let r = lax::reshape(&super::arange(0..shape[i] as i32)?, &s)?;
+            super::broadcast_to(&r, shape)?.astype(dtype)
+        })
+        .collect()
 }
 
 /// Open index arrays for cross-product indexing: input `i` (1-d) reshaped to length 1 on
@@ -333,18 +338,14 @@ pub fn vander(x: impl ArrayLike, n: Option<usize>, increasing: bool) -> Result<A
 pub fn kron(a: impl ArrayLike, b: impl ArrayLike) -> Result<Array> {
     overridable!("kron"; [one a, one b]; []);
     let func = "kron";
-    let v = super::promote(
-        func,
-        vec![operand(func, 0, a)?, operand(func, 1, b)?],
-        false,
-    )?;
-    let r = v[0].ndim().max(v[1].ndim());
+    let v = super::promote_pair(func, a, b, false)?;
+    let r = v.0.ndim().max(v.1.ndim());
     let lift = |x: &Array| -> Result<Array> {
         let mut s = vec![1; r - x.ndim()];
         s.extend(x.shape());
         lax::reshape(x, &s)
     };
-    let (a, b) = (lift(&v[0])?, lift(&v[1])?);
+    let (a, b) = (lift(&v.0)?, lift(&v.1)?);
     // a[i0, 1, i1, 1, ...] * b[1, j0, 1, j1, ...], then merge each (i, j) pair.
     let inter = |x: &Array, first: bool| -> Result<Array> {
         let s: Vec<usize> = x
@@ -593,12 +594,7 @@ pub fn bartlett(m: usize) -> Result<Array> {
 pub fn polyval(p: impl ArrayLike, x: impl ArrayLike) -> Result<Array> {
     overridable!("polyval"; [one p, one x]; []);
     let func = "polyval";
-    let v = super::promote(
-        func,
-        vec![operand(func, 0, p)?, operand(func, 1, x)?],
-        false,
-    )?;
-    let (p, x) = (v[0].clone(), v[1].clone());
+    let (p, x) = super::promote_pair(func, p, x, false)?;
     if p.ndim() == 0 {
         return Err(Error::shape(
             func,
@@ -628,12 +624,8 @@ pub fn polysub(a1: impl ArrayLike, a2: impl ArrayLike) -> Result<Array> {
 }
 
 fn poly_combine(func: &str, a1: impl ArrayLike, a2: impl ArrayLike, sub: bool) -> Result<Array> {
-    let v = super::promote(
-        func,
-        vec![operand(func, 0, a1)?, operand(func, 1, a2)?],
-        false,
-    )?;
-    let (a, b) = (super::atleast_1d(&v[0])?, super::atleast_1d(&v[1])?);
+    let v = super::promote_pair(func, a1, a2, false)?;
+    let (a, b) = (super::atleast_1d(&v.0)?, super::atleast_1d(&v.1)?);
     if a.ndim() != 1 || b.ndim() != 1 {
         return Err(Error::shape(
             func,
@@ -730,11 +722,7 @@ fn host_f32(v: &[f64]) -> Result<Array> {
 pub fn cross(a: impl ArrayLike, b: impl ArrayLike, axis: isize) -> Result<Array> {
     overridable!("cross"; [one a, one b]; [axis]);
     let func = "cross";
-    let v = super::promote(
-        func,
-        vec![operand(func, 0, a)?, operand(func, 1, b)?],
-        false,
-    )?;
+    let v = super::promote_pair(func, a, b, false)?;
     let mv = |x: &Array| -> Result<Array> {
         if x.ndim() == 0 {
             return Err(Error::shape(func, &[x.shape()], "needs vectors"));
@@ -742,7 +730,7 @@ pub fn cross(a: impl ArrayLike, b: impl ArrayLike, axis: isize) -> Result<Array>
         let ax = normalize_axis(func, axis, x.ndim())?;
         super::moveaxis(x, &[ax as isize], &[-1])
     };
-    let (a, b) = (mv(&v[0])?, mv(&v[1])?);
+    let (a, b) = (mv(&v.0)?, mv(&v.1)?);
     let (na, nb) = (a.shape()[a.ndim() - 1], b.shape()[b.ndim() - 1]);
     if !matches!(na, 2 | 3) || !matches!(nb, 2 | 3) {
         return Err(Error::shape(
@@ -817,12 +805,7 @@ pub fn vecmat(x1: impl ArrayLike, x2: impl ArrayLike) -> Result<Array> {
 pub fn vecdot(x1: impl ArrayLike, x2: impl ArrayLike, axis: isize) -> Result<Array> {
     overridable!("vecdot"; [one x1, one x2]; [axis]);
     let func = "vecdot";
-    let v = super::promote(
-        func,
-        vec![operand(func, 0, x1)?, operand(func, 1, x2)?],
-        false,
-    )?;
-    let (a, b) = (v[0].clone(), v[1].clone());
+    let (a, b) = super::promote_pair(func, x1, x2, false)?;
     let check = |x: &Array| normalize_axis(func, axis, x.ndim());
     let (aa, ab) = (check(&a)?, check(&b)?);
     if a.shape()[aa] != b.shape()[ab] {
@@ -832,24 +815,23 @@ pub fn vecdot(x1: impl ArrayLike, x2: impl ArrayLike, axis: isize) -> Result<Arr
             "the vectors along the axis must have one length",
         ));
     }
-    let a = super::moveaxis(&a, &[aa as isize], &[-1])?;
-    let b = super::moveaxis(&b, &[ab as isize], &[-1])?;
-    let a = if a.dtype() == DType::Bool {
-        a.astype(DType::Int32)?
-    } else {
-        a
+    let boolean = a.dtype() == DType::Bool;
+    // Bool vectors are summed as int32 and the result converted back.
+    let counted = |x: &Array, ax: usize| -> Result<Array> {
+        let x = super::moveaxis(x, &[ax as isize], &[-1])?;
+        if boolean {
+            x.astype(DType::Int32)
+        } else {
+            Ok(x)
+        }
     };
-    let b = if b.dtype() == DType::Bool {
-        b.astype(DType::Int32)?
-    } else {
-        b
-    };
+    let (a, b) = (counted(&a, aa)?, counted(&b, ab)?);
     let r = super::matmul(
         super::expand_dims(&a, &[-2])?,
         super::expand_dims(&b, &[-1])?,
     )?;
     let r = super::squeeze(&r, Some(&[-2, -1]))?;
-    if v[0].dtype() == DType::Bool {
+    if boolean {
         r.astype(DType::Bool)
     } else {
         Ok(r)
@@ -866,14 +848,10 @@ pub fn around(a: impl ArrayLike, decimals: i32) -> Result<Array> {
 pub fn divmod(x1: impl ArrayLike, x2: impl ArrayLike) -> Result<(Array, Array)> {
     overridable!("divmod"; [one x1, one x2]; []);
     let func = "divmod";
-    let v = super::promote(
-        func,
-        vec![operand(func, 0, x1)?, operand(func, 1, x2)?],
-        false,
-    )?;
+    let v = super::promote_pair(func, x1, x2, false)?;
     Ok((
-        super::floor_divide(&v[0], &v[1])?,
-        super::remainder(&v[0], &v[1])?,
+        super::floor_divide(&v.0, &v.1)?,
+        super::remainder(&v.0, &v.1)?,
     ))
 }
 
@@ -953,10 +931,572 @@ pub fn ldexp(x1: impl ArrayLike, x2: impl ArrayLike) -> Result<Array> {
 pub fn float_power(x1: impl ArrayLike, x2: impl ArrayLike) -> Result<Array> {
     overridable!("float_power"; [one x1, one x2]; []);
     let func = "float_power";
-    let v = super::promote(
-        func,
-        vec![operand(func, 0, x1)?, operand(func, 1, x2)?],
-        true,
+    let v = super::promote_pair(func, x1, x2, true)?;
+    super::power(&v.0, &v.1)
+}
+
+/// The next float after `x` toward `y` (float32 by its bits, float16 by its spacing; `y`
+/// where they are equal, NaN where either is).
+///
+/// ```
+/// use olympus::numpy as np;
+/// let r = np::nextafter([1.0f32, 0.0], [2.0f32, -1.0])?.to_vec::<f32>()?;
+/// assert_eq!(r, vec![1.0 + f32::EPSILON, -f32::from_bits(1)]);
+/// # Ok::<(), olympus::Error>(())
+/// ```
+pub fn nextafter(x: impl ArrayLike, y: impl ArrayLike) -> Result<Array> {
+    overridable!("nextafter"; [one x, one y]; []);
+    let func = "nextafter";
+    let v = super::promote_pair(func, x, y, true)?;
+    let shape = crate::shape::broadcast_shapes_for(func, &[v.0.shape(), v.1.shape()])?;
+    let (x, y) = (
+        super::broadcast_to(&v.0, &shape)?,
+        super::broadcast_to(&v.1, &shape)?,
+    );
+    let up = super::less(&x, &y)?;
+    let r = if x.dtype() == DType::Float16 {
+        next_f16(&x, &up)?
+    } else {
+        // Away from zero is one more in the magnitude's bits, toward zero one less.
+        let bits = lax::bitcast_convert_type(&x, DType::Int32)?;
+        let away = super::equal(&up, super::greater(&x, 0.0)?)?;
+        let step = super::r#where(&away, 1, -1)?;
+        let moved = lax::bitcast_convert_type(&super::add(&bits, step)?, DType::Float32)?;
+        let tiny = super::r#where(
+            &up,
+            f64::from(f32::from_bits(1)),
+            -f64::from(f32::from_bits(1)),
+        )?;
+        super::r#where(super::equal(&x, 0.0)?, tiny, moved)?
+    };
+    let nan = super::logical_or(super::isnan(&x)?, super::isnan(&y)?)?;
+    let r = super::r#where(super::equal(&x, &y)?, &y, r)?;
+    super::r#where(nan, f64::NAN, r)
+}
+
+/// The neighbour of float16 `x` (exact in float32) above it where `up`, else below.
+fn next_f16(x: &Array, up: &Array) -> Result<Array> {
+    let f = x.astype(DType::Float32)?;
+    // |x| = m·2^e with m in [0.5, 1): its float16 spacing is 2^(max(e - 1, -14) - 10),
+    // halved below a power of two (m = 0.5) moving toward zero.
+    let (m, e) = frexp(super::abs(&f)?)?;
+    let e = super::maximum(super::subtract(e, 1)?, -14)?;
+    let ulp = super::power(2.0, super::subtract(e.astype(DType::Float32)?, 10.0)?)?;
+    let away = super::equal(up, super::greater(&f, 0.0)?)?;
+    let halve = super::logical_and(
+        super::logical_not(&away)?,
+        super::logical_and(
+            super::equal(&m, 0.5)?,
+            super::greater(super::abs(&f)?, 2f64.powi(-14))?,
+        )?,
     )?;
-    super::power(&v[0], &v[1])
+    let ulp = super::r#where(halve, super::multiply(&ulp, 0.5)?, &ulp)?;
+    let zero = super::equal(&f, 0.0)?;
+    let ulp = super::r#where(&zero, 2f64.powi(-24), ulp)?;
+    let r = super::r#where(up, super::add(&f, &ulp)?, super::subtract(&f, &ulp)?)?;
+    r.astype(DType::Float16)
+}
+
+/// The distance from `x` to the next float away from zero (`x`'s sign; the smallest
+/// subnormal at zero), as JAX computes it.
+pub fn spacing(x: impl ArrayLike) -> Result<Array> {
+    overridable!("spacing"; [one x]; []);
+    let x = inexact_of("spacing", x)?;
+    if x.dtype() == DType::Float16 {
+        return super::subtract(nextafter(&x, f64::INFINITY)?, &x);
+    }
+    let inf = super::copysign(f64::INFINITY, &x)?.astype(x.dtype())?;
+    let r = super::subtract(nextafter(&x, inf)?, &x)?;
+    let tiny = super::copysign(f64::from(f32::from_bits(1)), &x)?;
+    super::r#where(super::equal(&r, 0.0)?, tiny, r)
+}
+
+/// The gradient of `f` by second-order central differences inside and first-order ones at
+/// the ends, along each of `axis` (all by default), with sample spacing `spacing` (one
+/// value for every axis, or one per axis); one array per axis.
+pub fn gradient(f: impl ArrayLike, spacing: &[f64], axis: Option<&[isize]>) -> Result<Vec<Array>> {
+    overridable!("gradient"; [one f]; [axis]);
+    let func = "gradient";
+    let a = inexact_of(func, f)?;
+    let axes: Vec<usize> = match axis {
+        None => (0..a.ndim()).collect(),
+        Some(ax) => crate::shape::normalize_axes(func, ax, a.ndim())?,
+    };
+    let h: Vec<f64> = match spacing.len() {
+        0 => vec![1.0; axes.len()],
+        1 => vec![spacing[0]; axes.len()],
+        n if n == axes.len() => spacing.to_vec(),
+        n => {
+            return Err(Error::arg(
+                func,
+                format!("{n} spacings for {} axes", axes.len()),
+            ))
+        }
+    };
+    axes.iter()
+        .zip(h)
+        .map(|(&ax, h)| {
+            let n = a.shape()[ax];
+            if n < 2 {
+                return Err(Error::shape(
+                    func,
+                    &[a.shape()],
+                    format!("axis {ax} needs at least 2 samples"),
+                ));
+            }
+            let s = |lo: usize, hi: usize| slice_axis(&a, ax, lo, hi);
+            let upper = super::divide(super::subtract(s(1, 2)?, s(0, 1)?)?, h)?;
+            let lower = super::divide(super::subtract(s(n - 1, n)?, s(n - 2, n - 1)?)?, h)?;
+            let inner = super::divide(
+                super::multiply(super::subtract(s(2, n)?, s(0, n - 2)?)?, 0.5)?,
+                h,
+            )?;
+            super::concatenate([upper, inner, lower], ax as isize)
+        })
+        .collect()
+}
+
+/// `p` with jumps between neighbours along `axis` larger than `discont` (half the period by
+/// default) corrected by whole multiples of `period`, as JAX's `unwrap`.
+pub fn unwrap(p: impl ArrayLike, discont: Option<f64>, axis: isize, period: f64) -> Result<Array> {
+    overridable!("unwrap"; [one p]; [discont, axis, period]);
+    let func = "unwrap";
+    let p = super::asarray(operand(func, 0, p)?)?;
+    let ax = normalize_axis(func, axis, p.ndim().max(1))?;
+    if p.ndim() == 0 {
+        return Err(Error::shape(func, &[p.shape()], "needs at least one axis"));
+    }
+    if p.shape()[ax] == 0 {
+        return Ok(p);
+    }
+    // JAX promotes p with the (weak float) period: integers and bool become float32.
+    let p = if p.dtype().is_floating() {
+        p
+    } else {
+        p.astype(DType::Float32)?
+    };
+    let interval = period / 2.0;
+    let discont = discont.unwrap_or(period / 2.0);
+    let dd = super::diff(&p, 1, ax as isize, None, None)?;
+    let ddmod = super::subtract(super::r#mod(super::add(&dd, interval)?, period)?, interval)?;
+    let edge = super::logical_and(super::equal(&ddmod, -interval)?, super::greater(&dd, 0)?)?;
+    let ddmod = super::r#where(edge, interval, ddmod)?;
+    let correct = super::r#where(
+        super::less(super::abs(&dd)?, discont)?,
+        0,
+        super::subtract(&ddmod, &dd)?,
+    )?;
+    let n = p.shape()[ax];
+    let rest = super::add(
+        slice_axis(&p, ax, 1, n)?,
+        super::cumsum(correct, Some(ax as isize))?,
+    )?;
+    super::concatenate(
+        [slice_axis(&p, ax, 0, 1)?, rest.astype(p.dtype())?],
+        ax as isize,
+    )
+}
+
+/// Which part of a full convolution [`convolve`] and [`correlate`] return.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ConvMode {
+    /// Every overlap: `len(a) + len(v) - 1` values.
+    Full,
+    /// `max(len(a), len(v))` values centred on the full result.
+    Same,
+    /// Only complete overlaps: `max - min + 1` values.
+    Valid,
+}
+
+impl IntoParam for ConvMode {
+    fn to_param(&self) -> Param {
+        Param::Other(format!("{self:?}"))
+    }
+}
+
+/// The discrete convolution of two 1-d arrays (inexact: integers promote to float32).
+///
+/// ```
+/// use olympus::numpy::{self as np, ConvMode};
+/// let c = np::convolve([1.0f32, 2.0, 3.0], [0.0f32, 1.0, 0.5], ConvMode::Full)?;
+/// assert_eq!(c.to_vec::<f32>()?, vec![0.0, 1.0, 2.5, 4.0, 1.5]);
+/// # Ok::<(), olympus::Error>(())
+/// ```
+pub fn convolve(a: impl ArrayLike, v: impl ArrayLike, mode: ConvMode) -> Result<Array> {
+    overridable!("convolve"; [one a, one v]; [mode]);
+    conv("convolve", a, v, mode, false)
+}
+
+/// The cross-correlation of two 1-d arrays: `c[k] = Σ a[n + k] · v[n]`.
+pub fn correlate(a: impl ArrayLike, v: impl ArrayLike, mode: ConvMode) -> Result<Array> {
+    overridable!("correlate"; [one a, one v]; [mode]);
+    conv("correlate", a, v, mode, true)
+}
+
+/// JAX's `_conv`: the longer operand slides under the (flipped, for a convolution)
+/// shorter one. Each output is a row of gathered, zero-padded windows times the kernel,
+/// one matrix-vector product.
+fn conv(
+    func: &str,
+    a: impl ArrayLike,
+    v: impl ArrayLike,
+    mode: ConvMode,
+    correlate: bool,
+) -> Result<Array> {
+    let (mut x, mut y) = super::promote_pair(func, a, v, true)?;
+    if x.ndim() != 1 || y.ndim() != 1 {
+        return Err(Error::shape(
+            func,
+            &[x.shape(), y.shape()],
+            "takes 1-d arrays",
+        ));
+    }
+    if x.size() == 0 || y.size() == 0 {
+        return Err(Error::shape(
+            func,
+            &[x.shape(), y.shape()],
+            "inputs cannot be empty",
+        ));
+    }
+    let mut reverse = false;
+    if x.size() < y.size() {
+        std::mem::swap(&mut x, &mut y);
+        reverse = correlate;
+    }
+    if !correlate {
+        y = super::flip(&y, None)?;
+    }
+    let (n, m) = (x.size(), y.size());
+    let (lo, hi) = match mode {
+        ConvMode::Valid => (0, 0),
+        ConvMode::Same => (m / 2, m - m / 2 - 1),
+        ConvMode::Full => (m - 1, m - 1),
+    };
+    let out = n + lo + hi + 1 - m;
+    // Window i reads x[i - lo + j] for j in 0..m (zero outside).
+    let i = lax::reshape(&super::arange(0..out as i32)?, &[out, 1])?;
+    let j = lax::reshape(&super::arange(0..m as i32)?, &[1, m])?;
+    let at = super::subtract(super::add(i, j)?, lo as i64)?;
+    let inside = super::logical_and(super::greater_equal(&at, 0)?, super::less(&at, n as i64)?)?;
+    let read = super::take_with(&x, &at, None, super::IndexMode::Clip, None)?;
+    let windows = super::r#where(inside, read, super::zeros(&[], x.dtype())?)?;
+    let r = super::matmul(windows, &y)?;
+    if reverse {
+        super::flip(&r, None)
+    } else {
+        Ok(r)
+    }
+}
+
+/// The product of two polynomials (1-d coefficient arrays, highest power first; inexact,
+/// as JAX's).
+pub fn polymul(a1: impl ArrayLike, a2: impl ArrayLike) -> Result<Array> {
+    overridable!("polymul"; [one a1, one a2]; []);
+    let func = "polymul";
+    let v = super::promote_pair(func, a1, a2, false)?;
+    let (a, b) = (super::atleast_1d(&v.0)?, super::atleast_1d(&v.1)?);
+    if a.size() == 0 || b.size() == 0 {
+        return super::zeros(&[0], DType::Float32);
+    }
+    // As JAX's, through the convolution: integers promote to float32.
+    conv(func, &a, &b, ConvMode::Full, false)
+}
+
+/// The quotient and remainder of polynomial division `u / v` (1-d coefficient arrays,
+/// highest power first, in an inexact dtype).
+pub fn polydiv(u: impl ArrayLike, v: impl ArrayLike) -> Result<(Array, Array)> {
+    overridable!("polydiv"; [one u, one v]; []);
+    let func = "polydiv";
+    let ops = super::promote_pair(func, u, v, true)?;
+    let (mut u, v) = (super::atleast_1d(&ops.0)?, super::atleast_1d(&ops.1)?);
+    if u.ndim() != 1 || v.ndim() != 1 || v.size() == 0 {
+        return Err(Error::shape(
+            func,
+            &[u.shape(), v.shape()],
+            "takes 1-d coefficient arrays, v non-empty",
+        ));
+    }
+    let (m, n) = (u.size() as isize - 1, v.size() as isize - 1);
+    let scale = super::true_divide(1.0, slice_axis(&v, 0, 0, 1)?)?;
+    let mut q = super::zeros(&[(m - n + 1).max(1) as usize], u.dtype())?;
+    for k in 0..(m - n + 1).max(0) as usize {
+        let d = super::multiply(&scale, slice_axis(&u, 0, k, k + 1)?)?;
+        q = q.at(k as isize).set(lax::reshape(&d, &[])?)?;
+        let sub = super::multiply(super::negative(&d)?, &v)?;
+        let mid = super::add(slice_axis(&u, 0, k, k + n as usize + 1)?, sub)?;
+        u = super::concatenate(
+            [
+                slice_axis(&u, 0, 0, k)?,
+                mid,
+                slice_axis(&u, 0, k + n as usize + 1, u.size())?,
+            ],
+            0,
+        )?;
+    }
+    Ok((q, u))
+}
+
+/// The coefficients (highest power first) of the monic polynomial with the 1-d
+/// `seq_of_zeros` as roots. (A square matrix's characteristic polynomial needs its
+/// eigenvalues and comes with the linear-algebra module.)
+pub fn poly(seq_of_zeros: impl ArrayLike) -> Result<Array> {
+    overridable!("poly"; [one seq_of_zeros]; []);
+    let func = "poly";
+    let z = inexact_of(func, seq_of_zeros)?;
+    if z.ndim() > 1 {
+        return Err(Error::shape(
+            func,
+            &[z.shape()],
+            "takes 1-d roots (matrices need linalg.eigvals)",
+        ));
+    }
+    let z = super::atleast_1d(&z)?;
+    let mut a = super::ones(&[1], z.dtype())?;
+    for k in 0..z.size() {
+        let root = super::negative(slice_axis(&z, 0, k, k + 1)?)?;
+        let factor = super::concatenate([super::ones(&[1], z.dtype())?, root], 0)?;
+        a = conv(func, &a, &factor, ConvMode::Full, false)?;
+    }
+    Ok(a)
+}
+
+/// The row and column indices where `mask_func(ones((n, n)), k)` is non-zero (for example
+/// [`triu`](super::triu) or [`tril`](super::tril)), in row-major order. With `size` there
+/// are exactly `size` of each (padded with 0), as JAX's; without it the count is read back,
+/// so under `jit` `size` is required.
+pub fn mask_indices(
+    n: usize,
+    mask_func: impl Fn(&Array, isize) -> Result<Array>,
+    k: isize,
+    size: Option<usize>,
+) -> Result<(Array, Array)> {
+    let func = "mask_indices";
+    let m = mask_func(&super::ones(&[n, n], DType::Int32)?, k)?;
+    if m.shape() != [n, n] {
+        return Err(Error::shape(
+            func,
+            &[m.shape()],
+            format!("mask_func must return an ({n}, {n}) array"),
+        ));
+    }
+    let mask = super::ravel(&m)?.astype(DType::Bool)?;
+    let pos = super::sets::compact(
+        func,
+        &super::arange(0..(n * n) as i32)?,
+        &mask,
+        size,
+        Some(0.0),
+    )?;
+    let n = n.max(1) as i64;
+    Ok((super::floor_divide(&pos, n)?, super::remainder(&pos, n)?))
+}
+
+/// `func1d` applied to every 1-d slice of `arr` along `axis` (through [`vmap`]); the
+/// function's output axes replace `axis`.
+///
+/// [`vmap`]: crate::vmap
+pub fn apply_along_axis(
+    func1d: impl Fn(&Array) -> Result<Array>,
+    axis: isize,
+    arr: impl ArrayLike,
+) -> Result<Array> {
+    overridable!("apply_along_axis"; [one arr]; [axis]);
+    let func = "apply_along_axis";
+    let a = super::asarray(operand(func, 0, arr)?)?;
+    if a.ndim() == 0 {
+        return Err(Error::shape(func, &[a.shape()], "needs at least one axis"));
+    }
+    let ax = normalize_axis(func, axis, a.ndim())?;
+    let moved = super::moveaxis(&a, &[ax as isize], &[-1])?;
+    let lead: Vec<usize> = moved.shape()[..a.ndim() - 1].to_vec();
+    let rows = lax::reshape(&moved, &[lead.iter().product(), a.shape()[ax]])?;
+    let f = crate::vmap(|row: Array| func1d(&row), 0, 0);
+    let r = f(rows)?;
+    let out: Vec<usize> = r.shape()[1..].to_vec();
+    let r = lax::reshape(&r, &[&lead[..], &out[..]].concat())?;
+    // The output axes sit where `axis` was.
+    let src: Vec<isize> = (lead.len()..lead.len() + out.len())
+        .map(|d| d as isize)
+        .collect();
+    let dst: Vec<isize> = (ax..ax + out.len()).map(|d| d as isize).collect();
+    super::moveaxis(&r, &src, &dst)
+}
+
+/// `func(a, axis)` applied for each of `axes` in turn, each result kept at the input's rank
+/// (a reduced axis comes back with length 1).
+pub fn apply_over_axes(
+    func: impl Fn(&Array, isize) -> Result<Array>,
+    a: impl ArrayLike,
+    axes: &[isize],
+) -> Result<Array> {
+    overridable!("apply_over_axes"; [one a]; [axes]);
+    let name = "apply_over_axes";
+    let mut a = super::asarray(operand(name, 0, a)?)?;
+    for &ax in axes {
+        let r = func(&a, ax)?;
+        a = if r.ndim() == a.ndim() {
+            r
+        } else if r.ndim() + 1 == a.ndim() {
+            super::expand_dims(&r, &[ax])?
+        } else {
+            return Err(Error::shape(
+                name,
+                &[a.shape(), r.shape()],
+                "func must keep the rank or drop the one axis",
+            ));
+        };
+    }
+    Ok(a)
+}
+
+/// An array of `shape` whose element at each index is `function` of the index arrays (one
+/// int32 grid per axis, converted to `dtype`, float32 by default).
+pub fn fromfunction(
+    function: impl Fn(&[Array]) -> Result<Array>,
+    shape: &[usize],
+    dtype: Option<DType>,
+) -> Result<Array> {
+    let grids = index_grids(shape, dtype.unwrap_or(DType::Float32))?;
+    function(&grids)
+}
+
+/// A 1-d array of the first `count` items of `iter` (all of them by default).
+pub fn fromiter<T: crate::dtype::Element>(
+    iter: impl IntoIterator<Item = T>,
+    count: Option<usize>,
+) -> Result<Array> {
+    let v: Vec<T> = match count {
+        Some(n) => {
+            let v: Vec<T> = iter.into_iter().take(n).collect();
+            if v.len() < n {
+                return Err(Error::arg(
+                    "fromiter",
+                    format!("the iterator ended after {} of {n} items", v.len()),
+                ));
+            }
+            v
+        }
+        None => iter.into_iter().collect(),
+    };
+    Array::from_slice(&v, &[v.len()])
+}
+
+/// A 1-d array of `dtype` read from little-endian `buffer` bytes, from byte `offset`,
+/// `count` elements (all that fit by default); bool is one byte per element.
+pub fn frombuffer(
+    buffer: &[u8],
+    dtype: DType,
+    count: Option<usize>,
+    offset: usize,
+) -> Result<Array> {
+    let func = "frombuffer";
+    let size = dtype.itemsize();
+    let avail = buffer.len().checked_sub(offset).ok_or_else(|| {
+        Error::arg(
+            func,
+            format!(
+                "offset {offset} is past the buffer's {} bytes",
+                buffer.len()
+            ),
+        )
+    })?;
+    let n = match count {
+        Some(n) if n * size > avail => {
+            return Err(Error::arg(
+                func,
+                format!(
+                    "{n} elements of {dtype} need {} bytes; {avail} are left",
+                    n * size
+                ),
+            ))
+        }
+        Some(n) => n,
+        None if avail % size != 0 => {
+            return Err(Error::arg(
+                func,
+                format!("{avail} bytes are not a whole number of {dtype} elements"),
+            ))
+        }
+        None => avail / size,
+    };
+    let b = &buffer[offset..offset + n * size];
+    // Each element from its little-endian bytes.
+    fn parse<T: crate::dtype::Element, const N: usize>(
+        b: &[u8],
+        n: usize,
+        f: fn([u8; N]) -> T,
+    ) -> Result<Array> {
+        let v: Vec<T> = b
+            .chunks_exact(N)
+            .map(|w| f(w.try_into().unwrap_or([0; N])))
+            .collect();
+        Array::from_slice(&v, &[n])
+    }
+    match dtype {
+        DType::Bool => parse(b, n, |[x]: [u8; 1]| x != 0),
+        DType::Int32 => parse(b, n, i32::from_le_bytes),
+        DType::UInt32 => parse(b, n, u32::from_le_bytes),
+        DType::Float32 => parse(b, n, f32::from_le_bytes),
+        DType::Float16 => parse(b, n, half::f16::from_le_bytes),
+    }
+}
+
+/// [`frombuffer`] of a file's bytes (raw little-endian data, as NumPy's `tofile` writes).
+pub fn fromfile(
+    path: impl AsRef<std::path::Path>,
+    dtype: DType,
+    count: Option<usize>,
+    offset: usize,
+) -> Result<Array> {
+    let p = path.as_ref();
+    let bytes =
+        std::fs::read(p).map_err(|e| Error::arg("fromfile", format!("{}: {e}", p.display())))?;
+    frombuffer(&bytes, dtype, count, offset).map_err(|e| match e {
+        Error::InvalidArgument { reason, .. } => {
+            Error::arg("fromfile", format!("{}: {reason}", p.display()))
+        }
+        e => e,
+    })
+}
+
+/// `f` (a function of 0-d arrays) made to work elementwise on arrays: the arguments are
+/// broadcast together, `f` is mapped over every element with [`vmap`](crate::vmap), and
+/// the results take the broadcast shape (followed by any axes of `f`'s own result).
+///
+/// ```
+/// use olympus::numpy as np;
+/// let clamp_sq = np::vectorize(|v: &[olympus::Array]| {
+///     let s = np::multiply(&v[0], &v[0])?;
+///     np::minimum(s, &v[1])
+/// });
+/// let r = clamp_sq(&[np::array([1.0f32, 2.0, 3.0])?, np::asarray(5.0f32)?])?;
+/// assert_eq!(r.to_vec::<f32>()?, vec![1.0, 4.0, 5.0]);
+/// # Ok::<(), olympus::Error>(())
+/// ```
+pub fn vectorize<F>(f: F) -> impl Fn(&[Array]) -> Result<Array>
+where
+    F: Fn(&[Array]) -> Result<Array>,
+{
+    move |args: &[Array]| {
+        let func = "vectorize";
+        let b = super::broadcast_arrays(args.to_vec())?;
+        let shape = b.first().map_or_else(Vec::new, |x| x.shape().to_vec());
+        let n: usize = shape.iter().product();
+        if n == 0 {
+            // The result's own axes and dtype come from one call on zeros.
+            let probe: Vec<Array> = b
+                .iter()
+                .map(|x| super::zeros(&[], x.dtype()))
+                .collect::<Result<_>>()?;
+            let r = f(&probe)?;
+            return super::zeros(&[&shape[..], r.shape()].concat(), r.dtype());
+        }
+        let flat: Vec<Array> = b.iter().map(super::ravel).collect::<Result<_>>()?;
+        let mapped = crate::vmap(|xs: Vec<Array>| f(&xs), 0, 0);
+        let r = mapped(flat).map_err(|e| match e {
+            Error::InvalidArgument { reason, .. } => Error::arg(func, reason),
+            e => e,
+        })?;
+        lax::reshape(&r, &[&shape[..], &r.shape()[1..]].concat())
+    }
 }

@@ -10,7 +10,9 @@ use crate::convert::ArrayLike;
 use crate::dtype::DType;
 use crate::error::Result;
 use crate::numpy as np;
-use crate::numpy::{Bins, PadMode, QuantileMethod, Repeats, Sections, Side, UniqueAll};
+use crate::numpy::{
+    Bins, ConvMode, PadMode, Piece, QuantileMethod, Repeats, Sections, Side, UniqueAll,
+};
 
 /// Elementwise functions ([`numpy`](crate::numpy) ufuncs) as methods: `x.sin()`, `x.add(&y)`.
 impl Array {
@@ -1413,5 +1415,152 @@ impl Array {
     /// [`numpy::float_power`](crate::numpy::float_power) with this array as `x1`.
     pub fn float_power(&self, x2: impl ArrayLike) -> Result<Array> {
         np::float_power(self, x2)
+    }
+
+    /// [`numpy::choose`](crate::numpy::choose) with this array as `a`.
+    pub fn choose(
+        &self,
+        choices: impl IntoIterator<Item = impl ArrayLike>,
+        mode: super::IndexMode,
+    ) -> Result<Array> {
+        np::choose(self, choices, mode)
+    }
+
+    /// [`numpy::piecewise`](crate::numpy::piecewise) with this array as `x`.
+    pub fn piecewise(
+        &self,
+        condlist: impl IntoIterator<Item = impl ArrayLike>,
+        funclist: Vec<Piece>,
+    ) -> Result<Array> {
+        np::piecewise(self, condlist, funclist)
+    }
+
+    /// [`numpy::place`](crate::numpy::place) with this array as `arr`.
+    pub fn place(&self, mask: impl ArrayLike, vals: impl ArrayLike) -> Result<Array> {
+        np::place(self, mask, vals)
+    }
+
+    /// [`numpy::put`](crate::numpy::put) with this array as `a`.
+    pub fn put(
+        &self,
+        ind: impl ArrayLike,
+        v: impl ArrayLike,
+        mode: super::IndexMode,
+    ) -> Result<Array> {
+        np::put(self, ind, v, mode)
+    }
+
+    /// [`numpy::put_along_axis`](crate::numpy::put_along_axis) with this array as `arr`.
+    pub fn put_along_axis(
+        &self,
+        indices: impl ArrayLike,
+        values: impl ArrayLike,
+        axis: Option<isize>,
+        mode: super::IndexMode,
+    ) -> Result<Array> {
+        np::put_along_axis(self, indices, values, axis, mode)
+    }
+
+    /// [`numpy::delete`](crate::numpy::delete) with this array as `arr`.
+    pub fn delete(&self, obj: &[isize], axis: Option<isize>) -> Result<Array> {
+        np::delete(self, obj, axis)
+    }
+
+    /// [`numpy::insert`](crate::numpy::insert) with this array as `arr`.
+    pub fn insert(
+        &self,
+        obj: &[isize],
+        values: impl ArrayLike,
+        axis: Option<isize>,
+    ) -> Result<Array> {
+        np::insert(self, obj, values, axis)
+    }
+
+    /// [`numpy::trim_zeros`](crate::numpy::trim_zeros) with this array as `filt`.
+    pub fn trim_zeros(&self, trim: &str) -> Result<Array> {
+        np::trim_zeros(self, trim)
+    }
+
+    /// [`numpy::partition`](crate::numpy::partition) with this array as `a`.
+    pub fn partition(&self, kth: isize, axis: isize) -> Result<Array> {
+        np::partition(self, kth, axis)
+    }
+
+    /// [`numpy::argpartition`](crate::numpy::argpartition) with this array as `a`.
+    pub fn argpartition(&self, kth: isize, axis: isize) -> Result<Array> {
+        np::argpartition(self, kth, axis)
+    }
+
+    /// [`numpy::nextafter`](crate::numpy::nextafter) with this array as `x`.
+    pub fn nextafter(&self, y: impl ArrayLike) -> Result<Array> {
+        np::nextafter(self, y)
+    }
+
+    /// [`numpy::spacing`](crate::numpy::spacing) with this array as `x`.
+    pub fn spacing(&self) -> Result<Array> {
+        np::spacing(self)
+    }
+
+    /// [`numpy::gradient`](crate::numpy::gradient) with this array as `f`.
+    pub fn gradient(&self, spacing: &[f64], axis: Option<&[isize]>) -> Result<Vec<Array>> {
+        np::gradient(self, spacing, axis)
+    }
+
+    /// [`numpy::unwrap`](crate::numpy::unwrap) with this array as `p`.
+    pub fn unwrap(&self, discont: Option<f64>, axis: isize, period: f64) -> Result<Array> {
+        np::unwrap(self, discont, axis, period)
+    }
+
+    /// [`numpy::convolve`](crate::numpy::convolve) with this array as `a`.
+    pub fn convolve(&self, v: impl ArrayLike, mode: ConvMode) -> Result<Array> {
+        np::convolve(self, v, mode)
+    }
+
+    /// [`numpy::correlate`](crate::numpy::correlate) with this array as `a`.
+    pub fn correlate(&self, v: impl ArrayLike, mode: ConvMode) -> Result<Array> {
+        np::correlate(self, v, mode)
+    }
+
+    /// [`numpy::polymul`](crate::numpy::polymul) with this array as `a1`.
+    pub fn polymul(&self, a2: impl ArrayLike) -> Result<Array> {
+        np::polymul(self, a2)
+    }
+
+    /// [`numpy::polydiv`](crate::numpy::polydiv) with this array as `u`.
+    pub fn polydiv(&self, v: impl ArrayLike) -> Result<(Array, Array)> {
+        np::polydiv(self, v)
+    }
+
+    /// [`numpy::poly`](crate::numpy::poly) with this array as `seq_of_zeros`.
+    pub fn poly(&self) -> Result<Array> {
+        np::poly(self)
+    }
+
+    /// [`numpy::histogramdd`](crate::numpy::histogramdd) with this array as `sample`.
+    pub fn histogramdd(
+        &self,
+        bins: &[Bins],
+        range: Option<&[(f64, f64)]>,
+        weights: Option<&Array>,
+        density: bool,
+    ) -> Result<(Array, Vec<Array>)> {
+        np::histogramdd(self, bins, range, weights, density)
+    }
+
+    /// [`numpy::histogram2d`](crate::numpy::histogram2d) with this array as `x`.
+    pub fn histogram2d(
+        &self,
+        y: impl ArrayLike,
+        bins: &[Bins],
+        range: Option<&[(f64, f64)]>,
+        weights: Option<&Array>,
+        density: bool,
+    ) -> Result<(Array, Array, Array)> {
+        np::histogram2d(self, y, bins, range, weights, density)
+    }
+
+    /// [`numpy::isscalar`](crate::numpy::isscalar) with this array as `element`.
+    pub fn isscalar(&self) -> Result<bool> {
+        np::isscalar(self)
     }
 }

@@ -11,10 +11,12 @@ mod duck;
 mod grids;
 mod indexing;
 mod joins;
+mod kinds;
 mod linalg;
 mod methods;
 pub mod overrides;
 mod reductions;
+mod select;
 mod sets;
 mod shapes;
 mod stats;
@@ -27,11 +29,13 @@ pub use creation::{
 };
 pub use duck::{duck_as, duckarray, DuckArray, IntoDuckArray};
 pub use grids::{
-    append, around, array_equiv, bartlett, blackman, cross, diag, diag_indices, diag_indices_from,
-    diagflat, divmod, fill_diagonal, flatnonzero, float_power, frexp, geomspace, hamming, hanning,
-    indices, ix_, kron, ldexp, matvec, meshgrid, modf, polyadd, polyder, polyint, polysub, polyval,
-    resize, rollaxis, tril_indices, tril_indices_from, triu_indices, triu_indices_from,
-    unravel_index, unstack, vander, vecdot, vecmat, Indexing,
+    append, apply_along_axis, apply_over_axes, around, array_equiv, bartlett, blackman, convolve,
+    correlate, cross, diag, diag_indices, diag_indices_from, diagflat, divmod, fill_diagonal,
+    flatnonzero, float_power, frexp, frombuffer, fromfile, fromfunction, fromiter, geomspace,
+    gradient, hamming, hanning, indices, ix_, kron, ldexp, mask_indices, matvec, meshgrid, modf,
+    nextafter, poly, polyadd, polyder, polydiv, polyint, polymul, polysub, polyval, resize,
+    rollaxis, spacing, tril_indices, tril_indices_from, triu_indices, triu_indices_from,
+    unravel_index, unstack, unwrap, vander, vecdot, vecmat, vectorize, ConvMode, Indexing,
 };
 pub use indexing::{
     argwhere, compress, extract, nonzero, take, take_along_axis, take_along_axis_with, take_with,
@@ -41,11 +45,19 @@ pub use joins::{
     array_split, column_stack, concat, concatenate, dsplit, dstack, hsplit, hstack, pad, repeat,
     roll, rot90, split, stack, tile, tri, tril, triu, vsplit, vstack, PadMode, Repeats, Sections,
 };
+pub use kinds::{
+    can_cast, get_printoptions, isdtype, isscalar, issubdtype, printoptions, set_printoptions,
+    Casting, DTypeClass, Kind, PrintOptions,
+};
 pub use linalg::{diagonal, dot, einsum, inner, matmul, outer, tensordot, trace, vdot};
 pub use reductions::{
     all, allclose, amax, amin, any, argmax, argmin, argsort, argsort_with, array_equal,
     count_nonzero, cumprod, cumsum, cumulative_prod, cumulative_sum, logsumexp, max, mean, median,
     min, nanmax, nanmean, nanmin, nansum, prod, ptp, sort, sort_with, std, sum, var,
+};
+pub use select::{
+    argpartition, block, choose, delete, insert, lexsort, partition, piecewise, place, put,
+    put_along_axis, ravel_multi_index, select, trim_zeros, Block, Piece, PieceFn,
 };
 pub use sets::{
     intersect1d, isin, setdiff1d, setxor1d, union1d, unique, unique_all, unique_counts,
@@ -56,10 +68,10 @@ pub use shapes::{
     flipud, matrix_transpose, moveaxis, permute_dims, ravel, reshape, squeeze, swapaxes, transpose,
 };
 pub use stats::{
-    average, bincount, corrcoef, cov, diff, digitize, ediff1d, histogram, histogram_bin_edges,
-    interp, nanargmax, nanargmin, nancumprod, nancumsum, nanmedian, nanpercentile, nanprod,
-    nanquantile, nanstd, nanvar, percentile, quantile, searchsorted, trapezoid, Bins,
-    QuantileMethod, Side,
+    average, bincount, corrcoef, cov, diff, digitize, ediff1d, histogram, histogram2d,
+    histogram_bin_edges, histogramdd, interp, nanargmax, nanargmin, nancumprod, nancumsum,
+    nanmedian, nanpercentile, nanprod, nanquantile, nanstd, nanvar, percentile, quantile,
+    searchsorted, trapezoid, Bins, QuantileMethod, Side,
 };
 pub use ufuncs::{
     abs, absolute, acos, acosh, add, arccos, arccosh, arcsin, arcsinh, arctan, arctan2, arctanh,
@@ -95,6 +107,24 @@ pub(crate) fn promote(func: &str, ops: Vec<Operand>, inexact: bool) -> Result<Ve
     ops.into_iter()
         .map(|o| o.materialize(func, &device, t))
         .collect()
+}
+
+/// Two array-likes promoted together ([`promote`]), as a pair.
+pub(crate) fn promote_pair(
+    func: &str,
+    a: impl crate::convert::ArrayLike,
+    b: impl crate::convert::ArrayLike,
+    inexact: bool,
+) -> Result<(Array, Array)> {
+    let ops = vec![
+        crate::convert::operand(func, 0, a)?,
+        crate::convert::operand(func, 1, b)?,
+    ];
+    let mut v = promote(func, ops, inexact)?.into_iter();
+    match (v.next(), v.next()) {
+        (Some(a), Some(b)) => Ok((a, b)),
+        _ => unreachable!("promote returns one array per operand"),
+    }
 }
 
 /// [`promote`], then broadcasts everything to the common shape (views, no copies).

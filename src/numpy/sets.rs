@@ -305,12 +305,8 @@ fn in_sorted(e: &Array, t: &Array) -> Result<Array> {
 
 /// Two array-likes flattened and promoted to one dtype.
 fn flat_pair(func: &str, a: impl ArrayLike, b: impl ArrayLike) -> Result<(Array, Array)> {
-    let v = super::promote(
-        func,
-        vec![operand(func, 0, a)?, operand(func, 1, b)?],
-        false,
-    )?;
-    Ok((super::ravel(&v[0])?, super::ravel(&v[1])?))
+    let v = super::promote_pair(func, a, b, false)?;
+    Ok((super::ravel(&v.0)?, super::ravel(&v.1)?))
 }
 
 /// The sorted values of `x`, distinct unless `assume_unique` (NaNs as one value).

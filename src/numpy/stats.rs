@@ -691,12 +691,7 @@ pub fn searchsorted(
 ) -> Result<Array> {
     overridable!("searchsorted"; [one a, one v]; [side]);
     let func = "searchsorted";
-    let ops = super::promote(
-        func,
-        vec![operand(func, 0, a)?, operand(func, 1, v)?],
-        false,
-    )?;
-    let (mut a, v) = (ops[0].clone(), ops[1].clone());
+    let (mut a, v) = super::promote_pair(func, a, v, false)?;
     if a.ndim() != 1 {
         return Err(Error::shape(func, &[a.shape()], "a must be 1-dimensional"));
     }
@@ -757,12 +752,7 @@ pub(super) fn sorted_search(a: &Array, v: &Array, side: Side) -> Result<Array> {
 pub fn digitize(x: impl ArrayLike, bins: impl ArrayLike, right: bool) -> Result<Array> {
     overridable!("digitize"; [one x, one bins]; [right]);
     let func = "digitize";
-    let ops = super::promote(
-        func,
-        vec![operand(func, 0, x)?, operand(func, 1, bins)?],
-        false,
-    )?;
-    let (x, bins) = (ops[0].clone(), ops[1].clone());
+    let (x, bins) = super::promote_pair(func, x, bins, false)?;
     if bins.ndim() != 1 {
         return Err(Error::shape(
             func,
@@ -994,36 +984,27 @@ pub fn histogram(
             ));
         }
     }
-    let edges = bin_edges(func, &a, &bins, range)?;
-    let nb = edges.size() - 1;
-    let flat = super::ravel(&a)?.astype(edges.dtype())?;
-    // JAX: searchsorted(edges, a, side="right"), the last edge closing the last bin.
-    let mut idx = sorted_search(&edges, &flat, Side::Right)?;
-    let at_last = super::equal(&flat, slice_axis(&edges, 0, nb, nb + 1)?)?;
-    idx = super::r#where(at_last, nb as i32, &idx)?;
-    // Bin i + 1 of searchsorted is histogram bin i; 0 and nb + 1 are outside.
-    let inside = super::logical_and(
-        super::greater(&idx, 0)?,
-        super::less_equal(&idx, nb as i32)?,
+    let w = weights.map(super::ravel).transpose()?;
+    let ranges = range.map(|r| [r]);
+    // JAX counts in a's inexact dtype, with weights promoted to it.
+    let dtype = match &w {
+        Some(w) => {
+            crate::dtype::promote_types(inexact(a.clone())?.dtype(), inexact(w.clone())?.dtype())
+        }
+        None => inexact(a.clone())?.dtype(),
+    };
+    let w = w.map(|w| w.astype(dtype)).transpose()?;
+    let (h, mut e) = counts_dd(
+        func,
+        super::ravel(&a)?,
+        &[bins],
+        ranges.as_ref().map(|r| &r[..]),
+        w.as_ref(),
+        dtype,
+        density,
     )?;
-    let w = match weights {
-        Some(w) => super::ravel(w)?,
-        None => super::ones(&[flat.size()], DType::Float32)?,
-    };
-    let w = inexact(w)?;
-    let w = super::r#where(&inside, &w, 0.0)?;
-    let pos = super::clip(super::subtract(&idx, 1)?, 0, nb as i32 - 1)?;
-    let counts = super::zeros(&[nb], w.dtype())?.at(pos).add(&w)?;
-    let counts = if density {
-        let widths = diff(&edges, 1, 0, None, None)?;
-        super::divide(
-            super::divide(&counts, super::sum(&counts, None, false)?)?,
-            widths,
-        )?
-    } else {
-        counts
-    };
-    Ok((counts, edges))
+    let edges = e.pop().unwrap_or_else(|| unreachable!());
+    Ok((h, edges))
 }
 
 /// One-dimensional linear interpolation of the points `(xp, fp)` (`xp` increasing) at `x`:
@@ -1046,12 +1027,7 @@ pub fn interp(
 ) -> Result<Array> {
     overridable!("interp"; [one x, one xp, one fp]; [left, right, period]);
     let func = "interp";
-    let v = super::promote(
-        func,
-        vec![operand(func, 0, x)?, operand(func, 1, xp)?],
-        true,
-    )?;
-    let (mut x, mut xp) = (v[0].clone(), v[1].clone());
+    let (mut x, mut xp) = super::promote_pair(func, x, xp, true)?;
     let mut fp = inexact(super::asarray(operand(func, 2, fp)?)?)?;
     if xp.ndim() != 1 || fp.ndim() != 1 || xp.size() != fp.size() || xp.size() == 0 {
         return Err(Error::shape(
@@ -1143,4 +1119,150 @@ pub fn interp(
             &f,
         ),
     }
+}
+
+/// The multidimensional histogram of `sample` (`(N, D)` points, or a 1-d array as one
+/// coordinate): per dimension its bins (one [`Bins`] for all, or one each) and range, as
+/// [`histogram`]; returns the `D`-dimensional counts (or weight sums, or densities) and
+/// each dimension's edges.
+pub fn histogramdd(
+    sample: impl ArrayLike,
+    bins: &[Bins],
+    range: Option<&[(f64, f64)]>,
+    weights: Option<&Array>,
+    density: bool,
+) -> Result<(Array, Vec<Array>)> {
+    overridable!("histogramdd"; [one sample]; [density]);
+    let func = "histogramdd";
+    let s = super::asarray(operand(func, 0, sample)?)?;
+    counts_dd(func, s, bins, range, weights, DType::Int32, density)
+}
+
+/// [`histogramdd`] for `func`: per dimension, the bin of each point by a binary search of
+/// its edges (bins 0 and `n + 1` outside), the flat bin a scatter-add counts.
+fn counts_dd(
+    func: &str,
+    s: Array,
+    bins: &[Bins],
+    range: Option<&[(f64, f64)]>,
+    weights: Option<&Array>,
+    count_dtype: DType,
+    density: bool,
+) -> Result<(Array, Vec<Array>)> {
+    let s = if s.ndim() == 1 {
+        lax::reshape(&s, &[s.size(), 1])?
+    } else {
+        s
+    };
+    if s.ndim() != 2 {
+        return Err(Error::shape(
+            func,
+            &[s.shape()],
+            "sample must be (N, D) points",
+        ));
+    }
+    let (n, d) = (s.shape()[0], s.shape()[1]);
+    let bins: Vec<Bins> = match bins.len() {
+        1 => vec![bins[0].clone(); d],
+        k if k == d => bins.to_vec(),
+        k => {
+            return Err(Error::arg(
+                func,
+                format!("{k} bin specifications for {d} dimensions"),
+            ))
+        }
+    };
+    if let Some(r) = range {
+        if r.len() != d {
+            return Err(Error::arg(
+                func,
+                format!("{} ranges for {d} dimensions", r.len()),
+            ));
+        }
+    }
+    if let Some(w) = weights {
+        if w.shape() != [n] {
+            return Err(Error::shape(
+                func,
+                &[s.shape(), w.shape()],
+                "weights must have one value per point",
+            ));
+        }
+    }
+    let mut edges = Vec::with_capacity(d);
+    let mut flat: Option<Array> = None;
+    let mut sizes = Vec::with_capacity(d);
+    for k in 0..d {
+        let col = lax::reshape(&slice_axis(&s, 1, k, k + 1)?, &[n])?;
+        let e = bin_edges(func, &col, &bins[k], range.map(|r| r[k]))?;
+        let nb = e.size() - 1;
+        let col = col.astype(e.dtype())?;
+        // JAX: searchsorted(edges, x, "right"), minus one on the last edge; bins 0 and
+        // nb + 1 hold the values outside.
+        let mut idx = sorted_search(&e, &col, Side::Right)?;
+        let last = super::equal(&col, slice_axis(&e, 0, nb, nb + 1)?)?;
+        idx = super::r#where(last, super::subtract(&idx, 1)?, &idx)?;
+        let idx = super::clip(idx, 0, nb as i64 + 1)?;
+        flat = Some(match flat {
+            None => idx,
+            Some(f) => super::add(super::multiply(f, nb as i64 + 2)?, idx)?,
+        });
+        sizes.push(nb + 2);
+        edges.push(e);
+    }
+    let total: usize = sizes.iter().product();
+    let w = match weights {
+        Some(w) => w.clone(),
+        None => super::ones(&[n], count_dtype)?,
+    };
+    let pos = flat.map_or_else(|| super::zeros(&[n], DType::Int32), Ok)?;
+    let hist = super::zeros(&[total], w.dtype())?.at(pos).add(&w)?;
+    let hist = lax::reshape(&hist, &sizes)?;
+    // Drop the outside bins of every dimension.
+    let lo = vec![1; d];
+    let hi: Vec<usize> = sizes.iter().map(|s| s - 1).collect();
+    let mut hist = lax::slice(&hist, &lo, &hi, None)?;
+    if density {
+        hist = super::divide(&hist, super::sum(&hist, None, false)?)?;
+        for (k, e) in edges.iter().enumerate() {
+            let mut shape = vec![1; d];
+            shape[k] = e.size() - 1;
+            let width = lax::reshape(&diff(e, 1, 0, None, None)?, &shape)?;
+            hist = super::divide(&hist, width)?;
+        }
+    }
+    Ok((hist, edges))
+}
+
+/// The two-dimensional histogram of points `(x, y)`: [`histogramdd`] of the pairs.
+pub fn histogram2d(
+    x: impl ArrayLike,
+    y: impl ArrayLike,
+    bins: &[Bins],
+    range: Option<&[(f64, f64)]>,
+    weights: Option<&Array>,
+    density: bool,
+) -> Result<(Array, Array, Array)> {
+    overridable!("histogram2d"; [one x, one y]; [density]);
+    let func = "histogram2d";
+    let v = super::promote_pair(func, x, y, false)?;
+    if v.0.ndim() != 1 || v.0.shape() != v.1.shape() {
+        return Err(Error::shape(
+            func,
+            &[v.0.shape(), v.1.shape()],
+            "x and y must be 1-d of one length",
+        ));
+    }
+    let (h, mut e) = counts_dd(
+        func,
+        super::stack([&v.0, &v.1], 1)?,
+        bins,
+        range,
+        weights,
+        DType::Int32,
+        density,
+    )?;
+    let ey = e.pop().unwrap_or_else(|| unreachable!());
+    let ex = e.pop().unwrap_or_else(|| unreachable!());
+    Ok((h, ex, ey))
 }

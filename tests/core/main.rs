@@ -15,6 +15,7 @@ mod limits;
 mod linalg;
 mod ndarray_interop;
 mod npy;
+mod numpy_extra;
 mod operators;
 mod particles;
 mod random;
