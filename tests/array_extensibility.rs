@@ -495,6 +495,8 @@ table! {
     get_printoptions => |w, x| one(np::asarray(np::get_printoptions().precision as i32));
     set_printoptions => |w, x| { np::set_printoptions(np::get_printoptions()); one(np::asarray(1)) };
     printoptions => |w, x| one(np::asarray(np::printoptions(np::get_printoptions(), || np::get_printoptions().linewidth as i32)));
+    i0 => |w, x| one(np::i0(w.w(&x.t)));
+    kaiser => |w, x| one(np::kaiser(7, 5.0));
     // NumPy files
     save => |w, x| {
         let p = scratch("save.npy");

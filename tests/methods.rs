@@ -332,6 +332,7 @@ const NOT_OVERRIDABLE: &[&str] = &[
     "bartlett",
     "blackman",
     "broadcast_shapes",
+    "kaiser",
     "block", // nested lists of arrays, no array-like argument
     "mask_indices",
     "fromfunction",

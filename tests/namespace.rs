@@ -157,6 +157,7 @@ implemented![
     hsplit,
     hstack,
     hypot,
+    i0,
     identity,
     indices,
     inner,
@@ -175,6 +176,7 @@ implemented![
     isscalar,
     issubdtype,
     ix_,
+    kaiser,
     kron,
     lcm,
     ldexp,
@@ -367,14 +369,7 @@ const WITH_COMPLEX: &[&str] = &[
 const WITH_LINALG: &[&str] = &["polyfit", "roots"];
 
 /// Names not implemented yet (issue #30): the list only shrinks.
-const PENDING: &[&str] = &[
-    "bitwise_count",
-    "einsum_path",
-    "i0",
-    "kaiser",
-    "packbits",
-    "unpackbits",
-];
+const PENDING: &[&str] = &["bitwise_count", "einsum_path", "packbits", "unpackbits"];
 
 #[test]
 fn every_jax_numpy_function_is_accounted_for() {

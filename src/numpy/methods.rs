@@ -1563,4 +1563,9 @@ impl Array {
     pub fn isscalar(&self) -> Result<bool> {
         np::isscalar(self)
     }
+
+    /// [`numpy::i0`](crate::numpy::i0) of this array.
+    pub fn i0(&self) -> Result<Array> {
+        np::i0(self)
+    }
 }

@@ -32,9 +32,9 @@ pub use grids::{
     append, apply_along_axis, apply_over_axes, around, array_equiv, bartlett, blackman, convolve,
     correlate, cross, diag, diag_indices, diag_indices_from, diagflat, divmod, fill_diagonal,
     flatnonzero, float_power, frexp, frombuffer, fromfile, fromfunction, fromiter, geomspace,
-    gradient, hamming, hanning, indices, ix_, kron, ldexp, mask_indices, matvec, meshgrid, modf,
-    nextafter, poly, polyadd, polyder, polydiv, polyint, polymul, polysub, polyval, resize,
-    rollaxis, spacing, tril_indices, tril_indices_from, triu_indices, triu_indices_from,
+    gradient, hamming, hanning, i0, indices, ix_, kaiser, kron, ldexp, mask_indices, matvec,
+    meshgrid, modf, nextafter, poly, polyadd, polyder, polydiv, polyint, polymul, polysub, polyval,
+    resize, rollaxis, spacing, tril_indices, tril_indices_from, triu_indices, triu_indices_from,
     unravel_index, unstack, unwrap, vander, vecdot, vecmat, vectorize, ConvMode, Indexing,
 };
 pub use indexing::{

@@ -484,6 +484,13 @@ cases = {
     "can_cast_safe": lambda: jnp.array([jnp.can_cast(x, y) for x in [jnp.bool_, jnp.int32, jnp.uint32, jnp.float16, jnp.float32] for y in [jnp.bool_, jnp.int32, jnp.uint32, jnp.float16, jnp.float32]]),
     "can_cast_same_kind": lambda: jnp.array([jnp.can_cast(x, y, "same_kind") for x in [jnp.bool_, jnp.int32, jnp.uint32, jnp.float16, jnp.float32] for y in [jnp.bool_, jnp.int32, jnp.uint32, jnp.float16, jnp.float32]]),
     "isscalar_0d": lambda: jnp.array([jnp.isscalar(jnp.array(1)), jnp.isscalar(ar), jnp.isscalar(2.5)]),
+    # Bessel i0 and the Kaiser window
+    "i0_f": lambda: jnp.i0(jnp.array([0.0, 0.5, -1.0, 3.0, 7.9, 8.0, 8.1, 20.0, -50.0, 88.0, 100.0, inf, nan])),
+    "i0_i": lambda: jnp.i0(i),
+    "i0_f16": lambda: jnp.i0(jnp.array([0.0, 1.5, -4.0, 9.0], dtype=jnp.float16)),
+    "kaiser_6": lambda: jnp.kaiser(6, 14.0),
+    "kaiser_5": lambda: jnp.kaiser(5, 0.5),
+    "kaiser_1": lambda: jnp.kaiser(1, 3.0),
 }
 
 def fmt(v):
