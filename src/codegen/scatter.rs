@@ -31,7 +31,7 @@ fn combine(mode: ScatterMode, d: DType, old: &str, v: &str) -> String {
 /// Declares the output's words as `windows` windows of atomics, with `out_load(u)`,
 /// `out_store(u, w)` and `out_cas(u, old, new)` (which gives `(old value, exchanged)`):
 /// WGSL cannot pass a pointer to a storage atomic, so each helper switches on the window.
-fn declare_atomic_out(src: &mut String, binding: u32, windows: u64, t: &Target) {
+fn declare_atomic_out(src: &mut String, binding: u32, windows: u64, t: &Target, add: bool) {
     let per = t.window_bytes / 4;
     for w in 0..windows {
         let _ = writeln!(
@@ -55,6 +55,9 @@ fn declare_atomic_out(src: &mut String, binding: u32, windows: u64, t: &Target) 
         "out_store(u: u32, v: u32)",
         "atomicStore(&out_{w}[r], v);",
     );
+    if add {
+        helper(src, "out_add(u: u32, v: u32)", "atomicAdd(&out_{w}[r], v);");
+    }
     helper(
         src,
         "out_cas(u: u32, expected: u32, desired: u32) -> vec2<u32>",
@@ -108,8 +111,13 @@ pub(crate) fn scatter(
     } else {
         "0u"
     };
+    // Integer sums wrap, so a native atomic add gives the same words as the loop without
+    // retrying under contention (bincount and histogram counts pile onto few bins).
+    let native_add = mode == ScatterMode::Add && dtype.is_integer();
     let update = if mode == ScatterMode::Set && dtype != DType::Float16 {
         format!("    let x = v;\n    out_store({word}, {encode});\n")
+    } else if native_add {
+        "    out_add(p, bitcast<u32>(v));\n".to_string()
     } else {
         format!(
             "    let sh = {shift};\n    var w = out_load({word});\n    loop {{\n        let x = {};\n        let r = out_cas({word}, w, {encode});\n        if (r.y != 0u) {{ break; }}\n        w = r.x;\n    }}\n",
@@ -138,7 +146,7 @@ pub(crate) fn scatter(
         false,
         t,
     );
-    declare_atomic_out(&mut decls, binding, windows[2], t);
+    declare_atomic_out(&mut decls, binding, windows[2], t, native_add);
     let body = format!(
         r#"@group(0) @binding(0) var<storage, read> md: array<u32>;
 {decls}@compute @workgroup_size(256)

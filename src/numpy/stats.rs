@@ -1211,12 +1211,15 @@ fn counts_dd(
         edges.push(e);
     }
     let total: usize = sizes.iter().product();
-    let w = match weights {
-        Some(w) => w.clone(),
-        None => super::ones(&[n], count_dtype)?,
-    };
     let pos = flat.map_or_else(|| super::zeros(&[n], DType::Int32), Ok)?;
-    let hist = super::zeros(&[total], w.dtype())?.at(pos).add(&w)?;
+    // Counts add as int32 (native atomics, exact) and convert once to their dtype.
+    let hist = match weights {
+        Some(w) => super::zeros(&[total], w.dtype())?.at(pos).add(w)?,
+        None => super::zeros(&[total], DType::Int32)?
+            .at(pos)
+            .add(1)?
+            .astype(count_dtype)?,
+    };
     let hist = lax::reshape(&hist, &sizes)?;
     // Drop the outside bins of every dimension.
     let lo = vec![1; d];
