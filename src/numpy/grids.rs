@@ -1401,13 +1401,10 @@ pub fn frombuffer(
         )
     })?;
     let n = match count {
-        Some(n) if n * size > avail => {
+        Some(n) if n.checked_mul(size).is_none_or(|b| b > avail) => {
             return Err(Error::arg(
                 func,
-                format!(
-                    "{n} elements of {dtype} need {} bytes; {avail} are left",
-                    n * size
-                ),
+                format!("{n} elements of {dtype} need more than the {avail} bytes left"),
             ))
         }
         Some(n) => n,
