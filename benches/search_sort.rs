@@ -1,5 +1,6 @@
-//! Sorted search, unique values and histograms next to the obvious Rust implementations
-//! measured in the same run: `searchsorted` of 1M queries into 16M sorted float32 vs
+//! Sorts, sorted search, unique values and histograms next to the obvious Rust
+//! implementations measured in the same run: `sort` and `argsort` of 16M float32 vs the
+//! standard library's stable sort, `searchsorted` of 1M queries into 16M sorted float32 vs
 //! `partition_point` per query, `unique` of 16M int32 with many repeats vs sort + dedup,
 //! and a 100-bin `histogram` of 16M float32 vs a counting loop. Ends with
 //! `NAME: olympus X, baseline Y, ratio Z` lines (millions of elements per second).
@@ -108,6 +109,45 @@ fn summary() {
         o,
         b,
         Q,
+    );
+    let vals = uniform(N, 5);
+    let xs = Array::from_slice(&vals, &[N]).unwrap();
+    let o = best(2, || {
+        np::sort(&xs, None)
+            .unwrap()
+            .block_until_ready()
+            .map(|_| ())
+            .unwrap();
+    });
+    let b = best(2, || {
+        let mut v = black_box(&vals).clone();
+        v.sort_by(f32::total_cmp);
+        black_box(v);
+    });
+    line(
+        "sort_16M_f32 (elements/s, baseline slice::sort_by)",
+        o,
+        b,
+        N,
+    );
+    let o = best(2, || {
+        np::argsort(&xs, None)
+            .unwrap()
+            .block_until_ready()
+            .map(|_| ())
+            .unwrap();
+    });
+    let b = best(2, || {
+        let v = black_box(&vals);
+        let mut p: Vec<i32> = (0..N as i32).collect();
+        p.sort_by(|&a, &b| v[a as usize].total_cmp(&v[b as usize]));
+        black_box(p);
+    });
+    line(
+        "argsort_16M_f32 (elements/s, baseline slice::sort_by on positions)",
+        o,
+        b,
+        N,
     );
     // 16M int32 in 0..65536: many repeats.
     let ints: Vec<i32> = uniform(N, 3)

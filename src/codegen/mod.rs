@@ -1111,6 +1111,29 @@ pub(crate) mod tests {
                 if let Err(e) = validate(&source) {
                     panic!("sort on {d} in {windows} windows: {e}\n{source}");
                 }
+                // The radix kernels: both layouts, first and later passes, with and
+                // without positions.
+                for serial in [false, true] {
+                    let radix = sort::Radix {
+                        dtype: d,
+                        rows: 2,
+                        n: 5000,
+                        serial,
+                        windows,
+                        count_windows: windows.min(2),
+                    };
+                    let shift = radix.shifts().last().expect("a pass");
+                    let mut kernels = vec![radix.count(shift, &t)];
+                    for (positions, first) in [(false, false), (true, true), (true, false)] {
+                        kernels.push(radix.scatter(shift, positions, first, &t));
+                    }
+                    for g in kernels {
+                        let source = g.source();
+                        if let Err(e) = validate(&source) {
+                            panic!("radix sort on {d} (serial {serial}): {e}\n{source}");
+                        }
+                    }
+                }
             }
         }
     }

@@ -212,10 +212,11 @@ impl DeviceOptions {
 /// The limits Olympus's kernels need that `limits` lacks, each named with its value (empty
 /// when the device can run every kernel): 256 invocations per workgroup along x (the
 /// elementwise, reduction, scan and sort kernels), 4 storage buffers per stage (a
-/// three-operand `where` and its output), two matmul tiles of workgroup storage, and one
-/// metadata block of uniform binding. WebGPU's default and downlevel
-/// limits meet them all; larger buffers than one binding are split into windows and
-/// larger grids into two dimensions, so those limits only shape the work.
+/// three-operand `where` and its output), the workgroup storage of two matmul tiles or of
+/// the radix sort's digit counts (9280 bytes), and one metadata block of uniform binding.
+/// WebGPU's default and downlevel limits meet them all; larger buffers than one binding
+/// are split into windows and larger grids into two dimensions, so those limits only
+/// shape the work.
 pub fn missing_limits(limits: &wgpu::Limits) -> Vec<String> {
     let needs = [
         (
@@ -241,7 +242,8 @@ pub fn missing_limits(limits: &wgpu::Limits) -> Vec<String> {
         (
             "max_compute_workgroup_storage_size",
             limits.max_compute_workgroup_storage_size,
-            crate::codegen::matmul::WORKGROUP_STORAGE_BYTES,
+            crate::codegen::matmul::WORKGROUP_STORAGE_BYTES
+                .max(crate::codegen::sort::WORKGROUP_STORAGE_BYTES),
         ),
         (
             "max_uniform_buffer_binding_size",

@@ -250,3 +250,24 @@ pub fn words(a: &Array) -> Vec<u32> {
         DType::UInt32 => a.to_vec::<u32>().unwrap(),
     }
 }
+
+/// A stable host sort's positions in JAX's order: NaN last (first when `descending`),
+/// -0.0 equal to 0.0, ties in their original order either way.
+#[allow(dead_code)]
+pub fn host_argsort_by(g: &[f64], descending: bool) -> Vec<usize> {
+    let mut p: Vec<usize> = (0..g.len()).collect();
+    p.sort_by(|&a, &b| {
+        let (x, y) = if descending {
+            (g[b], g[a])
+        } else {
+            (g[a], g[b])
+        };
+        match (x.is_nan(), y.is_nan()) {
+            (true, true) => std::cmp::Ordering::Equal,
+            (true, false) => std::cmp::Ordering::Greater,
+            (false, true) => std::cmp::Ordering::Less,
+            _ => x.partial_cmp(&y).unwrap(),
+        }
+    });
+    p
+}

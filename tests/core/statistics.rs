@@ -345,26 +345,6 @@ fn cumsum_cumprod() {
     );
 }
 
-/// Host stable sort with NaN last (first when `descending`, equal elements in their
-/// original order either way, as JAX's); returns the sorting positions.
-fn host_argsort_by(g: &[f64], descending: bool) -> Vec<usize> {
-    let mut p: Vec<usize> = (0..g.len()).collect();
-    p.sort_by(|&a, &b| {
-        let (x, y) = if descending {
-            (g[b], g[a])
-        } else {
-            (g[a], g[b])
-        };
-        match (x.is_nan(), y.is_nan()) {
-            (true, true) => std::cmp::Ordering::Equal,
-            (true, false) => std::cmp::Ordering::Greater,
-            (false, true) => std::cmp::Ordering::Less,
-            _ => x.partial_cmp(&y).unwrap(),
-        }
-    });
-    p
-}
-
 fn host_argsort(g: &[f64]) -> Vec<usize> {
     host_argsort_by(g, false)
 }
