@@ -63,7 +63,7 @@ fn main() -> Result<()> {
         stretched.slice(olympus::s![.., 1..])?,
         stretched.slice(olympus::s![.., ..-1])?,
     )?;
-    let edges = np::argwhere(np::greater(np::abs(&dx)?, 0.5)?)?;
+    let edges = np::argwhere(np::greater(np::abs(&dx)?, 0.5)?, None, None)?;
     println!(
         "{} strong horizontal edges, first at (row, col) {:?}",
         edges.shape()[0],

@@ -181,10 +181,10 @@ table! {
     zeros => |w, x| one(np::zeros(&[2], DType::Int32));
     zeros_like => |w, x| one(np::zeros_like(w.w(&x.b)));
     // indexing
-    argwhere => |w, x| one(np::argwhere(w.w(&x.b)));
+    argwhere => |w, x| one(np::argwhere(w.w(&x.b), Some(4), None));
     compress => |w, x| one(np::compress(w.w(&x.b), w.w(&x.f), None));
     extract => |w, x| one(np::extract(w.w(&x.b), w.w(&x.f)));
-    nonzero => |w, x| np::nonzero(w.w(&x.i));
+    nonzero => |w, x| np::nonzero(w.w(&x.i), Some(4), Some(-1.0));
     take => |w, x| one(np::take(w.w(&x.f), w.w(&x.idx), None));
     take_along_axis => |w, x| one(np::take_along_axis(w.w(&x.m), w.w(&np::argsort(&x.m, Some(1))?), 1));
     take_along_axis_with => |w, x| one(np::take_along_axis_with(w.w(&x.m), w.w(&np::argsort(&x.m, Some(1))?), 1, np::IndexMode::Clip, None));
@@ -726,11 +726,9 @@ fn the_table_covers_every_public_numpy_function() {
 }
 
 /// Rows whose functions need values while tracing, as in JAX: data-dependent output shapes
-/// (`nonzero` without a size, boolean masks) and host I/O. Under `jit` they must fail with
+/// (`unique` without a size, boolean masks) and host I/O. Under `jit` they must fail with
 /// a clear `Error::Tracing`.
 const NEEDS_VALUES: &[&str] = &[
-    "nonzero",
-    "argwhere",
     "extract",
     "compress",
     "save",

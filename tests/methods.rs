@@ -296,7 +296,11 @@ fn methods_equal_functions() -> Result<()> {
         sq.take(&np::array([2i32, 0])?, Some(1)),
         np::take(&sq, np::array([2i32, 0])?, Some(1)),
     );
-    for (m, f) in i.nonzero()?.into_iter().zip(np::nonzero(&i)?) {
+    for (m, f) in i
+        .nonzero(None, None)?
+        .into_iter()
+        .zip(np::nonzero(&i, None, None)?)
+    {
         same(Ok(m), Ok(f));
     }
     same(

@@ -799,61 +799,6 @@ fn take_along_axis_arrays(
     }
 }
 
-/// Indices of the non-zero (true) elements, one int32 array per axis (NumPy's `nonzero`).
-/// The count is data-dependent, so this reads `x` back. A 0-d `x` is an error, as in JAX.
-///
-/// ```
-/// use olympus::numpy as np;
-/// let (r, c) = {
-///     let v = np::nonzero(np::array([[0, 3], [4, 0]])?)?;
-///     (v[0].to_vec::<i32>()?, v[1].to_vec::<i32>()?)
-/// };
-/// assert_eq!((r, c), (vec![0, 1], vec![1, 0]));
-/// # Ok::<(), olympus::Error>(())
-/// ```
-pub fn nonzero(x: impl ArrayLike) -> Result<Vec<Array>> {
-    overridable!("nonzero"; [one x]; []);
-    let x = super::asarray(operand("nonzero", 0, x)?)?;
-    if x.ndim() == 0 {
-        return Err(Error::shape(
-            "nonzero",
-            &[x.shape()],
-            "is not defined for 0-d arrays (as in JAX); use atleast_1d(x) first",
-        ));
-    }
-    let pos = true_positions(&x)?;
-    let shape = x.shape().to_vec();
-    let mut out = vec![Vec::with_capacity(pos.len()); shape.len()];
-    for &p in &pos {
-        let mut rem = p;
-        for d in (0..shape.len()).rev() {
-            out[d].push((rem % shape[d]) as i32);
-            rem /= shape[d];
-        }
-    }
-    out.iter()
-        .map(|v| Array::from_slice_on(x.device(), v, &[v.len()]))
-        .collect()
-}
-
-/// Indices of the non-zero elements as one int32 array of shape `(count, ndim)`.
-pub fn argwhere(x: impl ArrayLike) -> Result<Array> {
-    overridable!("argwhere"; [one x]; []);
-    let x = super::asarray(operand("argwhere", 0, x)?)?;
-    let pos = true_positions(&x)?;
-    let shape = x.shape().to_vec();
-    let r = shape.len();
-    let mut flat = vec![0i32; pos.len() * r];
-    for (k, &p) in pos.iter().enumerate() {
-        let mut rem = p;
-        for d in (0..r).rev() {
-            flat[k * r + d] = (rem % shape[d]) as i32;
-            rem /= shape[d];
-        }
-    }
-    Array::from_slice_on(x.device(), &flat, &[pos.len(), r])
-}
-
 /// Flat positions of the true (non-zero, NaN counts as true) elements, read back.
 fn true_positions(x: &Array) -> Result<Vec<usize>> {
     let b = x.astype(DType::Bool)?;

@@ -740,11 +740,11 @@ impl Array {
     }
 }
 
-/// Index functions as methods: `x.take(&idx, None)`, `x.nonzero()`.
+/// Index functions as methods: `x.take(&idx, None)`, `x.nonzero(None, None)`.
 impl Array {
     /// [`numpy::argwhere`](crate::numpy::argwhere) of this array.
-    pub fn argwhere(&self) -> Result<Array> {
-        np::argwhere(self)
+    pub fn argwhere(&self, size: Option<usize>, fill_value: Option<f64>) -> Result<Array> {
+        np::argwhere(self, size, fill_value)
     }
 
     /// [`numpy::compress`](crate::numpy::compress) of this array: the slices where
@@ -759,8 +759,8 @@ impl Array {
     }
 
     /// [`numpy::nonzero`](crate::numpy::nonzero) of this array.
-    pub fn nonzero(&self) -> Result<Vec<Array>> {
-        np::nonzero(self)
+    pub fn nonzero(&self, size: Option<usize>, fill_value: Option<f64>) -> Result<Vec<Array>> {
+        np::nonzero(self, size, fill_value)
     }
 
     /// [`numpy::take`](crate::numpy::take) with this array as `x`.

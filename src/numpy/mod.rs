@@ -38,8 +38,8 @@ pub use grids::{
     unravel_index, unstack, unwrap, vander, vecdot, vecmat, vectorize, ConvMode, Indexing,
 };
 pub use indexing::{
-    argwhere, compress, extract, nonzero, take, take_along_axis, take_along_axis_with, take_with,
-    At, AtIndex, Ellipsis, IndexMode, NewAxis, SliceElem, SliceSpec,
+    compress, extract, take, take_along_axis, take_along_axis_with, take_with, At, AtIndex,
+    Ellipsis, IndexMode, NewAxis, SliceElem, SliceSpec,
 };
 pub use joins::{
     array_split, column_stack, concat, concatenate, dsplit, dstack, hsplit, hstack, pad, repeat,
@@ -60,8 +60,8 @@ pub use select::{
     put_along_axis, ravel_multi_index, select, trim_zeros, Block, Piece, PieceFn,
 };
 pub use sets::{
-    intersect1d, isin, setdiff1d, setxor1d, union1d, unique, unique_all, unique_counts,
-    unique_inverse, unique_values, UniqueAll,
+    argwhere, intersect1d, isin, nonzero, setdiff1d, setxor1d, union1d, unique, unique_all,
+    unique_counts, unique_inverse, unique_values, UniqueAll,
 };
 pub use shapes::{
     atleast_1d, atleast_2d, atleast_3d, broadcast_arrays, broadcast_to, expand_dims, flip, fliplr,

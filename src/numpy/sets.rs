@@ -1,5 +1,6 @@
 //! Set operations on flattened arrays: `unique` and its Array API forms, `isin`, and the
-//! sorted intersections, unions and differences.
+//! sorted intersections, unions and differences; and `nonzero`/`argwhere`, which compact
+//! the same way.
 //!
 //! Each sorts once, marks where a run of equal values starts, and compacts the marked
 //! values on the device (a scatter of each run's start to its rank), so with `size` every
@@ -92,6 +93,92 @@ pub(super) fn compact(
         }
     };
     super::r#where(&found, &got, fill)
+}
+
+/// Indices of the non-zero (true) elements, one int32 array per axis (NumPy's `nonzero`;
+/// NaN counts as non-zero). The count depends on the values: without `size` it is read
+/// back (so under `jit` this is an [`Error::Tracing`](crate::Error) asking for `size`);
+/// with `size` the indices are computed on the device, the first `size` of them, padded
+/// with `fill_value` (0 by default, as an int32) in every array, as JAX's `nonzero(size=,
+/// fill_value=)` (which pads an empty `x` with zeros whatever `fill_value`). A 0-d `x` is
+/// an error, as in JAX.
+///
+/// ```
+/// use olympus::numpy as np;
+/// let x = np::array([[0, 3], [4, 0]])?;
+/// let v = np::nonzero(&x, None, None)?;
+/// assert_eq!((v[0].to_vec::<i32>()?, v[1].to_vec::<i32>()?), (vec![0, 1], vec![1, 0]));
+/// let v = np::nonzero(&x, Some(3), Some(-1.0))?;
+/// assert_eq!(v[1].to_vec::<i32>()?, vec![1, 0, -1]);
+/// # Ok::<(), olympus::Error>(())
+/// ```
+pub fn nonzero(
+    x: impl ArrayLike,
+    size: Option<usize>,
+    fill_value: Option<f64>,
+) -> Result<Vec<Array>> {
+    overridable!("nonzero"; [one x]; [size, fill_value]);
+    let x = super::asarray(operand("nonzero", 0, x)?)?;
+    if x.ndim() == 0 {
+        return Err(Error::shape(
+            "nonzero",
+            &[x.shape()],
+            "is not defined for 0-d arrays (as in JAX); use atleast_1d(x) first",
+        ));
+    }
+    coordinates("nonzero", &x, size, fill_value)
+}
+
+/// Indices of the non-zero elements as one int32 array of shape `(count, ndim)` (`(size,
+/// ndim)` with `size`, padded with `fill_value` as [`nonzero`]'s). A 0-d `x` gives
+/// `(count, 0)`, as in JAX.
+pub fn argwhere(x: impl ArrayLike, size: Option<usize>, fill_value: Option<f64>) -> Result<Array> {
+    overridable!("argwhere"; [one x]; [size, fill_value]);
+    let func = "argwhere";
+    let x = super::asarray(operand(func, 0, x)?)?;
+    if x.ndim() == 0 {
+        let one = lax::reshape(&x, &[1])?;
+        let c = coordinates(func, &one, size, fill_value)?;
+        return super::zeros(&[c[0].size(), 0], DType::Int32);
+    }
+    let c = coordinates(func, &x, size, fill_value)?;
+    super::stack(&c, 1)
+}
+
+/// The coordinates of `x`'s true elements, one int32 array per axis: their flat positions
+/// compacted on the device ([`compact`]; -1 in padding), then unravelled.
+fn coordinates(
+    func: &str,
+    x: &Array,
+    size: Option<usize>,
+    fill_value: Option<f64>,
+) -> Result<Vec<Array>> {
+    if x.size() == 0 {
+        // JAX gives zeros here, whatever `fill_value`.
+        let k = size.unwrap_or(0);
+        return (0..x.ndim())
+            .map(|_| super::zeros(&[k], DType::Int32))
+            .collect();
+    }
+    let mask = super::ravel(x.astype(DType::Bool)?)?;
+    let pos = super::arange(0..x.size() as i32)?;
+    let flat = compact(func, &pos, &mask, size, Some(-1.0))?;
+    let found = super::greater_equal(&flat, 0)?;
+    let fill = fill_value.unwrap_or(0.0);
+    let shape = x.shape();
+    let mut stride = 1usize;
+    let mut out = Vec::with_capacity(shape.len());
+    for &d in shape.iter().rev() {
+        let c = super::remainder(super::floor_divide(&flat, stride as i32)?, d.max(1) as i32)?;
+        out.push(super::r#where(
+            &found,
+            &c,
+            super::full(&[], fill, Some(DType::Int32))?,
+        )?);
+        stride *= d;
+    }
+    out.reverse();
+    Ok(out)
 }
 
 /// The four results of [`unique_all`].

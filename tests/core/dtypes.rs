@@ -1026,6 +1026,26 @@ fn jax_rule(
         "kaiser_6" => np::kaiser(6, 14.0),
         "kaiser_5" => np::kaiser(5, 0.5),
         "kaiser_1" => np::kaiser(1, 3.0),
+        "nonzero_sized" => {
+            np::nonzero(m2(&[0, 3, 0, 4, 0, 5], 2, 3), Some(5), Some(-1.0)).map(|mut v| v.remove(1))
+        }
+        "nonzero_sized_rows" => {
+            np::nonzero(m2(&[0, 3, 0, 4, 0, 5], 2, 3), Some(5), None).map(|mut v| v.remove(0))
+        }
+        "nonzero_truncated" => {
+            np::nonzero(m2(&[0, 3, 0, 4, 0, 5], 2, 3), Some(2), None).map(|mut v| v.remove(1))
+        }
+        "argwhere_sized" => np::argwhere(
+            np::reshape(af(&[0.0, nan, 2.0, 0.0]), &[2, 2]).unwrap(),
+            Some(3),
+            Some(7.0),
+        ),
+        "argwhere_0d_sized" => np::argwhere(np::asarray(3).unwrap(), Some(2), None),
+        "argwhere_empty_sized" => np::argwhere(
+            np::zeros(&[2, 0], DType::Float32).unwrap(),
+            Some(2),
+            Some(-2.0),
+        ),
         _ if jitted => return None,
         "choose_raise" => np::choose(
             ai(&[0, 1, 1]),
@@ -1056,9 +1076,9 @@ fn jax_rule(
         "setdiff1d_i" => np::setdiff1d(ai(&[5, 3, 1, 3, 8]), ai(&[3, 5]), false, None, None),
         "setdiff1d_nan" => np::setdiff1d(af(&[nan, 1.0, nan]), af(&[1.0]), false, None, None),
         "setxor1d_i" => np::setxor1d(ai(&[1, 3, 4, 3]), ai(&[3, 1, 2, 1]), false, None, None),
-        "nonzero_0d" => np::nonzero(3).map(|mut v| v.remove(0)),
-        "nonzero_1d" => np::nonzero(vec![0i32, 3, 0, 4]).map(|mut v| v.remove(0)),
-        "argwhere_0d" => np::argwhere(np::asarray(3).unwrap()),
+        "nonzero_0d" => np::nonzero(3, None, None).map(|mut v| v.remove(0)),
+        "nonzero_1d" => np::nonzero(vec![0i32, 3, 0, 4], None, None).map(|mut v| v.remove(0)),
+        "argwhere_0d" => np::argwhere(np::asarray(3).unwrap(), None, None),
         _ => panic!("no case {name}"),
     })
 }
@@ -1146,5 +1166,5 @@ fn jax_rules_match() {
         checked += 1;
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
-    assert_eq!(checked, 451);
+    assert_eq!(checked, 457);
 }

@@ -2,7 +2,8 @@
 
 use crate::common::*;
 use olympus::numpy::{self as np, Ellipsis, NewAxis};
-use olympus::{s, DType};
+use olympus::{jit, s, Array, DType};
+use rand::Rng;
 
 /// NumPy's slice arithmetic, written independently: the positions a range selects.
 fn positions(start: Option<isize>, end: Option<isize>, step: isize, n: usize) -> Vec<usize> {
@@ -181,7 +182,7 @@ fn masks_nonzero_argwhere() {
     let got = np::extract(&m, &x).unwrap();
     let want: Vec<f64> = xv.iter().copied().filter(|&v| v > 0.0).collect();
     assert_close("extract", &got, &want, DType::Float32, EXACT);
-    let nz = np::nonzero(&m).unwrap();
+    let nz = np::nonzero(&m, None, None).unwrap();
     let want_pos: Vec<usize> = (0..20).filter(|&i| xv[i] > 0.0).collect();
     assert_eq!(nz.len(), 2);
     assert_eq!(
@@ -192,16 +193,65 @@ fn masks_nonzero_argwhere() {
         nz[1].to_vec::<i32>().unwrap(),
         want_pos.iter().map(|&p| (p % 5) as i32).collect::<Vec<_>>()
     );
-    let aw = np::argwhere(&m).unwrap();
+    let aw = np::argwhere(&m, None, None).unwrap();
     assert_eq!(aw.shape(), &[want_pos.len(), 2]);
     let c = np::compress([true, false, true], &x, Some(1)).unwrap();
     let want = map_ref(&[4, 2], |o| xv[o[0] * 5 + o[1] * 2]);
     assert_close("compress", &c, &want, DType::Float32, EXACT);
     // NaN counts as non-zero, as in NumPy.
-    let n = np::nonzero(np::array([0.0f32, f32::NAN, 1.0]).unwrap()).unwrap();
+    let n = np::nonzero(np::array([0.0f32, f32::NAN, 1.0]).unwrap(), None, None).unwrap();
     assert_eq!(n[0].to_vec::<i32>().unwrap(), vec![1, 2]);
     assert!(np::extract([true], &x).is_err());
     assert!(np::compress([true; 6], &x, Some(1)).is_err());
+}
+
+/// `nonzero`/`argwhere` with `size` (padded or truncated, with and without `fill_value`)
+/// against the host, eagerly and under `jit`, on random masks of several ranks.
+#[test]
+fn sized_nonzero_and_argwhere_match_the_host() {
+    let mut r = rng();
+    for shape in [vec![7], vec![3, 4], vec![2, 3, 5], vec![1, 1]] {
+        let n: usize = shape.iter().product();
+        let v: Vec<f64> = (0..n).map(|_| r.random_range(0..3) as f64).collect();
+        let x = make(&v, &shape, DType::Int32);
+        let pos: Vec<usize> = (0..n).filter(|&i| v[i] != 0.0).collect();
+        for size in [0, 1, pos.len(), pos.len() + 3] {
+            for fill in [None, Some(-1.0)] {
+                let what = format!("{shape:?} size {size} fill {fill:?}");
+                let want: Vec<Vec<i32>> = (0..shape.len())
+                    .map(|d| {
+                        (0..size)
+                            .map(|k| match pos.get(k) {
+                                Some(&p) => unravel_c(p, &shape)[d] as i32,
+                                None => fill.unwrap_or(0.0) as i32,
+                            })
+                            .collect()
+                    })
+                    .collect();
+                let got = np::nonzero(&x, Some(size), fill).unwrap();
+                let f = jit(move |x: Array| np::nonzero(&x, Some(size), fill));
+                let jitted = f.call(x.clone()).unwrap();
+                for d in 0..shape.len() {
+                    assert_eq!(got[d].to_vec::<i32>().unwrap(), want[d], "{what} axis {d}");
+                    assert_eq!(
+                        jitted[d].to_vec::<i32>().unwrap(),
+                        want[d],
+                        "jit {what} axis {d}"
+                    );
+                }
+                let aw = np::argwhere(&x, Some(size), fill).unwrap();
+                assert_eq!(aw.shape(), &[size, shape.len()], "{what}");
+                let flat: Vec<i32> = (0..size)
+                    .flat_map(|k| want.iter().map(move |w| w[k]))
+                    .collect();
+                assert_eq!(aw.to_vec::<i32>().unwrap(), flat, "argwhere {what}");
+            }
+        }
+    }
+    // Without `size` under jit: a tracing error that asks for it.
+    let f = jit(|x: Array| np::argwhere(&x, None, None));
+    let e = f.call(np::ones(&[3], DType::Float32).unwrap()).unwrap_err();
+    assert!(e.to_string().contains("size"), "{e}");
 }
 
 #[test]

@@ -491,6 +491,13 @@ cases = {
     "kaiser_6": lambda: jnp.kaiser(6, 14.0),
     "kaiser_5": lambda: jnp.kaiser(5, 0.5),
     "kaiser_1": lambda: jnp.kaiser(1, 3.0),
+    # nonzero and argwhere with size= and fill_value=
+    "nonzero_sized": lambda: jnp.nonzero(jnp.array([[0, 3, 0], [4, 0, 5]]), size=5, fill_value=-1)[1],
+    "nonzero_sized_rows": lambda: jnp.nonzero(jnp.array([[0, 3, 0], [4, 0, 5]]), size=5)[0],
+    "nonzero_truncated": lambda: jnp.nonzero(jnp.array([[0, 3, 0], [4, 0, 5]]), size=2)[1],
+    "argwhere_sized": lambda: jnp.argwhere(jnp.array([[0.0, nan], [2.0, 0.0]]), size=3, fill_value=7),
+    "argwhere_0d_sized": lambda: jnp.argwhere(jnp.array(3), size=2),
+    "argwhere_empty_sized": lambda: jnp.argwhere(jnp.zeros((2, 0)), size=2, fill_value=-2),
 }
 
 def fmt(v):
