@@ -21,6 +21,17 @@ use rand::Rng;
 /// Every length 0..=SWEEP is tried.
 const SWEEP: usize = 1100;
 
+/// The lengths the sweeps try: every one of 0..=SWEEP, or with `OLYMPUS_SWEEP=sample`
+/// (CI's second pass with the GPU profile, whose kernels lavapipe runs several times
+/// slower; the first pass and the GL pass try every length) all up to 300, those at and
+/// around every multiple of 64 (vectors, chunks, workgroups), and every seventh.
+fn sweep_lengths() -> Vec<usize> {
+    let sample = std::env::var("OLYMPUS_SWEEP").is_ok_and(|v| v == "sample");
+    (0..=SWEEP)
+        .filter(|n| !sample || *n <= 300 || n % 64 <= 2 || n % 64 == 63 || n % 7 == 0)
+        .collect()
+}
+
 /// Multiples of 1/64 in [-8, 8]: sums of up to 2^18 of them are exact in float32.
 fn sixty_fourths(r: &mut StdRng, n: usize) -> Vec<f64> {
     (0..n)
@@ -222,7 +233,7 @@ fn float32_reductions_at_every_length() {
     let mut r = rng();
     let base = sixty_fourths(&mut r, 2 * SWEEP + 8);
     let x = make(&base, &[base.len()], DType::Float32);
-    for n in 0..=SWEEP {
+    for n in sweep_lengths() {
         for (view, xv, idx) in views(&x, n) {
             let composites = view == "aligned" || n % 8 == 0;
             float32_families(
@@ -249,7 +260,7 @@ fn products_and_nan_aware_reductions_at_every_length() {
         }
     }
     let xq = make(&q, &[q.len()], f);
-    for n in 0..=SWEEP {
+    for n in sweep_lengths() {
         for ((view, pv, idx), (_, qv, _)) in views(&xp, n).into_iter().zip(views(&xq, n)) {
             let what = format!("n={n} {view}");
             let want: f64 = idx.iter().map(|&i| p[i]).product();
@@ -353,7 +364,7 @@ fn integer_float16_and_bool_reductions_at_every_length() {
     let sparse: Vec<bool> = (0..len).map(|_| r.random_range(0..300) == 0).collect();
     let xs = Array::from_slice(&sparse, &[len]).unwrap();
     let xd = np::logical_not(&xs).unwrap();
-    for n in 0..=SWEEP {
+    for n in sweep_lengths() {
         let views_i = views(&xi, n);
         let views_u = views(&xu, n);
         let views_h = views(&xh, n);
@@ -744,7 +755,7 @@ fn scans_sorts_and_elementwise_at_every_length() {
         make(&b, &[len], f),
         make(&p, &[len], f),
     );
-    for n in 0..=SWEEP {
+    for n in sweep_lengths() {
         for ((view, va, ia), ((_, vb, ib), (_, vp, _))) in views(&xa, n)
             .into_iter()
             .zip(views(&xb, n).into_iter().zip(views(&xp, n)))
@@ -826,7 +837,7 @@ fn gathers_and_scatters_at_every_length() {
     let len = 2 * SWEEP + 8;
     let a = sixty_fourths(&mut r, len);
     let xa = make(&a, &[len], f);
-    for n in 0..=SWEEP {
+    for n in sweep_lengths() {
         // Gather n random positions of a view of n + 1 elements.
         let m = n + 1;
         for (view, va, ia) in views(&xa, m) {
