@@ -10,7 +10,7 @@
 //! length: 8 passes for 32-bit keys, where a bitonic network over 16M keys runs 300
 //! stages. On a GPU a workgroup owns a tile and ranks its keys through workgroup memory;
 //! on a software adapter one thread owns a tile and walks it in order ([`Radix::serial`]),
-//! which runs there 2-3 times faster.
+//! since a software adapter pays dearly for workgroup memory and barriers.
 //!
 //! **Bitonic network** ([`stage`]): one compare-exchange stage over rows of `[rows, p]`
 //! keys (p a power of two) with their original positions. Keys compare by value with NaN
@@ -29,8 +29,8 @@ pub(crate) const DIGIT_BITS: u32 = 4;
 const ITEMS: u64 = 16;
 /// Keys a workgroup sorts per pass (GPU kernels).
 const TILE: u64 = 256 * ITEMS;
-/// Keys one thread sorts per pass (serial kernels): fewer tiles make a longer scan of the
-/// counts, larger ones too few threads (measured on lavapipe: 1024 beats 256 and 4096).
+/// Keys one thread sorts per pass (serial kernels): smaller tiles make a longer scan of
+/// the counts, larger ones too few threads to fill a CPU's cores and SIMD lanes.
 const SERIAL_TILE: u64 = 1024;
 /// Workgroup storage the workgroup scatter declares: each thread's 16 digit counts packed
 /// two to a word, the scan's 256 segment totals, and the tile's 16 digit offsets. The

@@ -961,10 +961,9 @@ fn scatter(
     Ok(target.with_weak(out.weak))
 }
 
-/// Rows at least this long are radix sorted, shorter ones by the bitonic network (fewer
-/// dispatches). Measured on lavapipe, the serial radix kernels beat the network from 128
-/// keys a row (all sizes tried, 128 to 1M: 2.5-20x); the workgroup kernels, whose tile
-/// is 4096 keys, from 1024.
+/// Rows at least this long are radix sorted, shorter ones by the bitonic network, whose
+/// few stages then cost less than the radix passes' dispatches. The workgroup kernels'
+/// tile is 4096 keys, so they start later than the serial ones (1024-key tiles).
 const RADIX_FROM_SERIAL: usize = 128;
 const RADIX_FROM: usize = 1024;
 
