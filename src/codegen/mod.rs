@@ -1091,7 +1091,7 @@ pub(crate) mod tests {
         for mode in scatter::ScatterMode::ALL {
             for d in DType::ALL {
                 for windows in [[1, 1, 1], [2, 3, 4]] {
-                    let g = scatter::scatter(mode, d, 4, 8, 0, 1, windows, &gpu_target());
+                    let g = scatter::scatter(mode, d, 4, (0, 8), 0, 1, windows, &gpu_target());
                     let source = g.source();
                     if let Err(e) = validate(&source) {
                         panic!("scatter {mode:?} on {d} in windows {windows:?}: {e}\n{source}");

@@ -67,12 +67,15 @@ fn declare_atomic_out(src: &mut String, binding: u32, windows: u64, t: &Target, 
 
 /// The kernel for elements of `dtype` (storage words of the output bound as atomics), with
 /// the positions, values and output bound as `windows` windows each (`[pos, vals, out]`).
+/// The output binding holds elements `first..first + len` of the array: positions outside
+/// them are dropped, so an array too large for one kernel's bindings is updated range by
+/// range.
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn scatter(
     mode: ScatterMode,
     dtype: DType,
     count: u64,
-    len: u64,
+    (first, len): (u64, u64),
     pos_offset: u64,
     val_offset: u64,
     windows: [u64; 3],
@@ -154,8 +157,8 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(num_workgroups) nwg: vec3
     let t = (wg.y * nwg.x + wg.x) * 256u + li;
     if (t >= md[0]) {{ return; }}
     let q = pos(t + md[2]);
-    if (q < 0 || u32(q) >= md[1]) {{ return; }}
-    let p = u32(q);
+    if (q < 0 || u32(q) < md[4] || u32(q) - md[4] >= md[1]) {{ return; }}
+    let p = u32(q) - md[4];
     let e = t + md[3];
     let v: {ct} = {load};
 {update}}}
@@ -169,6 +172,7 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(num_workgroups) nwg: vec3
             len as u32,
             pos_offset as u32,
             val_offset as u32,
+            first as u32,
         ],
     }
 }

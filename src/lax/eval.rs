@@ -69,6 +69,11 @@ pub(crate) fn eval(
             if let Primitive::Concatenate { dimension } = prim {
                 return concatenate(&dev, dimension, inputs, out);
             }
+            if let Primitive::Gather { axis } = prim {
+                if let Some(r) = gather_in_ranges(&dev, axis, inputs[0], inputs[1], &out)? {
+                    return Ok(r);
+                }
+            }
             if let Primitive::Pad { value: Some(v), .. } = prim {
                 if inputs[0].size() == 0 {
                     // Nothing to copy: the result is all padding.
@@ -195,6 +200,19 @@ pub(crate) fn run_cached(
     outs: &[Aval],
     cache: Option<&KernelCache>,
 ) -> Result<Vec<Array>> {
+    run_program(dev, program, inputs, outs, cache, true)
+}
+
+/// [`run_cached`], splitting the output into boxes ([`run_in_blocks`]) where `blocks` says
+/// so and nothing else fits the kernel's bindings.
+fn run_program(
+    dev: &Device,
+    program: &Program,
+    inputs: &[&Array],
+    outs: &[Aval],
+    cache: Option<&KernelCache>,
+    blocks: bool,
+) -> Result<Vec<Array>> {
     let shape = &outs[0].shape;
     debug_assert!(outs.iter().all(|o| &o.shape == shape));
     let n = crate::shape::size_of(shape) as u64;
@@ -210,14 +228,17 @@ pub(crate) fn run_cached(
         let mut target = target(dev);
         target.written_out = target.vectors > 1 && n >= codegen::CPU_VECTORS_FROM;
         let (stores, operands) = operands_of(dev, inputs, n, &target)?;
-        let out_windows: Vec<u64> = storages
-            .iter()
-            .map(|st| codegen::windows_for(st.bytes, &target))
-            .collect();
+        let out_windows = written_windows(&storages, outs, &target);
         let total: u64 =
             out_windows.iter().sum::<u64>() + operands.iter().map(|o| o.windows).sum::<u64>();
         let bytes = out_bytes(&outs[0]);
-        if total > max_bindings(dev) && run_in_slabs(dev, program, inputs, &storages, outs)? {
+        // Past the device's bindings: the parts of the buffers views read, else slabs
+        // along the leading axis, else boxes of the output.
+        if total > max_bindings(dev)
+            && (run_rebased(dev, program, inputs, &storages, outs)?
+                || run_in_slabs(dev, program, inputs, &storages, outs)?
+                || blocks && run_in_blocks(dev, program, inputs, &storages, outs)?)
+        {
             return Ok(finish(dev, storages, outs));
         }
         check_bindings(dev, program_name(program), total, bytes, &outs[0])?;
@@ -237,6 +258,20 @@ pub(crate) fn run_cached(
         inner.dispatch(&kernel, &bindings, &meta, groups)?;
     }
     Ok(finish(dev, storages, outs))
+}
+
+/// The windows each output buffer is bound as: those its elements fill (a pooled buffer
+/// may be larger).
+fn written_windows(
+    storages: &[Arc<crate::runtime::Storage>],
+    outs: &[Aval],
+    t: &Target,
+) -> Vec<u64> {
+    storages
+        .iter()
+        .zip(outs)
+        .map(|(st, o)| codegen::windows_for(out_bytes(o).min(st.bytes), t))
+        .collect()
 }
 
 /// The arrays of a kernel's contiguous outputs.
@@ -268,20 +303,7 @@ fn run_in_slabs(
     outs: &[Aval],
 ) -> Result<bool> {
     let shape = &outs[0].shape;
-    let pointwise = program.nodes.iter().all(|n| {
-        matches!(
-            n.prim,
-            Primitive::Unary(_)
-                | Primitive::Binary(_)
-                | Primitive::Compare(_)
-                | Primitive::Select
-                | Primitive::ConvertElementType { .. }
-                | Primitive::Copy
-                | Primitive::Full { .. }
-                | Primitive::Fma
-                | Primitive::BitcastConvertType { .. }
-        )
-    });
+    let pointwise = program.nodes.iter().all(|n| pointwise(&n.prim));
     if !pointwise || shape.is_empty() || inputs.iter().any(|a| a.ndim() != shape.len()) {
         return Ok(false);
     }
@@ -361,25 +383,441 @@ fn run_in_slabs(
         let n = crate::shape::size_of(sub) as u64;
         t.written_out = t.vectors > 1 && n >= codegen::CPU_VECTORS_FROM;
         let operands: Vec<Operand<'_>> = ins.iter().map(Rebased::operand).collect();
+        let buffers = stores
+            .iter()
+            .copied()
+            .zip(ins)
+            .map(|(st, r)| (st, r.windows, r.base))
+            .chain(storages.iter().zip(outs_at).map(|(st, o)| (st, o.1, o.0)));
         let out_windows: Vec<u64> = outs_at.iter().map(|o| o.1).collect();
-        let g = elementwise_kernel(&program, &operands, sub, &out_windows, &t)?;
-        let kernel = dev.0.kernel(&g.body, || g.source())?;
-        check_metadata(program_name(&program), &g.meta, inputs, sub)?;
-        let bindings = bind_windows_from(
-            stores
-                .iter()
-                .copied()
-                .zip(ins)
-                .map(|(st, r)| (st, r.windows, r.base))
-                .chain(storages.iter().zip(outs_at).map(|(st, o)| (st, o.1, o.0))),
-            t.window_bytes,
-        );
-        let groups = n
-            .div_ceil(codegen::PER_THREAD * t.vectors)
-            .div_ceil(codegen::WORKGROUP);
-        dev.0.dispatch(&kernel, &bindings, &g.meta, groups)?;
+        dispatch_program(
+            dev,
+            &program,
+            inputs,
+            &operands,
+            buffers,
+            &out_windows,
+            sub,
+            &t,
+        )?;
     }
     Ok(true)
+}
+
+/// Generates `program`'s kernel over `operands` and an output of `shape` and dispatches it
+/// with `buffers` bound (each buffer, its windows and the byte offset they start at: the
+/// operands', then the outputs' in `out_windows` windows).
+#[allow(clippy::too_many_arguments)]
+fn dispatch_program<'a>(
+    dev: &Device,
+    program: &Program,
+    inputs: &[&Array],
+    operands: &[Operand<'_>],
+    buffers: impl IntoIterator<Item = (&'a Arc<crate::runtime::Storage>, u64, u64)>,
+    out_windows: &[u64],
+    shape: &[usize],
+    t: &Target,
+) -> Result<()> {
+    let g = elementwise_kernel(program, operands, shape, out_windows, t)?;
+    let kernel = dev.0.kernel(&g.body, || g.source())?;
+    check_metadata(program_name(program), &g.meta, inputs, shape)?;
+    let bindings = bind_windows_from(buffers, t.window_bytes);
+    let groups = (crate::shape::size_of(shape) as u64)
+        .div_ceil(codegen::PER_THREAD * t.vectors)
+        .div_ceil(codegen::WORKGROUP);
+    dev.0.dispatch(&kernel, &bindings, &g.meta, groups)
+}
+
+/// Runs `program` binding only the part of each operand's buffer its layout reads
+/// ([`Rebased`]): views (a slab, a slice) of a buffer larger than a kernel may bind. Returns
+/// `false` (nothing run) where that still needs too many bindings.
+fn run_rebased(
+    dev: &Device,
+    program: &Program,
+    inputs: &[&Array],
+    storages: &[Arc<crate::runtime::Storage>],
+    outs: &[Aval],
+) -> Result<bool> {
+    let shape = &outs[0].shape;
+    let n = crate::shape::size_of(shape) as u64;
+    let mut t = target(dev);
+    t.written_out = t.vectors > 1 && n >= codegen::CPU_VECTORS_FROM;
+    let (stores, whole) = operands_of(dev, inputs, n, &t)?;
+    let rebased: Vec<Option<Rebased>> = inputs
+        .iter()
+        .zip(&stores)
+        .zip(&whole)
+        .map(|((a, st), o)| {
+            (o.windows != codegen::TEXTURE)
+                .then(|| Rebased::new(dev, a.layout().clone(), a.dtype(), st.bytes, &t))
+        })
+        .collect();
+    let operands: Vec<Operand<'_>> = whole
+        .iter()
+        .zip(&rebased)
+        .map(|(o, r)| r.as_ref().map_or_else(|| o.clone(), Rebased::operand))
+        .collect();
+    let out_windows = written_windows(storages, outs, &t);
+    let total = out_windows.iter().sum::<u64>()
+        + operands
+            .iter()
+            .map(|o| {
+                if o.windows == codegen::TEXTURE {
+                    0
+                } else {
+                    o.windows
+                }
+            })
+            .sum::<u64>();
+    if total > max_bindings(dev) {
+        return Ok(false);
+    }
+    let buffers = stores
+        .iter()
+        .copied()
+        .zip(&operands)
+        .zip(&rebased)
+        .map(|((st, o), r)| (st, o.windows, r.as_ref().map_or(0, |r| r.base)))
+        .chain(storages.iter().zip(&out_windows).map(|(st, &w)| (st, w, 0)));
+    dispatch_program(
+        dev,
+        program,
+        inputs,
+        &operands,
+        buffers,
+        &out_windows,
+        shape,
+        &t,
+    )?;
+    Ok(true)
+}
+
+/// A box of an array: its first index and one past its last along each dimension.
+type Region = (Vec<usize>, Vec<usize>);
+
+/// The part of `program` that computes the output's box `at`: the program over the
+/// operands' boxes it reads (each an operand's position and box). `None` for programs that
+/// cannot be split so.
+fn block_plan(
+    program: &Program,
+    inputs: &[&Array],
+    rank: usize,
+    at: &Region,
+) -> Option<(Program, Vec<(usize, Region)>)> {
+    let (start, limit) = at;
+    let sub: Vec<usize> = start.iter().zip(limit).map(|(s, l)| l - s).collect();
+    let node = |prim: Primitive, n: usize, dtype: DType| Node {
+        prim,
+        args: (0..n).collect(),
+        dtype,
+    };
+    if let [only] = &program.nodes[..] {
+        let dtype = only.dtype;
+        match &only.prim {
+            Primitive::Concatenate { dimension } => {
+                let d = *dimension;
+                let mut lo = 0;
+                let mut parts = Vec::new();
+                for (i, a) in inputs.iter().enumerate() {
+                    let len = a.shape()[d];
+                    let (s, l) = (start[d].max(lo), limit[d].min(lo + len));
+                    if s < l {
+                        let (mut s0, mut l0) = at.clone();
+                        (s0[d], l0[d]) = (s - lo, l - lo);
+                        parts.push((i, (s0, l0)));
+                    }
+                    lo += len;
+                }
+                let prim = if parts.len() == 1 {
+                    Primitive::Copy
+                } else {
+                    Primitive::Concatenate { dimension: d }
+                };
+                let dtypes = parts.iter().map(|(i, _)| inputs[*i].dtype()).collect();
+                let p = Program::new(dtypes, vec![node(prim, parts.len(), dtype)]);
+                return Some((p, parts));
+            }
+            Primitive::Pad { low, value, .. } => {
+                let x = inputs[0].shape();
+                let (mut s0, mut l0) = (vec![0; rank], vec![0; rank]);
+                let (mut new_low, mut new_high) = (vec![0; rank], vec![0; rank]);
+                for d in 0..rank {
+                    let (s, l, len) = (start[d] as isize, limit[d] as isize, x[d] as isize);
+                    let low = low[d] as isize;
+                    // Edge padding reads at least the nearest element.
+                    let (a, b) = match value {
+                        Some(_) => ((s - low).clamp(0, len), (l - low).clamp(0, len)),
+                        None => (
+                            (s - low).clamp(0, len - 1),
+                            (l - 1 - low).clamp(0, len - 1) + 1,
+                        ),
+                    };
+                    if a >= b {
+                        // Only padding: the fill value.
+                        let full = Primitive::Full {
+                            shape: sub.clone(),
+                            value: value.expect("edge padding reads an element"),
+                        };
+                        return Some((Program::new(vec![], vec![node(full, 0, dtype)]), vec![]));
+                    }
+                    (s0[d], l0[d]) = (a as usize, b as usize);
+                    let before = (a + low - s).clamp(0, sub[d] as isize - (b - a));
+                    new_low[d] = before as usize;
+                    new_high[d] = (sub[d] as isize - before - (b - a)).max(0) as usize;
+                }
+                let prim = Primitive::Pad {
+                    low: new_low,
+                    high: new_high,
+                    value: *value,
+                };
+                let p = Program::new(vec![inputs[0].dtype()], vec![node(prim, 1, dtype)]);
+                return Some((p, vec![(0, (s0, l0))]));
+            }
+            Primitive::Gather { axis } => {
+                let (mut s0, mut l0) = at.clone();
+                (s0[*axis], l0[*axis]) = (0, inputs[0].shape()[*axis]);
+                return Some((program.clone(), vec![(0, (s0, l0)), (1, at.clone())]));
+            }
+            _ => {}
+        }
+    }
+    let pointwise = program
+        .nodes
+        .iter()
+        .all(|n| pointwise(&n.prim) || matches!(n.prim, Primitive::Iota { .. }));
+    if !pointwise || inputs.iter().any(|a| a.ndim() != rank) {
+        return None;
+    }
+    // Constants take the box's shape; an iota counts from the box's start along its
+    // dimension (in 32-bit integers, converted after, so the values are the whole one's).
+    let k = program.inputs.len();
+    let mut ids: Vec<usize> = (0..k).collect();
+    let mut nodes: Vec<Node> = Vec::new();
+    for n in &program.nodes {
+        let args: Vec<usize> = n.args.iter().map(|&a| ids[a]).collect();
+        match &n.prim {
+            Primitive::Full { value, .. } => nodes.push(Node {
+                prim: Primitive::Full {
+                    shape: sub.clone(),
+                    value: *value,
+                },
+                args,
+                dtype: n.dtype,
+            }),
+            Primitive::Iota {
+                dtype, dimension, ..
+            } => {
+                let int = if *dtype == DType::Int32 {
+                    DType::Int32
+                } else {
+                    DType::UInt32
+                };
+                let iota = Primitive::Iota {
+                    dtype: int,
+                    shape: sub.clone(),
+                    dimension: *dimension,
+                };
+                nodes.push(node(iota, 0, int));
+                let from = start[*dimension];
+                if from > 0 {
+                    let value = crate::primitive::Literal::U32(from as u32).cast(int);
+                    let shape = sub.clone();
+                    nodes.push(node(Primitive::Full { shape, value }, 0, int));
+                    let (a, b) = (k + nodes.len() - 2, k + nodes.len() - 1);
+                    nodes.push(Node {
+                        prim: Primitive::Binary(crate::lax::BinaryOp::Add),
+                        args: vec![a, b],
+                        dtype: int,
+                    });
+                }
+                if int != *dtype {
+                    nodes.push(Node {
+                        prim: Primitive::ConvertElementType {
+                            dtype: *dtype,
+                            weak: false,
+                        },
+                        args: vec![k + nodes.len() - 1],
+                        dtype: *dtype,
+                    });
+                }
+            }
+            prim => nodes.push(Node {
+                prim: prim.clone(),
+                args,
+                dtype: n.dtype,
+            }),
+        }
+        ids.push(k + nodes.len() - 1);
+    }
+    let p = Program {
+        inputs: program.inputs.clone(),
+        nodes,
+        outputs: program.outputs.iter().map(|&o| ids[o]).collect(),
+    };
+    let boxes = (0..inputs.len()).map(|i| (i, at.clone())).collect();
+    Some((p, boxes))
+}
+
+/// `layout`'s box `at` as a layout of its own (a view's).
+fn box_layout(layout: &Layout, at: &Region) -> Layout {
+    let (start, limit) = at;
+    Layout {
+        shape: start.iter().zip(limit).map(|(s, l)| l - s).collect(),
+        strides: layout.strides.clone(),
+        offset: (layout.offset as isize
+            + start
+                .iter()
+                .zip(&layout.strides)
+                .map(|(&s, &st)| s as isize * st)
+                .sum::<isize>()) as usize,
+    }
+}
+
+/// The boxes of an output of `shape` that each leave the indices before `depth` single
+/// and split dimension `depth` in runs of `run`: contiguous ranges of the output, in order.
+fn blocks(shape: &[usize], depth: usize, run: usize) -> impl Iterator<Item = Region> + '_ {
+    let outer: usize = shape[..depth].iter().product();
+    (0..outer).flat_map(move |o| {
+        let mut prefix = vec![0; depth];
+        let mut rest = o;
+        for d in (0..depth).rev() {
+            prefix[d] = rest % shape[d];
+            rest /= shape[d];
+        }
+        (0..shape[depth]).step_by(run).map(move |c0| {
+            let c1 = (c0 + run).min(shape[depth]);
+            let mut start = prefix.clone();
+            let mut limit: Vec<usize> = prefix.iter().map(|p| p + 1).collect();
+            start.push(c0);
+            limit.push(c1);
+            start.extend(std::iter::repeat_n(0, shape.len() - depth - 1));
+            limit.extend_from_slice(&shape[depth + 1..]);
+            (start, limit)
+        })
+    })
+}
+
+/// Runs `program` box by box where no slab along the leading axis fits the kernel's
+/// bindings (a transposed operand reads across its whole buffer for any run of rows;
+/// concatenation, padding and gathers read other boxes than they write): each box of the
+/// output is computed into a buffer of its own, from views of the operands' boxes it
+/// reads, and copied into place. Boxes fix the leading indices and split the next
+/// dimension, so each is a contiguous range of the output. Returns `false` (nothing run)
+/// where no split fits.
+fn run_in_blocks(
+    dev: &Device,
+    program: &Program,
+    inputs: &[&Array],
+    storages: &[Arc<crate::runtime::Storage>],
+    outs: &[Aval],
+) -> Result<bool> {
+    // At most this many kernels: past it the error names the bindings it needs.
+    const MAX_BLOCKS: usize = 1 << 18;
+    let shape = &outs[0].shape;
+    let rank = shape.len();
+    if rank == 0 || block_plan(program, inputs, rank, &(vec![0; rank], shape.clone())).is_none() {
+        return Ok(false);
+    }
+    let t = target(dev);
+    let strides = crate::shape::contiguous_strides(shape);
+    // Where a box starts in the output, and its elements.
+    let range = |(start, limit): &Region| -> (u64, u64) {
+        let first = start
+            .iter()
+            .zip(&strides)
+            .map(|(s, st)| s * *st as usize)
+            .sum::<usize>();
+        let len = start
+            .iter()
+            .zip(limit)
+            .map(|(s, l)| l - s)
+            .product::<usize>();
+        (first as u64, len as u64)
+    };
+    let n = crate::shape::size_of(shape) as u64;
+    let fits = |b: &Region| -> bool {
+        let (first, len) = range(b);
+        if !outs
+            .iter()
+            .all(|o| placeable(o.dtype, first as usize, len as usize, n as usize))
+        {
+            return false;
+        }
+        let Some((_, reads)) = block_plan(program, inputs, rank, b) else {
+            return false;
+        };
+        let read: u64 = reads
+            .iter()
+            .map(|(i, at)| region_windows(dev, inputs[*i], at, &t).unwrap_or(u64::MAX / 4))
+            .sum();
+        let written: u64 = outs
+            .iter()
+            .map(|o| {
+                codegen::windows_for(
+                    out_bytes(&Aval::new(vec![len as usize], o.dtype, false)),
+                    &t,
+                )
+            })
+            .sum();
+        read + written <= max_bindings(dev)
+    };
+    let mut plan = None;
+    'search: for depth in 0..rank {
+        let outer: usize = shape[..depth].iter().product();
+        let mut run = shape[depth];
+        while run > 0 {
+            let count = outer.saturating_mul(shape[depth].div_ceil(run));
+            if count > MAX_BLOCKS {
+                break 'search;
+            }
+            if blocks(shape, depth, run).all(|b| fits(&b)) {
+                plan = Some((depth, run));
+                break 'search;
+            }
+            run /= 2;
+        }
+    }
+    let Some((depth, run)) = plan else {
+        return Ok(false);
+    };
+    for b in blocks(shape, depth, run) {
+        let (p, reads) = block_plan(program, inputs, rank, &b).expect("planned");
+        let views = reads
+            .iter()
+            .map(|(i, (s, l))| crate::lax::slice(inputs[*i], s, l, None))
+            .collect::<Result<Vec<_>>>()?;
+        let views: Vec<&Array> = views.iter().collect();
+        let sub: Vec<usize> = b.0.iter().zip(&b.1).map(|(s, l)| l - s).collect();
+        let block_outs: Vec<Aval> = outs
+            .iter()
+            .map(|o| Aval::new(sub.clone(), o.dtype, o.weak))
+            .collect();
+        let parts = run_program(dev, &p, &views, &block_outs, None, false)?;
+        let (first, _) = range(&b);
+        for ((part, st), o) in parts.iter().zip(storages).zip(outs) {
+            place(dev, part, st, first * o.dtype.storage_bytes() as u64)?;
+        }
+    }
+    Ok(true)
+}
+
+/// Whether every value of `prim` depends only on its operands' elements at its own index
+/// (constants included), so that any part of its output is computed from the same part of
+/// its operands.
+fn pointwise(prim: &Primitive) -> bool {
+    matches!(
+        prim,
+        Primitive::Unary(_)
+            | Primitive::Binary(_)
+            | Primitive::Compare(_)
+            | Primitive::Select
+            | Primitive::ConvertElementType { .. }
+            | Primitive::Copy
+            | Primitive::Full { .. }
+            | Primitive::Fma
+            | Primitive::BitcastConvertType { .. }
+            | Primitive::Threefry { .. }
+    )
 }
 
 fn gcd(a: u64, b: u64) -> u64 {
@@ -687,6 +1125,73 @@ pub(crate) fn input_maps(
     }
 }
 
+/// A gather from an array too large to bind in one kernel beside its indices and output
+/// (wgpu's GL backend binds 16 windows of 128 MiB): ranges along the gathered axis, each
+/// gathered for every index and kept where the index falls in it. `None` where the whole
+/// array takes at most half the bindings (boxes of the output then fit, see
+/// [`run_in_blocks`]) or no range fits.
+fn gather_in_ranges(
+    dev: &Device,
+    axis: usize,
+    x: &Array,
+    idx: &Array,
+    out: &Aval,
+) -> Result<Option<Array>> {
+    use crate::lax::{self as lax, BinaryOp, CompareOp, Literal};
+    let t = target(dev);
+    let half = max_bindings(dev) / 2;
+    let len = x.shape()[axis];
+    let range = |t0: usize, t1: usize| -> Region {
+        let (mut s, mut l) = (vec![0; x.ndim()], x.shape().to_vec());
+        (s[axis], l[axis]) = (t0, t1);
+        (s, l)
+    };
+    if len < 2 || out.size() == 0 || region_windows(dev, x, &range(0, len), &t)? <= half {
+        return Ok(None);
+    }
+    // Ranges of one length span as many windows, give or take the one an unaligned
+    // start adds.
+    let mut run = len / 2;
+    while run > 1 && region_windows(dev, x, &range(0, run), &t)? + 1 > half {
+        run /= 2;
+    }
+    if region_windows(dev, x, &range(0, run), &t)? + 1 > half {
+        return Ok(None);
+    }
+    let at = |v: usize| {
+        lax::full(
+            idx.shape(),
+            Literal::U32(v as u32).cast(idx.dtype()),
+            Some(dev),
+        )
+    };
+    // Indices clamped into range, as the gather clamps them.
+    let mut clamped = lax::binary(BinaryOp::Min, idx, &at(len - 1)?)?;
+    if idx.dtype() == DType::Int32 {
+        clamped = lax::binary(BinaryOp::Max, &clamped, &at(0)?)?;
+    }
+    let mut acc: Option<Array> = None;
+    for t0 in (0..len).step_by(run) {
+        let t1 = (t0 + run).min(len);
+        let (s, l) = range(t0, t1);
+        let part_x = lax::slice(x, &s, &l, None)?;
+        let local = lax::binary(BinaryOp::Sub, &clamped, &at(t0)?)?;
+        let part = lax::gather(&part_x, &local, axis)?;
+        acc = Some(match acc {
+            None => part,
+            Some(a) => {
+                let inside = lax::binary(
+                    BinaryOp::And,
+                    &lax::compare(CompareOp::Ge, &clamped, &at(t0)?)?,
+                    &lax::compare(CompareOp::Lt, &clamped, &at(t1)?)?,
+                )?;
+                lax::select(&inside, &part, &a)?
+            }
+        });
+    }
+    Ok(acc.map(|a| a.with_weak(out.weak)))
+}
+
 /// Concatenation: empty operands are dropped; at most 8 operands go into one kernel
 /// (storage bindings are limited), more are joined in groups first.
 fn concatenate(dev: &Device, dimension: usize, inputs: &[&Array], out: Aval) -> Result<Array> {
@@ -811,6 +1316,9 @@ fn skinny_dot(a: &Array, b: &Array, out: &Aval) -> Result<Option<Array>> {
 fn dot(dev: &Device, a: &Array, b: &Array, out: Aval) -> Result<Array> {
     use crate::codegen::matmul::accumulator;
     let (batch, m, k, n) = (a.shape()[0], a.shape()[1], a.shape()[2], b.shape()[2]);
+    if let Some(r) = dot_in_blocks(dev, a, b, &out)? {
+        return Ok(r);
+    }
     if let Some(r) = skinny_dot(a, b, &out)? {
         return Ok(r);
     }
@@ -848,6 +1356,180 @@ fn dot(dev: &Device, a: &Array, b: &Array, out: Aval) -> Result<Array> {
     as_out(total.expect("at least one slice of k"), &out)
 }
 
+/// A product whose operands and output need more storage bindings than one kernel may
+/// have (wgpu's GL backend binds 16 of 128 MiB): runs of output rows (whole batch entries,
+/// or rows of one), each computed from the rows of `a` it reads and all of `b` and copied
+/// into place; where `b` alone is too large, slices of `k` whose products are summed.
+/// `None` where the whole product fits.
+fn dot_in_blocks(dev: &Device, a: &Array, b: &Array, out: &Aval) -> Result<Option<Array>> {
+    let (batch, m, k, n) = (a.shape()[0], a.shape()[1], a.shape()[2], b.shape()[2]);
+    let t = target(dev);
+    let acc = crate::codegen::matmul::accumulator(out.dtype);
+    let max = max_bindings(dev);
+    let written = |elements: usize| {
+        codegen::windows_for(out_bytes(&Aval::new(vec![elements], acc, false)), &t)
+    };
+    let whole = |x: &Array| (vec![0; 3], x.shape().to_vec());
+    let need = region_windows(dev, a, &whole(a), &t)?
+        + region_windows(dev, b, &whole(b), &t)?
+        + written(batch * m * n);
+    if need <= max || batch * m * n == 0 || k == 0 {
+        return Ok(None);
+    }
+    // Runs of rows of a strided operand (a transposed one) span its whole buffer: copied
+    // first (in boxes, as every copy may be), they span only their own.
+    let (a, b) = (&contiguous(a)?, &contiguous(b)?);
+    let shape = vec![batch, m, n];
+    let reads = |(s, l): &Region| -> (Region, Region) {
+        (
+            (vec![s[0], s[1], 0], vec![l[0], l[1], k]),
+            (vec![s[0], 0, 0], vec![l[0], k, n]),
+        )
+    };
+    let fits = |r: &Region| -> Result<bool> {
+        let (ra, rb) = reads(r);
+        let rows = (r.1[0] - r.0[0]) * (r.1[1] - r.0[1]);
+        let first = (r.0[0] * m + r.0[1]) * n;
+        if !placeable(out.dtype, first, rows * n, batch * m * n) {
+            return Ok(false);
+        }
+        Ok(
+            region_windows(dev, a, &ra, &t)? + region_windows(dev, b, &rb, &t)? + written(rows * n)
+                <= max,
+        )
+    };
+    let mut plan = None;
+    'search: for depth in 0..2 {
+        let mut run = shape[depth];
+        while run > 0 {
+            let mut all = true;
+            for r in blocks(&shape, depth, run) {
+                all &= fits(&r)?;
+                if !all {
+                    break;
+                }
+            }
+            if all {
+                plan = Some((depth, run));
+                break 'search;
+            }
+            run /= 2;
+        }
+    }
+    let Some((depth, run)) = plan else {
+        // `b` alone is too large: slices of `k`, each product split as needed, summed.
+        if acc != out.dtype {
+            // float16: the products and sums in float32 (exact products, as the kernel
+            // forms them), rounded once at the end.
+            let wide = |x: &Array| crate::lax::convert_element_type(x, acc);
+            let r = dot(
+                dev,
+                &wide(a)?,
+                &wide(b)?,
+                Aval::new(out.shape.clone(), acc, out.weak),
+            )?;
+            return as_out(r, out).map(Some);
+        }
+        if k < 2 {
+            return Ok(None);
+        }
+        let rows_of_b = |kc: usize| region_windows(dev, b, &(vec![0; 3], vec![batch, kc, n]), &t);
+        let mut kc = k / 2;
+        while kc > 1 && 2 * rows_of_b(kc)? > max {
+            kc /= 2;
+        }
+        if 2 * rows_of_b(kc)? > max {
+            return Ok(None);
+        }
+        let mut total: Option<Array> = None;
+        for k0 in (0..k).step_by(kc) {
+            let k1 = (k0 + kc).min(k);
+            let sa = crate::lax::slice(a, &[0, 0, k0], &[batch, m, k1], None)?;
+            let sb = crate::lax::slice(b, &[0, k0, 0], &[batch, k1, n], None)?;
+            let part = dot(dev, &sa, &sb, out.clone())?;
+            total = Some(match total {
+                None => part,
+                Some(t) => crate::lax::binary(crate::lax::BinaryOp::Add, &t, &part)?,
+            });
+        }
+        return Ok(total);
+    };
+    let eb = out.dtype.storage_bytes() as u64;
+    let storage = dev.alloc(
+        BufferKind::Storage,
+        out_bytes(out),
+        "matmul",
+        &out.shape,
+        out.dtype,
+    )?;
+    for r in blocks(&shape, depth, run) {
+        let ((sa, la), (sb, lb)) = reads(&r);
+        let part = dot(
+            dev,
+            &crate::lax::slice(a, &sa, &la, None)?,
+            &crate::lax::slice(b, &sb, &lb, None)?,
+            Aval::new(
+                r.1.iter().zip(&r.0).map(|(l, s)| l - s).collect(),
+                out.dtype,
+                out.weak,
+            ),
+        )?;
+        let first = ((r.0[0] * m + r.0[1]) * n) as u64;
+        place(dev, &part, &storage, first * eb)?;
+    }
+    Ok(Some(Array::from_storage(
+        dev.clone(),
+        storage,
+        Layout::contiguous(&out.shape),
+        out.clone(),
+    )))
+}
+
+/// `x`, or a contiguous copy where it is strided.
+fn contiguous(x: &Array) -> Result<Array> {
+    if x.layout().is_contiguous() {
+        Ok(x.clone())
+    } else {
+        crate::lax::copy(x)
+    }
+}
+
+/// Storage-buffer windows a kernel binds to read `x`'s box `at` (none where it would be
+/// staged into a texture).
+fn region_windows(dev: &Device, x: &Array, at: &Region, t: &Target) -> Result<u64> {
+    let st = x.storage()?;
+    let layout = box_layout(x.layout(), at);
+    let elements = crate::shape::size_of(&layout.shape) as u64;
+    Ok(if input_windows(dev, st, elements, t) == codegen::TEXTURE {
+        0
+    } else {
+        Rebased::new(dev, layout, x.dtype(), st.bytes, t).windows
+    })
+}
+
+/// Whether [`place`] can copy `len` elements of `dtype` to element `first` of an array of
+/// `total`: copies move whole 4-byte words, so a float16 part starts at an even element
+/// and holds an even number, or runs to the end.
+fn placeable(dtype: DType, first: usize, len: usize, total: usize) -> bool {
+    dtype.storage_bytes() == 4
+        || first.is_multiple_of(2) && (len.is_multiple_of(2) || first + len == total)
+}
+
+/// Copies `part`'s elements (contiguous) into `dst` from byte `at` on: a box of a larger
+/// result computed by itself. Copies move whole 4-byte words, so a float16 part ends on
+/// an even element or at the end of `dst`'s values.
+fn place(dev: &Device, part: &Array, dst: &crate::runtime::Storage, at: u64) -> Result<()> {
+    let part = contiguous(part)?;
+    let eb = part.dtype().storage_bytes() as u64;
+    let st = part.storage()?;
+    let from = part.layout().offset as u64 * eb;
+    let bytes = (part.size() as u64 * eb)
+        .next_multiple_of(4)
+        .min(dst.bytes - at)
+        .min(st.bytes - from);
+    dev.0.copy_buffer(st, from, dst, at, bytes)
+}
+
 /// `r` (an accumulator's values) as the output's dtype and weakness.
 fn as_out(r: Array, out: &Aval) -> Result<Array> {
     if r.dtype() == out.dtype {
@@ -876,15 +1558,34 @@ fn dot_pass(dev: &Device, a: &Array, b: &Array, out: &Aval, acc: DType) -> Resul
         let inner = &dev.0;
         let target = target(dev);
         let variant = inner.matmul;
-        let wa = input_windows(dev, a.storage()?, count, &target);
-        let wb = input_windows(dev, b.storage()?, count, &target);
-        let wo = codegen::windows_for(storage.bytes, &target);
+        let wo = codegen::windows_for(bytes.min(storage.bytes), &target);
+        // Operands as bound: whole buffers, or (where those need too many bindings) the
+        // parts their views read.
+        let whole = [
+            input_windows(dev, a.storage()?, count, &target),
+            input_windows(dev, b.storage()?, count, &target),
+        ];
+        let rebase = whole.iter().sum::<u64>() + wo > max_bindings(dev);
+        let bound = [a, b]
+            .into_iter()
+            .zip(whole)
+            .map(|(x, w)| {
+                let st = x.storage()?;
+                Ok(if rebase && w != codegen::TEXTURE {
+                    let r = Rebased::new(dev, x.layout().clone(), x.dtype(), st.bytes, &target);
+                    (st, r.layout, r.windows, r.base)
+                } else {
+                    (st, x.layout().clone(), w, 0)
+                })
+            })
+            .collect::<Result<Vec<_>>>()?;
+        let (wa, wb) = (bound[0].2, bound[1].2);
         check_bindings(dev, "matmul", wa + wb + wo, bytes, out)?;
         let g = matmul(
             out.dtype,
-            a.layout(),
+            &bound[0].1,
             wa,
-            b.layout(),
+            &bound[1].1,
             wb,
             wo,
             (batch as u64, m as u64, n as u64, k as u64),
@@ -892,8 +1593,11 @@ fn dot_pass(dev: &Device, a: &Array, b: &Array, out: &Aval, acc: DType) -> Resul
             &target,
         );
         let kernel = inner.kernel(&g.body, || g.source())?;
-        let bindings = bind_windows(
-            [(a.storage()?, wa), (b.storage()?, wb), (&storage, wo)],
+        let bindings = bind_windows_from(
+            bound
+                .iter()
+                .map(|(st, _, w, base)| (*st, *w, *base))
+                .chain([(&storage, wo, 0)]),
             target.window_bytes,
         );
         let (tile_m, tile_n) = crate::codegen::matmul::tile(variant, m as u64, n as u64);
@@ -920,44 +1624,83 @@ fn scatter(
     if count == 0 || target.size() == 0 {
         return Ok(target.with_weak(out.weak));
     }
-    let flat = |a: &Array| -> Result<Array> {
-        if a.layout().is_contiguous() {
-            Ok(a.clone())
-        } else {
-            crate::lax::copy(a)
-        }
-    };
-    let (pos, vals) = (flat(inputs[1])?, flat(inputs[2])?);
-    let inner = &dev.0;
+    let (pos, vals) = (contiguous(inputs[1])?, contiguous(inputs[2])?);
     let t = self::target(dev);
-    // Every operand past one binding is bound as several windows.
+    let len = target.size() as u64;
+    let max = max_bindings(dev);
+    let align = u64::from(dev.0.info.limits.min_storage_buffer_offset_alignment).max(16);
+    let (pb, vb, tb) = (
+        4,
+        out.dtype.storage_bytes() as u64,
+        out.dtype.storage_bytes() as u64,
+    );
+    // Windows for `u` updates and a range of `r` elements of the array (bases aligned
+    // down, so one alignment more).
+    let windows = |u: u64, r: u64| {
+        [
+            codegen::windows_for(u * pb + align, &t),
+            codegen::windows_for((u * vb).next_multiple_of(4) + align, &t),
+            codegen::windows_for((r * tb).next_multiple_of(4), &t),
+        ]
+    };
+    // Every operand past one binding is bound as several windows; where more than a
+    // kernel may bind, the updates go in runs and the array in ranges (of whole aligned
+    // words), every run scattered into every range.
+    let quantum = align / tb;
+    let (mut u, mut r) = (count, len);
+    while windows(u, r).iter().sum::<u64>() > max {
+        let w = windows(u, r);
+        if w[0] + w[1] >= w[2] && u > 1 {
+            u = u.div_ceil(2);
+        } else if r > quantum {
+            r = (r / 2).next_multiple_of(quantum);
+        } else if u > 1 {
+            u = u.div_ceil(2);
+        } else {
+            break;
+        }
+    }
     let stores = [pos.storage()?, vals.storage()?, target.storage()?];
-    let windows = stores.map(|st| codegen::windows_for(st.bytes, &t));
     check_bindings(
         dev,
         "scatter",
-        windows.iter().sum::<u64>(),
-        target.storage()?.bytes,
+        windows(u, r).iter().sum::<u64>(),
+        stores[2].bytes,
         &out,
     )?;
-    let g = crate::codegen::scatter::scatter(
-        mode,
-        out.dtype,
-        count,
-        target.size() as u64,
-        pos.layout().offset as u64,
-        vals.layout().offset as u64,
-        windows,
-        &t,
-    );
-    let kernel = inner.kernel(&g.body, || g.source())?;
-    let bindings = bind_windows(stores.into_iter().zip(windows), t.window_bytes);
-    inner.dispatch(
-        &kernel,
-        &bindings,
-        &g.meta,
-        count.div_ceil(codegen::WORKGROUP),
-    )?;
+    for first in (0..len).step_by(r as usize) {
+        let range = r.min(len - first);
+        for u0 in (0..count).step_by(u as usize) {
+            let run = u.min(count - u0);
+            let p0 = pos.layout().offset as u64 + u0;
+            let v0 = vals.layout().offset as u64 + u0;
+            let (pbase, vbase) = (p0 * pb / align * align, v0 * vb / align * align);
+            // As many windows as each buffer holds past its base.
+            let bases = [pbase, vbase, first * tb];
+            let w: [u64; 3] = std::array::from_fn(|i| {
+                windows(run, range)[i].min(codegen::windows_for(stores[i].bytes - bases[i], &t))
+            });
+            let g = crate::codegen::scatter::scatter(
+                mode,
+                out.dtype,
+                run,
+                (first, range),
+                p0 - pbase / pb,
+                v0 - vbase / vb,
+                w,
+                &t,
+            );
+            let kernel = dev.0.kernel(&g.body, || g.source())?;
+            let bindings =
+                bind_windows_from((0..3).map(|i| (stores[i], w[i], bases[i])), t.window_bytes);
+            dev.0.dispatch(
+                &kernel,
+                &bindings,
+                &g.meta,
+                run.div_ceil(codegen::WORKGROUP),
+            )?;
+        }
+    }
     Ok(target.with_weak(out.weak))
 }
 
@@ -991,6 +1734,50 @@ fn sort(dev: &Device, x: &Array, indices: bool, out: Aval) -> Result<Array> {
     }
     let p = n.next_power_of_two();
     let kd = key_dtype(x.dtype());
+    let target = target(dev);
+    // Keys and positions past one binding are bound as several windows each.
+    let windows = |rows: usize| codegen::windows_for((rows * p) as u64 * 4, &target);
+    // Too many for one kernel's bindings (wgpu's GL backend binds 16 of 128 MiB): runs of
+    // rows, each copied out, sorted by itself and copied into place (odd-length float16
+    // rows in pairs, as copies move whole words).
+    let mut per = rows;
+    while per > 1 && 2 * windows(per) > max_bindings(dev) {
+        per /= 2;
+    }
+    if !placeable(out.dtype, 0, per * n, rows * n) {
+        per &= !1;
+    }
+    if rows == 1 && 2 * windows(1) > max_bindings(dev) {
+        return sort_long_row(dev, x, indices, n, &out);
+    }
+    if per < rows && per > 0 && 2 * windows(per) <= max_bindings(dev) {
+        let x2 = crate::lax::reshape(x, &[rows, n])?;
+        let eb = out.dtype.storage_bytes() as u64;
+        let storage = dev.alloc(
+            BufferKind::Storage,
+            out_bytes(&out),
+            "sort",
+            &out.shape,
+            out.dtype,
+        )?;
+        for r0 in (0..rows).step_by(per) {
+            let r1 = (r0 + per).min(rows);
+            let part = crate::lax::copy(&crate::lax::slice(&x2, &[r0, 0], &[r1, n], None)?)?;
+            let aval = Aval::new(vec![r1 - r0, n], out.dtype, out.weak);
+            place(
+                dev,
+                &sort(dev, &part, indices, aval)?,
+                &storage,
+                (r0 * n) as u64 * eb,
+            )?;
+        }
+        return Ok(Array::from_storage(
+            dev.clone(),
+            storage,
+            Layout::contiguous(&out.shape),
+            out,
+        ));
+    }
     let keys = sort_keys(x, rows, n)?;
     // Fresh buffers the stages may overwrite (padding values are never compared: positions
     // past `n` sort last).
@@ -999,9 +1786,7 @@ fn sort(dev: &Device, x: &Array, indices: bool, out: Aval) -> Result<Array> {
     let inner = &dev.0;
     let total = (rows * p) as u64;
     check_u32_elements("sort", rows * p, &out)?;
-    let target = target(dev);
-    // Keys and positions past one binding are bound as several windows each.
-    let windows = codegen::windows_for(keys.storage()?.bytes.max(pos.storage()?.bytes), &target);
+    let windows = windows(rows);
     check_bindings(dev, "sort", 2 * windows, total * 4, &out)?;
     let bindings = bind_windows(
         [(keys.storage()?, windows), (pos.storage()?, windows)],
@@ -1022,6 +1807,105 @@ fn sort(dev: &Device, x: &Array, indices: bool, out: Aval) -> Result<Array> {
     let src = if indices { &pos } else { &keys };
     let cols = crate::lax::slice(src, &[0, 0], &[rows, n], None)?;
     as_out(crate::lax::reshape(&cols, &out.shape)?, &out)
+}
+
+/// Sorts one row too long for the sort kernels' bindings (wgpu's GL backend binds 16
+/// windows of 128 MiB, so rows past 2^28 keys): runs of the row sorted by themselves, then
+/// each key's place in the whole found by binary searches of the other runs (counting the
+/// equal keys of earlier runs before it, keeping the sort stable) and the keys or their
+/// positions scattered there.
+fn sort_long_row(dev: &Device, x: &Array, indices: bool, n: usize, out: &Aval) -> Result<Array> {
+    use crate::lax::{self as lax, BinaryOp, CompareOp, Literal};
+    let t = target(dev);
+    let fits = |c: usize| {
+        2 * codegen::windows_for(c.next_power_of_two() as u64 * 4, &t) <= max_bindings(dev)
+    };
+    let mut run = n.next_power_of_two() / 2;
+    while run > 1 && !fits(run) {
+        run /= 2;
+    }
+    let keys = sort_keys(x, 1, n)?;
+    let kd = keys.dtype();
+    let u32s = |v: u32, shape: &[usize]| lax::full(shape, Literal::U32(v), Some(dev));
+    let i32s = |v: usize, shape: &[usize]| lax::full(shape, Literal::I32(v as i32), Some(dev));
+    // Sorted keys as unsigned words in the sort's order (every NaN last, -0.0 as 0.0).
+    let ordered = |k: &Array| -> Result<Array> {
+        let shape = k.shape().to_vec();
+        let bits = lax::bitcast_convert_type(k, DType::UInt32)?;
+        let sign = u32s(0x8000_0000, &shape)?;
+        match kd {
+            DType::Float32 => {
+                let negative = lax::compare(CompareOp::Ge, &bits, &sign)?;
+                let flipped = lax::unary(crate::lax::UnaryOp::Not, &bits)?;
+                let raised = lax::binary(BinaryOp::Or, &bits, &sign)?;
+                let mut w = lax::select(&negative, &flipped, &raised)?;
+                let zero = lax::compare(CompareOp::Eq, &bits, &sign)?;
+                w = lax::select(&zero, &sign, &w)?;
+                let nan = lax::compare(CompareOp::Ne, k, k)?;
+                lax::select(&nan, &u32s(u32::MAX, &shape)?, &w)
+            }
+            DType::Int32 => lax::binary(BinaryOp::Xor, &bits, &sign),
+            _ => Ok(bits),
+        }
+    };
+    let starts: Vec<usize> = (0..n).step_by(run).collect();
+    let mut sorted = Vec::new();
+    for &c0 in &starts {
+        let c1 = (c0 + run).min(n);
+        let part = lax::copy(&lax::slice(&keys, &[0, c0], &[1, c1], None)?)?;
+        let values = sort(dev, &part, false, Aval::new(vec![1, c1 - c0], kd, false))?;
+        let values = lax::reshape(&contiguous(&values)?, &[c1 - c0])?;
+        let positions = if indices {
+            let p = sort(
+                dev,
+                &part,
+                true,
+                Aval::new(vec![1, c1 - c0], DType::Int32, false),
+            )?;
+            let p = lax::reshape(&contiguous(&p)?, &[c1 - c0])?;
+            Some(lax::binary(BinaryOp::Add, &p, &i32s(c0, &[c1 - c0])?)?)
+        } else {
+            None
+        };
+        sorted.push((ordered(&values)?, values, positions));
+    }
+    // How many of the sorted `words` come before each of `query`: those below it, and
+    // those equal to it when `equal`.
+    let count = |words: &Array, query: &Array, equal: bool| -> Result<Array> {
+        let len = words.size();
+        let shape = query.shape().to_vec();
+        let (mut low, mut high) = (i32s(0, &shape)?, i32s(len, &shape)?);
+        let one = i32s(1, &shape)?;
+        for _ in 0..(usize::BITS - len.leading_zeros()) {
+            let mid = lax::binary(BinaryOp::ShiftRight, &lax::add(&low, &high)?, &one)?;
+            let at = lax::gather(words, &mid, 0)?;
+            // Go left while the query comes before words[mid].
+            let op = if equal { CompareOp::Lt } else { CompareOp::Le };
+            let left = lax::compare(op, query, &at)?;
+            low = lax::select(&left, &low, &lax::add(&mid, &one)?)?;
+            high = lax::select(&left, &mid, &high)?;
+        }
+        Ok(high)
+    };
+    let (dtype, fill) = if indices {
+        (DType::Int32, Literal::I32(0))
+    } else {
+        (kd, Literal::I32(0).cast(kd))
+    };
+    let mut result = lax::full(&[n], fill, Some(dev))?;
+    for (j, (words, values, positions)) in sorted.iter().enumerate() {
+        let len = values.size();
+        let mut rank = lax::iota(DType::Int32, &[len], 0, Some(dev))?;
+        for (i, (other, ..)) in sorted.iter().enumerate() {
+            if i != j {
+                rank = lax::add(&rank, &count(other, words, i < j)?)?;
+            }
+        }
+        let updates = positions.as_ref().unwrap_or(values);
+        result = lax::scatter(&result, &rank, updates, crate::lax::ScatterMode::Set)?;
+    }
+    debug_assert_eq!(result.dtype(), dtype);
+    as_out(lax::reshape(&result, &out.shape)?, out)
 }
 
 /// `x` as `[rows, n]` keys of the type the sort kernels compare
@@ -1192,7 +2076,10 @@ fn cumulative(
         "cumsum"
     };
     check_u32_elements(name, out.size(), &out)?;
-    let scanned = scan_rows(dev, op, reverse, &wide, rows as u64, n as u64, &out)?;
+    let scanned = match scan_in_blocks(dev, op, reverse, &wide, rows, n, &out)? {
+        Some(s) => s,
+        None => scan_rows(dev, op, reverse, &wide, rows as u64, n as u64, &out)?,
+    };
     let scanned = crate::lax::reshape(&scanned, wide.shape())?;
     let mut inv = vec![0; r];
     for (i, &p) in perm.iter().enumerate() {
@@ -1200,6 +2087,109 @@ fn cumulative(
     }
     let back = crate::lax::transpose(&scanned, &inv)?;
     as_out(back, &out)
+}
+
+/// Scans rows of `x` (as [`scan_rows`] takes them) whose buffers need more storage bindings
+/// than one kernel may have (wgpu's GL backend binds 16 of 128 MiB): runs of rows, each
+/// copied out, scanned and copied into place; rows too long for that in runs of columns,
+/// each combined with the last value of the run before it (the first of the run after it
+/// when `reverse`). `None` where the whole scan fits.
+fn scan_in_blocks(
+    dev: &Device,
+    op: crate::lax::ReduceOp,
+    reverse: bool,
+    x: &Array,
+    rows: usize,
+    n: usize,
+    out: &Aval,
+) -> Result<Option<Array>> {
+    let t = target(dev);
+    let max = max_bindings(dev);
+    // Input, chunk totals and output (every scanned dtype is 4 bytes), conservatively.
+    let need = |r: usize, c: usize| {
+        let w = codegen::windows_for(r as u64 * c as u64 * 4, &t);
+        let chunks = (c as u64).div_ceil(crate::codegen::scan::CHUNK);
+        2 * w + codegen::windows_for(r as u64 * chunks * 4, &t)
+    };
+    let whole = input_windows(dev, x.storage()?, (rows * n) as u64, &t);
+    let whole = if whole == codegen::TEXTURE { 0 } else { whole };
+    if whole + need(rows, n) - codegen::windows_for((rows * n) as u64 * 4, &t) <= max {
+        return Ok(None);
+    }
+    let x2 = crate::lax::reshape(x, &[rows, n])?;
+    let storage = dev.alloc(
+        BufferKind::Storage,
+        (rows * n) as u64 * 4,
+        "cumsum",
+        &out.shape,
+        out.dtype,
+    )?;
+    let scan = |r0: usize, r1: usize, c0: usize, c1: usize| -> Result<Array> {
+        let part = crate::lax::copy(&crate::lax::slice(&x2, &[r0, c0], &[r1, c1], None)?)?;
+        scan_rows(
+            dev,
+            op,
+            reverse,
+            &part,
+            (r1 - r0) as u64,
+            (c1 - c0) as u64,
+            out,
+        )
+    };
+    let mut per = rows;
+    while per > 1 && need(per, n) > max {
+        per /= 2;
+    }
+    if need(per, n) <= max {
+        for r0 in (0..rows).step_by(per) {
+            let r1 = (r0 + per).min(rows);
+            place(dev, &scan(r0, r1, 0, n)?, &storage, (r0 * n) as u64 * 4)?;
+        }
+    } else {
+        let mut run = n;
+        while run > 1 && need(1, run) > max {
+            run /= 2;
+        }
+        let combine = combining(op);
+        let mut starts: Vec<usize> = (0..n).step_by(run).collect();
+        if reverse {
+            starts.reverse();
+        }
+        for r in 0..rows {
+            let mut carry: Option<Array> = None;
+            for &c0 in &starts {
+                let c1 = (c0 + run).min(n);
+                let mut part = scan(r, r + 1, c0, c1)?;
+                if let Some(c) = &carry {
+                    let c = crate::lax::broadcast_in_dim(c, &[1, c1 - c0], &[0, 1])?;
+                    part = crate::lax::binary(combine, &part, &c)?;
+                }
+                let end = if reverse { 0 } else { c1 - c0 - 1 };
+                carry = Some(crate::lax::slice(&part, &[0, end], &[1, end + 1], None)?);
+                place(dev, &part, &storage, (r * n + c0) as u64 * 4)?;
+            }
+        }
+    }
+    let shape = [rows, n];
+    Ok(Some(Array::from_storage(
+        dev.clone(),
+        storage,
+        Layout::contiguous(&shape),
+        Aval::new(shape.to_vec(), x.dtype(), false),
+    )))
+}
+
+/// The binary operation that combines two partial results of a reduction or scan `op`.
+fn combining(op: crate::lax::ReduceOp) -> crate::lax::BinaryOp {
+    use crate::lax::{BinaryOp, ReduceOp};
+    match op {
+        ReduceOp::Sum => BinaryOp::Add,
+        ReduceOp::Prod => BinaryOp::Mul,
+        ReduceOp::Max => BinaryOp::Max,
+        ReduceOp::Min => BinaryOp::Min,
+        ReduceOp::And => BinaryOp::And,
+        ReduceOp::Or => BinaryOp::Or,
+    }
 }
 
 /// Scans the rows of the contiguous `[rows, n]` array `x` (float32, int32 or uint32):
@@ -1225,13 +2215,17 @@ fn scan_rows(
     let bytes = rows * n * 4;
     // On CPU adapters a large input is staged into a texture, as elementwise kernels'
     // are (one copy serves both passes).
-    let win_in = input_windows(dev, x.storage()?, rows * n, &target);
+    // Buffers are bound as far as the values go (a pooled buffer may be larger).
+    let win_in = match input_windows(dev, x.storage()?, rows * n, &target) {
+        codegen::TEXTURE => codegen::TEXTURE,
+        w => w.min(codegen::windows_for(bytes, &target)),
+    };
     let chunks = n.div_ceil(CHUNK);
     let threads = rows * chunks;
     let groups = threads.div_ceil(codegen::WORKGROUP);
     let prefix = if chunks > 1 {
         let totals = dev.alloc(BufferKind::Storage, threads * 4, name, &out.shape, dtype)?;
-        let win_t = codegen::windows_for(totals.bytes, &target);
+        let win_t = codegen::windows_for(threads * 4, &target);
         check_bindings(dev, name, win_in + win_t, bytes, out)?;
         let g = kernel(
             op,
@@ -1261,9 +2255,9 @@ fn scan_rows(
         None
     };
     let storage = dev.alloc(BufferKind::Storage, bytes, name, &out.shape, dtype)?;
-    let win_out = codegen::windows_for(storage.bytes, &target);
+    let win_out = codegen::windows_for(bytes, &target);
     let win_p = match &prefix {
-        Some(p) => codegen::windows_for(p.storage()?.bytes, &target),
+        Some(p) => codegen::windows_for(p.size() as u64 * 4, &target),
         None => 0,
     };
     check_bindings(dev, name, win_in + win_p + win_out, bytes, out)?;
@@ -1324,7 +2318,6 @@ fn reduce_in_slabs(
     axes: &[usize],
     out: &Aval,
 ) -> Result<Option<Array>> {
-    use crate::lax::{BinaryOp, ReduceOp};
     let t = target(dev);
     let st = x.storage()?;
     let acc = crate::codegen::reduce::accumulator(op, x.dtype());
@@ -1374,14 +2367,7 @@ fn reduce_in_slabs(
     if !fits(per)? {
         return Ok(None);
     }
-    let combine = match op {
-        ReduceOp::Sum => BinaryOp::Add,
-        ReduceOp::Prod => BinaryOp::Mul,
-        ReduceOp::Max => BinaryOp::Max,
-        ReduceOp::Min => BinaryOp::Min,
-        ReduceOp::And => BinaryOp::And,
-        ReduceOp::Or => BinaryOp::Or,
-    };
+    let combine = combining(op);
     let whole = Aval::new(out.shape.clone(), acc, false);
     let kept = if reduced {
         None
@@ -1441,6 +2427,26 @@ pub(crate) fn fused_reduce(
     out: Aval,
     cache: Option<&KernelCache>,
 ) -> Result<Array> {
+    use crate::codegen::reduce::{COLUMN_CHUNK, ROW_CHUNK};
+    // Operands past what one kernel binds (wgpu's GL backend: 16 windows of 128 MiB): the
+    // values are stored first, as unfused, since storing and reducing them each split.
+    let t = target(dev);
+    let elements = crate::shape::size_of(shape) as u64;
+    let read: u64 = inputs
+        .iter()
+        .map(|a| Ok(input_windows(dev, a.storage()?, elements, &t)))
+        .sum::<Result<u64>>()?;
+    let partials = elements * 4 / ROW_CHUNK.min(COLUMN_CHUNK) + out.size() as u64 * 4;
+    if read + codegen::windows_for(partials, &t) > max_bindings(dev) {
+        let dtype = program.nodes.last().map_or(program.inputs[0], |n| n.dtype);
+        let values = run(
+            dev,
+            program,
+            inputs,
+            Aval::new(shape.to_vec(), dtype, false),
+        )?;
+        return reduce(dev, op, &values, axes, out);
+    }
     reduce_from(
         dev,
         op,

@@ -410,10 +410,197 @@ fn operands_past_what_one_kernel_binds_run_in_slabs() {
         }
     }
 
-    // A kernel that cannot be split (an iota fills the output by position) names the
-    // bindings it would need.
-    let e = olympus::with_device(&tiny, || np::arange(10_000))
-        .unwrap_err()
-        .to_string();
+    // A kernel that cannot fit however it is split (four operands and an output, each at
+    // least one binding, where the device has four) names the bindings it would need.
+    let e = olympus::with_device(&tiny, || {
+        let w = Array::from_slice(&[1u32; 100], &[100])?;
+        olympus::lax::threefry2x32(&w, &w, &w, &w, olympus::lax::ThreefryOutput::First)
+    })
+    .unwrap_err()
+    .to_string();
     assert!(e.contains("max_storage_buffers_per_shader_stage"), "{e}");
+}
+
+/// Every kind of kernel on a device that binds 16 storage buffers of 4 KiB (wgpu's GL
+/// backend's count, tiny windows), against the default device: operands and results past
+/// what one kernel may bind are split (slabs, boxes of the output, runs of rows, ranges of
+/// a scatter's array, slices of a product's `k`). Values are small integers, so every
+/// result is exact whatever the split.
+#[test]
+fn every_kernel_kind_runs_past_what_one_kernel_binds() {
+    // 20,000 float32 are 20 windows; every case below needs more than 16.
+    let ints = |n: usize, seed: u32, m: u32| -> Vec<f32> {
+        (0..n)
+            .map(|i| ((i as u32 ^ seed).wrapping_mul(2654435761) >> 7) % m)
+            .map(|v| v as f32 - (m / 2) as f32)
+            .collect()
+    };
+    let run = |dev: &Device| -> Vec<(&'static str, Vec<f32>)> {
+        olympus::with_device(dev, || {
+            let arr = |v: &[f32], shape: &[usize]| Array::from_slice(v, shape).unwrap();
+            let x = arr(&ints(40_000, 1, 9), &[40_000]);
+            let m = arr(&ints(200 * 200, 2, 9), &[200, 200]);
+            let t = np::transpose(&m, None).unwrap();
+            let h = m.astype(DType::Float16).unwrap();
+            let idx: Vec<i32> = ints(40_000, 3, 80_000).iter().map(|&v| v as i32).collect();
+            let idx = Array::from_slice(&idx, &[40_000]).unwrap();
+            let key = olympus::random::key(7).unwrap();
+            // Ties, NaN of both signs, both zeros and both infinities across one long row.
+            let mut v = ints(20_001, 4, 50);
+            let specials = [
+                f32::NAN,
+                -f32::NAN,
+                -0.0,
+                0.0,
+                f32::INFINITY,
+                f32::NEG_INFINITY,
+            ];
+            for (i, s) in specials.iter().cycle().take(600).enumerate() {
+                v[(i * 4_999) % 20_001] = *s;
+            }
+            let special = arr(&v, &[20_001]);
+            let mut cases: Vec<(&'static str, olympus::Result<Array>)> = vec![
+                ("arange", np::arange(50_000)),
+                (
+                    "uniform",
+                    olympus::random::uniform(&key, &[30_000], 0.0, 1.0, DType::Float32),
+                ),
+                ("transposed copy", np::add(&t, 1.0)),
+                (
+                    "float16 transposed",
+                    np::negative(np::transpose(&h, None).unwrap()),
+                ),
+                ("concatenate 0", np::concatenate([&m, &t], 0)),
+                ("concatenate 1", np::concatenate([&m, &t, &m], 1)),
+                ("float16 concatenate", np::concatenate([&h, &h], 1)),
+                (
+                    "pad",
+                    np::pad(&m, &[(3, 5), (0, 7)], np::PadMode::Constant(2.0)),
+                ),
+                ("edge pad", np::pad(&x, &[(100, 9000)], np::PadMode::Edge)),
+                (
+                    "take",
+                    np::take(&x, np::remainder(&idx, 40_000).unwrap(), None),
+                ),
+                (
+                    "take along",
+                    np::take_along_axis(
+                        &m,
+                        np::remainder(np::reshape(&idx, &[200, 200]).unwrap(), 200).unwrap(),
+                        1,
+                    ),
+                ),
+                ("roll", np::roll(&m, &[7, -3], Some(&[0, 1]))),
+                ("matmul", np::matmul(&m, &t)),
+                (
+                    "batched matmul",
+                    np::matmul(
+                        np::reshape(&x, &[4, 100, 100]).unwrap(),
+                        np::reshape(&x, &[4, 100, 100]).unwrap(),
+                    ),
+                ),
+                (
+                    "long k",
+                    np::matmul(
+                        np::reshape(&x, &[2, 20_000]).unwrap(),
+                        np::reshape(&x, &[20_000, 2]).unwrap(),
+                    ),
+                ),
+                ("dot", np::dot(&x, &x)),
+                ("cumsum", np::cumsum(&x, None)),
+                ("cumsum 0", np::cumsum(&m, Some(0))),
+                ("cumsum 1", np::cumsum(&t, Some(1))),
+                (
+                    "int cumsum",
+                    np::cumsum(x.astype(DType::Int32).unwrap(), None),
+                ),
+                (
+                    "cumprod",
+                    np::cumprod(
+                        np::add(np::remainder(&x, 2.0).unwrap(), 0.0)
+                            .unwrap()
+                            .reshape(&[8, 5000])
+                            .unwrap(),
+                        Some(1),
+                    ),
+                ),
+                ("set", x.at(np::remainder(&idx, 40_000).unwrap()).set(5.0)),
+                ("add", x.at(np::remainder(&idx, 100).unwrap()).add(&x)),
+                (
+                    "sort rows",
+                    np::sort(np::reshape(&x, &[10, 4000]).unwrap(), Some(-1)),
+                ),
+                (
+                    "argsort rows",
+                    np::argsort(np::reshape(&x, &[10, 4000]).unwrap(), Some(-1)),
+                ),
+                ("flatnonzero", np::flatnonzero(&x, None, None)),
+                ("argmax", np::argmax(&m, Some(1), false)),
+                ("reverse cumsum", olympus::lax::cumsum(&x, 0, true)),
+                ("sort one row", np::sort(&special, None)),
+                ("argsort one row", np::argsort(&special, None)),
+                (
+                    "float16 argsort one row",
+                    np::argsort(special.astype(DType::Float16).unwrap(), None),
+                ),
+                (
+                    "int argsort one row",
+                    np::argsort(x.astype(DType::Int32).unwrap(), None),
+                ),
+                (
+                    "float16 matmul",
+                    np::matmul(&h, np::transpose(&h, None).unwrap()),
+                ),
+                (
+                    "float16 sort rows",
+                    np::sort(np::reshape(&h, &[8, 5000]).unwrap(), Some(-1)),
+                ),
+                (
+                    "jit chain",
+                    olympus::jit(|a: Array| {
+                        np::add(np::multiply(&a, 2.0)?, np::transpose(&a, None)?)
+                    })
+                    .call(m.clone()),
+                ),
+                (
+                    "jit sum",
+                    olympus::jit(|a: Array| np::sum(np::multiply(&a, &a)?, Some(&[1]), false))
+                        .call(m.clone()),
+                ),
+            ];
+            cases
+                .drain(..)
+                .map(|(name, r)| {
+                    let v = r
+                        .and_then(|a| a.astype(DType::Float32))
+                        .and_then(|a| a.to_vec::<f32>())
+                        .unwrap_or_else(|e| panic!("{name}: {e}"));
+                    (name, v)
+                })
+                .collect()
+        })
+    };
+    let want = run(&Device::default_device().unwrap());
+    // With inputs staged into textures where the adapter would (they bind no storage
+    // buffer), and with every input read from its storage buffer.
+    for texture_input_bytes in [None, Some(u64::MAX)] {
+        let tiny = Device::new(DeviceOptions {
+            max_binding_bytes: Some(4096),
+            max_storage_buffers: Some(16),
+            texture_input_bytes,
+            // The backend and kernel profile of the pass (GL in CI's third).
+            ..DeviceOptions::from_env().unwrap()
+        })
+        .unwrap();
+        assert_eq!(tiny.info().limits.max_storage_buffers_per_shader_stage, 16);
+        for ((name, g), (_, w)) in run(&tiny).iter().zip(&want) {
+            assert_eq!(g.len(), w.len(), "{name}");
+            if let Some(i) = (0..g.len()).find(|&i| g[i].to_bits() != w[i].to_bits()) {
+                panic!(
+                    "{name}[{i}] ({texture_input_bytes:?}): {} vs {}",
+                    g[i], w[i]
+                );
+            }
+        }
+    }
 }
