@@ -747,6 +747,44 @@ pub(super) fn sorted_search(a: &Array, v: &Array, side: Side) -> Result<Array> {
     Ok(high)
 }
 
+/// [`sorted_search`] (side right) of float32 `x` in evenly spaced edges `e`: each value's
+/// bin computed from the spacing, moved by one where the edges say the rounding missed,
+/// then checked against the edges: a few passes instead of a dozen per level of the
+/// binary search. `None` where the check fails (bins narrower than the values' rounding,
+/// non-finite edges) or cannot be made (under `jit`); the binary search then answers.
+fn uniform_search(e: &Array, x: &Array) -> Result<Option<Array>> {
+    let nb = e.size() - 1;
+    let (lo, hi) = (slice_axis(e, 0, 0, 1)?, slice_axis(e, 0, nb, nb + 1)?);
+    // Divided first: the width may be so small that nb / width overflows.
+    let t = super::divide(super::subtract(x, &lo)?, super::subtract(&hi, &lo)?)?;
+    let guess = super::floor(super::multiply(&t, nb as f64)?)?;
+    // Clamped as floats, so infinities convert; NaN sorts after every edge.
+    let guess = super::clip(super::add(&guess, 1.0)?, 0.0, nb as f64 + 1.0)?;
+    let guess = super::r#where(super::isnan(x)?, nb as f64 + 1.0, &guess)?;
+    let mut g = guess.astype(DType::Int32)?;
+    let edge = |i: &Array| -> Result<Array> { lax::gather(e, &super::clip(i, 0, nb as i64)?, 0) };
+    // Past the edge below the guess: one bin down; at or past the edge above: one up.
+    let down = super::subtract(&g, 1)?;
+    let low = super::logical_and(super::greater_equal(&g, 1)?, super::less(x, edge(&down)?)?)?;
+    g = super::r#where(low, &down, &g)?;
+    let high = super::logical_and(
+        super::less_equal(&g, nb as i64)?,
+        super::greater_equal(x, edge(&g)?)?,
+    )?;
+    g = super::r#where(high, super::add(&g, 1)?, &g)?;
+    // Every value must now lie in [e[g-1], e[g]) (from -inf at 0, to +inf at nb + 1).
+    let above = super::logical_or(
+        super::equal(&g, 0)?,
+        super::less_equal(edge(&super::subtract(&g, 1)?)?, x)?,
+    )?;
+    let below = super::logical_or(super::equal(&g, nb as i64 + 1)?, super::less(x, edge(&g)?)?)?;
+    let ok = super::logical_or(super::logical_and(above, below)?, super::isnan(x)?)?;
+    Ok(match super::all(ok, None, false)?.item::<bool>() {
+        Ok(true) => Some(g),
+        _ => None,
+    })
+}
+
 /// The index of the bin of `bins` (1-d, increasing or decreasing) each value of `x` falls
 /// in: `bins[i-1] <= x < bins[i]` (`<` and `<=` swapped when `right`), as int32.
 pub fn digitize(x: impl ArrayLike, bins: impl ArrayLike, right: bool) -> Result<Array> {
@@ -1199,7 +1237,13 @@ fn counts_dd(
         let col = col.astype(e.dtype())?;
         // JAX: searchsorted(edges, x, "right"), minus one on the last edge; bins 0 and
         // nb + 1 hold the values outside.
-        let mut idx = sorted_search(&e, &col, Side::Right)?;
+        let mut idx = match bins[k] {
+            Bins::Count(_) if e.dtype() == DType::Float32 => match uniform_search(&e, &col)? {
+                Some(idx) => idx,
+                None => sorted_search(&e, &col, Side::Right)?,
+            },
+            _ => sorted_search(&e, &col, Side::Right)?,
+        };
         let last = super::equal(&col, slice_axis(&e, 0, nb, nb + 1)?)?;
         idx = super::r#where(last, super::subtract(&idx, 1)?, &idx)?;
         let idx = super::clip(idx, 0, nb as i64 + 1)?;

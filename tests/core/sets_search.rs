@@ -300,6 +300,55 @@ fn bincount_and_histogram_match_the_host() {
     }
 }
 
+/// Histograms of evenly spaced bins (found from the spacing and checked against the
+/// edges, see `uniform_search`) against a host binary search of the edges they return:
+/// values on every edge and a float32 step either side of it, outside the range, NaN and
+/// infinities; bin counts from 1 to 1000; and ranges whose bins are narrower than the
+/// values' rounding (where the spacing cannot place them and the binary search does).
+#[test]
+fn histogram_bins_match_a_host_search_of_their_edges() {
+    let mut r = rng();
+    let cases: [(usize, Option<(f64, f64)>); 7] = [
+        (1, None),
+        (3, Some((-2.0, 2.0))),
+        (7, Some((-1.0, 1.0))),
+        (100, None),
+        (1000, Some((0.1, 0.7))),
+        (100, Some((1.0e6, 1.0e6 + 1.0))),
+        (64, Some((-3.0e-38, 3.0e-38))),
+    ];
+    for (bins, range) in cases {
+        let (lo, hi) = range.unwrap_or((-1.0, 1.0));
+        let mut v: Vec<f32> = (0..20_000)
+            .map(|_| r.random_range(lo - (hi - lo) * 0.1..hi + (hi - lo) * 0.1) as f32)
+            .collect();
+        // Every edge, and the floats just below and above it.
+        let edges: Vec<f32> = np::histogram_bin_edges(np::array(v.clone()).unwrap(), bins, range)
+            .unwrap()
+            .to_vec()
+            .unwrap();
+        for &e in &edges {
+            let (below, above) = (e.to_bits().wrapping_sub(1), e.to_bits().wrapping_add(1));
+            v.extend([e, f32::from_bits(below), f32::from_bits(above)]);
+        }
+        if range.is_some() {
+            v.extend([f32::NAN, f32::INFINITY, f32::NEG_INFINITY, -0.0]);
+        }
+        let (h, e) =
+            np::histogram(np::array(v.clone()).unwrap(), bins, range, None, false).unwrap();
+        let edges: Vec<f32> = e.to_vec().unwrap();
+        assert_eq!(edges.len(), bins + 1);
+        let mut want = vec![0f64; bins];
+        for &x in &v {
+            if x >= edges[0] && x <= edges[bins] {
+                let k = edges.partition_point(|&b| b <= x).clamp(1, bins) - 1;
+                want[k] += 1.0;
+            }
+        }
+        assert_eq!(h.to_f64_vec().unwrap(), want, "{bins} bins over {range:?}");
+    }
+}
+
 #[test]
 fn quantiles_match_the_host_for_every_method() {
     let mut r = rng();
@@ -340,8 +389,11 @@ fn quantiles_match_the_host_for_every_method() {
                         }
                     };
                     let g = f64::from(got[k * 3 + row]);
+                    // Interpolating in float32 rounds at the scale of the two values, which
+                    // may be far larger than their blend.
+                    let scale = want.abs().max(s[lo].abs()).max(s[hi].abs());
                     assert!(
-                        (g - want).abs() <= 4.0 * ulp_of(want, DType::Float32).max(1e-30),
+                        (g - want).abs() <= 4.0 * ulp_of(scale, DType::Float32).max(1e-30),
                         "{m:?} n={n} q={qq}: {g} vs {want}"
                     );
                 }
