@@ -493,7 +493,9 @@ pub fn flatnonzero(
 ) -> Result<Array> {
     overridable!("flatnonzero"; [one a]; [size, fill_value]);
     let func = "flatnonzero";
-    let a = super::ravel(super::asarray(operand(func, 0, a)?)?)?;
+    let a = super::asarray(operand(func, 0, a)?)?;
+    super::sets::check_positions(func, &a)?;
+    let a = super::ravel(a)?;
     let mask = a.astype(DType::Bool)?;
     let pos = super::arange(0..a.size() as i32)?;
     super::sets::compact(func, &pos, &mask, size, Some(fill_value.unwrap_or(0.0)))

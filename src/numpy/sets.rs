@@ -52,8 +52,25 @@ fn ranks(mask: &Array, slots: usize) -> Result<Array> {
         .set(super::arange(0..n as i32)?)
 }
 
+/// Fails where `x` has more elements than the int32 positions and counts of the
+/// compaction can number (as JAX's, with x64 off).
+pub(super) fn check_positions(func: &str, x: &Array) -> Result<()> {
+    if x.size() > i32::MAX as usize {
+        return Err(Error::shape(
+            func,
+            &[x.shape()],
+            format!(
+                "has {} elements; positions are int32, so at most 2^31 - 1",
+                x.size()
+            ),
+        ));
+    }
+    Ok(())
+}
+
 /// The number of true elements of `mask`: `size` when given, else read back.
 fn count_or(func: &str, mask: &Array, size: Option<usize>) -> Result<usize> {
+    check_positions(func, mask)?;
     match size {
         Some(s) => Ok(s),
         None => concrete(
@@ -153,6 +170,7 @@ fn coordinates(
     size: Option<usize>,
     fill_value: Option<f64>,
 ) -> Result<Vec<Array>> {
+    check_positions(func, x)?;
     if x.size() == 0 {
         // JAX gives zeros here, whatever `fill_value`.
         let k = size.unwrap_or(0);

@@ -205,6 +205,28 @@ fn masks_nonzero_argwhere() {
     assert!(np::compress([true; 6], &x, Some(1)).is_err());
 }
 
+/// Positions are int32 (as JAX's with x64 off): more elements than they can number is an
+/// error naming the function, never wrapped positions. Broadcast views hold no buffer, so
+/// the sizes cost nothing.
+#[test]
+fn nonzero_past_int32_positions_is_an_error() {
+    let t = np::array(true).unwrap();
+    let long = t.broadcast_to(&[(1 << 31) + 1]).unwrap();
+    let wide = t.broadcast_to(&[1 << 16, (1 << 15) + 1]).unwrap();
+    let errors = [
+        (
+            "flatnonzero",
+            np::flatnonzero(&long, Some(3), None).map(|_| ()),
+        ),
+        ("nonzero", np::nonzero(&wide, Some(3), None).map(|_| ())),
+        ("argwhere", np::argwhere(&wide, Some(3), None).map(|_| ())),
+    ];
+    for (name, r) in errors {
+        let e = r.expect_err(name).to_string();
+        assert!(e.contains(name) && e.contains("2^31 - 1"), "{name}: {e}");
+    }
+}
+
 /// `nonzero`/`argwhere` with `size` (padded or truncated, with and without `fill_value`)
 /// against the host, eagerly and under `jit`, on random masks of several ranks.
 #[test]
