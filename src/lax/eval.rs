@@ -539,6 +539,10 @@ fn block_plan(
             }
             Primitive::Pad { low, value, .. } => {
                 let x = inputs[0].shape();
+                // An empty operand has no element to pad with (nor to box).
+                if x.contains(&0) {
+                    return None;
+                }
                 let (mut s0, mut l0) = (vec![0; rank], vec![0; rank]);
                 let (mut new_low, mut new_high) = (vec![0; rank], vec![0; rank]);
                 for d in 0..rank {
