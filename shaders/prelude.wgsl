@@ -57,6 +57,29 @@ fn round_f16(x: f32) -> f32 {
     return f16_to_f32(f32_to_f16(x));
 }
 
+// float32 -> bfloat16 bits as XLA rounds: to nearest even (past the largest finite value
+// to infinity); NaN stays NaN, quiet, with its sign.
+fn f32_to_bf16(x: f32) -> u32 {
+    let b = bitcast<u32>(x);
+    if ((b & 0x7fffffffu) > 0x7f800000u) {
+        return ((b >> 16u) & 0x8000u) | 0x7fc0u;
+    }
+    return (b + 0x7fffu + ((b >> 16u) & 1u)) >> 16u;
+}
+
+fn round_bf16(x: f32) -> f32 {
+    return bitcast<f32>(f32_to_bf16(x) << 16u);
+}
+
+// An int32 wrapped to int8 / int16 (two's complement), as XLA's narrow integers wrap.
+fn wrap_i8(x: i32) -> i32 {
+    return (x << 24u) >> 24u;
+}
+
+fn wrap_i16(x: i32) -> i32 {
+    return (x << 16u) >> 16u;
+}
+
 // float -> int32 as XLA converts: truncation toward zero, saturating, NaN -> 0.
 fn f32_to_i32(x: f32) -> i32 {
     if (is_nan_f32(x)) {

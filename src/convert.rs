@@ -12,11 +12,12 @@ use std::any::{Any, TypeId};
 use std::fmt;
 use std::sync::Arc;
 
-use half::f16;
+use half::{bf16, f16};
 
 use crate::array::{current_device, Array};
 use crate::dtype::{DType, TypeSpec};
 use crate::error::{Error, Result};
+use crate::lax::Literal;
 use crate::runtime::Device;
 
 /// The array-conversion protocol (`__olympus_array__`): a user type that can turn itself
@@ -78,9 +79,11 @@ pub enum Operand {
     Bool(bool),
     /// A `half::f16` scalar: strongly typed float16.
     F16(f16),
+    /// A `half::bf16` scalar: strongly typed bfloat16.
+    BF16(bf16),
 }
 
-/// Host data with its shape, in one of the five dtypes.
+/// Host data with its shape, in one of the dtypes.
 #[derive(Clone, Debug)]
 pub struct HostData {
     /// The shape.
@@ -94,8 +97,13 @@ pub struct HostData {
 #[allow(missing_docs)]
 pub enum HostValues {
     Bool(Vec<bool>),
+    I8(Vec<i8>),
+    U8(Vec<u8>),
+    I16(Vec<i16>),
+    U16(Vec<u16>),
     I32(Vec<i32>),
     U32(Vec<u32>),
+    BF16(Vec<bf16>),
     F16(Vec<f16>),
     F32(Vec<f32>),
 }
@@ -113,6 +121,7 @@ impl Operand {
             Operand::WeakFloat(_) => TypeSpec::weak(DType::Float32),
             Operand::Bool(_) => TypeSpec::strong(DType::Bool),
             Operand::F16(_) => TypeSpec::strong(DType::Float16),
+            Operand::BF16(_) => TypeSpec::strong(DType::BFloat16),
         }
     }
 
@@ -138,6 +147,7 @@ impl Operand {
             Operand::Host(h) => h.upload(func, device)?,
             Operand::Bool(b) => Array::from_slice_on(device, &[b], &[])?,
             Operand::F16(v) => Array::from_slice_on(device, &[v], &[])?,
+            Operand::BF16(v) => Array::from_slice_on(device, &[v], &[])?,
             Operand::WeakInt(v) => {
                 let a = match target.dtype {
                     DType::Int32 => Array::from_slice_on(
@@ -156,19 +166,18 @@ impl Operand {
                         };
                         Array::from_slice_on(device, &[w], &[])?
                     }
-                    DType::Float16 => {
-                        Array::from_slice_on(device, &[f16::from_f64(v as f64)], &[])?
+                    // Narrower integers take the int32 wrapped into them, as JAX 0.10.2
+                    // does (`int8 + 1000` adds -24).
+                    d if d.is_integer() => {
+                        let w = int_in_range::<i32>(func, v, d)?;
+                        literal_array(device, Literal::from_i64(w.into(), d))?
                     }
-                    DType::Float32 => Array::from_slice_on(device, &[v as f32], &[])?,
-                    DType::Bool => Array::from_slice_on(device, &[v != 0], &[])?,
+                    d => literal_array(device, Literal::from_i64(v, d))?,
                 };
                 return Ok(a.with_weak(target.weak));
             }
             Operand::WeakFloat(v) => {
-                let a = match target.dtype {
-                    DType::Float16 => Array::from_slice_on(device, &[f16::from_f64(v)], &[])?,
-                    _ => Array::from_slice_on(device, &[v as f32], &[])?,
-                };
+                let a = literal_array(device, Literal::from_f64(v, target.dtype))?;
                 if !target.dtype.is_floating() {
                     return Err(Error::dtype(
                         func,
@@ -200,6 +209,22 @@ impl Operand {
     }
 }
 
+/// A 0-d array holding `lit`, uploaded to `device`.
+pub(crate) fn literal_array(device: &Device, lit: Literal) -> Result<Array> {
+    match lit {
+        Literal::Bool(v) => Array::from_slice_on(device, &[v], &[]),
+        Literal::I8(v) => Array::from_slice_on(device, &[v], &[]),
+        Literal::U8(v) => Array::from_slice_on(device, &[v], &[]),
+        Literal::I16(v) => Array::from_slice_on(device, &[v], &[]),
+        Literal::U16(v) => Array::from_slice_on(device, &[v], &[]),
+        Literal::I32(v) => Array::from_slice_on(device, &[v], &[]),
+        Literal::U32(v) => Array::from_slice_on(device, &[v], &[]),
+        Literal::BF16(v) => Array::from_slice_on(device, &[v], &[]),
+        Literal::F16(v) => Array::from_slice_on(device, &[v], &[]),
+        Literal::F32(v) => Array::from_slice_on(device, &[v], &[]),
+    }
+}
+
 fn int_in_range<T: TryFrom<i64>>(func: &str, v: i64, d: DType) -> Result<T> {
     T::try_from(v).map_err(|_| {
         Error::arg(
@@ -216,6 +241,11 @@ impl HostValues {
     pub fn dtype(&self) -> DType {
         match self {
             HostValues::Bool(_) => DType::Bool,
+            HostValues::I8(_) => DType::Int8,
+            HostValues::U8(_) => DType::UInt8,
+            HostValues::I16(_) => DType::Int16,
+            HostValues::U16(_) => DType::UInt16,
+            HostValues::BF16(_) => DType::BFloat16,
             HostValues::I32(_) => DType::Int32,
             HostValues::U32(_) => DType::UInt32,
             HostValues::F16(_) => DType::Float16,
@@ -229,6 +259,11 @@ impl HostData {
         let _ = func;
         match &self.values {
             HostValues::Bool(v) => Array::from_slice_on(device, v, &self.shape),
+            HostValues::I8(v) => Array::from_slice_on(device, v, &self.shape),
+            HostValues::U8(v) => Array::from_slice_on(device, v, &self.shape),
+            HostValues::I16(v) => Array::from_slice_on(device, v, &self.shape),
+            HostValues::U16(v) => Array::from_slice_on(device, v, &self.shape),
+            HostValues::BF16(v) => Array::from_slice_on(device, v, &self.shape),
             HostValues::I32(v) => Array::from_slice_on(device, v, &self.shape),
             HostValues::U32(v) => Array::from_slice_on(device, v, &self.shape),
             HostValues::F16(v) => Array::from_slice_on(device, v, &self.shape),
@@ -238,10 +273,11 @@ impl HostData {
 }
 
 /// Anything a `numpy` function accepts as an array argument: [`Array`], `&Array`, Rust
-/// scalars (weakly typed), `half::f16`, slices, Vecs and nested Rust arrays of `bool`,
+/// scalars (weakly typed), `half::f16`, `half::bf16`, slices, Vecs and nested Rust arrays of `bool`,
 /// integers and floats, and any type implementing [`SupportsOlympusArray`].
 ///
-/// Host sequences take NumPy's dtypes canonicalised to 32 bits, as JAX does: `f64` data
+/// Host sequences keep their element type's dtype (`u8` data is uint8), 64-bit types
+/// canonicalised to 32 bits as JAX does: `f64` data
 /// becomes float32, `i64` int32 (values must fit), `u64`/`usize` uint32.
 #[diagnostic::on_unimplemented(
     message = "`{Self}` is not array-like",
@@ -418,6 +454,11 @@ impl ArrayLike for f16 {
         Ok(Operand::F16(self))
     }
 }
+impl ArrayLike for bf16 {
+    fn into_operand(self) -> Result<Operand> {
+        Ok(Operand::BF16(self))
+    }
+}
 
 /// An element type host sequences may hold, and the dtype it becomes.
 pub trait HostElement: Copy + 'static {
@@ -438,6 +479,11 @@ host_same!(bool, Bool);
 host_same!(i32, I32);
 host_same!(u32, U32);
 host_same!(f16, F16);
+host_same!(bf16, BF16);
+host_same!(i8, I8);
+host_same!(u8, U8);
+host_same!(i16, I16);
+host_same!(u16, U16);
 host_same!(f32, F32);
 
 macro_rules! host_cast {
@@ -463,12 +509,8 @@ macro_rules! host_cast {
         }
     };
 }
-host_cast!(i8, I32, i32);
-host_cast!(i16, I32, i32);
 host_cast!(i64, I32, i32);
 host_cast!(isize, I32, i32);
-host_cast!(u8, U32, u32);
-host_cast!(u16, U32, u32);
 host_cast!(u64, U32, u32);
 host_cast!(usize, U32, u32);
 
@@ -509,7 +551,7 @@ macro_rules! nested_leaf {
         }
     )*};
 }
-nested_leaf!(bool, i8, i16, i32, i64, isize, u8, u16, u32, u64, usize, f16, f32, f64);
+nested_leaf!(bool, i8, i16, i32, i64, isize, u8, u16, u32, u64, usize, bf16, f16, f32, f64);
 
 fn flatten_seq<T: NestedData>(
     items: &[T],

@@ -1,26 +1,42 @@
 //! Element types and JAX's type-promotion lattice with weak types.
 //!
-//! Olympus has five dtypes: `bool`, `int32`, `uint32`, `float16` and `float32` (JAX's
-//! 32-bit mode). Promotion follows JAX's lattice
-//! (`b1 → i* → {u8…u32, i8…i32} → f* → f16 → f32`), where `i*` and `f*` are the *weak*
-//! integer and float types of Rust scalars: a scalar adapts to the array it meets
-//! (`float16 array + 2.0 → float16`) instead of widening it as NumPy 1.x did.
-//! Pairs whose join would be a 64-bit type in JAX's full lattice (`uint32 + int32`)
-//! canonicalise to 32 bits, as JAX does with x64 disabled.
+//! Olympus has JAX's dtypes with x64 off: `bool`, `int8`, `uint8`, `int16`, `uint16`,
+//! `int32`, `uint32`, `bfloat16`, `float16` and `float32`. Promotion follows JAX's lattice
+//! (`b1 → i* → u8 → u16 → u32`, `i* → i8 → i16 → i32`, `u8 → i16`, `u16 → i32`, then
+//! `f* → {bf16, f16} → f32`), where `i*` and `f*` are the *weak* integer and float types
+//! of Rust scalars: a scalar adapts to the array it meets (`float16 array + 2.0 →
+//! float16`) instead of widening it as NumPy 1.x did. Joins that would be a 64-bit type in
+//! JAX's full lattice (`uint32 + int32`) canonicalise to 32 bits, as JAX does with x64
+//! disabled.
+//!
+//! The 8- and 16-bit dtypes are stored packed (four or two per 32-bit word) and computed
+//! in 32 bits: integers wrap to their width after every operation, `float16` and
+//! `bfloat16` round to nearest even once per operation, as XLA does.
 
 use std::fmt;
 
-use half::f16;
+use half::{bf16, f16};
 
 /// The element type of an [`Array`](crate::Array).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum DType {
     /// Booleans; stored as one 32-bit word per element on the device, read back as `bool`.
     Bool,
+    /// 8-bit signed integers, stored four to a word; overflow wraps.
+    Int8,
+    /// 8-bit unsigned integers, stored four to a word; overflow wraps.
+    UInt8,
+    /// 16-bit signed integers, stored two to a word; overflow wraps.
+    Int16,
+    /// 16-bit unsigned integers, stored two to a word; overflow wraps.
+    UInt16,
     /// 32-bit signed integers; overflow wraps.
     Int32,
     /// 32-bit unsigned integers; overflow wraps.
     UInt32,
+    /// Brain floating point (8 exponent bits, 7 mantissa bits), stored two to a word;
+    /// computed in `float32` and rounded to nearest even once per operation.
+    BFloat16,
     /// IEEE half precision; computed in `float32` and rounded once per operation.
     Float16,
     /// IEEE single precision.
@@ -29,10 +45,15 @@ pub enum DType {
 
 impl DType {
     /// Every dtype, in lattice order.
-    pub const ALL: [DType; 5] = [
+    pub const ALL: [DType; 10] = [
         DType::Bool,
+        DType::Int8,
+        DType::UInt8,
+        DType::Int16,
+        DType::UInt16,
         DType::Int32,
         DType::UInt32,
+        DType::BFloat16,
         DType::Float16,
         DType::Float32,
     ];
@@ -41,18 +62,25 @@ impl DType {
     pub fn name(self) -> &'static str {
         match self {
             DType::Bool => "bool",
+            DType::Int8 => "int8",
+            DType::UInt8 => "uint8",
+            DType::Int16 => "int16",
+            DType::UInt16 => "uint16",
             DType::Int32 => "int32",
             DType::UInt32 => "uint32",
+            DType::BFloat16 => "bfloat16",
             DType::Float16 => "float16",
             DType::Float32 => "float32",
         }
     }
 
-    /// Bytes one element occupies in a device buffer (`bool` is a 32-bit word).
+    /// Bytes one element occupies in a device buffer (`bool` is a 32-bit word; 8- and
+    /// 16-bit dtypes are packed into words).
     pub fn storage_bytes(self) -> usize {
         match self {
-            DType::Float16 => 2,
-            _ => 4,
+            DType::Int8 | DType::UInt8 => 1,
+            DType::Int16 | DType::UInt16 | DType::BFloat16 | DType::Float16 => 2,
+            DType::Bool | DType::Int32 | DType::UInt32 | DType::Float32 => 4,
         }
     }
 
@@ -60,19 +88,33 @@ impl DType {
     pub fn itemsize(self) -> usize {
         match self {
             DType::Bool => 1,
-            DType::Float16 => 2,
-            _ => 4,
+            d => d.storage_bytes(),
         }
     }
 
-    /// True for `float16` and `float32`.
-    pub fn is_floating(self) -> bool {
-        matches!(self, DType::Float16 | DType::Float32)
+    /// Bits of the value (`bool`: 8, as NumPy's `itemsize`).
+    pub fn bits(self) -> u32 {
+        self.itemsize() as u32 * 8
     }
 
-    /// True for `int32` and `uint32`.
+    /// True for `bfloat16`, `float16` and `float32`.
+    pub fn is_floating(self) -> bool {
+        matches!(self, DType::BFloat16 | DType::Float16 | DType::Float32)
+    }
+
+    /// True for the signed and unsigned integer dtypes.
     pub fn is_integer(self) -> bool {
-        matches!(self, DType::Int32 | DType::UInt32)
+        self.is_signed_integer() || self.is_unsigned_integer()
+    }
+
+    /// True for `int8`, `int16` and `int32`.
+    pub fn is_signed_integer(self) -> bool {
+        matches!(self, DType::Int8 | DType::Int16 | DType::Int32)
+    }
+
+    /// True for `uint8`, `uint16` and `uint32`.
+    pub fn is_unsigned_integer(self) -> bool {
+        matches!(self, DType::UInt8 | DType::UInt16 | DType::UInt32)
     }
 
     /// True for `bool`.
@@ -82,16 +124,46 @@ impl DType {
 
     /// True for dtypes that can hold negative values.
     pub fn is_signed(self) -> bool {
-        matches!(self, DType::Int32 | DType::Float16 | DType::Float32)
+        self.is_signed_integer() || self.is_floating()
     }
 
-    /// Parses NumPy's names (`"float32"`, `"f4"`, `"int32"`, `"i4"`, `"uint32"`, `"u4"`,
-    /// `"float16"`, `"f2"`, `"bool"`).
+    /// The 32-bit dtype values of this dtype are computed in: `int32` for the signed
+    /// integers, `uint32` for the unsigned ones, `float32` for the floats, `bool` itself.
+    pub fn compute_dtype(self) -> DType {
+        match self {
+            DType::Int8 | DType::Int16 | DType::Int32 => DType::Int32,
+            DType::UInt8 | DType::UInt16 | DType::UInt32 => DType::UInt32,
+            DType::BFloat16 | DType::Float16 | DType::Float32 => DType::Float32,
+            DType::Bool => DType::Bool,
+        }
+    }
+
+    /// The smallest and largest values of an integer dtype (`None` for others).
+    pub fn integer_range(self) -> Option<(i64, i64)> {
+        Some(match self {
+            DType::Int8 => (i8::MIN.into(), i8::MAX.into()),
+            DType::UInt8 => (0, u8::MAX.into()),
+            DType::Int16 => (i16::MIN.into(), i16::MAX.into()),
+            DType::UInt16 => (0, u16::MAX.into()),
+            DType::Int32 => (i32::MIN.into(), i32::MAX.into()),
+            DType::UInt32 => (0, u32::MAX.into()),
+            _ => return None,
+        })
+    }
+
+    /// Parses NumPy's names (`"float32"`, `"f4"`, `"int8"`, `"i1"`, `"uint8"`, `"u1"`,
+    /// `"int16"`, `"i2"`, `"uint16"`, `"u2"`, `"int32"`, `"i4"`, `"uint32"`, `"u4"`,
+    /// `"bfloat16"`, `"float16"`, `"f2"`, `"bool"`).
     pub fn from_name(name: &str) -> Option<DType> {
         Some(match name {
             "bool" | "b1" | "?" => DType::Bool,
+            "int8" | "i1" => DType::Int8,
+            "uint8" | "u1" => DType::UInt8,
+            "int16" | "i2" => DType::Int16,
+            "uint16" | "u2" => DType::UInt16,
             "int32" | "i4" => DType::Int32,
             "uint32" | "u4" => DType::UInt32,
+            "bfloat16" => DType::BFloat16,
             "float16" | "f2" | "half" => DType::Float16,
             "float32" | "f4" | "single" => DType::Float32,
             _ => return None,
@@ -135,58 +207,114 @@ impl From<DType> for TypeSpec {
     }
 }
 
-/// Nodes of JAX's promotion lattice restricted to what 32-bit Olympus can reach.
+/// Nodes of JAX's promotion lattice (x64 off adds the 64-bit nodes only as joins that
+/// canonicalise to 32 bits).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Node {
     B,
     /// weak int
     IW,
-    I32,
+    U8,
+    U16,
     U32,
+    U64,
+    I8,
+    I16,
+    I32,
+    I64,
     /// weak float
     FW,
+    BF16,
     F16,
     F32,
 }
 
+impl Node {
+    /// The nodes directly above this one in JAX's lattice.
+    fn above(self) -> &'static [Node] {
+        use Node::*;
+        match self {
+            B => &[IW],
+            IW => &[U8, I8],
+            U8 => &[U16, I16],
+            U16 => &[U32, I32],
+            U32 => &[U64, I64],
+            U64 => &[FW],
+            I8 => &[I16],
+            I16 => &[I32],
+            I32 => &[I64],
+            I64 => &[FW],
+            FW => &[BF16, F16],
+            BF16 | F16 => &[F32],
+            F32 => &[],
+        }
+    }
+
+    /// Bit set of this node and every node above it.
+    fn upper(self) -> u32 {
+        self.above()
+            .iter()
+            .fold(1 << self as u32, |acc, n| acc | n.upper())
+    }
+}
+
+const NODES: [Node; 14] = [
+    Node::B,
+    Node::IW,
+    Node::U8,
+    Node::U16,
+    Node::U32,
+    Node::U64,
+    Node::I8,
+    Node::I16,
+    Node::I32,
+    Node::I64,
+    Node::FW,
+    Node::BF16,
+    Node::F16,
+    Node::F32,
+];
+
 fn node(t: TypeSpec) -> Node {
     match (t.dtype, t.weak) {
         (DType::Bool, _) => Node::B,
-        (DType::Int32 | DType::UInt32, true) => Node::IW,
-        (DType::Float16 | DType::Float32, true) => Node::FW,
+        (d, true) if d.is_integer() => Node::IW,
+        (_, true) => Node::FW,
+        (DType::Int8, false) => Node::I8,
+        (DType::UInt8, false) => Node::U8,
+        (DType::Int16, false) => Node::I16,
+        (DType::UInt16, false) => Node::U16,
         (DType::Int32, false) => Node::I32,
         (DType::UInt32, false) => Node::U32,
+        (DType::BFloat16, false) => Node::BF16,
         (DType::Float16, false) => Node::F16,
         (DType::Float32, false) => Node::F32,
     }
 }
 
-/// Least upper bound in JAX's lattice, with 64-bit results canonicalised to 32 bits.
+/// Least upper bound in JAX's lattice: the one common upper node that is below every other
+/// common upper node.
 fn join(a: Node, b: Node) -> Node {
-    use Node::*;
-    if a == b {
-        return a;
-    }
-    match (a, b) {
-        (B, x) | (x, B) => x,
-        (IW, x) | (x, IW) => x,
-        // i32 ∨ u32 = i64 in JAX's full lattice; canonical int32 in 32-bit mode.
-        (I32, U32) | (U32, I32) => I32,
-        (FW, I32 | U32) | (I32 | U32, FW) => FW,
-        (F16 | F32, I32 | U32 | FW) => a,
-        (I32 | U32 | FW, F16 | F32) => b,
-        (F16, F32) | (F32, F16) => F32,
-        _ => unreachable!("join covers every pair of lattice nodes"),
-    }
+    let common = a.upper() & b.upper();
+    NODES
+        .into_iter()
+        .find(|n| common & (1 << *n as u32) != 0 && n.upper() == common)
+        .expect("JAX's lattice has a least upper bound for every pair")
 }
 
 fn spec(n: Node) -> TypeSpec {
     match n {
         Node::B => TypeSpec::strong(DType::Bool),
         Node::IW => TypeSpec::weak(DType::Int32),
-        Node::I32 => TypeSpec::strong(DType::Int32),
-        Node::U32 => TypeSpec::strong(DType::UInt32),
+        Node::U8 => TypeSpec::strong(DType::UInt8),
+        Node::U16 => TypeSpec::strong(DType::UInt16),
+        // The 64-bit integers canonicalise to 32 bits with x64 off.
+        Node::U32 | Node::U64 => TypeSpec::strong(DType::UInt32),
+        Node::I8 => TypeSpec::strong(DType::Int8),
+        Node::I16 => TypeSpec::strong(DType::Int16),
+        Node::I32 | Node::I64 => TypeSpec::strong(DType::Int32),
         Node::FW => TypeSpec::weak(DType::Float32),
+        Node::BF16 => TypeSpec::strong(DType::BFloat16),
         Node::F16 => TypeSpec::strong(DType::Float16),
         Node::F32 => TypeSpec::strong(DType::Float32),
     }
@@ -239,7 +367,8 @@ pub(crate) fn to_inexact(t: TypeSpec) -> TypeSpec {
     }
 }
 
-/// A Rust type that is the host form of one dtype: `bool`, `i32`, `u32`, `half::f16`, `f32`.
+/// A Rust type that is the host form of one dtype: `bool`, `i8`, `u8`, `i16`, `u16`, `i32`,
+/// `u32`, `half::bf16`, `half::f16`, `f32`.
 ///
 /// `to_vec::<T>()` and `item::<T>()` read arrays of `T::DTYPE` back into these types.
 pub trait Element: Copy + Send + Sync + fmt::Debug + PartialEq + 'static + sealed::Sealed {
@@ -259,6 +388,11 @@ pub trait Element: Copy + Send + Sync + fmt::Debug + PartialEq + 'static + seale
 mod sealed {
     pub trait Sealed {}
     impl Sealed for bool {}
+    impl Sealed for i8 {}
+    impl Sealed for u8 {}
+    impl Sealed for i16 {}
+    impl Sealed for u16 {}
+    impl Sealed for half::bf16 {}
     impl Sealed for i32 {}
     impl Sealed for u32 {}
     impl Sealed for half::f16 {}
@@ -295,10 +429,15 @@ macro_rules! pod_element {
     };
 }
 
+pod_element!(i8, DType::Int8);
+pod_element!(u8, DType::UInt8);
+pod_element!(i16, DType::Int16);
+pod_element!(u16, DType::UInt16);
 pod_element!(i32, DType::Int32);
 pod_element!(u32, DType::UInt32);
 pod_element!(f32, DType::Float32);
 pod_element!(f16, DType::Float16);
+pod_element!(bf16, DType::BFloat16);
 
 impl Element for bool {
     const DTYPE: DType = DType::Bool;

@@ -3,7 +3,7 @@
 use crate::array::Aval;
 use crate::dtype::DType;
 use crate::error::{Error, Result};
-use half::f16;
+use half::{bf16, f16};
 
 /// How an update combines with the element it lands on.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -47,10 +47,20 @@ pub enum ThreefryOutput {
 pub enum Literal {
     /// A bool.
     Bool(bool),
+    /// An int8.
+    I8(i8),
+    /// A uint8.
+    U8(u8),
+    /// An int16.
+    I16(i16),
+    /// A uint16.
+    U16(u16),
     /// An int32.
     I32(i32),
     /// A uint32.
     U32(u32),
+    /// A bfloat16.
+    BF16(bf16),
     /// A float16.
     F16(f16),
     /// A float32.
@@ -62,61 +72,119 @@ impl Literal {
     pub fn dtype(self) -> DType {
         match self {
             Literal::Bool(_) => DType::Bool,
+            Literal::I8(_) => DType::Int8,
+            Literal::U8(_) => DType::UInt8,
+            Literal::I16(_) => DType::Int16,
+            Literal::U16(_) => DType::UInt16,
             Literal::I32(_) => DType::Int32,
             Literal::U32(_) => DType::UInt32,
+            Literal::BF16(_) => DType::BFloat16,
             Literal::F16(_) => DType::Float16,
             Literal::F32(_) => DType::Float32,
         }
     }
 
-    /// The bits of the value in its compute type (float16 computes as float32).
+    /// The bits of the value in its compute type (8- and 16-bit integers compute as 32-bit
+    /// ones of their signedness, bfloat16 and float16 as float32).
     pub(crate) fn compute_bits(self) -> u32 {
         match self {
             Literal::Bool(b) => u32::from(b),
+            Literal::I8(v) => i32::from(v) as u32,
+            Literal::U8(v) => u32::from(v),
+            Literal::I16(v) => i32::from(v) as u32,
+            Literal::U16(v) => u32::from(v),
             Literal::I32(v) => v as u32,
             Literal::U32(v) => v,
+            Literal::BF16(v) => v.to_f32().to_bits(),
             Literal::F16(v) => v.to_f32().to_bits(),
             Literal::F32(v) => v.to_bits(),
+        }
+    }
+
+    /// The value as an integer, for integer and bool literals.
+    fn as_int(self) -> Option<i64> {
+        Some(match self {
+            Literal::Bool(b) => i64::from(b),
+            Literal::I8(v) => v.into(),
+            Literal::U8(v) => v.into(),
+            Literal::I16(v) => v.into(),
+            Literal::U16(v) => v.into(),
+            Literal::I32(v) => v.into(),
+            Literal::U32(v) => v.into(),
+            _ => return None,
+        })
+    }
+
+    /// The value as f64 (exact for every dtype).
+    pub fn to_f64(self) -> f64 {
+        match self.as_int() {
+            Some(i) => i as f64,
+            None => match self {
+                Literal::BF16(v) => v.to_f64(),
+                Literal::F16(v) => v.to_f64(),
+                Literal::F32(v) => f64::from(v),
+                _ => unreachable!("integer literals answer as_int"),
+            },
         }
     }
 
     /// `v` converted to `dtype` (integers truncate and saturate, NaN gives 0, bool is
     /// `v != 0`): how a Rust number becomes a fill value of an array's dtype.
     pub fn from_f64(v: f64, dtype: DType) -> Literal {
+        // `as` truncates toward zero, saturates and maps NaN to 0.
         match dtype {
             DType::Bool => Literal::Bool(v != 0.0),
+            DType::Int8 => Literal::I8(v as i8),
+            DType::UInt8 => Literal::U8(v as u8),
+            DType::Int16 => Literal::I16(v as i16),
+            DType::UInt16 => Literal::U16(v as u16),
             DType::Int32 => Literal::I32(v as i32),
             DType::UInt32 => Literal::U32(v as u32),
+            DType::BFloat16 => Literal::BF16(bf16::from_f64(v)),
             DType::Float16 => Literal::F16(f16::from_f64(v)),
             DType::Float32 => Literal::F32(v as f32),
         }
     }
 
-    /// The value converted to `dtype` with the crate's conversion rules (as `astype`).
+    /// The integer `v` in `dtype`: wrapped into integer dtypes (two's complement, as
+    /// NumPy's `astype` and JAX's weak integers do), rounded into floats, `v != 0` for bool.
+    pub fn from_i64(v: i64, dtype: DType) -> Literal {
+        match dtype {
+            DType::Bool => Literal::Bool(v != 0),
+            DType::Int8 => Literal::I8(v as i8),
+            DType::UInt8 => Literal::U8(v as u8),
+            DType::Int16 => Literal::I16(v as i16),
+            DType::UInt16 => Literal::U16(v as u16),
+            DType::Int32 => Literal::I32(v as i32),
+            DType::UInt32 => Literal::U32(v as u32),
+            DType::Float32 => Literal::F32(v as f32),
+            d => Literal::from_f64(v as f64, d),
+        }
+    }
+
+    /// The value converted to `dtype` with XLA's conversion rules (as `astype`): integers
+    /// wrap into narrower integers, floats truncate toward zero and saturate into integers
+    /// (NaN gives 0), integers past float32's precision round to float32 first (as XLA
+    /// converts them to bfloat16 and float16).
     pub fn cast(self, dtype: DType) -> Literal {
-        let f = match self {
-            Literal::Bool(b) => f64::from(u8::from(b)),
-            Literal::I32(v) => f64::from(v),
-            Literal::U32(v) => f64::from(v),
-            Literal::F16(v) => v.to_f64(),
-            Literal::F32(v) => f64::from(v),
-        };
+        let f = self.to_f64();
+        if let (Some(i), true) = (self.as_int(), dtype.is_integer()) {
+            // Two's-complement wrap.
+            return match dtype {
+                DType::Int8 => Literal::I8(i as i8),
+                DType::UInt8 => Literal::U8(i as u8),
+                DType::Int16 => Literal::I16(i as i16),
+                DType::UInt16 => Literal::U16(i as u16),
+                DType::Int32 => Literal::I32(i as i32),
+                _ => Literal::U32(i as u32),
+            };
+        }
         match dtype {
             DType::Bool => Literal::Bool(f != 0.0 || f.is_nan()),
-            // `as` saturates and maps NaN to 0: XLA's float-to-int conversion.
-            DType::Int32 => match self {
-                Literal::U32(v) => Literal::I32(v as i32),
-                _ => Literal::I32(f as i32),
-            },
-            DType::UInt32 => match self {
-                Literal::I32(v) => Literal::U32(v as u32),
-                _ => Literal::U32(f as u32),
-            },
-            DType::Float16 => match self {
-                Literal::F32(v) => Literal::F16(f16::from_f32(v)),
-                _ => Literal::F16(f16::from_f64(f)),
-            },
+            DType::BFloat16 => Literal::BF16(bf16::from_f32(f as f32)),
+            DType::Float16 => Literal::F16(f16::from_f32(f as f32)),
             DType::Float32 => Literal::F32(f as f32),
+            d => Literal::from_f64(f, d),
         }
     }
 }
@@ -392,8 +460,8 @@ pub enum Primitive {
         /// Which word(s) to return.
         output: ThreefryOutput,
     },
-    /// Reinterprets the bits (`jax.lax.bitcast_convert_type`) between the 32-bit dtypes;
-    /// to float16 it takes the low 16 bits of a uint32, from float16 it gives them.
+    /// Reinterprets the bits (`jax.lax.bitcast_convert_type`) between dtypes of one width;
+    /// to a 16-bit float it also takes the low 16 bits of a uint32, from one it gives them.
     BitcastConvertType {
         /// The result dtype.
         dtype: DType,
@@ -1121,17 +1189,19 @@ impl Primitive {
             }
             Primitive::BitcastConvertType { dtype } => {
                 let x = &inputs[0];
+                // Equal widths, as XLA's bitcast needs; float16 also from and to the low 16
+                // bits of uint32 words (how random bits become float16).
                 let ok = match (x.dtype, *dtype) {
                     (DType::Bool, _) | (_, DType::Bool) => false,
-                    (DType::UInt32, DType::Float16) | (DType::Float16, DType::UInt32) => true,
-                    (DType::Float16, _) | (_, DType::Float16) => false,
-                    _ => true,
+                    (DType::UInt32, DType::Float16 | DType::BFloat16)
+                    | (DType::Float16 | DType::BFloat16, DType::UInt32) => true,
+                    (a, b) => a.bits() == b.bits(),
                 };
                 if !ok {
                     return Err(Error::dtype(
                         name,
                         &[x.dtype, *dtype],
-                        "converts bits between int32, uint32 and float32, or between uint32 (low 16 bits) and float16",
+                        "converts bits between dtypes of one width (or between uint32's low 16 bits and a 16-bit float)",
                     ));
                 }
                 Ok(Aval::new(x.shape.clone(), *dtype, false))

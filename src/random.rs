@@ -156,11 +156,20 @@ fn splat(value: Literal, shape: &[usize], dev: &crate::Device) -> Result<Array> 
 }
 
 fn float_dtype(func: &str, dtype: DType) -> Result<()> {
+    if dtype == DType::BFloat16 {
+        // JAX draws bfloat16 from other bits than float16's: not matched yet, and a
+        // sampler that differs from JAX's stream is refused rather than guessed.
+        return Err(Error::dtype(
+            func,
+            &[dtype],
+            "bfloat16 samples are not yet JAX's bit for bit: draw float32 and convert with astype",
+        ));
+    }
     if !dtype.is_floating() {
         return Err(Error::dtype(
             func,
             &[dtype],
-            "needs a floating dtype (float16 or float32)",
+            "needs a floating dtype (bfloat16, float16 or float32)",
         ));
     }
     Ok(())
@@ -178,13 +187,17 @@ fn push_uniform(
     dtype: DType,
 ) -> Result<usize> {
     use lax::{BinaryOp as B, Primitive as P};
-    let word = if dtype == DType::Float16 {
-        // The low 16 bits; 10 mantissa bits.
+    let word = if dtype.bits() == 16 {
+        // The low 16 bits; 10 mantissa bits (float16) or 7 (bfloat16).
+        let (shift, one) = match dtype {
+            DType::BFloat16 => (9, 0x3f80),
+            _ => (6, 0x3c00),
+        };
         let m = f.constant(Literal::U32(0xffff))?;
         let low = f.push(P::Binary(B::And), &[bits, m])?;
-        let sh = f.constant(Literal::U32(6))?;
+        let sh = f.constant(Literal::U32(shift))?;
         let s = f.push(P::Binary(B::ShiftRight), &[low, sh])?;
-        let one = f.constant(Literal::U32(0x3c00))?;
+        let one = f.constant(Literal::U32(one))?;
         f.push(P::Binary(B::Or), &[s, one])?
     } else {
         let sh = f.constant(Literal::U32(9))?;
@@ -320,6 +333,7 @@ pub fn normal(key: &Array, shape: &[usize], dtype: DType) -> Result<Array> {
     // The open interval: the float after -1 towards 0.
     let lo = match dtype {
         DType::Float16 => -(1.0 - 2f64.powi(-11)),
+        DType::BFloat16 => -(1.0 - 2f64.powi(-8)),
         _ => -(1.0 - 2f64.powi(-24)),
     };
     sample(func, key, shape, |f, b| {
@@ -334,6 +348,7 @@ pub fn normal(key: &Array, shape: &[usize], dtype: DType) -> Result<Array> {
 fn finfo(dtype: DType) -> (f64, f64) {
     match dtype {
         DType::Float16 => (2f64.powi(-14), 2f64.powi(-11)),
+        DType::BFloat16 => (2f64.powi(-126), 2f64.powi(-8)),
         _ => (2f64.powi(-126), 2f64.powi(-24)),
     }
 }

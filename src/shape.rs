@@ -10,6 +10,11 @@ pub use crate::error::fmt_shape;
 pub(crate) fn short_dtype(d: DType) -> &'static str {
     match d {
         DType::Bool => "bool",
+        DType::Int8 => "i8",
+        DType::UInt8 => "u8",
+        DType::Int16 => "i16",
+        DType::UInt16 => "u16",
+        DType::BFloat16 => "bf16",
         DType::Int32 => "i32",
         DType::UInt32 => "u32",
         DType::Float16 => "f16",

@@ -287,15 +287,127 @@ enum Access {
 }
 
 /// The storage type of one element (`scalar`) and of four elements (`vector`), with the
-/// bytes of each.
+/// bytes of each. Dtypes narrower than a word are read and written as packed words.
 fn storage_types(d: DType, t: &Target) -> ((&'static str, u64), (&'static str, u64)) {
     match d {
         DType::Bool | DType::UInt32 => (("u32", 4), ("vec4<u32>", 16)),
         DType::Int32 => (("i32", 4), ("vec4<i32>", 16)),
         DType::Float32 => (("f32", 4), ("vec4<f32>", 16)),
         DType::Float16 if t.f16_native => (("f16", 2), ("vec4<f16>", 8)),
-        DType::Float16 => (("u32", 4), ("vec2<u32>", 8)),
+        DType::Int8 | DType::UInt8 => (("u32", 4), ("u32", 4)),
+        DType::Int16 | DType::UInt16 | DType::BFloat16 | DType::Float16 => {
+            (("u32", 4), ("vec2<u32>", 8))
+        }
     }
+}
+
+/// The 32-bit dtype that the matmul, sort, scan and reduction kernels take in place of an
+/// 8- or 16-bit dtype (float16 excepted: those kernels read and write it themselves); the
+/// caller widens such operands first. Elementwise and scatter kernels take every dtype.
+pub(crate) fn widened(d: DType) -> Option<DType> {
+    match d {
+        DType::Int8 | DType::UInt8 | DType::Int16 | DType::UInt16 | DType::BFloat16 => {
+            Some(d.compute_dtype())
+        }
+        _ => None,
+    }
+}
+
+/// Elements of `d` per 32-bit word where `d` is stored packed (1 otherwise).
+pub(crate) fn per_word(d: DType) -> u32 {
+    match d {
+        DType::Bool => 1,
+        d => 4 / d.storage_bytes() as u32,
+    }
+}
+
+/// The value of `d` (in its compute type) whose packed bits are `bits` (a `u32` holding
+/// only the element's bits, in its low bits).
+pub(crate) fn decode(d: DType, bits: &str) -> String {
+    match d {
+        DType::Int8 => format!("(bitcast<i32>({bits} << 24u) >> 24u)"),
+        DType::Int16 => format!("(bitcast<i32>({bits} << 16u) >> 16u)"),
+        DType::BFloat16 => format!("bitcast<f32>({bits} << 16u)"),
+        DType::Float16 => format!("f16_to_f32({bits})"),
+        _ => bits.to_string(),
+    }
+}
+
+/// The packed bits of `x`, a value of `d` in its compute type (rounded or wrapped into
+/// `d` on the way), in the low bits of a `u32`.
+pub(crate) fn encode(d: DType, x: &str) -> String {
+    match d {
+        DType::Int8 => format!("(bitcast<u32>({x}) & 0xffu)"),
+        DType::Int16 => format!("(bitcast<u32>({x}) & 0xffffu)"),
+        DType::UInt8 => format!("({x} & 0xffu)"),
+        DType::UInt16 => format!("({x} & 0xffffu)"),
+        DType::BFloat16 => format!("f32_to_bf16({x})"),
+        DType::Float16 => format!("f32_to_f16({x})"),
+        _ => x.to_string(),
+    }
+}
+
+/// The value of element `e` of a packed buffer read through the word accessor `name`.
+pub(crate) fn load_packed(d: DType, name: &str, e: &str) -> String {
+    let per = per_word(d);
+    let bits = 32 / per;
+    let mask = (1u64 << bits) - 1;
+    decode(
+        d,
+        &format!(
+            "(({name}({e} >> {}u) >> (({e} & {}u) * {bits}u)) & {mask:#x}u)",
+            per.trailing_zeros(),
+            per - 1
+        ),
+    )
+}
+
+/// The words holding four packed values of `d` (`vec4` `r` in the compute type): one word
+/// for 8-bit dtypes, a `vec2<u32>` for 16-bit ones.
+fn pack4(d: DType, r: &str) -> String {
+    let e = |c: &str| encode(d, &format!("{r}.{c}"));
+    match per_word(d) {
+        4 => format!(
+            "({} | ({} << 8u) | ({} << 16u) | ({} << 24u))",
+            e("x"),
+            e("y"),
+            e("z"),
+            e("w")
+        ),
+        _ => format!(
+            "vec2<u32>({} | ({} << 16u), {} | ({} << 16u))",
+            e("x"),
+            e("y"),
+            e("z"),
+            e("w")
+        ),
+    }
+}
+
+/// A function `unpack4_{k}` giving the four values of `d` packed in one vector load.
+fn unpack4(d: DType, k: usize) -> String {
+    let (ty, lanes): (&str, [String; 4]) = match per_word(d) {
+        4 => (
+            "u32",
+            [0, 8, 16, 24].map(|s| format!("((p >> {s}u) & 0xffu)")),
+        ),
+        _ => (
+            "vec2<u32>",
+            [
+                "(p.x & 0xffffu)",
+                "(p.x >> 16u)",
+                "(p.y & 0xffffu)",
+                "(p.y >> 16u)",
+            ]
+            .map(String::from),
+        ),
+    };
+    let ct = rules::compute_type(d);
+    let vals: Vec<String> = lanes.iter().map(|l| decode(d, l)).collect();
+    format!(
+        "fn unpack4_{k}(p: {ty}) -> vec4<{ct}> {{ return vec4<{ct}>({}); }}",
+        vals.join(", ")
+    )
 }
 
 /// The "windows" of an input that is staged into a texture (`Rgba32Uint`, `TEXTURE_WIDTH`
@@ -488,9 +600,7 @@ pub(crate) fn elementwise(
         declare_output(&mut src, &mut binding, &name, dtype, true, windows, t);
         let store = match dtype {
             DType::Bool => format!("select(vec4<u32>(0u), vec4<u32>(1u), {r})"),
-            DType::Float16 => format!(
-                "vec2<u32>(f32_to_f16({r}.x) | (f32_to_f16({r}.y) << 16u), f32_to_f16({r}.z) | (f32_to_f16({r}.w) << 16u))"
-            ),
+            d if per_word(d) > 1 => pack4(d, &r),
             _ => r,
         };
         let _ = writeln!(stores, "    {name}_st(t, {store});");
@@ -616,9 +726,23 @@ pub(crate) fn values(
         let arg_dtypes: Vec<DType> = node.args.iter().map(|&a| dtypes[a]).collect();
         let mut e = rules::emit(&node.prim, &args, &arg_dtypes, node.dtype, &mut ctx)?;
         let last = j + 1 == program.nodes.len();
-        // float16 values are rounded once per operation; a store rounds the output.
-        if node.dtype == DType::Float16 && (!last || round) && !e.starts_with("round_f16(") {
-            e = format!("round_f16({e})");
+        // Narrow values are rounded or wrapped once per operation; a store packs (so
+        // rounds or wraps) the output. Operations that move values, and conversions
+        // (which narrow themselves), need no narrowing.
+        let moves = matches!(
+            node.prim,
+            Primitive::ConvertElementType { .. }
+                | Primitive::BitcastConvertType { .. }
+                | Primitive::Copy
+                | Primitive::Select
+                | Primitive::Full { .. }
+                | Primitive::Iota { .. }
+                | Primitive::Concatenate { .. }
+                | Primitive::Pad { .. }
+                | Primitive::Gather { .. }
+        );
+        if (!last || round) && !moves && !rules::is_narrowed(node.dtype, &e) {
+            e = rules::narrow(node.dtype, &e);
         }
         let _ = writeln!(body, "    let x{} = {e};", n_in + j);
         dtypes.push(node.dtype);
@@ -666,9 +790,7 @@ pub(crate) fn values(
                 let load = match d {
                     DType::Bool => format!("({name}({e}) != 0u)"),
                     DType::Float16 if t.f16_native => format!("f32({name}({e}))"),
-                    DType::Float16 => {
-                        format!("f16_to_f32(({name}({e} >> 1u) >> (({e} & 1u) * 16u)) & 0xffffu)")
-                    }
+                    d if per_word(d) > 1 => load_packed(d, &name, e),
                     _ => format!("{name}({e})"),
                 };
                 let _ = writeln!(pre, "    let s{k} = {load};");
@@ -694,15 +816,15 @@ pub(crate) fn values(
                     match d {
                         DType::Bool => format!("({raw} != vec4<u32>(0u))"),
                         DType::Float16 if t.f16_native => format!("vec4<f32>({raw})"),
-                        DType::Float16 => format!("unpack4_{k}({raw})"),
+                        d if per_word(d) > 1 => format!("unpack4_{k}({raw})"),
                         _ => raw,
                     }
                 };
                 let _ = writeln!(pre1, "    let v{k} = {};", conv("i / 4u"));
                 lane1.push(format!("v{k}[i % 4u]"));
                 let conv = conv("t");
-                if d == DType::Float16 && !t.f16_native {
-                    let _ = writeln!(src, "fn unpack4_{k}(p: vec2<u32>) -> vec4<f32> {{ return vec4<f32>(f16_to_f32(p.x & 0xffffu), f16_to_f32(p.x >> 16u), f16_to_f32(p.y & 0xffffu), f16_to_f32(p.y >> 16u)); }}");
+                if per_word(d) > 1 && !(d == DType::Float16 && t.f16_native) {
+                    let _ = writeln!(src, "{}", unpack4(d, k));
                 }
                 let _ = writeln!(pre, "    let v{k} = {conv};");
                 lane_args.push(format!("v{k}[L]"));
@@ -743,9 +865,7 @@ pub(crate) fn values(
                 let load = match d {
                     DType::Bool => format!("({name}(e) != 0u)"),
                     DType::Float16 if t.f16_native => format!("f32({name}(e))"),
-                    DType::Float16 => {
-                        format!("f16_to_f32(({name}(e >> 1u) >> ((e & 1u) * 16u)) & 0xffffu)")
-                    }
+                    d if per_word(d) > 1 => load_packed(d, &name, "e"),
                     _ => format!("{name}(e)"),
                 };
                 if let Some((stride, len)) = &gather_params[k] {
@@ -964,7 +1084,7 @@ pub(crate) mod tests {
         use crate::lax::ReduceOp;
         let mut kernels = 0;
         for op in ReduceOp::ALL {
-            for d in DType::ALL {
+            for d in DType::ALL.into_iter().filter(|&d| widened(d).is_none()) {
                 let logical = matches!(op, ReduceOp::And | ReduceOp::Or);
                 if logical != (d == DType::Bool) {
                     continue;
@@ -1013,7 +1133,7 @@ pub(crate) mod tests {
         use crate::lax::{CompareOp, ReduceOp};
         let mut kernels = 0;
         for op in ReduceOp::ALL {
-            for d in DType::ALL {
+            for d in DType::ALL.into_iter().filter(|&d| widened(d).is_none()) {
                 let logical = matches!(op, ReduceOp::And | ReduceOp::Or);
                 if logical != (d == DType::Bool) {
                     continue;
@@ -1103,7 +1223,7 @@ pub(crate) mod tests {
 
     #[test]
     fn every_sort_kernel_validates() {
-        for d in DType::ALL {
+        for d in DType::ALL.into_iter().filter(|&d| widened(d).is_none()) {
             for windows in [1, 3] {
                 let t = gpu_target();
                 let g = sort::stage(sort::key_dtype(d), 2, 8, 5, 2, 4, windows, &t);
@@ -1203,7 +1323,7 @@ pub(crate) mod tests {
         };
         let mut kernels = 0;
         let mut bodies = std::collections::BTreeSet::new();
-        for d in DType::ALL {
+        for d in DType::ALL.into_iter().filter(|&d| widened(d).is_none()) {
             for f16_native in [false, true] {
                 for windows in [1u64, 2, TEXTURE] {
                     for variant in [

@@ -1,7 +1,8 @@
 //! The WGSL rule of each elementwise primitive: operand expressions in, one expression out.
 //!
-//! Expressions are in the *compute type* of their dtype: `bool`, `i32`, `u32`, and `f32`
-//! for both float dtypes (float16 is computed in float32 and rounded once per operation).
+//! Expressions are in the *compute type* of their dtype: `bool`, `i32` for the signed
+//! integers, `u32` for the unsigned ones and `f32` for every float; a value of a narrow
+//! dtype is brought back into its range after each operation ([`narrow`]).
 
 use crate::dtype::DType;
 use crate::error::{Error, Result};
@@ -25,23 +26,50 @@ impl Ctx {
 
 /// The WGSL type values of a dtype are computed in.
 pub(crate) fn compute_type(d: DType) -> &'static str {
-    match d {
+    match d.compute_dtype() {
         DType::Bool => "bool",
         DType::Int32 => "i32",
         DType::UInt32 => "u32",
-        DType::Float16 | DType::Float32 => "f32",
+        _ => "f32",
     }
 }
 
-/// Converts an expression of compute type `from` to the compute type of `to`, with the
-/// crate's conversion semantics (saturating float-to-int, NaN to 0, float16 rounding).
+/// `x`, a value of `d`'s compute type, brought into `d`'s range as XLA computes `d`:
+/// narrow integers wrap, bfloat16 and float16 round to nearest even. 32-bit dtypes pass.
+pub(crate) fn narrow(d: DType, x: &str) -> String {
+    match d {
+        DType::Int8 => format!("wrap_i8({x})"),
+        DType::Int16 => format!("wrap_i16({x})"),
+        DType::UInt8 => format!("({x} & 0xffu)"),
+        DType::UInt16 => format!("({x} & 0xffffu)"),
+        DType::BFloat16 => format!("round_bf16({x})"),
+        DType::Float16 => format!("round_f16({x})"),
+        _ => x.to_string(),
+    }
+}
+
+/// Whether an expression already lies in `d`'s range because it is `narrow`'s own form.
+pub(crate) fn is_narrowed(d: DType, x: &str) -> bool {
+    let n = narrow(d, "");
+    n.is_empty() || x.starts_with(n.trim_end_matches(')'))
+}
+
+/// Converts an expression of compute type `from` to the compute type of `to`, with XLA's
+/// conversion semantics: integers wrap into narrower integers, floats truncate toward
+/// zero and saturate into integers (NaN to 0), floats round to nearest even into
+/// narrower floats, integers past float32's precision round to float32 first.
 pub(crate) fn convert(x: &str, from: DType, to: DType) -> String {
     use DType::*;
-    let e = match (from, to) {
-        (a, b) if a == b => return x.to_string(),
-        (Float16, Float32) => return x.to_string(),
-        (Float32, Float16) => return format!("round_f16({x})"),
-        (_, Bool) => match from {
+    if from == to {
+        return x.to_string();
+    }
+    let (cf, ct) = (from.compute_dtype(), to.compute_dtype());
+    // Narrowing is needed where `to` cannot hold every value of `from`.
+    let wider = from.bits() > to.bits()
+        || from.is_signed() != to.is_signed() && !from.is_bool()
+        || from.is_floating() != to.is_floating();
+    match (cf, ct) {
+        (_, Bool) => match cf {
             Int32 => format!("({x} != 0)"),
             UInt32 => format!("({x} != 0u)"),
             // A bit test: NaN is true, as in NumPy (an ordered `!=` would say false).
@@ -50,17 +78,23 @@ pub(crate) fn convert(x: &str, from: DType, to: DType) -> String {
         (Bool, Int32) => format!("select(0, 1, {x})"),
         (Bool, UInt32) => format!("select(0u, 1u, {x})"),
         (Bool, _) => format!("select(0.0, 1.0, {x})"),
+        (Float32, Int32) => match to.integer_range() {
+            Some((lo, hi)) if to != Int32 => format!("clamp(f32_to_i32({x}), {lo}, {hi})"),
+            _ => format!("f32_to_i32({x})"),
+        },
+        (Float32, UInt32) => match to.integer_range() {
+            Some((_, hi)) if to != UInt32 => format!("min(f32_to_u32({x}), {hi}u)"),
+            _ => format!("f32_to_u32({x})"),
+        },
+        (Float32, Float32) if to.bits() < from.bits() || to.bits() == 16 => narrow(to, x),
+        (Float32, Float32) => x.to_string(),
+        (Int32 | UInt32, Float32) => narrow(to, &format!("f32({x})")),
+        (UInt32, Int32) if wider => narrow(to, &format!("bitcast<i32>({x})")),
+        (Int32, UInt32) if wider => narrow(to, &format!("bitcast<u32>({x})")),
         (UInt32, Int32) => format!("bitcast<i32>({x})"),
         (Int32, UInt32) => format!("bitcast<u32>({x})"),
-        (Float16 | Float32, Int32) => format!("f32_to_i32({x})"),
-        (Float16 | Float32, UInt32) => format!("f32_to_u32({x})"),
-        (Int32 | UInt32, _) => format!("f32({x})"),
-        _ => unreachable!("every dtype pair is covered"),
-    };
-    if to == Float16 && from != Float32 {
-        format!("round_f16({e})")
-    } else {
-        e
+        (Int32, Int32) | (UInt32, UInt32) if wider => narrow(to, x),
+        _ => x.to_string(),
     }
 }
 
@@ -85,11 +119,11 @@ pub(crate) fn emit(
         Primitive::Copy => args[0].clone(),
         Primitive::Full { value, .. } => {
             let m = ctx.param(value.compute_bits());
-            match out {
+            match out.compute_dtype() {
                 DType::Bool => format!("({m} != 0u)"),
                 DType::Int32 => format!("bitcast<i32>({m})"),
                 DType::UInt32 => m,
-                DType::Float16 | DType::Float32 => format!("bitcast<f32>({m})"),
+                _ => format!("bitcast<f32>({m})"),
             }
         }
         Primitive::Iota {
@@ -117,12 +151,24 @@ pub(crate) fn emit(
             let from = arg_dtypes[0];
             match (from, *dtype) {
                 (a, b) if a == b => a_or(args),
-                // float16 values compute as f32: their bits are the f16 pattern of the value.
-                (DType::UInt32, DType::Float16) => format!("f16_to_f32({} & 0xffffu)", args[0]),
-                (DType::Float16, DType::UInt32) => format!("f32_to_f16({})", args[0]),
-                (_, DType::Float32) => format!("bitcast<f32>({})", args[0]),
-                (_, DType::Int32) => format!("bitcast<i32>({})", args[0]),
-                _ => format!("bitcast<u32>({})", args[0]),
+                // 16-bit floats compute as f32: their bits are the pattern of the value,
+                // read from (or written to) the low bits of an integer.
+                (_, DType::Float16 | DType::BFloat16) => {
+                    let bits = match from.compute_dtype() {
+                        DType::Int32 => format!("bitcast<u32>({})", args[0]),
+                        DType::Float32 => super::encode(from, &args[0]),
+                        _ => args[0].clone(),
+                    };
+                    super::decode(*dtype, &format!("({bits} & 0xffffu)"))
+                }
+                (DType::Float16 | DType::BFloat16, to) => {
+                    convert(&super::encode(from, &args[0]), DType::UInt32, to)
+                }
+                (_, to) => match to.compute_dtype() {
+                    DType::Float32 => format!("bitcast<f32>({})", args[0]),
+                    DType::Int32 => narrow(to, &format!("bitcast<i32>({})", args[0])),
+                    _ => narrow(to, &format!("bitcast<u32>({})", args[0])),
+                },
             }
         }
         Primitive::Concatenate { .. } => {
@@ -151,7 +197,7 @@ pub(crate) fn emit(
             }
         },
         Primitive::Gather { .. } => {
-            let j = match arg_dtypes[1] {
+            let j = match arg_dtypes[1].compute_dtype() {
                 DType::UInt32 => format!("i32(min({b}, 0x7fffffffu))"),
                 _ => b.to_string(),
             };
@@ -185,8 +231,8 @@ fn float_bits(x: &str) -> String {
 
 fn unary(op: UnaryOp, x: &str, d: DType) -> String {
     use UnaryOp::*;
-    let int = d == DType::Int32;
-    let uint = d == DType::UInt32;
+    let int = d.is_signed_integer();
+    let uint = d.is_unsigned_integer();
     match op {
         Neg if uint => format!("(0u - {x})"),
         Neg => format!("(-{x})"),
@@ -234,7 +280,11 @@ fn unary(op: UnaryOp, x: &str, d: DType) -> String {
 
 fn binary(op: BinaryOp, a: &str, b: &str, d: DType) -> String {
     use BinaryOp::*;
-    let (int, uint, boolean) = (d == DType::Int32, d == DType::UInt32, d == DType::Bool);
+    let (int, uint, boolean) = (
+        d.is_signed_integer(),
+        d.is_unsigned_integer(),
+        d == DType::Bool,
+    );
     match op {
         Add if boolean => format!("({a} || {b})"),
         Add => format!("({a} + {b})"),

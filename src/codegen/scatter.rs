@@ -1,8 +1,9 @@
 //! The scatter kernel behind `x.at[...]` updates: for every update `t`, combine
 //! `values[t]` into `out[positions[t]]`. Combining updates (add, multiply, min, max) are
 //! atomic read-modify-write loops on the 32-bit word holding the element, so duplicate
-//! positions accumulate; a float16 element shares its word with a neighbour, so even its
-//! plain stores go through the loop. Positions outside the array are dropped (JAX's
+//! positions accumulate; an 8- or 16-bit element shares its word with neighbours, so even
+//! its plain stores go through the loop (and its combined value is wrapped or rounded to
+//! its dtype at every update, as XLA computes it). Positions outside the array are dropped (JAX's
 //! behaviour for scatters it cannot check).
 
 use super::{declare, rules::compute_type, window_function, Generated, Target};
@@ -82,49 +83,49 @@ pub(crate) fn scatter(
     t: &Target,
 ) -> Generated {
     let ct = compute_type(dtype);
-    // Values arrive as words: float16 packed two per word, bool as 0/1.
+    // Values arrive as words: 8- and 16-bit dtypes packed, bool as 0/1.
+    let per = super::per_word(dtype);
+    let (bits, mask) = (32 / per, (1u64 << (32 / per)) - 1);
     let (val_ty, load) = match dtype {
-        DType::Float16 => (
-            "u32",
-            "f16_to_f32((vals(e >> 1u) >> ((e & 1u) * 16u)) & 0xffffu)".to_string(),
-        ),
         DType::Bool => ("u32", "(vals(e) != 0u)".to_string()),
         DType::Float32 => ("f32", "vals(e)".to_string()),
         DType::Int32 => ("i32", "vals(e)".to_string()),
         DType::UInt32 => ("u32", "vals(e)".to_string()),
+        d => ("u32", super::load_packed(d, "vals", "e")),
     };
     // Decode the element from its word, and encode it back into the word.
     let (decode, encode) = match dtype {
-        DType::Float16 => (
-            "f16_to_f32((w >> sh) & 0xffffu)",
-            "(w & ~(0xffffu << sh)) | (f32_to_f16(x) << sh)",
+        DType::Bool => ("(w != 0u)".to_string(), "select(0u, 1u, x)".to_string()),
+        DType::Float32 => ("bitcast<f32>(w)".to_string(), "bitcast<u32>(x)".to_string()),
+        DType::Int32 => ("bitcast<i32>(w)".to_string(), "bitcast<u32>(x)".to_string()),
+        DType::UInt32 => ("w".to_string(), "x".to_string()),
+        d => (
+            super::decode(d, &format!("((w >> sh) & {mask:#x}u)")),
+            format!(
+                "(w & ~({mask:#x}u << sh)) | ({} << sh)",
+                super::encode(d, "x")
+            ),
         ),
-        DType::Bool => ("(w != 0u)", "select(0u, 1u, x)"),
-        DType::Float32 => ("bitcast<f32>(w)", "bitcast<u32>(x)"),
-        DType::Int32 => ("bitcast<i32>(w)", "bitcast<u32>(x)"),
-        DType::UInt32 => ("w", "x"),
     };
-    let word = if dtype == DType::Float16 {
-        "p >> 1u"
+    let (word, shift) = if per > 1 {
+        (
+            format!("p >> {}u", per.trailing_zeros()),
+            format!("(p & {}u) * {bits}u", per - 1),
+        )
     } else {
-        "p"
-    };
-    let shift = if dtype == DType::Float16 {
-        "(p & 1u) * 16u"
-    } else {
-        "0u"
+        ("p".to_string(), "0u".to_string())
     };
     // Integer sums wrap, so a native atomic add gives the same words as the loop without
     // retrying under contention (bincount and histogram counts pile onto few bins).
-    let native_add = mode == ScatterMode::Add && dtype.is_integer();
-    let update = if mode == ScatterMode::Set && dtype != DType::Float16 {
+    let native_add = mode == ScatterMode::Add && dtype.is_integer() && per == 1;
+    let update = if mode == ScatterMode::Set && per == 1 {
         format!("    let x = v;\n    out_store({word}, {encode});\n")
     } else if native_add {
         "    out_add(p, bitcast<u32>(v));\n".to_string()
     } else {
         format!(
             "    let sh = {shift};\n    var w = out_load({word});\n    loop {{\n        let x = {};\n        let r = out_cas({word}, w, {encode});\n        if (r.y != 0u) {{ break; }}\n        w = r.x;\n    }}\n",
-            combine(mode, dtype, decode, "v")
+            combine(mode, dtype, &decode, "v")
         )
     };
     let mut decls = String::new();

@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 use std::io::Read;
 use std::path::Path;
 
-use half::f16;
+use half::{bf16, f16};
 use npyz::{Order, TypeChar, WriterBuilder};
 
 use crate::array::Array;
@@ -21,8 +21,10 @@ fn io_err(func: &str, path: &Path, e: impl std::fmt::Display) -> Error {
 }
 
 /// Reads one array from an `.npy` stream. NumPy's dtypes map to Olympus's as JAX
-/// canonicalises them: bool, int8/16/32/64 → int32, uint8/16/32/64 → uint32 (64-bit values
-/// must fit), float16, float32, float64 → float32; anything else is an error.
+/// canonicalises them: bool, int8/16/32, uint8/16/32, float16 and float32 as they are,
+/// int64 → int32 and uint64 → uint32 (values must fit), float64 → float32, and two-byte
+/// raw data (`<V2`, what `np.save` writes for JAX's and ml_dtypes' bfloat16) as bfloat16;
+/// anything else is an error.
 fn read_npy<R: Read>(func: &str, path: &Path, file: npyz::NpyFile<R>) -> Result<Array> {
     let shape: Vec<usize> = file.shape().iter().map(|&d| d as usize).collect();
     let order = file.order();
@@ -55,8 +57,10 @@ fn read_npy<R: Read>(func: &str, path: &Path, file: npyz::NpyFile<R>) -> Result<
     // hostile or corrupt header must not size a host vector the device could never hold).
     let n = crate::shape::checked_size(func, &shape)?;
     let dtype = match (tc, size) {
-        (TypeChar::Float, 2) => DType::Float16,
+        (TypeChar::Float, 2) | (TypeChar::RawData, 2) => DType::Float16,
         (TypeChar::Float, _) => DType::Float32,
+        (TypeChar::Int | TypeChar::Uint, 1) => DType::Int8,
+        (TypeChar::Int | TypeChar::Uint, 2) => DType::Int16,
         _ => DType::Int32,
     };
     let bytes = (n as u64).checked_mul(dtype.storage_bytes() as u64);
@@ -65,8 +69,10 @@ fn read_npy<R: Read>(func: &str, path: &Path, file: npyz::NpyFile<R>) -> Result<
         (TypeChar::Bool, 1) => {
             Array::from_slice(&file.into_vec::<bool>().map_err(err)?, &file_shape)?
         }
-        (TypeChar::Int, 1) => ints(file.into_vec::<i8>().map_err(err)?, &file_shape)?,
-        (TypeChar::Int, 2) => ints(file.into_vec::<i16>().map_err(err)?, &file_shape)?,
+        (TypeChar::Int, 1) => Array::from_slice(&file.into_vec::<i8>().map_err(err)?, &file_shape)?,
+        (TypeChar::Int, 2) => {
+            Array::from_slice(&file.into_vec::<i16>().map_err(err)?, &file_shape)?
+        }
         (TypeChar::Int, 4) => {
             Array::from_slice(&file.into_vec::<i32>().map_err(err)?, &file_shape)?
         }
@@ -78,8 +84,21 @@ fn read_npy<R: Read>(func: &str, path: &Path, file: npyz::NpyFile<R>) -> Result<
                 .collect::<Result<_>>()?;
             Array::from_slice(&w, &file_shape)?
         }
-        (TypeChar::Uint, 1) => uints(file.into_vec::<u8>().map_err(err)?, &file_shape)?,
-        (TypeChar::Uint, 2) => uints(file.into_vec::<u16>().map_err(err)?, &file_shape)?,
+        (TypeChar::Uint, 1) => {
+            Array::from_slice(&file.into_vec::<u8>().map_err(err)?, &file_shape)?
+        }
+        (TypeChar::Uint, 2) => {
+            Array::from_slice(&file.into_vec::<u16>().map_err(err)?, &file_shape)?
+        }
+        (TypeChar::RawData, 2) => {
+            let v: Vec<bf16> = file
+                .into_vec::<npyz::FixedSizeBytes<2>>()
+                .map_err(err)?
+                .into_iter()
+                .map(|b| bf16::from_le_bytes(b.0))
+                .collect();
+            Array::from_slice(&v, &file_shape)?
+        }
         (TypeChar::Uint, 4) => {
             Array::from_slice(&file.into_vec::<u32>().map_err(err)?, &file_shape)?
         }
@@ -121,16 +140,6 @@ fn read_npy<R: Read>(func: &str, path: &Path, file: npyz::NpyFile<R>) -> Result<
             crate::lax::transpose(&a, &perm)
         }
     }
-}
-
-fn ints<T: Into<i32> + Copy>(v: Vec<T>, shape: &[usize]) -> Result<Array> {
-    let w: Vec<i32> = v.iter().map(|&x| x.into()).collect();
-    Array::from_slice(&w, shape)
-}
-
-fn uints<T: Into<u32> + Copy>(v: Vec<T>, shape: &[usize]) -> Result<Array> {
-    let w: Vec<u32> = v.iter().map(|&x| x.into()).collect();
-    Array::from_slice(&w, shape)
 }
 
 /// Loads an array from a NumPy `.npy` file (any byte order, C or Fortran order; NumPy's
@@ -228,8 +237,8 @@ fn checked_stream<R: Read>(
         .iter()
         .map(|d| d.parse().unwrap_or(usize::MAX))
         .collect();
-    // Two bytes an element at the least (float16): a finer check follows the header.
-    crate::array::current_device()?.check_fits(n.checked_mul(2), func, &shape, DType::Float16)?;
+    // A byte an element at the least (int8): a finer check follows the header.
+    crate::array::current_device()?.check_fits(Some(n), func, &shape, DType::Int8)?;
     Ok(std::io::Cursor::new(head).chain(r))
 }
 
@@ -319,11 +328,39 @@ fn write_into<W: std::io::Write>(func: &str, path: &Path, x: &Array, w: W) -> Re
     }
     match x.dtype() {
         DType::Bool => put!(bool),
+        DType::Int8 => put!(i8),
+        DType::UInt8 => put!(u8),
+        DType::Int16 => put!(i16),
+        DType::UInt16 => put!(u16),
         DType::Int32 => put!(i32),
         DType::UInt32 => put!(u32),
         DType::Float16 => put!(f16),
         DType::Float32 => put!(f32),
+        DType::BFloat16 => {
+            let mut wr = npyz::WriteOptions::new()
+                .dtype(bf16_descr())
+                .shape(&shape)
+                .writer(w)
+                .begin_nd()
+                .map_err(err)?;
+            wr.extend(bf16_bytes(x)?).map_err(err)?;
+            wr.finish().map_err(err)
+        }
     }
+}
+
+/// The descriptor `np.save` writes for bfloat16 (JAX's and ml_dtypes' type is not one of
+/// NumPy's, so its data is saved as two-byte raw values, `<V2`); [`load`] reads such data
+/// back as bfloat16. In NumPy, `np.load(path).view(ml_dtypes.bfloat16)` does the same.
+fn bf16_descr() -> npyz::DType {
+    npyz::DType::Plain("<V2".parse().expect("a valid type string"))
+}
+
+fn bf16_bytes(x: &Array) -> Result<Vec<npyz::FixedSizeBytes<2>>> {
+    Ok(x.to_vec::<bf16>()?
+        .into_iter()
+        .map(|v| npyz::FixedSizeBytes(v.to_le_bytes()))
+        .collect())
 }
 
 /// Writes named arrays to a NumPy `.npz` archive (`np.savez`: uncompressed), which
@@ -356,10 +393,25 @@ pub fn savez<S: AsRef<str>, A: ArrayLike>(
         }
         match x.dtype() {
             DType::Bool => put!(bool),
+            DType::Int8 => put!(i8),
+            DType::UInt8 => put!(u8),
+            DType::Int16 => put!(i16),
+            DType::UInt16 => put!(u16),
             DType::Int32 => put!(i32),
             DType::UInt32 => put!(u32),
             DType::Float16 => put!(f16),
             DType::Float32 => put!(f32),
+            DType::BFloat16 => {
+                let mut wr = npz
+                    .array::<npyz::FixedSizeBytes<2>>(name.as_ref(), opts)
+                    .map_err(err)?
+                    .dtype(bf16_descr())
+                    .shape(&shape)
+                    .begin_nd()
+                    .map_err(err)?;
+                wr.extend(bf16_bytes(&x)?).map_err(err)?;
+                wr.finish().map_err(err)?;
+            }
         }
     }
     Ok(())

@@ -482,6 +482,12 @@ mod tests {
                 .into_iter()
                 .map(|v| u32::from(v.to_bits()))
                 .collect(),
+            DType::BFloat16 => a
+                .to_vec::<half::bf16>()
+                .unwrap()
+                .into_iter()
+                .map(|v| u32::from(v.to_bits()))
+                .collect(),
             _ => {
                 let b = lax::bitcast_convert_type(
                     &a.astype(if a.dtype() == DType::Float32 {

@@ -46,6 +46,11 @@ pub(crate) fn eval(
     let dev = common_device(prim.name(), inputs, device)?;
     match prim.eval_kind() {
         EvalKind::View => view(&prim, inputs[0], out),
+        EvalKind::Dot | EvalKind::Sort | EvalKind::Scan | EvalKind::Reduce
+            if needs_widening(inputs, &out) =>
+        {
+            widening(inputs, &out, |wide, out| eval(prim, wide, out, Some(&dev)))
+        }
         EvalKind::Dot => dot(&dev, inputs[0], inputs[1], out),
         EvalKind::Scatter => match prim {
             Primitive::Scatter { mode } => scatter(&dev, inputs, mode, out),
@@ -92,6 +97,35 @@ pub(crate) fn eval(
             run(&dev, &program, inputs, out)
         }
     }
+}
+
+use codegen::widened;
+
+fn needs_widening(inputs: &[&Array], out: &Aval) -> bool {
+    widened(out.dtype).is_some() || inputs.iter().any(|a| widened(a.dtype()).is_some())
+}
+
+/// Runs `f` on `inputs` and `out` with their 8- and 16-bit dtypes widened ([`widened`]),
+/// then brings the result back to `out`'s dtype: integer sums and products wrap and
+/// bfloat16 rounds once at the end, as XLA computes them (its reductions and dots of
+/// narrow floats accumulate in float32), and sorts and scans of the widened values are
+/// the same values.
+fn widening(
+    inputs: &[&Array],
+    out: &Aval,
+    f: impl FnOnce(&[&Array], Aval) -> Result<Array>,
+) -> Result<Array> {
+    let wide: Vec<Array> = inputs
+        .iter()
+        .map(|a| match widened(a.dtype()) {
+            Some(w) => crate::lax::convert_element_type(a, w),
+            None => Ok((*a).clone()),
+        })
+        .collect::<Result<_>>()?;
+    let refs: Vec<&Array> = wide.iter().collect();
+    let dtype = widened(out.dtype).unwrap_or(out.dtype);
+    let r = f(&refs, Aval::new(out.shape.clone(), dtype, out.weak))?;
+    as_out(r, out)
 }
 
 fn view(prim: &Primitive, x: &Array, out: Aval) -> Result<Array> {
@@ -1512,16 +1546,16 @@ fn region_windows(dev: &Device, x: &Array, at: &Region, t: &Target) -> Result<u6
 }
 
 /// Whether [`place`] can copy `len` elements of `dtype` to element `first` of an array of
-/// `total`: copies move whole 4-byte words, so a float16 part starts at an even element
-/// and holds an even number, or runs to the end.
+/// `total`: copies move whole 4-byte words, so a part of a packed dtype starts at a word's
+/// first element and fills whole words, or runs to the end.
 fn placeable(dtype: DType, first: usize, len: usize, total: usize) -> bool {
-    dtype.storage_bytes() == 4
-        || first.is_multiple_of(2) && (len.is_multiple_of(2) || first + len == total)
+    let per = codegen::per_word(dtype) as usize;
+    first.is_multiple_of(per) && (len.is_multiple_of(per) || first + len == total)
 }
 
 /// Copies `part`'s elements (contiguous) into `dst` from byte `at` on: a box of a larger
-/// result computed by itself. Copies move whole 4-byte words, so a float16 part ends on
-/// an even element or at the end of `dst`'s values.
+/// result computed by itself. Copies move whole 4-byte words, so a part of a packed dtype
+/// ends on a word's last element or at the end of `dst`'s values.
 fn place(dev: &Device, part: &Array, dst: &crate::runtime::Storage, at: u64) -> Result<()> {
     let part = contiguous(part)?;
     let eb = part.dtype().storage_bytes() as u64;
@@ -2432,6 +2466,28 @@ pub(crate) fn fused_reduce(
     cache: Option<&KernelCache>,
 ) -> Result<Array> {
     use crate::codegen::reduce::{COLUMN_CHUNK, ROW_CHUNK};
+    let value = program.dtype_of(program.outputs[0]);
+    if widened(value).is_some() || widened(out.dtype).is_some() {
+        // The values converted to their compute dtype in the same program, reduced in
+        // that dtype ([`widening`]).
+        let wide = widened(value).unwrap_or(value);
+        let mut p = program.clone();
+        if wide != value {
+            p.nodes.push(Node {
+                args: vec![program.outputs[0]],
+                dtype: wide,
+                prim: Primitive::ConvertElementType {
+                    dtype: wide,
+                    weak: false,
+                },
+            });
+            p.outputs = vec![p.inputs.len() + p.nodes.len() - 1];
+        }
+        let dtype = widened(out.dtype).unwrap_or(out.dtype);
+        let out_wide = Aval::new(out.shape.clone(), dtype, out.weak);
+        let r = fused_reduce(dev, op, axes, &p, inputs, shape, out_wide, None)?;
+        return as_out(r, &out);
+    }
     // Operands past what one kernel binds (wgpu's GL backend: 16 windows of 128 MiB): the
     // values are stored first, as unfused, since storing and reducing them each split.
     let t = target(dev);

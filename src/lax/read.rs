@@ -139,41 +139,34 @@ impl Array {
 
     /// Every element as f64 (exact for every dtype), for printing and tests.
     pub fn to_f64_vec(&self) -> Result<Vec<f64>> {
-        Ok(match self.dtype() {
-            DType::Bool => self
-                .to_vec::<bool>()?
-                .into_iter()
-                .map(Element::to_f64)
-                .collect(),
-            DType::Int32 => self
-                .to_vec::<i32>()?
-                .into_iter()
-                .map(Element::to_f64)
-                .collect(),
-            DType::UInt32 => self
-                .to_vec::<u32>()?
-                .into_iter()
-                .map(Element::to_f64)
-                .collect(),
-            DType::Float16 => self
-                .to_vec::<half::f16>()?
-                .into_iter()
-                .map(Element::to_f64)
-                .collect(),
-            DType::Float32 => self
-                .to_vec::<f32>()?
-                .into_iter()
-                .map(Element::to_f64)
-                .collect(),
-        })
+        fn all<T: Element>(x: &Array) -> Result<Vec<f64>> {
+            Ok(x.to_vec::<T>()?.into_iter().map(Element::to_f64).collect())
+        }
+        match self.dtype() {
+            DType::Bool => all::<bool>(self),
+            DType::Int8 => all::<i8>(self),
+            DType::UInt8 => all::<u8>(self),
+            DType::Int16 => all::<i16>(self),
+            DType::UInt16 => all::<u16>(self),
+            DType::Int32 => all::<i32>(self),
+            DType::UInt32 => all::<u32>(self),
+            DType::BFloat16 => all::<half::bf16>(self),
+            DType::Float16 => all::<half::f16>(self),
+            DType::Float32 => all::<f32>(self),
+        }
     }
 }
 
 fn rust_type(d: DType) -> &'static str {
     match d {
         DType::Bool => "bool",
+        DType::Int8 => "i8",
+        DType::UInt8 => "u8",
+        DType::Int16 => "i16",
+        DType::UInt16 => "u16",
         DType::Int32 => "i32",
         DType::UInt32 => "u32",
+        DType::BFloat16 => "half::bf16",
         DType::Float16 => "half::f16",
         DType::Float32 => "f32",
     }
@@ -242,8 +235,8 @@ fn format_values(values: &[f64], dtype: DType, opts: &PrintOptions) -> Vec<Strin
                 }
             })
             .collect(),
-        DType::Int32 | DType::UInt32 => values.iter().map(|v| format!("{v}")).collect(),
-        DType::Float16 | DType::Float32 => {
+        d if d.is_integer() => values.iter().map(|v| format!("{v}")).collect(),
+        _ => {
             let finite: Vec<f64> = values.iter().copied().filter(|v| v.is_finite()).collect();
             let max = finite.iter().fold(0.0f64, |m, v| m.max(v.abs()));
             let min_nz = finite
@@ -290,6 +283,7 @@ fn shortest(v: f64, dtype: DType, sci: bool, precision: usize) -> String {
         let p: f64 = s.parse().unwrap_or(f64::NAN);
         match dtype {
             DType::Float16 => half::f16::from_f64(p) == half::f16::from_f64(v),
+            DType::BFloat16 => half::bf16::from_f64(p) == half::bf16::from_f64(v),
             _ => p as f32 == v as f32,
         }
     };

@@ -3,8 +3,6 @@
 use super::overrides::overridable;
 use std::ops::Range;
 
-use half::f16;
-
 use crate::array::{current_device, Array};
 use crate::convert::{operand, operand_device, ArrayLike, Operand};
 use crate::dtype::{DType, TypeSpec};
@@ -17,23 +15,12 @@ use crate::lax::{self, CompareOp, Literal};
 /// and floats convert from their exact value (truncated, saturated, NaN to 0).
 fn scalar_literal(op: &Operand, dtype: DType) -> Option<Literal> {
     let lit = match *op {
-        Operand::WeakInt(v) => match dtype {
-            DType::Int32 => Literal::I32(v as i32),
-            DType::UInt32 => Literal::U32(v as u32),
-            DType::Float16 => Literal::F16(f16::from_f64(v as f64)),
-            DType::Float32 => Literal::F32(v as f32),
-            DType::Bool => Literal::Bool(v != 0),
-        },
+        Operand::WeakInt(v) => Literal::from_i64(v, dtype),
         // Rust's float-to-integer `as` truncates, saturates and maps NaN to 0, as XLA does.
-        Operand::WeakFloat(v) => match dtype {
-            DType::Int32 => Literal::I32(v as i32),
-            DType::UInt32 => Literal::U32(v as u32),
-            DType::Float16 => Literal::F16(f16::from_f64(v)),
-            DType::Float32 => Literal::F32(v as f32),
-            DType::Bool => Literal::Bool(v != 0.0),
-        },
+        Operand::WeakFloat(v) => Literal::from_f64(v, dtype),
         Operand::Bool(b) => Literal::Bool(b).cast(dtype),
         Operand::F16(h) => Literal::F16(h).cast(dtype),
+        Operand::BF16(h) => Literal::BF16(h).cast(dtype),
         _ => return None,
     };
     Some(lit)

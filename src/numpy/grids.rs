@@ -960,15 +960,15 @@ pub fn nextafter(x: impl ArrayLike, y: impl ArrayLike) -> Result<Array> {
         next_f16(&x, &up)?
     } else {
         // Away from zero is one more in the magnitude's bits, toward zero one less.
-        let bits = lax::bitcast_convert_type(&x, DType::Int32)?;
+        let (int, tiny) = match x.dtype() {
+            DType::BFloat16 => (DType::Int16, half::bf16::from_bits(1).to_f64()),
+            _ => (DType::Int32, f64::from(f32::from_bits(1))),
+        };
+        let bits = lax::bitcast_convert_type(&x, int)?;
         let away = super::equal(&up, super::greater(&x, 0.0)?)?;
         let step = super::r#where(&away, 1, -1)?;
-        let moved = lax::bitcast_convert_type(&super::add(&bits, step)?, DType::Float32)?;
-        let tiny = super::r#where(
-            &up,
-            f64::from(f32::from_bits(1)),
-            -f64::from(f32::from_bits(1)),
-        )?;
+        let moved = lax::bitcast_convert_type(&super::add(&bits, step)?, x.dtype())?;
+        let tiny = super::r#where(&up, tiny, -tiny)?.astype(x.dtype())?;
         super::r#where(super::equal(&x, 0.0)?, tiny, moved)?
     };
     let nan = super::logical_or(super::isnan(&x)?, super::isnan(&y)?)?;
@@ -1437,6 +1437,11 @@ pub fn frombuffer(
         DType::UInt32 => parse(b, n, u32::from_le_bytes),
         DType::Float32 => parse(b, n, f32::from_le_bytes),
         DType::Float16 => parse(b, n, half::f16::from_le_bytes),
+        DType::BFloat16 => parse(b, n, half::bf16::from_le_bytes),
+        DType::Int8 => parse(b, n, i8::from_le_bytes),
+        DType::UInt8 => parse(b, n, u8::from_le_bytes),
+        DType::Int16 => parse(b, n, i16::from_le_bytes),
+        DType::UInt16 => parse(b, n, u16::from_le_bytes),
     }
 }
 

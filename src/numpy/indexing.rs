@@ -434,14 +434,15 @@ fn resolve_indices(
 }
 
 /// The fill value of a gather of `dtype`: `value`, wrapped into the dtype as JAX does
-/// (`-1` as uint32 is 4294967295), or NaN, the int32 minimum, the uint32 maximum, `true`.
+/// (`-1` as uint32 is 4294967295), or NaN, a signed integer's minimum, an unsigned
+/// integer's maximum, `true`.
 fn fill_literal(dtype: DType, value: Option<f64>) -> Literal {
-    match (dtype, value) {
-        (DType::Float32, v) => Literal::F32(v.map_or(f32::NAN, |v| v as f32)),
-        (DType::Float16, v) => Literal::F16(half::f16::from_f64(v.unwrap_or(f64::NAN))),
-        (DType::Int32, v) => Literal::I32(v.map_or(i32::MIN, |v| v as i64 as i32)),
-        (DType::UInt32, v) => Literal::U32(v.map_or(u32::MAX, |v| v as i64 as u32)),
-        (DType::Bool, v) => Literal::Bool(v.is_none_or(|v| v != 0.0)),
+    match (value, dtype.integer_range()) {
+        (Some(v), Some(_)) => Literal::from_i64(v as i64, dtype),
+        (None, Some((lo, hi))) => Literal::from_i64(if lo < 0 { lo } else { hi }, dtype),
+        (None, None) if dtype.is_bool() => Literal::Bool(true),
+        (None, None) => Literal::from_f64(f64::NAN, dtype),
+        (Some(v), None) => Literal::from_f64(v, dtype),
     }
 }
 

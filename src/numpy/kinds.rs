@@ -32,16 +32,30 @@ pub enum Casting {
 /// # Ok::<(), olympus::Error>(())
 /// ```
 pub fn can_cast(from: DType, to: DType, casting: Casting) -> bool {
-    use DType::*;
-    let safe = from == to || from == Bool || matches!((from, to), (Float16, Float32));
+    let range = |d: DType| d.integer_range();
+    // Significant bits of each float (integers of at most that many magnitude bits fit).
+    let precision = |d: DType| match d {
+        DType::BFloat16 => 8,
+        DType::Float16 => 11,
+        _ => 24,
+    };
+    let safe = from == to
+        || from.is_bool()
+        || match (range(from), range(to)) {
+            (Some((lo, hi)), Some((tlo, thi))) => tlo <= lo && hi <= thi,
+            (Some(_), None) if to.is_floating() => {
+                from.bits() - u32::from(from.is_signed()) <= precision(to)
+            }
+            _ => from.is_floating() && to == DType::Float32,
+        };
     match casting {
         Casting::No | Casting::Equiv => from == to,
         Casting::Safe => safe,
         Casting::SameKind => {
-            safe || matches!(
-                (from, to),
-                (Int32 | UInt32, Float16 | Float32) | (UInt32, Int32) | (Float32, Float16)
-            )
+            safe || from.is_floating() && to.is_floating()
+                || from.is_integer() && to.is_floating()
+                || from.is_unsigned_integer() && to.is_integer()
+                || from.is_signed_integer() && to.is_signed_integer()
         }
         Casting::Unsafe => true,
     }
@@ -79,8 +93,8 @@ pub fn isdtype(dtype: DType, kind: impl Into<Kind>) -> bool {
     use DType::*;
     match kind.into() {
         Kind::Bool => dtype == Bool,
-        Kind::SignedInteger => dtype == Int32,
-        Kind::UnsignedInteger => dtype == UInt32,
+        Kind::SignedInteger => dtype.is_signed_integer(),
+        Kind::UnsignedInteger => dtype.is_unsigned_integer(),
         Kind::Integral => dtype.is_integer(),
         Kind::RealFloating => dtype.is_floating(),
         Kind::ComplexFloating => false,
@@ -123,8 +137,8 @@ pub fn issubdtype(arg1: DType, arg2: impl Into<DTypeClass>) -> bool {
         DTypeClass::Generic => true,
         DTypeClass::Number => arg1 != Bool,
         DTypeClass::Integer => arg1.is_integer(),
-        DTypeClass::SignedInteger => arg1 == Int32,
-        DTypeClass::UnsignedInteger => arg1 == UInt32,
+        DTypeClass::SignedInteger => arg1.is_signed_integer(),
+        DTypeClass::UnsignedInteger => arg1.is_unsigned_integer(),
         DTypeClass::Inexact | DTypeClass::Floating => arg1.is_floating(),
         DTypeClass::Exact(d) => arg1 == d,
     }

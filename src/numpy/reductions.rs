@@ -35,18 +35,19 @@ fn numeric(
     op: ReduceOp,
 ) -> Result<Array> {
     let (x, axes) = prepare(func, x, axis)?;
-    // bool sums and products count in int32, as in NumPy and JAX.
-    let xs = if x.dtype() == DType::Bool {
-        x.astype(DType::Int32)?
-    } else {
-        x.clone()
+    // bool sums and products count in int32, and 8- and 16-bit integers in the 32-bit
+    // integer of their signedness, as in JAX (`promote_integers`).
+    let xs = match x.dtype() {
+        DType::Bool => x.astype(DType::Int32)?,
+        d if d.is_integer() => x.astype(d.compute_dtype())?,
+        _ => x.clone(),
     };
     let r = lax::reduce(op, &xs, &axes)?;
     finish(r, x.shape(), &axes, keepdims)
 }
 
-/// Sum of elements over `axis` (all axes when `None`); bool counts as int32, float16
-/// accumulates in float32, float32 accumulates as a tree. An empty sum is 0.
+/// Sum of elements over `axis` (all axes when `None`); bool counts as int32, 8- and
+/// 16-bit integers as int32 or uint32, bfloat16 and float16 accumulate in float32, float32 accumulates as a tree. An empty sum is 0.
 ///
 /// ```
 /// use olympus::numpy as np;
@@ -139,8 +140,9 @@ pub fn mean(x: impl ArrayLike, axis: Option<&[isize]>, keepdims: bool) -> Result
     overridable!("mean"; [one x]; [axis, keepdims]);
     let (x, axes) = prepare("mean", x, axis)?;
     let count: usize = axes.iter().map(|&a| x.shape()[a]).product();
-    let out = if x.dtype() == DType::Float16 {
-        DType::Float16
+    // JAX keeps the 16-bit floats (summing them in float32).
+    let out = if matches!(x.dtype(), DType::Float16 | DType::BFloat16) {
+        x.dtype()
     } else {
         DType::Float32
     };
@@ -151,8 +153,8 @@ pub fn mean(x: impl ArrayLike, axis: Option<&[isize]>, keepdims: bool) -> Result
     };
     let s = lax::reduce(ReduceOp::Sum, &xf, &axes)?;
     let m = super::divide(&s, count as f64)?;
-    let m = if out == DType::Float16 {
-        m.astype(DType::Float16)?
+    let m = if out != DType::Float32 {
+        m.astype(out)?
     } else {
         m
     };
@@ -283,8 +285,8 @@ fn var_impl(
         f64::NAN
     };
     let v = super::divide(&s, norm)?;
-    let v = if x.dtype() == DType::Float16 {
-        v.astype(DType::Float16)?
+    let v = if matches!(x.dtype(), DType::Float16 | DType::BFloat16) {
+        v.astype(x.dtype())?
     } else {
         v
     };

@@ -1123,10 +1123,10 @@ pub fn interp(
     let dx = super::subtract(&xi, &xl)?;
     let delta = super::subtract(&x, &xl)?;
     // JAX's `spacing(finfo(xp.dtype).eps)`.
-    let eps = if xp.dtype() == DType::Float16 {
-        2f64.powi(-20)
-    } else {
-        2f64.powi(-46)
+    let eps = match xp.dtype() {
+        DType::Float16 => 2f64.powi(-20),
+        DType::BFloat16 => 2f64.powi(-14),
+        _ => 2f64.powi(-46),
     };
     let small = super::less_equal(super::abs(&dx)?, eps)?;
     // JAX: where dx is (nearly) zero take fp[i - 1], else fp[i - 1] + delta * df / dx.

@@ -264,7 +264,8 @@ pub fn round(x: impl ArrayLike, decimals: i32) -> Result<Array> {
         return lax::unary(UnaryOp::Round, &x);
     }
     let dtype = x.dtype();
-    let xf = if dtype == DType::Float16 {
+    let narrow = matches!(dtype, DType::Float16 | DType::BFloat16);
+    let xf = if narrow {
         x.astype(DType::Float32)?
     } else {
         x.clone()
@@ -275,8 +276,8 @@ pub fn round(x: impl ArrayLike, decimals: i32) -> Result<Array> {
     } else {
         multiply(lax::unary(UnaryOp::Round, &divide(&xf, factor)?)?, factor)?
     };
-    if dtype == DType::Float16 {
-        r.astype(DType::Float16)
+    if narrow {
+        r.astype(dtype)
     } else {
         Ok(r)
     }
@@ -723,6 +724,7 @@ pub fn nan_to_num(
     let x = one("nan_to_num", x, false)?;
     let big = match x.dtype() {
         DType::Float16 => 65504.0,
+        DType::BFloat16 => half::bf16::MAX.to_f64(),
         DType::Float32 => f64::from(f32::MAX),
         _ => return Ok(x),
     };

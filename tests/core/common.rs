@@ -1,6 +1,6 @@
 //! Shared test helpers: random inputs, f64 references, ulp-aware comparison.
 
-use half::f16;
+use half::{bf16, f16};
 use olympus::{numpy as np, Array, DType};
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
@@ -20,6 +20,11 @@ pub fn random_values(rng: &mut StdRng, dtype: DType, n: usize) -> Vec<f64> {
     (0..n)
         .map(|_| match dtype {
             DType::Bool => f64::from(u8::from(rng.random::<bool>())),
+            DType::Int8 => f64::from(rng.random::<i8>()),
+            DType::UInt8 => f64::from(rng.random::<u8>()),
+            DType::Int16 => f64::from(rng.random::<i16>()),
+            DType::UInt16 => f64::from(rng.random::<u16>()),
+            DType::BFloat16 => bf16::from_f32(rng.random_range(-8.0f32..8.0)).to_f64(),
             DType::Int32 => f64::from(rng.random::<i32>()),
             DType::UInt32 => f64::from(rng.random::<u32>()),
             DType::Float16 => f16::from_f32(rng.random_range(-8.0f32..8.0)).to_f64(),
@@ -34,6 +39,25 @@ pub fn make(values: &[f64], shape: &[usize], dtype: DType) -> Array {
         DType::Bool => {
             Array::from_slice(&values.iter().map(|&v| v != 0.0).collect::<Vec<_>>(), shape)
         }
+        DType::Int8 => {
+            Array::from_slice(&values.iter().map(|&v| v as i8).collect::<Vec<_>>(), shape)
+        }
+        DType::UInt8 => {
+            Array::from_slice(&values.iter().map(|&v| v as u8).collect::<Vec<_>>(), shape)
+        }
+        DType::Int16 => {
+            Array::from_slice(&values.iter().map(|&v| v as i16).collect::<Vec<_>>(), shape)
+        }
+        DType::UInt16 => {
+            Array::from_slice(&values.iter().map(|&v| v as u16).collect::<Vec<_>>(), shape)
+        }
+        DType::BFloat16 => Array::from_slice(
+            &values
+                .iter()
+                .map(|&v| bf16::from_f64(v))
+                .collect::<Vec<_>>(),
+            shape,
+        ),
         DType::Int32 => {
             Array::from_slice(&values.iter().map(|&v| v as i32).collect::<Vec<_>>(), shape)
         }
@@ -51,11 +75,19 @@ pub fn make(values: &[f64], shape: &[usize], dtype: DType) -> Array {
     a.expect("upload")
 }
 
-/// Rounds an f64 to the dtype's representable value (the reference's final rounding).
+/// Rounds an f64 to the dtype's representable value (the reference's final rounding;
+/// narrow integers wrap).
 pub fn round_to(v: f64, dtype: DType) -> f64 {
     match dtype {
         DType::Float16 => f16::from_f64(v).to_f64(),
+        DType::BFloat16 => bf16::from_f64(v).to_f64(),
         DType::Float32 => f64::from(v as f32),
+        DType::Int32 if v.is_finite() => f64::from(v as i128 as i32),
+        DType::UInt32 if v.is_finite() => f64::from(v as i128 as u32),
+        DType::Int8 => f64::from(v as i64 as i8),
+        DType::UInt8 => f64::from(v as i64 as u8),
+        DType::Int16 => f64::from(v as i64 as i16),
+        DType::UInt16 => f64::from(v as i64 as u16),
         _ => v,
     }
 }
@@ -94,11 +126,41 @@ pub fn assert_close(what: &str, got: &Array, want: &[f64], dtype: DType, max_ulp
     }
 }
 
+/// `a + b` in `d` as XLA computes it (integers wrap, bool is `or`, floats in float32
+/// rounded once).
+#[allow(dead_code)]
+pub fn add_ref(a: f64, b: f64, d: DType) -> f64 {
+    match d {
+        DType::Bool => f64::from(u8::from(a != 0.0 || b != 0.0)),
+        d if d.is_integer() => round_to(a + b, d),
+        d => round_to(f64::from(a as f32 + b as f32), d),
+    }
+}
+
+/// `a * b` in `d` as XLA computes it (integers wrap, bool is `and`, floats in float32
+/// rounded once).
+#[allow(dead_code)]
+pub fn mul_ref(a: f64, b: f64, d: DType) -> f64 {
+    match d {
+        DType::Bool => f64::from(u8::from(a != 0.0 && b != 0.0)),
+        d if d.is_integer() => round_to(((a as i128).wrapping_mul(b as i128) as u32) as f64, d),
+        d => round_to(f64::from(a as f32 * b as f32), d),
+    }
+}
+
 /// The default float tolerance of exact operations: correctly rounded.
 pub const EXACT: f64 = 0.0;
 
+/// The dtypes the generic sweeps run over: the 32-bit dtypes and float16. The 8- and
+/// 16-bit dtypes have their own JAX tables and sweeps (`narrow.rs`).
 pub fn all_dtypes() -> [DType; 5] {
-    DType::ALL
+    [
+        DType::Bool,
+        DType::Int32,
+        DType::UInt32,
+        DType::Float16,
+        DType::Float32,
+    ]
 }
 
 #[allow(dead_code)]
@@ -248,6 +310,25 @@ pub fn words(a: &Array) -> Vec<u32> {
             .map(|&v| u32::from(v))
             .collect(),
         DType::UInt32 => a.to_vec::<u32>().unwrap(),
+        DType::BFloat16 => a
+            .to_vec::<half::bf16>()
+            .unwrap()
+            .iter()
+            .map(|f| u32::from(f.to_bits()))
+            .collect(),
+        // Narrow integers as their 32-bit values (sign-extended).
+        _ => a
+            .astype(if a.dtype().is_signed() {
+                DType::Int32
+            } else {
+                DType::UInt32
+            })
+            .unwrap()
+            .to_f64_vec()
+            .unwrap()
+            .iter()
+            .map(|&v| v as i64 as u32)
+            .collect(),
     }
 }
 

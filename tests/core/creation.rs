@@ -159,7 +159,7 @@ fn arrays_from_rust_values() {
     let v = np::asarray(vec![vec![1i64, 2], vec![3, 4]]).unwrap();
     assert_eq!((v.shape(), v.dtype()), (&[2usize, 2][..], DType::Int32));
     let s: &[u8] = &[1, 2, 3];
-    assert_eq!(np::asarray(s).unwrap().dtype(), DType::UInt32);
+    assert_eq!(np::asarray(s).unwrap().dtype(), DType::UInt8);
     #[allow(clippy::needless_borrows_for_generic_args)] // &Vec is what this checks
     let f = np::asarray(&vec![0.25f64; 3]).unwrap();
     assert_eq!((f.dtype(), f.weak_type()), (DType::Float32, false));

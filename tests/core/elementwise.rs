@@ -5,26 +5,6 @@ use crate::common::*;
 use half::f16;
 use olympus::{lax, numpy as np, DType, Device, DeviceOptions, F16Mode};
 
-fn add_ref(a: f64, b: f64, d: DType) -> f64 {
-    match d {
-        DType::Bool => f64::from(u8::from(a != 0.0 || b != 0.0)),
-        DType::Int32 => f64::from((a as i32).wrapping_add(b as i32)),
-        DType::UInt32 => f64::from((a as u32).wrapping_add(b as u32)),
-        DType::Float16 => f16::from_f32(a as f32 + b as f32).to_f64(),
-        DType::Float32 => f64::from(a as f32 + b as f32),
-    }
-}
-
-fn mul_ref(a: f64, b: f64, d: DType) -> f64 {
-    match d {
-        DType::Bool => f64::from(u8::from(a != 0.0 && b != 0.0)),
-        DType::Int32 => f64::from((a as i32).wrapping_mul(b as i32)),
-        DType::UInt32 => f64::from((a as u32).wrapping_mul(b as u32)),
-        DType::Float16 => f16::from_f32(a as f32 * b as f32).to_f64(),
-        DType::Float32 => f64::from(a as f32 * b as f32),
-    }
-}
-
 const SHAPE_PAIRS: &[(&[usize], &[usize])] = &[
     (&[], &[]),
     (&[0], &[0]),

@@ -344,6 +344,7 @@ fn raw(a: &Array) -> Vec<u64> {
             .iter()
             .map(|&v| v as u64)
             .collect(),
+        _ => crate::common::words(a).into_iter().map(u64::from).collect(),
     }
 }
 

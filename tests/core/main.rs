@@ -13,6 +13,7 @@ mod jit;
 mod joins;
 mod limits;
 mod linalg;
+mod narrow;
 mod ndarray_interop;
 mod npy;
 mod numpy_extra;

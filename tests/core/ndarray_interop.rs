@@ -74,7 +74,7 @@ fn element_types_follow_the_host_sequence_rules() {
     assert_eq!(x.dtype(), DType::Float32);
     assert_eq!(x.to_vec::<f32>().unwrap(), vec![0.1f32, 2.0]);
     let u = Array::from_vec(vec![255u8, 7]);
-    assert_eq!(np::asarray(&u).unwrap().dtype(), DType::UInt32);
+    assert_eq!(np::asarray(&u).unwrap().dtype(), DType::UInt8);
     let b = Array::from_vec(vec![true, false]);
     assert_eq!(
         np::asarray(&b).unwrap().to_vec::<bool>().unwrap(),

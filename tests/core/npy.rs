@@ -126,11 +126,11 @@ fn numpy_files_load_with_their_values() {
         vec![5, -7, i32::MAX]
     );
     assert_eq!(
-        np::load(data("u1.npy")).unwrap().to_vec::<u32>().unwrap(),
+        np::load(data("u1.npy")).unwrap().to_vec::<u8>().unwrap(),
         vec![0, 200, 255]
     );
     assert_eq!(
-        np::load(data("i2.npy")).unwrap().to_vec::<i32>().unwrap(),
+        np::load(data("i2.npy")).unwrap().to_vec::<i16>().unwrap(),
         vec![-300, 12, 32767]
     );
     // Archives.

@@ -187,13 +187,7 @@ fn windows_and_2d_grids_on_small_arrays() {
             // A transposed (strided) operand read through windows too.
             let ct = lax::transpose(&make(&vc, &[cols, rows], d), &[1, 0]).unwrap();
             let s = np::add(np::add(&a, &b).unwrap(), &ct).unwrap_or_else(|e| panic!("{d}: {e}"));
-            let add = |x: f64, y: f64| match d {
-                DType::Bool => f64::from(u8::from(x != 0.0 || y != 0.0)),
-                DType::Int32 => f64::from((x as i32).wrapping_add(y as i32)),
-                DType::UInt32 => f64::from((x as u32).wrapping_add(y as u32)),
-                DType::Float16 => round_to(f64::from(x as f32 + y as f32), DType::Float16),
-                DType::Float32 => f64::from(x as f32 + y as f32),
-            };
+            let add = |x: f64, y: f64| add_ref(x, y, d);
             let want: Vec<f64> = (0..n)
                 .map(|i| add(add(va[i], vb[i]), vc[(i % cols) * rows + i / cols]))
                 .collect();

@@ -1205,6 +1205,7 @@ fn host_values(a: &Array) -> Vec<f64> {
             .iter()
             .map(|&v| v as u8 as f64)
             .collect(),
+        _ => a.to_f64_vec().unwrap(),
     }
 }
 
