@@ -26,6 +26,12 @@ fn rust_add(a: &[f32], b: &[f32], out: &mut [f32]) {
 }
 
 /// The five-op chain `exp(a*b + c) / (1 + abs(a))`.
+fn rust_add_u8(a: &[u8], b: &[u8], out: &mut [u8]) {
+    for ((o, x), y) in out.iter_mut().zip(a).zip(b) {
+        *o = x.wrapping_add(*y);
+    }
+}
+
 fn rust_chain(a: &[f32], b: &[f32], c: &[f32], out: &mut [f32]) {
     for (((o, x), y), z) in out.iter_mut().zip(a).zip(b).zip(c) {
         *o = (x * y + z).exp() / (1.0 + x.abs());
@@ -112,6 +118,22 @@ fn summary() {
     });
     let r = best(10, || rust_add(black_box(&a), black_box(&b), &mut out));
     line("add_16M_f32", 3 * N * 4, o, r);
+    // uint8 operands are read four to a word: the same element rate in a quarter of the
+    // bytes.
+    let ua: Vec<u8> = (0..N).map(|i| (i * 7) as u8).collect();
+    let ub: Vec<u8> = (0..N).map(|i| (i * 13 + 5) as u8).collect();
+    let (gua, gub) = (
+        Array::from_slice(&ua, &[N]).unwrap(),
+        Array::from_slice(&ub, &[N]).unwrap(),
+    );
+    let mut uout = vec![0u8; N];
+    let o = best(10, || {
+        np::add(&gua, &gub).unwrap().block_until_ready().unwrap();
+    });
+    let r = best(10, || {
+        rust_add_u8(black_box(&ua), black_box(&ub), &mut uout)
+    });
+    line("add_16M_u8", 3 * N, o, r);
     let o = best(5, || {
         olympus_chain(&ga, &gb, &gc).block_until_ready().unwrap();
     });

@@ -232,6 +232,8 @@ pub enum UnaryOp {
     IsInf,
     IsFinite,
     SignBit,
+    /// The number of set bits (`lax.population_count`) of an integer, within its width.
+    PopulationCount,
 }
 
 /// Elementwise operations of two operands of one dtype.
@@ -514,12 +516,46 @@ impl Accepts {
 
 impl UnaryOp {
     /// Every unary op.
-    pub const ALL: [UnaryOp; 36] = {
+    pub const ALL: [UnaryOp; 37] = {
         use UnaryOp::*;
         [
-            Neg, Sign, Abs, Square, Reciprocal, Floor, Ceil, Round, Trunc, Exp, Exp2, Expm1, Log,
-            Log2, Log10, Log1p, Sqrt, Cbrt, Sin, Cos, Tan, Asin, Acos, Atan, Sinh, Cosh, Tanh,
-            Asinh, Acosh, Atanh, ErfInv, Not, IsNan, IsInf, IsFinite, SignBit,
+            Neg,
+            Sign,
+            Abs,
+            Square,
+            Reciprocal,
+            Floor,
+            Ceil,
+            Round,
+            Trunc,
+            Exp,
+            Exp2,
+            Expm1,
+            Log,
+            Log2,
+            Log10,
+            Log1p,
+            Sqrt,
+            Cbrt,
+            Sin,
+            Cos,
+            Tan,
+            Asin,
+            Acos,
+            Atan,
+            Sinh,
+            Cosh,
+            Tanh,
+            Asinh,
+            Acosh,
+            Atanh,
+            ErfInv,
+            Not,
+            IsNan,
+            IsInf,
+            IsFinite,
+            SignBit,
+            PopulationCount,
         ]
     };
 
@@ -563,6 +599,7 @@ impl UnaryOp {
             IsInf => "is_inf",
             IsFinite => "is_finite",
             SignBit => "signbit",
+            PopulationCount => "population_count",
         }
     }
 
@@ -571,6 +608,7 @@ impl UnaryOp {
         match self {
             Neg | Sign | Abs | Square => Accepts::Numeric,
             Not => Accepts::IntegersBool,
+            PopulationCount => Accepts::Integers,
             _ => Accepts::Floats,
         }
     }

@@ -156,15 +156,6 @@ fn splat(value: Literal, shape: &[usize], dev: &crate::Device) -> Result<Array> 
 }
 
 fn float_dtype(func: &str, dtype: DType) -> Result<()> {
-    if dtype == DType::BFloat16 {
-        // JAX draws bfloat16 from other bits than float16's: not matched yet, and a
-        // sampler that differs from JAX's stream is refused rather than guessed.
-        return Err(Error::dtype(
-            func,
-            &[dtype],
-            "bfloat16 samples are not yet JAX's bit for bit: draw float32 and convert with astype",
-        ));
-    }
     if !dtype.is_floating() {
         return Err(Error::dtype(
             func,
@@ -188,12 +179,13 @@ fn push_uniform(
 ) -> Result<usize> {
     use lax::{BinaryOp as B, Primitive as P};
     let word = if dtype.bits() == 16 {
-        // The low 16 bits; 10 mantissa bits (float16) or 7 (bfloat16).
-        let (shift, one) = match dtype {
-            DType::BFloat16 => (9, 0x3f80),
-            _ => (6, 0x3c00),
+        // JAX draws the fewest whole bytes that hold the mantissa (`random_bits` of 16 bits
+        // for float16's 10, of 8 for bfloat16's 7), the low bits of each uint32 word.
+        let (mask, shift, one) = match dtype {
+            DType::BFloat16 => (0xff, 1, 0x3f80),
+            _ => (0xffff, 6, 0x3c00),
         };
-        let m = f.constant(Literal::U32(0xffff))?;
+        let m = f.constant(Literal::U32(mask))?;
         let low = f.push(P::Binary(B::And), &[bits, m])?;
         let sh = f.constant(Literal::U32(shift))?;
         let s = f.push(P::Binary(B::ShiftRight), &[low, sh])?;
@@ -215,8 +207,14 @@ fn push_uniform(
     let lo_v = f.constant(Literal::from_f64(lo, dtype))?;
     let hi_v = f.constant(Literal::from_f64(hi, dtype))?;
     let width = f.push(P::Binary(B::Sub), &[hi_v, lo_v])?;
-    // XLA's CPU backend contracts `u * width + lo` into one fused multiply-add.
-    let shifted = f.push(P::Fma, &[u, width, lo_v])?;
+    // XLA's CPU backend contracts `u * width + lo` into one fused multiply-add; bfloat16
+    // arithmetic it widens to float32 and rounds after each operation instead.
+    let shifted = if dtype == DType::BFloat16 {
+        let scaled = f.push(P::Binary(B::Mul), &[u, width])?;
+        f.push(P::Binary(B::Add), &[scaled, lo_v])?
+    } else {
+        f.push(P::Fma, &[u, width, lo_v])?
+    };
     f.push(P::Binary(B::Max), &[lo_v, shifted])
 }
 

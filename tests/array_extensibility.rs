@@ -333,6 +333,14 @@ table! {
     atanh => |w, x| one(np::atanh(w.w(&x.u1)));
     atan2 => |w, x| one(np::atan2(w.w(&x.f), w.w(&x.g)));
     bitwise_invert => |w, x| one(np::bitwise_invert(w.w(&x.i)));
+    bitwise_count => |w, x| one(np::bitwise_count(w.w(&x.i)));
+    packbits => |w, x| one(np::packbits(w.w(&x.i), None, np::BitOrder::Big));
+    unpackbits => |w, x| one(np::unpackbits(
+        w.w(&x.i.astype(DType::UInt8).unwrap()),
+        Some(0),
+        Some(-3),
+        np::BitOrder::Little,
+    ));
     bitwise_left_shift => |w, x| one(np::bitwise_left_shift(w.w(&x.u), w.w(&x.j)));
     bitwise_right_shift => |w, x| one(np::bitwise_right_shift(w.w(&x.i), w.w(&x.j)));
     pow => |w, x| one(np::pow(w.w(&x.g), w.w(&x.f)));

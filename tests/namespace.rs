@@ -62,6 +62,7 @@ implemented![
     bartlett,
     bincount,
     bitwise_and,
+    bitwise_count,
     bitwise_invert,
     bitwise_left_shift,
     bitwise_not,
@@ -235,6 +236,7 @@ implemented![
     ones,
     ones_like,
     outer,
+    packbits,
     pad,
     partition,
     percentile,
@@ -325,6 +327,7 @@ implemented![
     unique_counts,
     unique_inverse,
     unique_values,
+    unpackbits,
     unravel_index,
     unstack,
     unwrap,
@@ -369,7 +372,7 @@ const WITH_COMPLEX: &[&str] = &[
 const WITH_LINALG: &[&str] = &["polyfit", "roots"];
 
 /// Names not implemented yet (issue #30): the list only shrinks.
-const PENDING: &[&str] = &["bitwise_count", "einsum_path", "packbits", "unpackbits"];
+const PENDING: &[&str] = &["einsum_path"];
 
 #[test]
 fn every_jax_numpy_function_is_accounted_for() {

@@ -24,7 +24,7 @@ use crate::dtype::DType;
 use crate::error::Result;
 use crate::lax::Primitive;
 use crate::shape::Layout;
-use rules::{compute_type, Ctx};
+use rules::{compute_type, decode, encode, Ctx};
 
 /// Texels per row of a staging texture (a row is 64 KiB): kernels index staged inputs by
 /// it, and the runtime copies buffers into textures of this width.
@@ -318,32 +318,6 @@ pub(crate) fn per_word(d: DType) -> u32 {
     match d {
         DType::Bool => 1,
         d => 4 / d.storage_bytes() as u32,
-    }
-}
-
-/// The value of `d` (in its compute type) whose packed bits are `bits` (a `u32` holding
-/// only the element's bits, in its low bits).
-pub(crate) fn decode(d: DType, bits: &str) -> String {
-    match d {
-        DType::Int8 => format!("(bitcast<i32>({bits} << 24u) >> 24u)"),
-        DType::Int16 => format!("(bitcast<i32>({bits} << 16u) >> 16u)"),
-        DType::BFloat16 => format!("bitcast<f32>({bits} << 16u)"),
-        DType::Float16 => format!("f16_to_f32({bits})"),
-        _ => bits.to_string(),
-    }
-}
-
-/// The packed bits of `x`, a value of `d` in its compute type (rounded or wrapped into
-/// `d` on the way), in the low bits of a `u32`.
-pub(crate) fn encode(d: DType, x: &str) -> String {
-    match d {
-        DType::Int8 => format!("(bitcast<u32>({x}) & 0xffu)"),
-        DType::Int16 => format!("(bitcast<u32>({x}) & 0xffffu)"),
-        DType::UInt8 => format!("({x} & 0xffu)"),
-        DType::UInt16 => format!("({x} & 0xffffu)"),
-        DType::BFloat16 => format!("f32_to_bf16({x})"),
-        DType::Float16 => format!("f32_to_f16({x})"),
-        _ => x.to_string(),
     }
 }
 

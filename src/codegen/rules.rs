@@ -48,6 +48,32 @@ pub(crate) fn narrow(d: DType, x: &str) -> String {
     }
 }
 
+/// The value of `d` (in its compute type) whose packed bits are `bits` (a `u32` holding
+/// only the element's bits, in its low bits).
+pub(crate) fn decode(d: DType, bits: &str) -> String {
+    match d {
+        DType::Int8 => format!("(bitcast<i32>({bits} << 24u) >> 24u)"),
+        DType::Int16 => format!("(bitcast<i32>({bits} << 16u) >> 16u)"),
+        DType::BFloat16 => format!("bitcast<f32>({bits} << 16u)"),
+        DType::Float16 => format!("f16_to_f32({bits})"),
+        _ => bits.to_string(),
+    }
+}
+
+/// The packed bits of `x`, a value of `d` in its compute type (rounded or wrapped into
+/// `d` on the way), in the low bits of a `u32`.
+pub(crate) fn encode(d: DType, x: &str) -> String {
+    match d {
+        DType::Int8 => format!("(bitcast<u32>({x}) & 0xffu)"),
+        DType::Int16 => format!("(bitcast<u32>({x}) & 0xffffu)"),
+        DType::UInt8 => format!("({x} & 0xffu)"),
+        DType::UInt16 => format!("({x} & 0xffffu)"),
+        DType::BFloat16 => format!("f32_to_bf16({x})"),
+        DType::Float16 => format!("f32_to_f16({x})"),
+        _ => x.to_string(),
+    }
+}
+
 /// Whether an expression already lies in `d`'s range because it is `narrow`'s own form.
 pub(crate) fn is_narrowed(d: DType, x: &str) -> bool {
     let n = narrow(d, "");
@@ -156,13 +182,13 @@ pub(crate) fn emit(
                 (_, DType::Float16 | DType::BFloat16) => {
                     let bits = match from.compute_dtype() {
                         DType::Int32 => format!("bitcast<u32>({})", args[0]),
-                        DType::Float32 => super::encode(from, &args[0]),
+                        DType::Float32 => encode(from, &args[0]),
                         _ => args[0].clone(),
                     };
-                    super::decode(*dtype, &format!("({bits} & 0xffffu)"))
+                    decode(*dtype, &format!("({bits} & 0xffffu)"))
                 }
                 (DType::Float16 | DType::BFloat16, to) => {
-                    convert(&super::encode(from, &args[0]), DType::UInt32, to)
+                    convert(&encode(from, &args[0]), DType::UInt32, to)
                 }
                 (_, to) => match to.compute_dtype() {
                     DType::Float32 => format!("bitcast<f32>({})", args[0]),
@@ -275,6 +301,25 @@ fn unary(op: UnaryOp, x: &str, d: DType) -> String {
         IsInf => format!("(({} & 0x7fffffffu) == 0x7f800000u)", float_bits(x)),
         IsFinite => format!("(({} & 0x7f800000u) != 0x7f800000u)", float_bits(x)),
         SignBit => format!("(({} >> 31u) != 0u)", float_bits(x)),
+        // The bits of the value within its width (a narrow value is held sign-extended).
+        PopulationCount => {
+            let mask = if d.bits() < 32 {
+                format!(" & {:#x}u", (1u64 << d.bits()) - 1)
+            } else {
+                String::new()
+            };
+            let bits = if int {
+                format!("bitcast<u32>({x})")
+            } else {
+                x.to_string()
+            };
+            let n = format!("countOneBits({bits}{mask})");
+            if int {
+                format!("bitcast<i32>({n})")
+            } else {
+                n
+            }
+        }
     }
 }
 

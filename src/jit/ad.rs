@@ -227,9 +227,8 @@ fn unary_partial(op: UnaryOp, x: &Array, y: &Array) -> Result<Partial> {
     let sq = |a: &Array| mul(a, a);
     Ok(Partial::By(match op {
         Neg => return Ok(Partial::MinusOne),
-        Sign | Floor | Ceil | Round | Trunc | Not | IsNan | IsInf | IsFinite | SignBit => {
-            return Ok(Partial::Zero)
-        }
+        Sign | Floor | Ceil | Round | Trunc | Not | IsNan | IsInf | IsFinite | SignBit
+        | PopulationCount => return Ok(Partial::Zero),
         Abs => un(Sign, x)?,
         Square => scale(x, 2.0)?,
         Reciprocal => neg(&sq(y)?)?,
@@ -1224,7 +1223,13 @@ pub(crate) mod tests {
                 | Primitive::Compare(_)
                 | Primitive::Sort { indices: true }
                 | Primitive::ConvertElementType {
-                    dtype: DType::Bool | DType::Int32 | DType::UInt32,
+                    dtype: DType::Bool
+                        | DType::Int8
+                        | DType::UInt8
+                        | DType::Int16
+                        | DType::UInt16
+                        | DType::Int32
+                        | DType::UInt32,
                     ..
                 }
                 | Primitive::BitcastConvertType { .. }

@@ -33,9 +33,10 @@ pub use grids::{
     correlate, cross, diag, diag_indices, diag_indices_from, diagflat, divmod, fill_diagonal,
     flatnonzero, float_power, frexp, frombuffer, fromfile, fromfunction, fromiter, geomspace,
     gradient, hamming, hanning, i0, indices, ix_, kaiser, kron, ldexp, mask_indices, matvec,
-    meshgrid, modf, nextafter, poly, polyadd, polyder, polydiv, polyint, polymul, polysub, polyval,
-    resize, rollaxis, spacing, tril_indices, tril_indices_from, triu_indices, triu_indices_from,
-    unravel_index, unstack, unwrap, vander, vecdot, vecmat, vectorize, ConvMode, Indexing,
+    meshgrid, modf, nextafter, packbits, poly, polyadd, polyder, polydiv, polyint, polymul,
+    polysub, polyval, resize, rollaxis, spacing, tril_indices, tril_indices_from, triu_indices,
+    triu_indices_from, unpackbits, unravel_index, unstack, unwrap, vander, vecdot, vecmat,
+    vectorize, BitOrder, ConvMode, Indexing,
 };
 pub use indexing::{
     compress, extract, take, take_along_axis, take_along_axis_with, take_with, At, AtIndex,
@@ -75,15 +76,15 @@ pub use stats::{
 };
 pub use ufuncs::{
     abs, absolute, acos, acosh, add, arccos, arccosh, arcsin, arcsinh, arctan, arctan2, arctanh,
-    asin, asinh, atan, atan2, atanh, bitwise_and, bitwise_invert, bitwise_left_shift, bitwise_not,
-    bitwise_or, bitwise_right_shift, bitwise_xor, cbrt, ceil, clip, copysign, cos, cosh, deg2rad,
-    degrees, divide, equal, exp, exp2, expm1, fabs, floor, floor_divide, fmax, fmin, fmod, gcd,
-    greater, greater_equal, heaviside, hypot, invert, isclose, isfinite, isinf, isnan, isneginf,
-    isposinf, lcm, left_shift, less, less_equal, log, log10, log1p, log2, logaddexp, logaddexp2,
-    logical_and, logical_not, logical_or, logical_xor, logspace, maximum, minimum, multiply,
-    nan_to_num, negative, not_equal, positive, pow, power, r#mod, r#where, rad2deg, radians,
-    reciprocal, remainder, right_shift, rint, round, sign, signbit, sin, sinc, sinh, sqrt, square,
-    subtract, tan, tanh, true_divide, trunc,
+    asin, asinh, atan, atan2, atanh, bitwise_and, bitwise_count, bitwise_invert,
+    bitwise_left_shift, bitwise_not, bitwise_or, bitwise_right_shift, bitwise_xor, cbrt, ceil,
+    clip, copysign, cos, cosh, deg2rad, degrees, divide, equal, exp, exp2, expm1, fabs, floor,
+    floor_divide, fmax, fmin, fmod, gcd, greater, greater_equal, heaviside, hypot, invert, isclose,
+    isfinite, isinf, isnan, isneginf, isposinf, lcm, left_shift, less, less_equal, log, log10,
+    log1p, log2, logaddexp, logaddexp2, logical_and, logical_not, logical_or, logical_xor,
+    logspace, maximum, minimum, multiply, nan_to_num, negative, not_equal, positive, pow, power,
+    r#mod, r#where, rad2deg, radians, reciprocal, remainder, right_shift, rint, round, sign,
+    signbit, sin, sinc, sinh, sqrt, square, subtract, tan, tanh, true_divide, trunc,
 };
 
 pub use crate::dtype::{promote_types, result_type, DType};

@@ -152,7 +152,10 @@ pub fn mean(x: impl ArrayLike, axis: Option<&[isize]>, keepdims: bool) -> Result
         x.astype(DType::Float32)?
     };
     let s = lax::reduce(ReduceOp::Sum, &xf, &axes)?;
-    let m = super::divide(&s, count as f64)?;
+    // JAX divides by the count as a constant, which XLA rewrites into a multiplication by
+    // its float32 reciprocal: the same rounding as JAX's (a division differs in the last
+    // bit for about half of all means).
+    let m = super::multiply(&s, f64::from(1.0f32 / count as f32))?;
     let m = if out != DType::Float32 {
         m.astype(out)?
     } else {

@@ -335,6 +335,34 @@ pub fn invert(x: impl ArrayLike) -> Result<Array> {
     lax::unary(UnaryOp::Not, &x)
 }
 
+/// The number of set bits of each element's absolute value, as uint8
+/// (`jnp.bitwise_count`, NumPy's count of `|x|`'s ones); bool counts as 0 or 1. Floats are
+/// an error.
+///
+/// ```
+/// use olympus::numpy as np;
+/// let c = np::bitwise_count(np::asarray(vec![-1i8, 5, 0, 127])?)?;
+/// assert_eq!(c.to_vec::<u8>()?, vec![1, 2, 0, 7]);
+/// # Ok::<(), olympus::Error>(())
+/// ```
+pub fn bitwise_count(x: impl ArrayLike) -> Result<Array> {
+    overridable!("bitwise_count"; [one x]; []);
+    let func = "bitwise_count";
+    let x = one(func, x, false)?;
+    reject_float(func, &x)?;
+    let x = if x.dtype() == DType::Bool {
+        x.astype(DType::Int32)?
+    } else {
+        x
+    };
+    let a = if x.dtype().is_signed_integer() {
+        lax::unary(UnaryOp::Abs, &x)?
+    } else {
+        x
+    };
+    lax::unary(UnaryOp::PopulationCount, &a)?.astype(DType::UInt8)
+}
+
 /// Same as [`invert`].
 pub fn bitwise_not(x: impl ArrayLike) -> Result<Array> {
     overridable!("bitwise_not"; [one x]; []);

@@ -1167,6 +1167,30 @@ fn jax_rule(
         "nonzero_0d" => np::nonzero(3, None, None).map(|mut v| v.remove(0)),
         "nonzero_1d" => np::nonzero(vec![0i32, 3, 0, 4], None, None).map(|mut v| v.remove(0)),
         "argwhere_0d" => np::argwhere(np::asarray(3).unwrap(), None, None),
+        "bitwise_count_i" => np::bitwise_count(i),
+        "bitwise_count_u" => np::bitwise_count(u),
+        "bitwise_count_bool" => np::bitwise_count(b),
+        "bitwise_count_i8" => np::bitwise_count(vec![-128i8, -1, 127, 3]),
+        "bitwise_count_f" => np::bitwise_count(f),
+        "packbits_i" => np::packbits(ai(&[1, 0, 2, 0, 0, 0, 0, -1, 3]), None, np::BitOrder::Big),
+        "packbits_m_little" => np::packbits(m, Some(1), np::BitOrder::Little),
+        "packbits_bool" => np::packbits(mask, None, np::BitOrder::Big),
+        "packbits_f" => np::packbits(f, None, np::BitOrder::Big),
+        "unpackbits_u8" => np::unpackbits(vec![177u8, 3], None, None, np::BitOrder::Big),
+        "unpackbits_count" => np::unpackbits(
+            np::reshape(vec![177u8, 3], &[1, 2]).unwrap(),
+            Some(1),
+            Some(-3),
+            np::BitOrder::Big,
+        ),
+        "unpackbits_pad" => np::unpackbits(vec![177u8, 3], None, Some(20), np::BitOrder::Little),
+        "unpackbits_axis0" => np::unpackbits(
+            np::reshape(vec![1u8, 2, 3, 4], &[2, 2]).unwrap(),
+            Some(0),
+            None,
+            np::BitOrder::Big,
+        ),
+        "unpackbits_i32" => np::unpackbits(i, None, None, np::BitOrder::Big),
         _ => panic!("no case {name}"),
     })
 }
@@ -1254,5 +1278,5 @@ fn jax_rules_match() {
         checked += 1;
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
-    assert_eq!(checked, 457);
+    assert_eq!(checked, 471);
 }

@@ -136,14 +136,14 @@ fn narrow_dtypes_match_jax() {
                 .unwrap()
                 .astype(DType::BFloat16)
                 .unwrap()
-        } else if name.starts_with("random_") {
-            // JAX's bfloat16 samples come from other bits than its float16 ones; until
-            // they are matched, Olympus refuses them (the rows stay for that work).
+        } else if name == "random_uniform_bfloat16" {
             let k = random::key(0).unwrap();
-            assert!(random::uniform(&k, &[8], 0.0, 1.0, DType::BFloat16).is_err());
-            assert!(random::normal(&k, &[8], DType::BFloat16).is_err());
-            rows += 1;
-            continue;
+            random::uniform(&k, &[8], 0.0, 1.0, DType::BFloat16).unwrap()
+        } else if name == "random_normal_bfloat16" {
+            random::normal(&random::key(1).unwrap(), &[8], DType::BFloat16).unwrap()
+        } else if name == "random_bounded_bfloat16" {
+            let k = random::key(2).unwrap();
+            random::uniform(&k, &[8], 2.0, 5.0, DType::BFloat16).unwrap()
         } else {
             let (op, d) = name.rsplit_once('_').unwrap();
             let d = DType::from_name(d).unwrap();
@@ -179,7 +179,7 @@ fn narrow_dtypes_match_jax() {
         }
         rows += 1;
     }
-    assert_eq!(rows, 4 * 29 + 21 + 3);
+    assert_eq!(rows, 4 * 29 + 21 + 4);
 }
 
 /// Host data of every narrow dtype comes back as it went in at every length around the

@@ -498,6 +498,21 @@ cases = {
     "argwhere_sized": lambda: jnp.argwhere(jnp.array([[0.0, nan], [2.0, 0.0]]), size=3, fill_value=7),
     "argwhere_0d_sized": lambda: jnp.argwhere(jnp.array(3), size=2),
     "argwhere_empty_sized": lambda: jnp.argwhere(jnp.zeros((2, 0)), size=2, fill_value=-2),
+    # bits
+    "bitwise_count_i": lambda: jnp.bitwise_count(i),
+    "bitwise_count_u": lambda: jnp.bitwise_count(u),
+    "bitwise_count_bool": lambda: jnp.bitwise_count(b),
+    "bitwise_count_i8": lambda: jnp.bitwise_count(jnp.array([-128, -1, 127, 3], jnp.int8)),
+    "bitwise_count_f": lambda: jnp.bitwise_count(f),
+    "packbits_i": lambda: jnp.packbits(jnp.array([1, 0, 2, 0, 0, 0, 0, -1, 3])),
+    "packbits_m_little": lambda: jnp.packbits(m, axis=1, bitorder="little"),
+    "packbits_bool": lambda: jnp.packbits(mask),
+    "packbits_f": lambda: jnp.packbits(f),
+    "unpackbits_u8": lambda: jnp.unpackbits(jnp.array([177, 3], jnp.uint8)),
+    "unpackbits_count": lambda: jnp.unpackbits(jnp.array([[177, 3]], jnp.uint8), axis=1, count=-3),
+    "unpackbits_pad": lambda: jnp.unpackbits(jnp.array([177, 3], jnp.uint8), count=20, bitorder="little"),
+    "unpackbits_axis0": lambda: jnp.unpackbits(jnp.array([[1, 2], [3, 4]], jnp.uint8), axis=0),
+    "unpackbits_i32": lambda: jnp.unpackbits(i),
 }
 
 def fmt(v):

@@ -93,3 +93,4 @@ x = jnp.array([1.0, 3.0, 1/3, 1.00390625, 1.01171875, 3.0e38, 3.3961e38, -1e-39]
 show("round_float32_bfloat16", x.astype(jnp.bfloat16))
 show("random_uniform_bfloat16", jax.random.uniform(jax.random.key(0), (8,), jnp.bfloat16))
 show("random_normal_bfloat16", jax.random.normal(jax.random.key(1), (8,), jnp.bfloat16))
+show("random_bounded_bfloat16", jax.random.uniform(jax.random.key(2), (8,), jnp.bfloat16, 2.0, 5.0))
