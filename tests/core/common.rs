@@ -96,6 +96,7 @@ pub fn round_to(v: f64, dtype: DType) -> f64 {
 pub fn ulp_of(x: f64, dtype: DType) -> f64 {
     match dtype {
         DType::Float16 => 2f64.powi(x.abs().max(6.103515625e-5).log2().floor() as i32 - 10),
+        DType::BFloat16 => 2f64.powi(x.abs().max(1.2e-38).log2().floor() as i32 - 7),
         _ => 2f64.powi(x.abs().max(1.2e-38).log2().floor() as i32 - 23),
     }
 }
@@ -161,6 +162,13 @@ pub fn all_dtypes() -> [DType; 5] {
         DType::Float16,
         DType::Float32,
     ]
+}
+
+/// Every dtype, the 8- and 16-bit ones included, for the sweeps whose references model
+/// them.
+#[allow(dead_code)]
+pub fn every_dtype() -> [DType; 10] {
+    DType::ALL
 }
 
 #[allow(dead_code)]

@@ -6,7 +6,7 @@ use olympus::{numpy as np, Array, DType, Error, SupportsOlympusArray};
 
 #[test]
 fn zeros_ones_full_empty_every_dtype() {
-    for d in all_dtypes() {
+    for d in every_dtype() {
         for shape in [&[][..], &[0], &[5], &[2, 3, 4]] {
             let n: usize = shape.iter().product();
             let z = np::zeros(shape, d).unwrap();
@@ -122,7 +122,7 @@ fn arange_linspace_eye_identity() {
         vec![2.0]
     );
 
-    for d in all_dtypes() {
+    for d in every_dtype() {
         for (n, m, k) in [
             (3, None, 0),
             (2, Some(4), 1),

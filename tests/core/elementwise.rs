@@ -20,7 +20,7 @@ const SHAPE_PAIRS: &[(&[usize], &[usize])] = &[
 fn check_binary(name: &str, dev_f16: Option<&Device>) {
     let mut r = rng();
     let mut run = || {
-        for d in all_dtypes() {
+        for d in every_dtype() {
             for &(sa, sb) in SHAPE_PAIRS {
                 let na: usize = sa.iter().product();
                 let nb: usize = sb.iter().product();
@@ -117,7 +117,7 @@ fn emulated_f16_matches_native_bits() {
 #[test]
 fn exp_all_dtypes() {
     let mut r = rng();
-    for d in all_dtypes() {
+    for d in every_dtype() {
         for shape in [&[][..], &[0], &[9], &[33, 31]] {
             let n: usize = shape.iter().product();
             let v: Vec<f64> = random_values(&mut r, d, n)
@@ -131,8 +131,8 @@ fn exp_all_dtypes() {
                 })
                 .collect();
             let a = make(&v, shape, d);
-            let out = if d == DType::Float16 {
-                DType::Float16
+            let out = if matches!(d, DType::Float16 | DType::BFloat16) {
+                d
             } else {
                 DType::Float32
             };
@@ -145,7 +145,7 @@ fn exp_all_dtypes() {
                 &got,
                 &want,
                 out,
-                if out == DType::Float16 { 1.0 } else { 2.0 },
+                if out.bits() == 16 { 1.0 } else { 2.0 },
             );
         }
     }
@@ -165,7 +165,7 @@ fn exp_all_dtypes() {
 #[test]
 fn non_contiguous_operands_read_in_place() {
     let mut r = rng();
-    for d in all_dtypes() {
+    for d in every_dtype() {
         let va = random_values(&mut r, d, 6 * 5);
         let vb = random_values(&mut r, d, 5 * 6);
         let a = make(&va, &[6, 5], d);

@@ -49,7 +49,7 @@ fn positions(start: Option<isize>, end: Option<isize>, step: isize, n: usize) ->
 fn basic_slices_are_views_with_numpy_arithmetic() {
     let mut r = rng();
     let shape = [5usize, 7];
-    for d in all_dtypes() {
+    for d in every_dtype() {
         for transposed in [false, true] {
             let (x, xv) = random_array(&mut r, &shape, d, transposed);
             let cases: Vec<(Option<isize>, Option<isize>, isize)> = vec![
@@ -125,7 +125,7 @@ fn basic_slices_are_views_with_numpy_arithmetic() {
 #[test]
 fn take_and_take_along_axis() {
     let mut r = rng();
-    for d in all_dtypes() {
+    for d in every_dtype() {
         let (x, xv) = random_array(&mut r, &[3, 4, 2], d, true);
         let idx = np::array([[3, -1], [0, 2], [1, 1]]).unwrap();
         let t = np::take(&x, &idx, Some(1)).unwrap();
@@ -280,7 +280,7 @@ fn sized_nonzero_and_argwhere_match_the_host() {
 fn functional_updates_accumulate_duplicates() {
     let mut r = rng();
     let shape = [5usize, 3];
-    for d in all_dtypes() {
+    for d in every_dtype() {
         let (x, xv) = random_array(&mut r, &shape, d, true);
         let rows = [4i32, 0, -1, 2, 0, 4];
         let (u, uv) = random_array(&mut r, &[6, 3], d, false);

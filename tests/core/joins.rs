@@ -8,7 +8,7 @@ use olympus::DType;
 #[test]
 fn concatenate_and_stack_every_dtype() {
     let mut r = rng();
-    for d in all_dtypes() {
+    for d in every_dtype() {
         for transposed in [false, true] {
             let (a, av) = random_array(&mut r, &[3, 5], d, transposed);
             let (b, bv) = random_array(&mut r, &[2, 5], d, transposed);
@@ -179,7 +179,7 @@ fn split_and_array_split() {
 #[test]
 fn tile_repeat_roll() {
     let mut r = rng();
-    for d in all_dtypes() {
+    for d in every_dtype() {
         let (x, xv) = random_array(&mut r, &[2, 3], d, true);
         let t = np::tile(&x, &[2, 1, 2]).unwrap();
         assert_eq!(t.shape(), &[2, 2, 6]);
@@ -239,7 +239,7 @@ fn tile_repeat_roll() {
 #[test]
 fn pad_constant_and_edge() {
     let mut r = rng();
-    for d in all_dtypes() {
+    for d in every_dtype() {
         let (x, xv) = random_array(&mut r, &[3, 4], d, true);
         let p = np::pad(&x, &[(1, 2), (0, 3)], np::PadMode::Constant(1.0)).unwrap();
         assert_eq!(p.shape(), &[6, 7]);
@@ -292,7 +292,7 @@ fn pad_constant_and_edge() {
 #[test]
 fn tril_triu() {
     let mut r = rng();
-    for d in all_dtypes() {
+    for d in every_dtype() {
         let (x, xv) = random_array(&mut r, &[2, 3, 4], d, true);
         for k in [-5isize, -1, 0, 2, 9] {
             let t = np::tril(&x, k).unwrap();
