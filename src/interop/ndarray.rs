@@ -1,11 +1,11 @@
 //! `ndarray` arrays in and out (the `ndarray` cargo feature).
 //!
 //! Every [`ndarray::ArrayBase`] whose elements are a host element type (`bool`, integers,
-//! `f16`, `f32`, `f64`) is [`ArrayLike`], owned or borrowed, in any memory order: standard
-//! (C) layout is copied as one slice, any other layout (Fortran order, transposed or
-//! sliced views, negative steps) is read element by element in logical order. The dtypes
-//! follow the rules of the other host sequences (64-bit data canonicalised to 32 bits, as
-//! JAX does). [`Array::to_ndarray`] reads an array back as an [`ndarray::ArrayD`].
+//! `bf16`, `f16`, `f32`, `f64`) is [`ArrayLike`], owned or borrowed, in any memory order:
+//! standard (C) layout is copied as one slice, any other layout (Fortran order, transposed
+//! or sliced views, negative steps) is read element by element in logical order. The
+//! dtypes follow the rules of the other host sequences (8- to 32-bit types keep their
+//! dtype, 64-bit data is canonicalised to 32 bits, as JAX does). [`Array::to_ndarray`] reads an array back as an [`ndarray::ArrayD`].
 
 use ndarray::{ArrayBase, ArrayD, Data, Dimension, IxDyn};
 

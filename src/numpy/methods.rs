@@ -87,6 +87,26 @@ impl Array {
         np::bitwise_and(self, y)
     }
 
+    /// [`numpy::bitwise_count`](crate::numpy::bitwise_count) of this array.
+    pub fn bitwise_count(&self) -> Result<Array> {
+        np::bitwise_count(self)
+    }
+
+    /// [`numpy::packbits`](crate::numpy::packbits) of this array.
+    pub fn packbits(&self, axis: Option<isize>, bitorder: np::BitOrder) -> Result<Array> {
+        np::packbits(self, axis, bitorder)
+    }
+
+    /// [`numpy::unpackbits`](crate::numpy::unpackbits) of this array.
+    pub fn unpackbits(
+        &self,
+        axis: Option<isize>,
+        count: Option<isize>,
+        bitorder: np::BitOrder,
+    ) -> Result<Array> {
+        np::unpackbits(self, axis, count, bitorder)
+    }
+
     /// [`numpy::bitwise_not`](crate::numpy::bitwise_not) of this array.
     pub fn bitwise_not(&self) -> Result<Array> {
         np::bitwise_not(self)
