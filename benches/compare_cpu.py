@@ -45,6 +45,10 @@ ja, jb, jc = (jnp.asarray(x) for x in (a, b, c))
 
 print(f"jax {jax.__version__} on {jax.devices()[0].device_kind}, numpy {np.__version__}")
 line("add_16M_f32", "GB/s", 3 * N * 4, best(lambda: np.add(a, b)), best(jblock(jax.jit(jnp.add), ja, jb)))
+ua = (np.arange(N) * 7).astype(np.uint8)
+ub = (np.arange(N) * 13 + 5).astype(np.uint8)
+jua, jub = jnp.asarray(ua), jnp.asarray(ub)
+line("add_16M_u8", "GB/s", 3 * N, best(lambda: np.add(ua, ub)), best(jblock(jax.jit(jnp.add), jua, jub)))
 
 chain = lambda m, x, y, z: m.exp(x * y + z) / (1 + m.abs(x))
 line(
