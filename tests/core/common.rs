@@ -152,20 +152,8 @@ pub fn mul_ref(a: f64, b: f64, d: DType) -> f64 {
 /// The default float tolerance of exact operations: correctly rounded.
 pub const EXACT: f64 = 0.0;
 
-/// The dtypes the generic sweeps run over: the 32-bit dtypes and float16. The 8- and
-/// 16-bit dtypes have their own JAX tables and sweeps (`narrow.rs`).
-pub fn all_dtypes() -> [DType; 5] {
-    [
-        DType::Bool,
-        DType::Int32,
-        DType::UInt32,
-        DType::Float16,
-        DType::Float32,
-    ]
-}
-
-/// Every dtype, the 8- and 16-bit ones included, for the sweeps whose references model
-/// them.
+/// Every dtype, the 8- and 16-bit ones included: the generic sweeps run over all of them,
+/// with references that wrap and round as XLA does.
 #[allow(dead_code)]
 pub fn every_dtype() -> [DType; 10] {
     DType::ALL

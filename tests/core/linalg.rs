@@ -272,7 +272,7 @@ fn assert_close_tol(what: &str, got: &Array, want: &[f64], rel: f64) {
 #[test]
 fn diagonal_trace_einsum() {
     let mut r = rng();
-    for d in all_dtypes() {
+    for d in every_dtype() {
         let (x, xv) = random_array(&mut r, &[3, 4, 5], d, true);
         for off in [-2isize, 0, 1, 4, 7] {
             let g = np::diagonal(&x, off, 1, 2).unwrap();

@@ -176,7 +176,7 @@ fn windows_and_2d_grids_on_small_arrays() {
     .unwrap();
     let mut r = rng();
     olympus::with_device(&dev, || {
-        for d in all_dtypes() {
+        for d in every_dtype() {
             let (rows, cols) = (90, 100);
             let n = rows * cols;
             let va = random_values(&mut r, d, n);

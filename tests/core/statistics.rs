@@ -36,7 +36,7 @@ fn with_nans(r: &mut rand::rngs::StdRng, v: &mut [f64]) {
 fn argmax_argmin_first_occurrence_and_nan() {
     let mut r = rng();
     let shape = [4usize, 6];
-    for d in all_dtypes() {
+    for d in every_dtype() {
         for transposed in [false, true] {
             let (_, mut v) = random_array(&mut r, &shape, d, false);
             // Repeats, so "first occurrence" matters; NaNs for floats.
@@ -287,7 +287,7 @@ fn var_std_logsumexp_nan_reductions_count() {
 #[test]
 fn cumsum_cumprod() {
     let mut r = rng();
-    for d in all_dtypes() {
+    for d in every_dtype() {
         for &n in &[1usize, 7, 257] {
             let (x, v) = random_array(&mut r, &[3, n], d, true);
             let got = np::cumsum(&x, Some(1)).unwrap();
@@ -352,7 +352,7 @@ fn host_argsort(g: &[f64]) -> Vec<usize> {
 #[test]
 fn sort_argsort_median() {
     let mut r = rng();
-    for d in all_dtypes() {
+    for d in every_dtype() {
         for &n in &[1usize, 7, 33, 1000] {
             let (_, mut v) = random_array(&mut r, &[3, n], d, false);
             for i in 0..v.len() / 4 {
@@ -397,8 +397,8 @@ fn sort_argsort_median() {
             }
             if d != DType::Bool {
                 let m = np::median(&x, Some(&[1]), false).unwrap();
-                let f = if d == DType::Float16 {
-                    DType::Float16
+                let f = if matches!(d, DType::Float16 | DType::BFloat16) {
+                    d
                 } else {
                     DType::Float32
                 };
@@ -410,7 +410,7 @@ fn sort_argsort_median() {
                         }
                         let mut s = g.to_vec();
                         s.sort_by(|a, b| a.partial_cmp(b).unwrap());
-                        // As JAX: the values become float32 (or stay float16) first, then
+                        // As JAX: the values become float32 (or stay 16-bit floats) first, then
                         // the two middles average in float32.
                         let (a, b) = (round_to(s[(n - 1) / 2], f), round_to(s[n / 2], f));
                         if n % 2 == 1 {

@@ -607,7 +607,7 @@ fn binary_float_functions_against_f64() {
 #[test]
 fn comparisons_logic_and_where_every_dtype() {
     let mut r = rng();
-    for d in all_dtypes() {
+    for d in every_dtype() {
         let xs = random_values(&mut r, d, 500);
         let mut ys = random_values(&mut r, d, 500);
         ys[..100].copy_from_slice(&xs[..100]);
