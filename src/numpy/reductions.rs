@@ -153,8 +153,8 @@ pub fn mean(x: impl ArrayLike, axis: Option<&[isize]>, keepdims: bool) -> Result
     };
     let s = lax::reduce(ReduceOp::Sum, &xf, &axes)?;
     // JAX divides by the count as a constant, which XLA rewrites into a multiplication by
-    // its float32 reciprocal: the same rounding as JAX's (a division differs in the last
-    // bit for about half of all means).
+    // its float32 reciprocal: the same rounding as JAX's (a true division can differ from
+    // it in the last bit).
     let m = super::multiply(&s, f64::from(1.0f32 / count as f32))?;
     let m = if out != DType::Float32 {
         m.astype(out)?
