@@ -495,6 +495,130 @@ fn integer_float16_and_bool_reductions_at_every_length() {
     }
 }
 
+/// The 8- and 16-bit dtypes, packed four or two to a word: at every length through the
+/// three views (an offset of three starts mid-word, a stride of two reads every other
+/// lane), the elementwise kernel's packed reads and its whole-word writes at the tail, and
+/// the widening into the 32-bit reduction, scan and sort kernels and back.
+#[test]
+fn narrow_dtypes_at_every_length() {
+    let mut r = rng();
+    let len = 2 * SWEEP + 8;
+    let narrow = [
+        DType::Int8,
+        DType::UInt8,
+        DType::Int16,
+        DType::UInt16,
+        DType::BFloat16,
+    ];
+    for d in narrow {
+        // bfloat16: multiples of 1/8 in [-8, 8], whose sums float32 holds exactly.
+        let values = |r: &mut StdRng| -> Vec<f64> {
+            if d == DType::BFloat16 {
+                (0..len)
+                    .map(|_| f64::from(r.random_range(-64i32..=64)) / 8.0)
+                    .collect()
+            } else {
+                random_values(r, d, len)
+            }
+        };
+        let (a, b) = (values(&mut r), values(&mut r));
+        let (xa, xb) = (make(&a, &[len], d), make(&b, &[len], d));
+        // JAX's sum of small integers counts in 32 bits.
+        let acc = match d {
+            DType::Int8 | DType::Int16 => DType::Int32,
+            DType::UInt8 | DType::UInt16 => DType::UInt32,
+            _ => d,
+        };
+        for n in sweep_lengths() {
+            for ((view, va, ia), (_, vb, ib)) in views(&xa, n).into_iter().zip(views(&xb, n)) {
+                let what = format!("{d} n={n} {view}");
+                let av = pick(&a, &ia);
+                let want: Vec<f64> = av
+                    .iter()
+                    .zip(pick(&b, &ib))
+                    .map(|(&x, y)| add_ref(x, y, d))
+                    .collect();
+                assert_close(
+                    &format!("{what}: add"),
+                    &np::add(&va, &vb).unwrap(),
+                    &want,
+                    d,
+                    EXACT,
+                );
+                // The rest run the 32-bit kernels the other sweeps try at every length, on
+                // the widened values: sums every length aligned and every third otherwise,
+                // extremes and scans every fifth and fifteenth, sorts every eleventh and
+                // thirty-third (odd steps, so the views end at every offset into a word).
+                let every = |k: usize| n % if view == "aligned" { k } else { 3 * k } == 0;
+                if !every(1) {
+                    continue;
+                }
+                check(
+                    &format!("{what}: sum"),
+                    np::sum(&va, None, false),
+                    round_to(av.iter().sum(), acc),
+                    acc,
+                    0.0,
+                );
+                if !every(5) {
+                    continue;
+                }
+                if n > 0 {
+                    check(
+                        &format!("{what}: max"),
+                        np::max(&va, None, false),
+                        av.iter().copied().fold(f64::MIN, f64::max),
+                        d,
+                        0.0,
+                    );
+                    check(
+                        &format!("{what}: argmin"),
+                        np::argmin(&va, None, false),
+                        first_extreme(&av, false),
+                        DType::Int32,
+                        0.0,
+                    );
+                }
+                // cumsum keeps the dtype: integers wrap, bfloat16 rounds each output once.
+                let scan: Vec<f64> = av
+                    .iter()
+                    .scan(0.0, |s, x| {
+                        *s += x;
+                        Some(round_to(*s, d))
+                    })
+                    .collect();
+                assert_close(
+                    &format!("{what}: cumsum"),
+                    &np::cumsum(&va, None).unwrap(),
+                    &scan,
+                    d,
+                    EXACT,
+                );
+                if !every(11) {
+                    continue;
+                }
+                let order = host_argsort_by(&av, false);
+                let sorted: Vec<f64> = order.iter().map(|&i| av[i]).collect();
+                assert_close(
+                    &format!("{what}: sort"),
+                    &np::sort(&va, None).unwrap(),
+                    &sorted,
+                    d,
+                    EXACT,
+                );
+                let order: Vec<f64> = order.iter().map(|&i| i as f64).collect();
+                assert_close(
+                    &format!("{what}: argsort"),
+                    &np::argsort(&va, None).unwrap(),
+                    &order,
+                    DType::Int32,
+                    EXACT,
+                );
+            }
+        }
+    }
+}
+
 /// Rows and columns at the edges of vectors (4), row chunks (64), column chunks (16)
 /// and workgroups (256 threads).
 const EDGES: [usize; 13] = [1, 2, 3, 5, 31, 64, 96, 100, 127, 128, 129, 1000, 5000];
@@ -1039,6 +1163,163 @@ fn large_sweep(sizes: &[usize]) {
     }
 }
 
+/// An array of `n` elements of a narrow dtype with values `f(i)`, built without an f64
+/// copy of it.
+fn narrow_upload(d: DType, n: usize, f: impl Fn(usize) -> f64) -> Array {
+    let a = match d {
+        DType::Int8 => Array::from_slice(&(0..n).map(|i| f(i) as i8).collect::<Vec<_>>(), &[n]),
+        DType::UInt8 => Array::from_slice(&(0..n).map(|i| f(i) as u8).collect::<Vec<_>>(), &[n]),
+        DType::Int16 => Array::from_slice(&(0..n).map(|i| f(i) as i16).collect::<Vec<_>>(), &[n]),
+        DType::UInt16 => Array::from_slice(&(0..n).map(|i| f(i) as u16).collect::<Vec<_>>(), &[n]),
+        DType::BFloat16 => Array::from_slice(
+            &(0..n)
+                .map(|i| half::bf16::from_f64(f(i)))
+                .collect::<Vec<_>>(),
+            &[n],
+        ),
+        _ => unreachable!("narrow dtypes only"),
+    };
+    a.unwrap()
+}
+
+/// A narrow array of `n` elements, packed four or two to a word: the widening reductions,
+/// the packed elementwise kernel, a scan, conversions both ways and a join, read at the
+/// ends, at a unique maximum and minimum and on either side of the element where the
+/// second 128 MiB binding starts.
+fn narrow_large(d: DType, n: usize) {
+    let mut r = rng();
+    // Integers cycle through 250 values strictly inside the range; bfloat16 through
+    // multiples of 1/8 that sum to zero over each cycle, so every float32 partial sum is
+    // exact.
+    let (top, bottom) = match d {
+        DType::BFloat16 => (100.0, -100.0),
+        d => d
+            .integer_range()
+            .map(|(lo, hi)| (hi as f64, lo as f64))
+            .unwrap(),
+    };
+    let (hi, lo) = (r.random_range(0..n), r.random_range(0..n));
+    let lo = if lo == hi { (hi + 1) % n } else { lo };
+    let f = |i: usize| {
+        if i == hi {
+            top
+        } else if i == lo {
+            bottom
+        } else if d == DType::BFloat16 {
+            ((i % 61) as f64 - 30.0) / 8.0
+        } else {
+            (i % 250) as f64 + 1.0 + if d.is_signed_integer() { -126.0 } else { 0.0 }
+        }
+    };
+    let x = narrow_upload(d, n, f);
+    let what = format!("{d} n={n}");
+    let acc = match d {
+        DType::Int8 | DType::Int16 => DType::Int32,
+        DType::UInt8 | DType::UInt16 => DType::UInt32,
+        _ => d,
+    };
+    let edge = (128usize << 20) * 8 / d.bits() as usize;
+    let mut at: Vec<usize> = [0, 1, n / 2, n - 1, edge - 1, edge, edge + 1, hi, lo]
+        .into_iter()
+        .filter(|&i| i < n)
+        .collect();
+    at.sort_unstable();
+    at.dedup();
+    // The exact sum, and the running sums at `at` (exact in f64: rounding or wrapping
+    // them once gives the dtype's running sum).
+    let (mut total, mut prefix) = (0.0, Vec::new());
+    let mut next = at.iter().peekable();
+    for i in 0..n {
+        total += f(i);
+        if next.peek() == Some(&&i) {
+            prefix.push(round_to(total, d));
+            next.next();
+        }
+    }
+    check(
+        &format!("{what}: sum"),
+        np::sum(&x, None, false),
+        round_to(total, acc),
+        acc,
+        0.0,
+    );
+    check(
+        &format!("{what}: max"),
+        np::max(&x, None, false),
+        top,
+        d,
+        0.0,
+    );
+    check(
+        &format!("{what}: min"),
+        np::min(&x, None, false),
+        bottom,
+        d,
+        0.0,
+    );
+    let spots = Array::from_slice(
+        &at.iter().map(|&i| i as i32).collect::<Vec<_>>(),
+        &[at.len()],
+    )
+    .unwrap();
+    let probe = |y: &Array| np::take(y, &spots, None).unwrap();
+    let want: Vec<f64> = at.iter().map(|&i| add_ref(f(i), f(i), d)).collect();
+    assert_close(
+        &format!("{what}: add"),
+        &probe(&np::add(&x, &x).unwrap()),
+        &want,
+        d,
+        EXACT,
+    );
+    assert_close(
+        &format!("{what}: cumsum"),
+        &probe(&np::cumsum(&x, None).unwrap()),
+        &prefix,
+        d,
+        EXACT,
+    );
+    let wide = x.astype(DType::Float32).unwrap();
+    let want: Vec<f64> = at.iter().map(|&i| f(i)).collect();
+    assert_close(
+        &format!("{what}: astype float32"),
+        &probe(&wide),
+        &want,
+        DType::Float32,
+        EXACT,
+    );
+    assert_close(
+        &format!("{what}: astype back"),
+        &probe(&np::negative(&wide).unwrap().astype(d).unwrap()),
+        // Floats saturate into integers, as XLA converts.
+        &want
+            .iter()
+            .map(|&v| match d.integer_range() {
+                Some((lo, hi)) => (-v).clamp(lo as f64, hi as f64),
+                None => round_to(-v, d),
+            })
+            .collect::<Vec<_>>(),
+        d,
+        EXACT,
+    );
+    drop(wide);
+    let joined = np::concatenate([&x, &x], 0).unwrap();
+    let seams = [0, n - 1, n, n + hi, 2 * n - 1];
+    let at = Array::from_slice(&seams.map(|i| i as i32), &[5]).unwrap();
+    assert_close(
+        &format!("{what}: concatenate"),
+        &np::take(&joined, &at, None).unwrap(),
+        &seams.map(|i| f(i % n)),
+        d,
+        EXACT,
+    );
+}
+
+#[test]
+fn narrow_dtypes_past_one_binding() {
+    // Four to a word (the full sweep tries every narrow dtype at log-spaced lengths).
+    narrow_large(DType::UInt8, 135_000_003);
+}
+
 #[test]
 fn reductions_and_contractions_past_one_binding() {
     large_sweep(&[(1 << 22) + 3, 10_000_000, 40_000_000]);
@@ -1090,6 +1371,24 @@ fn full_sweep_past_one_binding() {
     }
     sizes.extend([1 << 25, (1 << 25) + 1, 33_554_436, 40_000_000]);
     large_sweep(&sizes);
+    for d in [
+        DType::Int8,
+        DType::UInt8,
+        DType::Int16,
+        DType::UInt16,
+        DType::BFloat16,
+    ] {
+        for n in [
+            1101,
+            40_000,
+            3_000_000,
+            67_108_865,
+            134_217_729,
+            140_000_000,
+        ] {
+            narrow_large(d, n);
+        }
+    }
 }
 
 /// Sizes past the device's largest buffer are `OutOfMemory` errors naming the function,
@@ -1217,7 +1516,7 @@ fn host_values(a: &Array) -> Vec<f64> {
 #[test]
 fn sorts_at_radix_tile_edges() {
     let mut r = rng();
-    let pools: [(DType, Vec<f64>); 5] = [
+    let pools: [(DType, Vec<f64>); 10] = [
         (
             DType::Float32,
             vec![
@@ -1273,6 +1572,29 @@ fn sorts_at_radix_tile_edges() {
             ],
         ),
         (DType::Bool, vec![0.0, 1.0]),
+        (DType::Int8, vec![-128.0, 127.0, -1.0, 0.0, 1.0]),
+        (DType::UInt8, vec![0.0, 1.0, 127.0, 128.0, 255.0]),
+        (
+            DType::Int16,
+            vec![-32768.0, 32767.0, -1.0, 0.0, 256.0, -257.0],
+        ),
+        (
+            DType::UInt16,
+            vec![0.0, 1.0, 255.0, 256.0, 32768.0, 65535.0],
+        ),
+        (
+            DType::BFloat16,
+            vec![
+                f64::NAN,
+                0.0,
+                -0.0,
+                f64::INFINITY,
+                f64::NEG_INFINITY,
+                3.3895313892515355e38,
+                -1.0,
+                9.183549615799121e-41,
+            ],
+        ),
     ];
     let lengths = [
         127, 128, 129, 1023, 1024, 1025, 2047, 2049, 4095, 4096, 4097, 8193, 20000,
@@ -1283,9 +1605,8 @@ fn sorts_at_radix_tile_edges() {
             // Mostly ties from the pool, some fresh values.
             let v: Vec<f64> = (0..rows * n)
                 .map(|_| match (r.random_range(0..4), *d) {
-                    (0, DType::Float32 | DType::Float16) => r.random_range(-100..100) as f64 / 8.0,
-                    (0, DType::Int32) => r.random_range(i32::MIN..i32::MAX) as f64,
-                    (0, DType::UInt32) => r.random_range(0..u32::MAX) as f64,
+                    (0, d) if d.is_floating() => r.random_range(-100..100) as f64 / 8.0,
+                    (0, d) if d != DType::Bool => random_values(&mut r, d, 1)[0],
                     _ => pool[r.random_range(0..pool.len())],
                 })
                 .collect();
