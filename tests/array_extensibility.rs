@@ -207,6 +207,8 @@ table! {
     diagonal => |w, x| one(np::diagonal(w.w(&x.m), 0, 0, 1));
     dot => |w, x| one(np::dot(w.w(&x.m), w.w(&x.n)));
     einsum => |w, x| one(np::einsum("ij,jk->ki", vec![w.w(&x.m), w.w(&x.n)]));
+    einsum_with => |w, x| one(np::einsum_with("ij,jk,kl->li", vec![w.w(&x.m), w.w(&x.n), w.w(&x.m)], np::EinsumOptimize::Greedy));
+    einsum_path => |w, x| one(np::asarray(np::einsum_path("ij,jk,kl", vec![w.w(&x.m), w.w(&x.n), w.w(&x.m)], np::EinsumOptimize::Auto)?.path.concat().iter().map(|&p| p as i32).collect::<Vec<_>>()));
     inner => |w, x| one(np::inner(w.w(&x.f), w.w(&x.g)));
     matmul => |w, x| one(np::matmul(w.w(&x.m), w.w(&x.n)));
     outer => |w, x| one(np::outer(w.w(&x.f), w.w(&x.g)));

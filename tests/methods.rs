@@ -336,6 +336,7 @@ const NOT_OVERRIDABLE: &[&str] = &[
     "bartlett",
     "blackman",
     "broadcast_shapes",
+    "einsum_path", // shapes only; returns a path, not an array
     "kaiser",
     "block", // nested lists of arrays, no array-like argument
     "mask_indices",

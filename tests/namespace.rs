@@ -114,6 +114,7 @@ implemented![
     dstack,
     ediff1d,
     einsum,
+    einsum_path,
     empty,
     empty_like,
     equal,
@@ -372,7 +373,7 @@ const WITH_COMPLEX: &[&str] = &[
 const WITH_LINALG: &[&str] = &["polyfit", "roots"];
 
 /// Names not implemented yet (issue #30): the list only shrinks.
-const PENDING: &[&str] = &["einsum_path"];
+const PENDING: &[&str] = &[];
 
 #[test]
 fn every_jax_numpy_function_is_accounted_for() {

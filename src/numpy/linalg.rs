@@ -7,7 +7,7 @@ use crate::array::Array;
 use crate::convert::{operand, ArrayLike};
 use crate::dtype::DType;
 use crate::error::{Error, Result};
-use crate::lax::{self, ReduceOp};
+use crate::lax;
 use crate::shape::normalize_axis;
 
 fn two(func: &str, a: impl ArrayLike, b: impl ArrayLike) -> Result<(Array, Array)> {
@@ -259,7 +259,13 @@ pub fn diagonal(x: impl ArrayLike, offset: isize, axis1: isize, axis2: isize) ->
     diag_impl("diagonal", &x, offset, axis1, axis2)
 }
 
-fn diag_impl(func: &str, x: &Array, offset: isize, axis1: isize, axis2: isize) -> Result<Array> {
+pub(super) fn diag_impl(
+    func: &str,
+    x: &Array,
+    offset: isize,
+    axis1: isize,
+    axis2: isize,
+) -> Result<Array> {
     if x.ndim() < 2 {
         return Err(Error::shape(
             func,
@@ -318,238 +324,4 @@ pub fn trace(x: impl ArrayLike, offset: isize, axis1: isize, axis2: isize) -> Re
     let x = super::asarray(operand("trace", 0, x)?)?;
     let d = diag_impl("trace", &x, offset, axis1, axis2)?;
     super::sum(&d, Some(&[-1]), false)
-}
-
-/// Einstein summation over one or more operands with explicit (`"ij,jk->ik"`) or implicit
-/// (`"ij,jk"`: the labels that appear once, sorted) output. Supports matmul, batched
-/// matmul, transposes, traces and diagonals (repeated labels), outer products and sums over
-/// axes; operands are contracted pairwise left to right through the matmul kernel.
-/// Ellipses are not supported.
-///
-/// ```
-/// use olympus::numpy as np;
-/// let a = np::reshape(np::arange(6)?, &[2, 3])?;
-/// let b = np::reshape(np::arange(12)?, &[3, 4])?;
-/// let c = np::einsum("ij,jk->ik", [&a, &b])?;
-/// assert_eq!(c.to_vec::<i32>()?, np::matmul(&a, &b)?.to_vec::<i32>()?);
-/// assert_eq!(np::einsum("ii", [np::eye(3, None, 0, np::DType::Int32)?])?.item::<i32>()?, 3);
-/// assert_eq!(np::einsum("ij->j", [&a])?.to_vec::<i32>()?, vec![3, 5, 7]);
-/// # Ok::<(), olympus::Error>(())
-/// ```
-pub fn einsum<A: ArrayLike>(
-    subscripts: &str,
-    operands: impl IntoIterator<Item = A>,
-) -> Result<Array> {
-    overridable!("einsum"; [list operands]; [subscripts]);
-    let func = "einsum";
-    let ops: Vec<crate::convert::Operand> = operands
-        .into_iter()
-        .enumerate()
-        .map(|(i, a)| operand(func, i, a))
-        .collect::<Result<_>>()?;
-    if ops.is_empty() {
-        return Err(Error::arg(func, "needs at least one operand"));
-    }
-    let xs = super::promote(func, ops, false)?;
-    let spec: String = subscripts.chars().filter(|c| !c.is_whitespace()).collect();
-    if spec.contains('.') {
-        return Err(Error::arg(func, "ellipses ('...') are not supported"));
-    }
-    let (lhs, rhs) = match spec.split_once("->") {
-        Some((l, r)) => (l.to_string(), Some(r.to_string())),
-        None => (spec.clone(), None),
-    };
-    let inputs: Vec<Vec<char>> = lhs.split(',').map(|s| s.chars().collect()).collect();
-    if inputs.len() != xs.len() {
-        return Err(Error::arg(
-            func,
-            format!(
-                "\"{subscripts}\" names {} operands, got {}",
-                inputs.len(),
-                xs.len()
-            ),
-        ));
-    }
-    if let Some(c) = spec
-        .chars()
-        .find(|c| !c.is_ascii_alphabetic() && !",->".contains(*c))
-    {
-        return Err(Error::arg(
-            func,
-            format!("invalid subscript character {c:?}"),
-        ));
-    }
-    let output: Vec<char> = match rhs {
-        Some(r) => r.chars().collect(),
-        None => {
-            let mut once: Vec<char> = inputs
-                .iter()
-                .flatten()
-                .copied()
-                .filter(|c| inputs.iter().flatten().filter(|d| *d == c).count() == 1)
-                .collect();
-            once.sort_unstable();
-            once
-        }
-    };
-    // Sizes of each label must agree.
-    let mut sizes: std::collections::BTreeMap<char, usize> = Default::default();
-    for (labels, x) in inputs.iter().zip(&xs) {
-        if labels.len() != x.ndim() {
-            return Err(Error::shape(
-                func,
-                &[x.shape()],
-                format!(
-                    "subscripts {:?} name {} axes of an operand with {}",
-                    labels.iter().collect::<String>(),
-                    labels.len(),
-                    x.ndim()
-                ),
-            ));
-        }
-        for (&c, &s) in labels.iter().zip(x.shape()) {
-            if let Some(&prev) = sizes.get(&c) {
-                if prev != s {
-                    return Err(Error::shape(
-                        func,
-                        &[x.shape()],
-                        format!("label {c:?} has sizes {prev} and {s}"),
-                    ));
-                }
-            } else {
-                sizes.insert(c, s);
-            }
-        }
-    }
-    if let Some(c) = output.iter().find(|c| !sizes.contains_key(c)) {
-        return Err(Error::arg(
-            func,
-            format!("output label {c:?} is not in any operand"),
-        ));
-    }
-    // Reduce each operand to distinct labels (diagonals of repeats, sums of labels used
-    // nowhere else), then contract pairwise.
-    let mut terms: Vec<(Vec<char>, Array)> = Vec::new();
-    for (i, (labels, x)) in inputs.iter().zip(&xs).enumerate() {
-        let others: Vec<char> = inputs
-            .iter()
-            .enumerate()
-            .filter(|(j, _)| *j != i)
-            .flat_map(|(_, l)| l.iter().copied())
-            .chain(output.iter().copied())
-            .collect();
-        terms.push(simplify(labels.clone(), x.clone(), &others)?);
-    }
-    let mut acc = terms.remove(0);
-    while !terms.is_empty() {
-        let next = terms.remove(0);
-        let keep: Vec<char> = terms
-            .iter()
-            .flat_map(|(l, _)| l.iter().copied())
-            .chain(output.iter().copied())
-            .collect();
-        acc = pair(acc, next, &keep)?;
-    }
-    // Final: sum labels not in the output, then transpose into the output order.
-    let (labels, x) = simplify(acc.0, acc.1, &output)?;
-    let perm: Vec<usize> = output
-        .iter()
-        .map(|c| {
-            labels
-                .iter()
-                .position(|d| d == c)
-                .expect("output labels survive")
-        })
-        .collect();
-    lax::transpose(&x, &perm)
-}
-
-/// Takes diagonals of repeated labels and sums labels not in `keep`.
-fn simplify(mut labels: Vec<char>, mut x: Array, keep: &[char]) -> Result<(Vec<char>, Array)> {
-    // Repeated labels: take the diagonal (appended last), until labels are distinct.
-    while let Some((i, j)) = (0..labels.len()).find_map(|i| {
-        (i + 1..labels.len())
-            .find(|&j| labels[j] == labels[i])
-            .map(|j| (i, j))
-    }) {
-        let c = labels[i];
-        x = diag_impl("einsum", &x, 0, i as isize, j as isize)?;
-        labels = labels
-            .iter()
-            .enumerate()
-            .filter(|(k, _)| *k != i && *k != j)
-            .map(|(_, &l)| l)
-            .collect();
-        labels.push(c);
-    }
-    let drop: Vec<usize> = (0..labels.len())
-        .filter(|&i| !keep.contains(&labels[i]))
-        .collect();
-    if !drop.is_empty() {
-        let xs = if x.dtype() == DType::Bool {
-            x.astype(DType::Int32)?
-        } else {
-            x
-        };
-        x = lax::reduce(ReduceOp::Sum, &xs, &drop)?;
-        labels = labels
-            .iter()
-            .enumerate()
-            .filter(|(k, _)| !drop.contains(k))
-            .map(|(_, &l)| l)
-            .collect();
-    }
-    Ok((labels, x))
-}
-
-/// Contracts two terms: labels in both and kept are batch, in both and not kept are
-/// contracted, the rest free; one batched matmul.
-fn pair(a: (Vec<char>, Array), b: (Vec<char>, Array), keep: &[char]) -> Result<(Vec<char>, Array)> {
-    let (la, xa) = a;
-    let (lb, xb) = b;
-    let batch: Vec<char> = la
-        .iter()
-        .copied()
-        .filter(|c| lb.contains(c) && keep.contains(c))
-        .collect();
-    let con: Vec<char> = la
-        .iter()
-        .copied()
-        .filter(|c| lb.contains(c) && !keep.contains(c))
-        .collect();
-    let fa: Vec<char> = la.iter().copied().filter(|c| !lb.contains(c)).collect();
-    let fb: Vec<char> = lb.iter().copied().filter(|c| !la.contains(c)).collect();
-    let pos = |l: &[char], cs: &[char]| -> Vec<usize> {
-        cs.iter()
-            .map(|c| l.iter().position(|d| d == c).expect("label present"))
-            .collect()
-    };
-    let size = |x: &Array, l: &[char], cs: &[char]| -> usize {
-        pos(l, cs).iter().map(|&i| x.shape()[i]).product()
-    };
-    let (nb, m, k, n) = (
-        size(&xa, &la, &batch),
-        size(&xa, &la, &fa),
-        size(&xa, &la, &con),
-        size(&xb, &lb, &fb),
-    );
-    let pa: Vec<usize> = [pos(&la, &batch), pos(&la, &fa), pos(&la, &con)].concat();
-    let pb: Vec<usize> = [pos(&lb, &batch), pos(&lb, &con), pos(&lb, &fb)].concat();
-    let a3 = lax::reshape(&lax::transpose(&xa, &pa)?, &[nb, m, k])?;
-    let b3 = lax::reshape(&lax::transpose(&xb, &pb)?, &[nb, k, n])?;
-    let r = lax::dot(&a3, &b3)?;
-    let labels: Vec<char> = [batch.clone(), fa.clone(), fb.clone()].concat();
-    let shape: Vec<usize> = batch
-        .iter()
-        .map(|c| xa.shape()[la.iter().position(|d| d == c).expect("label")])
-        .chain(
-            fa.iter()
-                .map(|c| xa.shape()[la.iter().position(|d| d == c).expect("label")]),
-        )
-        .chain(
-            fb.iter()
-                .map(|c| xb.shape()[lb.iter().position(|d| d == c).expect("label")]),
-        )
-        .collect();
-    Ok((labels, lax::reshape(&r, &shape)?))
 }

@@ -8,6 +8,7 @@
 
 mod creation;
 mod duck;
+mod einsum;
 mod grids;
 mod indexing;
 mod joins;
@@ -28,6 +29,7 @@ pub use creation::{
     ArangeSpec,
 };
 pub use duck::{duck_as, duckarray, DuckArray, IntoDuckArray};
+pub use einsum::{einsum, einsum_path, einsum_with, EinsumOptimize, EinsumPath, EinsumStep};
 pub use grids::{
     append, apply_along_axis, apply_over_axes, around, array_equiv, bartlett, blackman, convolve,
     correlate, cross, diag, diag_indices, diag_indices_from, diagflat, divmod, fill_diagonal,
@@ -50,7 +52,7 @@ pub use kinds::{
     can_cast, get_printoptions, isdtype, isscalar, issubdtype, printoptions, set_printoptions,
     Casting, DTypeClass, Kind, PrintOptions,
 };
-pub use linalg::{diagonal, dot, einsum, inner, matmul, outer, tensordot, trace, vdot};
+pub use linalg::{diagonal, dot, inner, matmul, outer, tensordot, trace, vdot};
 pub use reductions::{
     all, allclose, amax, amin, any, argmax, argmin, argsort, argsort_with, array_equal,
     count_nonzero, cumprod, cumsum, cumulative_prod, cumulative_sum, logsumexp, max, mean, median,

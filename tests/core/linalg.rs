@@ -353,7 +353,11 @@ fn diagonal_trace_einsum() {
     assert!(np::einsum("ij,jk", [&sq]).is_err());
     assert!(np::einsum("ij,jk", [&sq, &a]).is_err());
     assert!(np::einsum("ij->q", [&sq]).is_err());
-    assert!(np::einsum("...i", [&sq]).is_err());
+    assert!(np::einsum("i...", [&sq, &sq]).is_err());
+    assert_eq!(
+        np::einsum("...i", [&sq]).unwrap().to_vec::<i32>().unwrap(),
+        sq.to_vec::<i32>().unwrap()
+    );
 }
 
 /// The workgroup-memory (staged) variant GPUs use, forced on this adapter: same results.

@@ -6,6 +6,7 @@ mod common;
 mod creation;
 mod display;
 mod dtypes;
+mod einsum;
 mod elementwise;
 mod indexing;
 mod interop;
