@@ -1247,7 +1247,13 @@ pub(crate) mod tests {
     #[test]
     fn every_scan_kernel_validates() {
         use crate::lax::ReduceOp;
-        for d in [DType::Float32, DType::Int32, DType::UInt32] {
+        for d in [
+            DType::Float32,
+            DType::Int32,
+            DType::UInt32,
+            DType::Float16,
+            DType::BFloat16,
+        ] {
             for op in [ReduceOp::Sum, ReduceOp::Prod] {
                 for reverse in [false, true] {
                     // Inputs in one window, in several, or staged into a texture.

@@ -1,19 +1,24 @@
 //! The scan kernels: cumulative sums and products along the last axis of a contiguous
 //! `[rows, n]` operand. Each thread owns a chunk of [`CHUNK`] consecutive elements of a
 //! row. The `Totals` phase writes each chunk's combination; the totals (n / CHUNK per row)
-//! are scanned in turn, and the `Chunks` phase rescans every chunk starting from the
-//! combination of all chunks before it. A scan thus reads its input twice and writes it
-//! once, plus the scan of a 1/CHUNK-sized problem, whatever `n`. Float sums are exact
-//! within a chunk's sequential error (CHUNK terms) plus the totals' tree above it.
+//! are scanned in turn, and the `Chunks` phase scans every chunk from the identity and
+//! combines each element with the scanned total of the chunks before it. A scan thus
+//! reads its input twice and writes it once, plus the scan of a 1/CHUNK-sized problem,
+//! whatever `n`.
+//!
+//! This is the association XLA's CPU backend uses (its `ReduceWindowRewriter` turns JAX's
+//! cumulative reductions into sequential scans of 16-element rows, the rows' totals
+//! scanned the same way, each row then offset by the total before it), so float results
+//! are JAX's bit for bit; float16 and bfloat16 round after every operation, as XLA's
+//! narrow-float arithmetic does.
 
 use super::{declare, Generated, Target};
 use crate::dtype::DType;
 use crate::lax::ReduceOp;
 use std::fmt::Write;
 
-/// Elements per thread: long enough that the totals are a small problem, short enough to
-/// keep every thread's loop far below the software adapters' iteration cap.
-pub(crate) const CHUNK: u64 = 32;
+/// Elements per thread: XLA's base length, so that the rounding matches JAX's.
+pub(crate) const CHUNK: u64 = 16;
 
 /// Which pass of a scan a kernel runs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -25,8 +30,8 @@ pub(crate) enum Phase {
     Chunks { prefix_windows: u64 },
 }
 
-/// The WGSL type a scan of `dtype` computes in (float16 is scanned as float32 by the
-/// caller; bool as int32).
+/// The WGSL type a scan of `dtype` computes in (float16 and bfloat16 in float32, rounded
+/// after every operation; bool is scanned as int32 by the caller).
 fn wgsl_type(dtype: DType) -> &'static str {
     match dtype {
         DType::Int32 => "i32",
@@ -36,8 +41,9 @@ fn wgsl_type(dtype: DType) -> &'static str {
 }
 
 /// One scan kernel over `rows` rows of length `n` (`reverse`: from the end of each row)
-/// for `dtype` (float32, int32 or uint32), with the input bound as `in_windows` windows
-/// and the output (the totals, or the scan) as `out_windows`.
+/// for `dtype` (float32, int32 or uint32; float16 and bfloat16 values held as float32),
+/// with the input bound as `in_windows` windows and the output (the totals, or the scan)
+/// as `out_windows`.
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn kernel(
     op: ReduceOp,
@@ -50,10 +56,16 @@ pub(crate) fn kernel(
     t: &Target,
 ) -> Generated {
     let ty = wgsl_type(dtype);
-    let (identity, combine) = match op {
-        ReduceOp::Prod => ("1", "acc * v"),
-        _ => ("0", "acc + v"),
+    let (identity, sign) = match op {
+        ReduceOp::Prod => ("1", "*"),
+        _ => ("0", "+"),
     };
+    let round = |e: String| match dtype {
+        DType::Float16 => format!("round_f16({e})"),
+        DType::BFloat16 => format!("round_bf16({e})"),
+        _ => e,
+    };
+    let combine = round(format!("acc {sign} v"));
     let mut src = String::new();
     let _ = writeln!(
         src,
@@ -90,14 +102,20 @@ pub(crate) fn kernel(
     }
     // The element a row's i-th step reads: from the end when reversed.
     let pos = if reverse { "n - 1u - i" } else { "i" };
+    // A chunk after the first adds the chunks before it to each of its elements.
     let start = match phase {
-        Phase::Chunks { prefix_windows } if prefix_windows > 0 => {
-            format!("var acc = {ty}({identity});\n    if (c > 0u) {{ acc = prefix(t - 1u); }}")
-        }
+        Phase::Chunks { prefix_windows } if prefix_windows > 0 => format!(
+            "var acc = {ty}({identity});\n    var pre = {ty}({identity});\n    \
+             if (c > 0u) {{ pre = prefix(t - 1u); }}"
+        ),
         _ => format!("var acc = {ty}({identity});"),
     };
     let step = match phase {
         Phase::Totals => String::new(),
+        Phase::Chunks { prefix_windows } if prefix_windows > 0 => format!(
+            "if (c > 0u) {{ y_st(u, {}); }} else {{ y_st(u, acc); }}",
+            round(format!("acc {sign} pre"))
+        ),
         Phase::Chunks { .. } => "y_st(u, acc);".to_string(),
     };
     let finish = match phase {

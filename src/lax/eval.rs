@@ -46,8 +46,11 @@ pub(crate) fn eval(
     let dev = common_device(prim.name(), inputs, device)?;
     match prim.eval_kind() {
         EvalKind::View => view(&prim, inputs[0], out),
+        // bfloat16 scans round after every operation, as float16's do ([`cumulative`]).
         EvalKind::Dot | EvalKind::Sort | EvalKind::Scan | EvalKind::Reduce
-            if needs_widening(inputs, &out) =>
+            if needs_widening(inputs, &out)
+                && !(matches!(prim, Primitive::Cumulative { .. })
+                    && inputs[0].dtype() == DType::BFloat16) =>
         {
             widening(inputs, &out, |wide, out| eval(prim, wide, out, Some(&dev)))
         }
@@ -2024,11 +2027,10 @@ fn radix_sort(
         inner.dispatch(&kernel, &bindings, &g.meta, groups)?;
         let scanned = scan_rows(
             dev,
-            crate::lax::ReduceOp::Sum,
-            false,
+            (crate::lax::ReduceOp::Sum, false),
             &counts_array,
-            count_shape[0] as u64,
-            count_shape[1] as u64,
+            (count_shape[0] as u64, count_shape[1] as u64),
+            DType::UInt32,
             out,
         )?;
         let (out_keys, out_pos) = match spare.take() {
@@ -2095,7 +2097,9 @@ fn cumulative(
     let mut perm: Vec<usize> = (0..r).filter(|&d| d != axis).collect();
     perm.push(axis);
     let moved = crate::lax::transpose(x, &perm)?;
-    let wide = if x.dtype() == DType::Float16 {
+    // float16 and bfloat16 are scanned as float32 values rounded after every operation.
+    let round = x.dtype();
+    let wide = if matches!(round, DType::Float16 | DType::BFloat16) {
         crate::lax::convert_element_type(&moved, DType::Float32)?
     } else {
         moved
@@ -2114,9 +2118,16 @@ fn cumulative(
         "cumsum"
     };
     check_u32_elements(name, out.size(), &out)?;
-    let scanned = match scan_in_blocks(dev, op, reverse, &wide, rows, n, &out)? {
+    let scanned = match scan_in_blocks(dev, (op, reverse), &wide, (rows, n), round, &out)? {
         Some(s) => s,
-        None => scan_rows(dev, op, reverse, &wide, rows as u64, n as u64, &out)?,
+        None => scan_rows(
+            dev,
+            (op, reverse),
+            &wide,
+            (rows as u64, n as u64),
+            round,
+            &out,
+        )?,
     };
     let scanned = crate::lax::reshape(&scanned, wide.shape())?;
     let mut inv = vec![0; r];
@@ -2134,11 +2145,10 @@ fn cumulative(
 /// when `reverse`). `None` where the whole scan fits.
 fn scan_in_blocks(
     dev: &Device,
-    op: crate::lax::ReduceOp,
-    reverse: bool,
+    (op, reverse): (crate::lax::ReduceOp, bool),
     x: &Array,
-    rows: usize,
-    n: usize,
+    (rows, n): (usize, usize),
+    round: DType,
     out: &Aval,
 ) -> Result<Option<Array>> {
     let t = target(dev);
@@ -2166,11 +2176,10 @@ fn scan_in_blocks(
         let part = crate::lax::copy(&crate::lax::slice(&x2, &[r0, c0], &[r1, c1], None)?)?;
         scan_rows(
             dev,
-            op,
-            reverse,
+            (op, reverse),
             &part,
-            (r1 - r0) as u64,
-            (c1 - c0) as u64,
+            ((r1 - r0) as u64, (c1 - c0) as u64),
+            round,
             out,
         )
     };
@@ -2201,6 +2210,10 @@ fn scan_in_blocks(
                 if let Some(c) = &carry {
                     let c = crate::lax::broadcast_in_dim(c, &[1, c1 - c0], &[0, 1])?;
                     part = crate::lax::binary(combine, &part, &c)?;
+                    if round != part.dtype() {
+                        let r = crate::lax::convert_element_type(&part, round)?;
+                        part = crate::lax::convert_element_type(&r, part.dtype())?;
+                    }
                 }
                 let end = if reverse { 0 } else { c1 - c0 - 1 };
                 carry = Some(crate::lax::slice(&part, &[0, end], &[1, end + 1], None)?);
@@ -2231,14 +2244,15 @@ fn combining(op: crate::lax::ReduceOp) -> crate::lax::BinaryOp {
 }
 
 /// Scans the rows of the contiguous `[rows, n]` array `x` (float32, int32 or uint32):
-/// chunk totals, their scan (recursively), then every chunk rescanned from its prefix.
+/// chunk totals, their scan (recursively), then every chunk rescanned and offset by its
+/// prefix. `round` is float16 or bfloat16 where `x` holds such values as float32 and
+/// every operation rounds to them; else `x`'s dtype.
 fn scan_rows(
     dev: &Device,
-    op: crate::lax::ReduceOp,
-    reverse: bool,
+    (op, reverse): (crate::lax::ReduceOp, bool),
     x: &Array,
-    rows: u64,
-    n: u64,
+    (rows, n): (u64, u64),
+    round: DType,
     out: &Aval,
 ) -> Result<Array> {
     use crate::codegen::scan::{kernel, Phase, CHUNK};
@@ -2267,7 +2281,7 @@ fn scan_rows(
         check_bindings(dev, name, win_in + win_t, bytes, out)?;
         let g = kernel(
             op,
-            dtype,
+            round,
             Phase::Totals,
             reverse,
             (rows, n),
@@ -2288,7 +2302,14 @@ fn scan_rows(
             Layout::contiguous(&shape),
             Aval::new(shape.to_vec(), dtype, false),
         );
-        Some(scan_rows(dev, op, false, &totals, rows, chunks, out)?)
+        Some(scan_rows(
+            dev,
+            (op, false),
+            &totals,
+            (rows, chunks),
+            round,
+            out,
+        )?)
     } else {
         None
     };
@@ -2301,7 +2322,7 @@ fn scan_rows(
     check_bindings(dev, name, win_in + win_p + win_out, bytes, out)?;
     let g = kernel(
         op,
-        dtype,
+        round,
         Phase::Chunks {
             prefix_windows: win_p,
         },

@@ -468,6 +468,8 @@ fn scan(func: &str, x: impl ArrayLike, axis: Option<isize>, product: bool) -> Re
 }
 
 /// Cumulative sum along `axis` (of the flattened array when `None`); bool counts as int32.
+/// Floats add in JAX's order (XLA's 16-element runs, their totals scanned in turn), every
+/// addition rounded to the dtype, so results are JAX's bit for bit.
 ///
 /// ```
 /// use olympus::numpy as np;

@@ -149,6 +149,43 @@ pub fn mul_ref(a: f64, b: f64, d: DType) -> f64 {
     }
 }
 
+/// `cumsum` (or with `prod`, `cumprod`) of `v` in `d` as JAX computes it on CPU: XLA
+/// rewrites the cumulative reduction into sequential scans of 16-element rows, scans the
+/// rows' totals the same way, and offsets each row after the first by the total before
+/// it, every operation rounded to `d` (integers wrap).
+#[allow(dead_code)]
+pub fn xla_scan(v: &[f64], d: DType, prod: bool) -> Vec<f64> {
+    let op = |a: f64, b: f64| {
+        if prod {
+            mul_ref(a, b, d)
+        } else {
+            add_ref(a, b, d)
+        }
+    };
+    let seq = |r: &[f64]| -> Vec<f64> {
+        r.iter()
+            .scan(if prod { 1.0 } else { 0.0 }, |acc, &x| {
+                *acc = op(*acc, x);
+                Some(*acc)
+            })
+            .collect()
+    };
+    if v.len() <= 16 {
+        return seq(v);
+    }
+    let rows: Vec<Vec<f64>> = v.chunks(16).map(seq).collect();
+    let totals: Vec<f64> = rows.iter().map(|r| r[r.len() - 1]).collect();
+    let pre = xla_scan(&totals, d, prod);
+    let mut out = Vec::with_capacity(v.len());
+    for (i, r) in rows.iter().enumerate() {
+        out.extend(
+            r.iter()
+                .map(|&x| if i == 0 { x } else { op(x, pre[i - 1]) }),
+        );
+    }
+    out
+}
+
 /// The default float tolerance of exact operations: correctly rounded.
 pub const EXACT: f64 = 0.0;
 

@@ -23,6 +23,7 @@ mod particles;
 mod random;
 mod reductions;
 mod runtime;
+mod scans;
 mod sets_search;
 mod shapes;
 mod sizes;

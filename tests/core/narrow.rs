@@ -154,12 +154,9 @@ fn narrow_dtypes_match_jax() {
         assert_eq!(v.len(), want.len(), "{name}");
         // Exact, except transcendentals (JAX's CPU functions and ours may differ by one
         // bfloat16 rounding of a value within an ulp of float32).
-        // bfloat16 scans: JAX rounds every partial sum to bfloat16, Olympus each output
-        // once (as for float16); they differ by up to an ulp.
         let tol = if ["exp", "sin", "log", "tanh"]
             .iter()
             .any(|o| name.starts_with(o))
-            || name == "cumsum_bfloat16"
         {
             2f64.powi(-7)
         } else if name.starts_with("mean") {

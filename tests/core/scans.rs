@@ -1,0 +1,117 @@
+//! Cumulative sums and products associate as JAX's do on CPU (XLA's 16-element rows, the
+//! rows' totals scanned in turn, each row offset by the total before it; float16 and
+//! bfloat16 rounded after every operation): bit for bit against JAX
+//! (`tests/data/scans.txt`, made by `tests/data/gen_scans.py`), and against the host model
+//! of that order ([`xla_scan`]) at every length 0..=1100 and past the recursion's levels.
+
+use crate::common::*;
+use olympus::{numpy as np, DType};
+
+/// The inputs of `gen_scans.py`.
+fn inputs(prod: bool, n: usize, d: DType) -> Vec<f64> {
+    (0..n as i64)
+        .map(|i| {
+            let k = if prod {
+                1.0 + ((i * 7919) % 129 - 64) as f64 / 16384.0
+            } else {
+                ((i * 7919) % 1999 - 999) as f64 / 256.0
+            };
+            round_to(k, d)
+        })
+        .collect()
+}
+
+fn fnv(values: &[f64]) -> u64 {
+    let mut h: u64 = 0xcbf29ce484222325;
+    for v in values {
+        for b in v.to_le_bytes() {
+            h ^= u64::from(b);
+            h = h.wrapping_mul(0x100000001b3);
+        }
+    }
+    h
+}
+
+fn dtype(name: &str) -> DType {
+    match name {
+        "float32" => DType::Float32,
+        "float16" => DType::Float16,
+        _ => DType::BFloat16,
+    }
+}
+
+#[test]
+fn float_scans_match_jax_bit_for_bit() {
+    let text = include_str!("../data/scans.txt");
+    let mut rows = 0;
+    for line in text.lines() {
+        let f: Vec<&str> = line.split_whitespace().collect();
+        let (d, prod, n) = (
+            dtype(f[0]),
+            f[1] == "cumprod",
+            f[2].parse::<usize>().unwrap(),
+        );
+        let v = inputs(prod, n, d);
+        let x = make(&v, &[n], d);
+        let got = if prod {
+            np::cumprod(&x, None)
+        } else {
+            np::cumsum(&x, None)
+        }
+        .unwrap();
+        assert_eq!(got.dtype(), d, "{line}");
+        let g = got.to_f64_vec().unwrap();
+        let model = xla_scan(&v, d, prod);
+        assert_eq!(
+            format!("{:016x}", fnv(&model)),
+            f[3],
+            "{line}: the host model differs from JAX"
+        );
+        if let Some(i) = (0..n).find(|&i| g[i].to_bits() != model[i].to_bits()) {
+            panic!("{line}: element {i}: got {}, JAX {}", g[i], model[i]);
+        }
+        rows += 1;
+    }
+    assert_eq!(rows, 96);
+}
+
+/// Every length 0..=1100 (every 7th past 300 on the GPU profile's sampled pass) and along
+/// the first axis of a 2-D array, for the three float dtypes.
+#[test]
+fn float_scans_follow_xla_at_every_length() {
+    let mut r = rng();
+    let sample = std::env::var("OLYMPUS_SWEEP").is_ok_and(|v| v == "sample");
+    for d in [DType::Float32, DType::Float16, DType::BFloat16] {
+        let base = random_values(&mut r, d, 1100);
+        let near: Vec<f64> = base.iter().map(|x| round_to(1.0 + x / 256.0, d)).collect();
+        for n in (0..=1100).filter(|n| !sample || *n <= 300 || n % 7 == 0) {
+            for (prod, v) in [(false, &base[..n]), (true, &near[..n])] {
+                let x = make(v, &[n], d);
+                let got = if prod {
+                    np::cumprod(&x, None)
+                } else {
+                    np::cumsum(&x, None)
+                }
+                .unwrap();
+                assert_close(
+                    &format!("{d} n={n} prod={prod}"),
+                    &got,
+                    &xla_scan(v, d, prod),
+                    d,
+                    EXACT,
+                );
+            }
+        }
+        // Along axis 0 of a (300, 3) array.
+        let v = &base[..900];
+        let x = make(v, &[300, 3], d);
+        let got = np::cumsum(&x, Some(0)).unwrap().to_f64_vec().unwrap();
+        for c in 0..3 {
+            let col: Vec<f64> = (0..300).map(|i| v[i * 3 + c]).collect();
+            let want = xla_scan(&col, d, false);
+            for i in 0..300 {
+                assert_eq!(got[i * 3 + c], want[i], "{d} axis 0 column {c} row {i}");
+            }
+        }
+    }
+}
