@@ -7,10 +7,10 @@
 //! whatever `n`.
 //!
 //! This is the association XLA's CPU backend uses (its `ReduceWindowRewriter` turns JAX's
-//! cumulative reductions into sequential scans of 16-element rows, the rows' totals
-//! scanned the same way, each row then offset by the total before it), so float results
-//! are JAX's bit for bit; float16 and bfloat16 round after every operation, as XLA's
-//! narrow-float arithmetic does.
+//! cumulative reductions into scans of 16-element rows, the rows' totals scanned the same
+//! way, each row then offset by the total before it, or after it when reversed), so float
+//! results are JAX's bit for bit; float16 and bfloat16 round after every operation, as
+//! XLA's narrow-float arithmetic does.
 
 use super::{declare, Generated, Target};
 use crate::dtype::DType;
@@ -100,27 +100,59 @@ pub(crate) fn kernel(
             declare(&mut src, &mut binding, "y", ty, 4, out_windows, true, t);
         }
     }
-    // The element a row's i-th step reads: from the end when reversed.
-    let pos = if reverse { "n - 1u - i" } else { "i" };
-    // A chunk after the first adds the chunks before it to each of its elements.
-    let start = match phase {
-        Phase::Chunks { prefix_windows } if prefix_windows > 0 => format!(
-            "var acc = {ty}({identity});\n    var pre = {ty}({identity});\n    \
-             if (c > 0u) {{ pre = prefix(t - 1u); }}"
-        ),
-        _ => format!("var acc = {ty}({identity});"),
+    // Chunks start at the row's start either way. Forward, element `i` combines its chunk
+    // up to `i` in order and then the chunks before; reversed, its chunk from `i` to the
+    // chunk's end (in order: XLA computes each short reversed scan as a window over the
+    // elements after it, not as a running sum from the end) and then the chunks after.
+    let (near, other) = if reverse {
+        ("c + 1u < chunks", "t + 1u")
+    } else {
+        ("c > 0u", "t - 1u")
     };
-    let step = match phase {
-        Phase::Totals => String::new(),
-        Phase::Chunks { prefix_windows } if prefix_windows > 0 => format!(
-            "if (c > 0u) {{ y_st(u, {}); }} else {{ y_st(u, acc); }}",
+    let has_prefix = matches!(phase, Phase::Chunks { prefix_windows } if prefix_windows > 0);
+    let pre = if has_prefix {
+        format!("var pre = {ty}({identity});\n    if ({near}) {{ pre = prefix({other}); }}")
+    } else {
+        String::new()
+    };
+    let store = if has_prefix {
+        format!(
+            "if ({near}) {{ y_st(row * n + i, {}); }} else {{ y_st(row * n + i, acc); }}",
             round(format!("acc {sign} pre"))
-        ),
-        Phase::Chunks { .. } => "y_st(u, acc);".to_string(),
+        )
+    } else {
+        "y_st(row * n + i, acc);".to_string()
     };
-    let finish = match phase {
-        Phase::Totals => "totals_st(t, acc);",
-        Phase::Chunks { .. } => "",
+    // The chunk's combination in order from `first` (to `last`, or to each `i`).
+    let body = match (phase, reverse) {
+        (Phase::Totals, _) => format!(
+            "var acc = {ty}({identity});
+    for (var i = first; i < last; i++) {{
+        let v = x(row * n + i);
+        acc = {combine};
+    }}
+    totals_st(t, acc);"
+        ),
+        (Phase::Chunks { .. }, false) => format!(
+            "{pre}
+    var acc = {ty}({identity});
+    for (var i = first; i < last; i++) {{
+        let v = x(row * n + i);
+        acc = {combine};
+        {store}
+    }}"
+        ),
+        (Phase::Chunks { .. }, true) => format!(
+            "{pre}
+    for (var i = first; i < last; i++) {{
+        var acc = {ty}({identity});
+        for (var j = i; j < last; j++) {{
+            let v = x(row * n + j);
+            acc = {combine};
+        }}
+        {store}
+    }}"
+        ),
     };
     let _ = write!(
         src,
@@ -134,14 +166,7 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(num_workgroups) nwg: vec3
     let c = t - row * chunks;
     let first = c * {CHUNK}u;
     let last = min(first + {CHUNK}u, n);
-    {start}
-    for (var i = first; i < last; i++) {{
-        let u = row * n + {pos};
-        let v = x(u);
-        acc = {combine};
-        {step}
-    }}
-    {finish}
+    {body}
 }}
 "#
     );

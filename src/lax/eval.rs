@@ -2304,7 +2304,7 @@ fn scan_rows(
         );
         Some(scan_rows(
             dev,
-            (op, false),
+            (op, reverse),
             &totals,
             (rows, chunks),
             round,

@@ -149,6 +149,41 @@ pub fn mul_ref(a: f64, b: f64, d: DType) -> f64 {
     }
 }
 
+/// The reversed scan (`lax.cumsum(x, reverse=True)`) as XLA computes it: 16-element rows
+/// from the start, each element the combination of its row from it to the row's end in
+/// order (XLA folds each short window, not a running sum from the end), offset by the
+/// reversed scan of the totals of the rows after it.
+#[allow(dead_code)]
+pub fn xla_scan_reversed(v: &[f64], d: DType, prod: bool) -> Vec<f64> {
+    let op = |a: f64, b: f64| {
+        if prod {
+            mul_ref(a, b, d)
+        } else {
+            add_ref(a, b, d)
+        }
+    };
+    let fold = |r: &[f64]| {
+        r.iter()
+            .fold(if prod { 1.0 } else { 0.0 }, |a, &x| op(a, x))
+    };
+    let suffixes = |r: &[f64]| -> Vec<f64> { (0..r.len()).map(|k| fold(&r[k..])).collect() };
+    if v.len() <= 16 {
+        return suffixes(v);
+    }
+    let totals: Vec<f64> = v.chunks(16).map(fold).collect();
+    let pre = xla_scan_reversed(&totals, d, prod);
+    let mut out = Vec::with_capacity(v.len());
+    for (i, r) in v.chunks(16).enumerate() {
+        let last = i + 1 == totals.len();
+        out.extend(
+            suffixes(r)
+                .into_iter()
+                .map(|x| if last { x } else { op(x, pre[i + 1]) }),
+        );
+    }
+    out
+}
+
 /// `cumsum` (or with `prod`, `cumprod`) of `v` in `d` as JAX computes it on CPU: XLA
 /// rewrites the cumulative reduction into sequential scans of 16-element rows, scans the
 /// rows' totals the same way, and offsets each row after the first by the total before

@@ -1,11 +1,12 @@
-//! Cumulative sums and products associate as JAX's do on CPU (XLA's 16-element rows, the
-//! rows' totals scanned in turn, each row offset by the total before it; float16 and
-//! bfloat16 rounded after every operation): bit for bit against JAX
-//! (`tests/data/scans.txt`, made by `tests/data/gen_scans.py`), and against the host model
-//! of that order ([`xla_scan`]) at every length 0..=1100 and past the recursion's levels.
+//! Cumulative sums and products, forward and reversed, associate as JAX's do on CPU (XLA's
+//! 16-element rows, the rows' totals scanned in turn, each row offset by the total before
+//! it, or after it when reversed; float16 and bfloat16 rounded after every operation):
+//! bit for bit against JAX (`tests/data/scans.txt`, made by `tests/data/gen_scans.py`),
+//! and against the host models of that order (`xla_scan`, `xla_scan_reversed`) at every
+//! length 0..=1100 and past the recursion's levels.
 
 use crate::common::*;
-use olympus::{numpy as np, DType};
+use olympus::{lax, numpy as np, DType};
 
 /// The inputs of `gen_scans.py`.
 fn inputs(prod: bool, n: usize, d: DType) -> Vec<f64> {
@@ -46,22 +47,24 @@ fn float_scans_match_jax_bit_for_bit() {
     let mut rows = 0;
     for line in text.lines() {
         let f: Vec<&str> = line.split_whitespace().collect();
-        let (d, prod, n) = (
-            dtype(f[0]),
-            f[1] == "cumprod",
-            f[2].parse::<usize>().unwrap(),
-        );
+        let (d, n) = (dtype(f[0]), f[2].parse::<usize>().unwrap());
+        let (prod, reverse) = (f[1].starts_with("cumprod"), f[1].ends_with("_reverse"));
         let v = inputs(prod, n, d);
         let x = make(&v, &[n], d);
-        let got = if prod {
-            np::cumprod(&x, None)
-        } else {
-            np::cumsum(&x, None)
+        let got = match (prod, reverse) {
+            (false, false) => np::cumsum(&x, None),
+            (true, false) => np::cumprod(&x, None),
+            (false, true) => lax::cumsum(&x, 0, true),
+            (true, true) => lax::cumprod(&x, 0, true),
         }
         .unwrap();
         assert_eq!(got.dtype(), d, "{line}");
         let g = got.to_f64_vec().unwrap();
-        let model = xla_scan(&v, d, prod);
+        let model = if reverse {
+            xla_scan_reversed(&v, d, prod)
+        } else {
+            xla_scan(&v, d, prod)
+        };
         assert_eq!(
             format!("{:016x}", fnv(&model)),
             f[3],
@@ -72,11 +75,13 @@ fn float_scans_match_jax_bit_for_bit() {
         }
         rows += 1;
     }
-    assert_eq!(rows, 96);
+    assert_eq!(rows, 192);
 }
 
-/// Every length 0..=1100 (every 7th past 300 on the GPU profile's sampled pass) and along
-/// the first axis of a 2-D array, for the three float dtypes.
+/// Every length to 300 (the recursion's first two levels) and every 7th to 1100 (21st on
+/// the GPU profile's sampled pass), forward and reversed, and along the first axis of a
+/// 2-D array, for the three float dtypes. The kernels' indexing is swept at every length
+/// by `sizes.rs`; this checks the association.
 #[test]
 fn float_scans_follow_xla_at_every_length() {
     let mut r = rng();
@@ -84,7 +89,7 @@ fn float_scans_follow_xla_at_every_length() {
     for d in [DType::Float32, DType::Float16, DType::BFloat16] {
         let base = random_values(&mut r, d, 1100);
         let near: Vec<f64> = base.iter().map(|x| round_to(1.0 + x / 256.0, d)).collect();
-        for n in (0..=1100).filter(|n| !sample || *n <= 300 || n % 7 == 0) {
+        for n in (0..=1100).filter(|n| *n <= 300 || n % if sample { 21 } else { 7 } == 0) {
             for (prod, v) in [(false, &base[..n]), (true, &near[..n])] {
                 let x = make(v, &[n], d);
                 let got = if prod {
@@ -97,6 +102,19 @@ fn float_scans_follow_xla_at_every_length() {
                     &format!("{d} n={n} prod={prod}"),
                     &got,
                     &xla_scan(v, d, prod),
+                    d,
+                    EXACT,
+                );
+                let got = if prod {
+                    lax::cumprod(&x, 0, true)
+                } else {
+                    lax::cumsum(&x, 0, true)
+                }
+                .unwrap();
+                assert_close(
+                    &format!("{d} n={n} prod={prod} reversed"),
+                    &got,
+                    &xla_scan_reversed(v, d, prod),
                     d,
                     EXACT,
                 );

@@ -1,4 +1,5 @@
-"""JAX's float cumsum and cumprod bit for bit, for tests/core/scans.rs.
+"""JAX's float cumsum and cumprod bit for bit, forward and reversed (`jax.lax.cumsum` and
+`jax.lax.cumprod` with `reverse=True`), for tests/core/scans.rs.
 
     pip install "jax[cpu]==0.10.2" numpy
     python3 tests/data/gen_scans.py > tests/data/scans.txt
@@ -11,6 +12,7 @@ and last outputs.
 
 import struct
 
+import jax
 import jax.numpy as jnp
 import ml_dtypes  # noqa: F401  (bfloat16)
 import numpy as np
@@ -29,16 +31,17 @@ def fnv(values):
 
 for name in ["float32", "float16", "bfloat16"]:
     dt = jnp.dtype(name)
-    for op in ["cumsum", "cumprod"]:
+    for op in ["cumsum", "cumprod", "cumsum_reverse", "cumprod_reverse"]:
         for n in LENGTHS:
             i = np.arange(n, dtype=np.int64)
-            if op == "cumsum":
+            reverse = op.endswith("_reverse")
+            if op.startswith("cumsum"):
                 x = ((i * 7919) % 1999 - 999) / 256.0
-                y = jnp.cumsum(jnp.asarray(x.astype(dt)))
+                y = jax.lax.cumsum(jnp.asarray(x.astype(dt)), reverse=reverse)
             else:
                 if n > 4097:
                     continue
                 x = 1.0 + ((i * 7919) % 129 - 64) / 2.0**14
-                y = jnp.cumprod(jnp.asarray(x.astype(dt)))
+                y = jax.lax.cumprod(jnp.asarray(x.astype(dt)), reverse=reverse)
             out = np.asarray(y).astype(np.float64)
             print(f"{name} {op} {n} {fnv(out):016x} | {float(out[0])!r} {float(out[-1])!r}")
