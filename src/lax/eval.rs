@@ -111,8 +111,8 @@ fn needs_widening(inputs: &[&Array], out: &Aval) -> bool {
 /// Runs `f` on `inputs` and `out` with their 8- and 16-bit dtypes widened ([`widened`]),
 /// then brings the result back to `out`'s dtype: integer sums and products wrap and
 /// bfloat16 rounds once at the end, as XLA computes them (its reductions and dots of
-/// narrow floats accumulate in float32), and sorts and scans of the widened values are
-/// the same values.
+/// narrow floats accumulate in float32), and sorts and integer scans of the widened values
+/// are the same values. (bfloat16 scans round after every operation: [`cumulative`].)
 fn widening(
     inputs: &[&Array],
     out: &Aval,
