@@ -424,6 +424,17 @@ pub enum Primitive {
         /// The indexed dimension.
         axis: usize,
     },
+    /// For each query (operand 1), how many elements of its row of `sorted` (operand 0, of
+    /// the queries' dtype and shape except along `axis`, the row) order before it, or with
+    /// `right` at or before it: int32 of the queries' shape, from a binary search per query
+    /// (`searchsorted`, `digitize`, histogram bins). Floats order as the sort orders them:
+    /// NaN last, -0.0 equal to 0.0. A row out of order gives unspecified positions.
+    SearchSorted {
+        /// The dimension searched along.
+        axis: usize,
+        /// Count the elements equal to the query too (NumPy's `side="right"`).
+        right: bool,
+    },
     /// Batched matrix product: `[b, m, k] x [b, k, n] -> [b, m, n]` over operands of one
     /// dtype (a `dot_general` with one batch and one contracting dimension; NumPy's
     /// `matmul`, `tensordot` and `einsum` reduce to it with views). float16 accumulates in
@@ -753,6 +764,7 @@ impl Primitive {
             Primitive::Concatenate { .. } => "concatenate",
             Primitive::Pad { .. } => "pad",
             Primitive::Gather { .. } => "gather",
+            Primitive::SearchSorted { .. } => "search_sorted",
             Primitive::Dot => "dot_general",
             Primitive::Sort { .. } => "sort",
             Primitive::Cumulative { op, .. } => match op {
@@ -795,12 +807,13 @@ impl Primitive {
             Primitive::BitcastConvertType { .. } => 21,
             Primitive::Fma => 22,
             Primitive::Cumulative { .. } => 23,
+            Primitive::SearchSorted { .. } => 24,
         }
     }
 
     /// Number of variants in the table.
     #[cfg(test)]
-    pub(crate) const COUNT: usize = 24;
+    pub(crate) const COUNT: usize = 25;
 
     /// One instance of every variant with every parameter value that changes the generated
     /// code (for rule-coverage and kernel-validation tests).
@@ -843,6 +856,14 @@ impl Primitive {
                 value: Some(Literal::F32(0.0)),
             },
             Primitive::Gather { axis: 1 },
+            Primitive::SearchSorted {
+                axis: 1,
+                right: false,
+            },
+            Primitive::SearchSorted {
+                axis: 0,
+                right: true,
+            },
             Primitive::Dot,
             Primitive::Sort { indices: true },
             Primitive::Cumulative {
@@ -922,6 +943,7 @@ impl Primitive {
             Primitive::Binary(_)
             | Primitive::Compare(_)
             | Primitive::Gather { .. }
+            | Primitive::SearchSorted { .. }
             | Primitive::Dot => 2,
             Primitive::Unary(_)
             | Primitive::ConvertElementType { .. }
@@ -1353,6 +1375,37 @@ impl Primitive {
                     ));
                 }
                 Ok(Aval::new(idx.shape.clone(), x.dtype, x.weak))
+            }
+            Primitive::SearchSorted { axis, .. } => {
+                let (x, q) = (&inputs[0], &inputs[1]);
+                let r = x.shape.len();
+                if *axis >= r
+                    || q.shape.len() != r
+                    || (0..r).any(|d| d != *axis && q.shape[d] != x.shape[d])
+                {
+                    return Err(Error::shape(
+                        name,
+                        &[&x.shape, &q.shape],
+                        format!(
+                            "queries must have the sorted operand's shape except along axis {axis}"
+                        ),
+                    ));
+                }
+                if x.dtype != q.dtype {
+                    return Err(Error::dtype(
+                        name,
+                        &[x.dtype, q.dtype],
+                        "lax operands must have equal dtypes (numpy functions promote)",
+                    ));
+                }
+                if x.shape[*axis] > i32::MAX as usize {
+                    return Err(Error::shape(
+                        name,
+                        &[&x.shape, &q.shape],
+                        "int32 positions address at most 2^31 - 1 elements along the axis",
+                    ));
+                }
+                Ok(Aval::new(q.shape.clone(), DType::Int32, false))
             }
             Primitive::BroadcastInDim {
                 shape,

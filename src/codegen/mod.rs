@@ -629,6 +629,49 @@ pub(crate) fn elementwise(
     })
 }
 
+/// `fn search_{l|r}_x{k}(i, v) -> i32`: the binary search of a
+/// [`Primitive::SearchSorted`] query `v` in the row of input `k` (a gather-mapped input of
+/// `len` elements along the row, `stride` apart, whose element at `e` `load` reads) of
+/// output index `i`: how many of the
+/// row's elements order before `v` (`right`: not after it). Floats order as the sort does,
+/// NaN last and -0.0 equal to 0.0; bool `false` before `true`.
+fn search_function(
+    k: usize,
+    d: DType,
+    (len, stride): (&str, &str),
+    load: &str,
+    right: bool,
+) -> String {
+    let ct = compute_type(d);
+    let lt = |a: &str, b: &str| match d.compute_dtype() {
+        DType::Bool => format!("(!{a} && {b})"),
+        DType::Int32 | DType::UInt32 => format!("({a} < {b})"),
+        _ => format!("({a} < {b} || (is_nan_f32({b}) && !is_nan_f32({a})))"),
+    };
+    // Left: the first element not before `v`; right: the first one after it.
+    let (side, go_right) = if right {
+        ("r", format!("!{}", lt("v", "a")))
+    } else {
+        ("l", lt("a", "v"))
+    };
+    format!(
+        "fn search_{side}_x{k}(i: u32, v: {ct}) -> i32 {{
+    let base = i32(off{k}(i));
+    let stride = bitcast<i32>({stride});
+    var lo = 0;
+    var hi = i32({len});
+    while (lo < hi) {{
+        let mid = lo + (hi - lo) / 2;
+        let e = u32(base + mid * stride);
+        let a: {ct} = {load};
+        if ({go_right}) {{ lo = mid + 1; }} else {{ hi = mid; }}
+    }}
+    return lo;
+}}
+"
+    )
+}
+
 /// Emits `program` over `inputs` as [`Values`] over a contiguous output of `out_shape`,
 /// for a kernel whose metadata starts with `header` words of its own. `scalar` adds
 /// `value1`; `round` rounds a float16 output to float16 (a kernel that stores float16
@@ -848,6 +891,15 @@ pub(crate) fn values(
                         "fn ld_x{k}(i: u32, j: i32) -> {} {{\n    let e = u32(i32(off{k}(i)) + clamp(j, 0, i32({len}) - 1) * bitcast<i32>({stride}));\n    return {load};\n}}",
                         compute_type(d)
                     );
+                    for right in [false, true] {
+                        let searched = program.nodes.iter().any(|n| {
+                            matches!(n.prim, Primitive::SearchSorted { right: r, .. } if r == right)
+                                && n.args[0] == k
+                        });
+                        if searched {
+                            src.push_str(&search_function(k, d, (len, stride), &load, right));
+                        }
+                    }
                 } else {
                     let _ = writeln!(
                         src,
@@ -1184,11 +1236,20 @@ pub(crate) mod tests {
     fn every_scatter_kernel_validates() {
         for mode in scatter::ScatterMode::ALL {
             for d in DType::ALL {
+                // The privatized sums where they apply (8 updates into 8 elements).
+                let private = [None, scatter::private_words(mode, d, 8, 8)];
                 for windows in [[1, 1, 1], [2, 3, 4]] {
-                    let g = scatter::scatter(mode, d, 4, (0, 8), 0, 1, windows, &gpu_target());
-                    let source = g.source();
-                    if let Err(e) = validate(&source) {
-                        panic!("scatter {mode:?} on {d} in windows {windows:?}: {e}\n{source}");
+                    for p in private
+                        .iter()
+                        .copied()
+                        .collect::<std::collections::BTreeSet<_>>()
+                    {
+                        let t = gpu_target();
+                        let g = scatter::scatter(mode, d, 8, (0, 8), 0, 1, windows, p, &t);
+                        let source = g.source();
+                        if let Err(e) = validate(&source) {
+                            panic!("scatter {mode:?} on {d} in {windows:?} ({p:?}): {e}\n{source}");
+                        }
                     }
                 }
             }

@@ -229,6 +229,10 @@ pub(crate) fn emit(
             };
             format!("ld_{a}(i, {j})")
         }
+        // The binary search [`super::values`] declares for the sorted operand.
+        Primitive::SearchSorted { right, .. } => {
+            format!("search_{}_{a}(i, {b})", if *right { "r" } else { "l" })
+        }
         Primitive::BroadcastInDim { .. }
         | Primitive::Slice { .. }
         | Primitive::Dot

@@ -70,7 +70,7 @@ fn declare_atomic_out(src: &mut String, binding: u32, windows: u64, t: &Target, 
 /// the positions, values and output bound as `windows` windows each (`[pos, vals, out]`).
 /// The output binding holds elements `first..first + len` of the array: positions outside
 /// them are dropped, so an array too large for one kernel's bindings is updated range by
-/// range.
+/// range. With `private` (from [`private_words`]) the sums gather in workgroup memory first.
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn scatter(
     mode: ScatterMode,
@@ -80,6 +80,7 @@ pub(crate) fn scatter(
     pos_offset: u64,
     val_offset: u64,
     windows: [u64; 3],
+    private: Option<u64>,
     t: &Target,
 ) -> Generated {
     let ct = compute_type(dtype);
@@ -150,7 +151,24 @@ pub(crate) fn scatter(
         false,
         t,
     );
-    declare_atomic_out(&mut decls, binding, windows[2], t, native_add);
+    declare_atomic_out(
+        &mut decls,
+        binding,
+        windows[2],
+        t,
+        native_add || private.is_some(),
+    );
+    if let Some(words) = private {
+        return private_add(
+            dtype,
+            &decls,
+            &load,
+            words,
+            count,
+            (first, len),
+            (pos_offset, val_offset),
+        );
+    }
     let body = format!(
         r#"@group(0) @binding(0) var<storage, read> md: array<u32>;
 {decls}@compute @workgroup_size(256)
@@ -163,6 +181,95 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(num_workgroups) nwg: vec3
     let e = t + md[3];
     let v: {ct} = {load};
 {update}}}
+"#
+    );
+    Generated {
+        body,
+        uses_f16: false,
+        meta: vec![
+            count as u32,
+            len as u32,
+            pos_offset as u32,
+            val_offset as u32,
+            first as u32,
+        ],
+    }
+}
+
+/// Updates each workgroup of the privatized sum kernel combines: 32 per thread, so a
+/// workgroup's flush of at most [`PRIVATE_WORDS`] words costs a fraction of its updates.
+pub(crate) const PRIVATE_UPDATES: u64 = 32 * super::WORKGROUP;
+
+/// The largest output (in words) summed in workgroup memory: 8 KiB, under the 9280 bytes
+/// of workgroup storage every device Olympus runs on has.
+const PRIVATE_WORDS: u64 = 2048;
+
+/// The words of workgroup memory a sum of `count` updates into `len` elements gathers in,
+/// or `None` to update the array directly. Sums into a small array (bincount, histogram
+/// counts) pile onto few words, and global atomics on one word serialize, across the
+/// cores of a CPU adapter as across a GPU's; so where the array fits in workgroup memory
+/// and gets at least one update per word, each workgroup sums its run of updates in
+/// workgroup atomics and adds the nonzero words to the array once. 32-bit integers and
+/// float32 only: narrow elements share words with their neighbours.
+pub(crate) fn private_words(mode: ScatterMode, dtype: DType, len: u64, count: u64) -> Option<u64> {
+    let eligible = matches!(dtype, DType::Int32 | DType::UInt32 | DType::Float32);
+    (mode == ScatterMode::Add && eligible && len <= PRIVATE_WORDS && count >= len)
+        // A power of two, so few sizes share a kernel.
+        .then(|| len.next_power_of_two().max(64))
+}
+
+/// The body of the privatized sum (see [`private_words`]): workgroup `g` sums updates
+/// `g * PRIVATE_UPDATES..` into `acc`, then adds each nonzero word to the output (an
+/// integer add, or a float compare-exchange loop). Float sums thus add in another order
+/// than the direct kernel's, which is no more defined: atomics order updates by arrival.
+fn private_add(
+    dtype: DType,
+    decls: &str,
+    load: &str,
+    words: u64,
+    count: u64,
+    (first, len): (u64, u64),
+    (pos_offset, val_offset): (u64, u64),
+) -> Generated {
+    let ct = compute_type(dtype);
+    let (local, flush) = if dtype == DType::Float32 {
+        (
+            "var w = atomicLoad(&acc[p]);\n                loop {\n                    let r = atomicCompareExchangeWeak(&acc[p], w, bitcast<u32>(bitcast<f32>(w) + v));\n                    if (r.exchanged) { break; }\n                    w = r.old_value;\n                }",
+            "var w = out_load(i);\n            loop {\n                let r = out_cas(i, w, bitcast<u32>(bitcast<f32>(w) + bitcast<f32>(c)));\n                if (r.y != 0u) { break; }\n                w = r.x;\n            }",
+        )
+    } else {
+        ("atomicAdd(&acc[p], bitcast<u32>(v));", "out_add(i, c);")
+    };
+    let per_thread = PRIVATE_UPDATES / super::WORKGROUP;
+    let body = format!(
+        r#"@group(0) @binding(0) var<storage, read> md: array<u32>;
+{decls}var<workgroup> acc: array<atomic<u32>, {words}>;
+
+@compute @workgroup_size(256)
+fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>, @builtin(local_invocation_index) li: u32) {{
+    for (var i = li; i < {words}u; i += 256u) {{ atomicStore(&acc[i], 0u); }}
+    workgroupBarrier();
+    let base = (wg.y * nwg.x + wg.x) * {PRIVATE_UPDATES}u;
+    for (var k = 0u; k < {per_thread}u; k++) {{
+        let t = base + k * 256u + li;
+        if (t < md[0]) {{
+            let q = pos(t + md[2]);
+            if (q >= 0 && u32(q) >= md[4] && u32(q) - md[4] < md[1]) {{
+                let p = u32(q) - md[4];
+                let e = t + md[3];
+                let v: {ct} = {load};
+                {local}
+            }}
+        }}
+    }}
+    workgroupBarrier();
+    for (var i = li; i < md[1]; i += 256u) {{
+        let c = atomicLoad(&acc[i]);
+        if (c != 0u) {{
+            {flush}
+        }}
+    }}
+}}
 "#
     );
     Generated {

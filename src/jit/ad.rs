@@ -552,6 +552,7 @@ pub(crate) fn jvp_rule(
         | P::Iota { .. }
         | P::Threefry { .. }
         | P::BitcastConvertType { .. }
+        | P::SearchSorted { .. }
         | P::Sort { indices: true } => Ok(None),
     }
 }
@@ -753,6 +754,7 @@ pub(crate) fn vjp_rule(
         | P::Iota { .. }
         | P::Threefry { .. }
         | P::BitcastConvertType { .. }
+        | P::SearchSorted { .. }
         | P::Sort { indices: true } => vec![None; x.len()],
     })
 }
@@ -1230,6 +1232,7 @@ pub(crate) mod tests {
             ) | Primitive::Binary(BinaryOp::FloorDiv)
                 | Primitive::Compare(_)
                 | Primitive::Sort { indices: true }
+                | Primitive::SearchSorted { .. }
                 | Primitive::ConvertElementType {
                     dtype: DType::Bool
                         | DType::Int8

@@ -614,7 +614,7 @@ fn block_plan(
                 let p = Program::new(vec![inputs[0].dtype()], vec![node(prim, 1, dtype)]);
                 return Some((p, vec![(0, (s0, l0))]));
             }
-            Primitive::Gather { axis } => {
+            Primitive::Gather { axis } | Primitive::SearchSorted { axis, .. } => {
                 let (mut s0, mut l0) = at.clone();
                 (s0[*axis], l0[*axis]) = (0, inputs[0].shape()[*axis]);
                 return Some((program.clone(), vec![(0, (s0, l0)), (1, at.clone())]));
@@ -1144,7 +1144,7 @@ pub(crate) fn input_maps(
                 .collect();
             vec![(over_out(l), InputMap::Clamp(map))]
         }
-        Primitive::Gather { axis } => {
+        Primitive::Gather { axis } | Primitive::SearchSorted { axis, .. } => {
             let (x, idx) = (layouts[0], layouts[1]);
             let mut v = over_out(x);
             v.strides[*axis] = 0;
@@ -1721,6 +1721,7 @@ fn scatter(
             let w: [u64; 3] = std::array::from_fn(|i| {
                 windows(run, range)[i].min(codegen::windows_for(stores[i].bytes - bases[i], &t))
             });
+            let private = crate::codegen::scatter::private_words(mode, out.dtype, range, run);
             let g = crate::codegen::scatter::scatter(
                 mode,
                 out.dtype,
@@ -1729,17 +1730,18 @@ fn scatter(
                 p0 - pbase / pb,
                 v0 - vbase / vb,
                 w,
+                private,
                 &t,
             );
+            let per_group = match private {
+                Some(_) => crate::codegen::scatter::PRIVATE_UPDATES,
+                None => codegen::WORKGROUP,
+            };
             let kernel = dev.0.kernel(&g.body, || g.source())?;
             let bindings =
                 bind_windows_from((0..3).map(|i| (stores[i], w[i], bases[i])), t.window_bytes);
-            dev.0.dispatch(
-                &kernel,
-                &bindings,
-                &g.meta,
-                run.div_ceil(codegen::WORKGROUP),
-            )?;
+            dev.0
+                .dispatch(&kernel, &bindings, &g.meta, run.div_ceil(per_group))?;
         }
     }
     Ok(target.with_weak(out.weak))

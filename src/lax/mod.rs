@@ -231,6 +231,18 @@ pub fn pad(x: &Array, low: &[usize], high: &[usize], value: Option<Literal>) -> 
     )
 }
 
+/// For each of `queries`, how many elements of its row of the sorted `sorted` (`axis` of
+/// an array of the queries' shape and dtype except along `axis`) order before it, or with
+/// `right` at or before it: int32 of the queries' shape (see
+/// [`Primitive::SearchSorted`]). Floats order with NaN last.
+pub fn search_sorted(sorted: &Array, queries: &Array, axis: usize, right: bool) -> Result<Array> {
+    bind(
+        Primitive::SearchSorted { axis, right },
+        &[sorted, queries],
+        None,
+    )
+}
+
 /// `out[p] = x[p with p[axis] = indices[p]]`: `indices` (int32/uint32) has `x`'s shape
 /// except along `axis`. Out-of-range indices are clamped (JAX's behaviour where it cannot
 /// check); `olympus::numpy::take_along_axis` checks them eagerly.

@@ -13,6 +13,7 @@ use crate::convert::{operand, ArrayLike};
 use crate::dtype::DType;
 use crate::error::{Error, Result};
 use crate::lax;
+use crate::lax::ScatterMode;
 use crate::shape::{normalize_axes, normalize_axis};
 
 /// `r`, with a tracing error (values needed while tracing) reworded for `func` by `hint`:
@@ -712,77 +713,15 @@ pub fn searchsorted(
     sorted_search(&a, &v, side)
 }
 
-/// The binary search of [`searchsorted`] on promoted operands.
+/// The binary search of [`searchsorted`] on promoted operands: one
+/// [`lax::search_sorted`] kernel, a search per query.
 pub(super) fn sorted_search(a: &Array, v: &Array, side: Side) -> Result<Array> {
-    let n = a.size();
-    let mut low = super::zeros(v.shape(), DType::Int32)?;
-    let mut high = super::full(v.shape(), n as i64, Some(DType::Int32))?;
-    if n == 0 {
-        return Ok(high);
+    if a.size() == 0 {
+        return super::zeros(v.shape(), DType::Int32);
     }
-    // lt(x, y) in the total order that sorts NaN last.
-    let lt = |x: &Array, y: &Array| -> Result<Array> {
-        let l = super::less(x, y)?;
-        if !x.dtype().is_floating() {
-            return Ok(l);
-        }
-        super::logical_or(
-            l,
-            super::logical_and(super::isnan(y)?, super::logical_not(super::isnan(x)?)?)?,
-        )
-    };
-    let levels = (usize::BITS - n.leading_zeros()) as usize; // ceil(log2(n + 1))
-    for _ in 0..levels {
-        let mid = super::right_shift(super::add(&low, &high)?, 1)?;
-        let at = super::take_with(a, &mid, None, super::IndexMode::Clip, None)?;
-        // Left: go left while v <= a[mid]; right: while v < a[mid].
-        let go_left = match side {
-            Side::Left => super::logical_not(lt(&at, v)?)?,
-            Side::Right => lt(v, &at)?,
-        };
-        let nl = super::r#where(&go_left, &low, &mid)?;
-        high = super::r#where(&go_left, &mid, &high)?;
-        low = nl;
-    }
-    Ok(high)
-}
-
-/// [`sorted_search`] (side right) of float32 `x` in evenly spaced edges `e`: each value's
-/// bin computed from the spacing, moved by one where the edges say the rounding missed,
-/// then checked against the edges: a few passes instead of a dozen per level of the
-/// binary search. `None` where the check fails (bins narrower than the values' rounding,
-/// non-finite edges) or cannot be made (under `jit`); the binary search then answers.
-fn uniform_search(e: &Array, x: &Array) -> Result<Option<Array>> {
-    let nb = e.size() - 1;
-    let (lo, hi) = (slice_axis(e, 0, 0, 1)?, slice_axis(e, 0, nb, nb + 1)?);
-    // Divided first: the width may be so small that nb / width overflows.
-    let t = super::divide(super::subtract(x, &lo)?, super::subtract(&hi, &lo)?)?;
-    let guess = super::floor(super::multiply(&t, nb as f64)?)?;
-    // Clamped as floats, so infinities convert; NaN sorts after every edge.
-    let guess = super::clip(super::add(&guess, 1.0)?, 0.0, nb as f64 + 1.0)?;
-    let guess = super::r#where(super::isnan(x)?, nb as f64 + 1.0, &guess)?;
-    let mut g = guess.astype(DType::Int32)?;
-    let edge = |i: &Array| -> Result<Array> { lax::gather(e, &super::clip(i, 0, nb as i64)?, 0) };
-    // Past the edge below the guess: one bin down; at or past the edge above: one up.
-    let down = super::subtract(&g, 1)?;
-    let low = super::logical_and(super::greater_equal(&g, 1)?, super::less(x, edge(&down)?)?)?;
-    g = super::r#where(low, &down, &g)?;
-    let high = super::logical_and(
-        super::less_equal(&g, nb as i64)?,
-        super::greater_equal(x, edge(&g)?)?,
-    )?;
-    g = super::r#where(high, super::add(&g, 1)?, &g)?;
-    // Every value must now lie in [e[g-1], e[g]) (from -inf at 0, to +inf at nb + 1).
-    let above = super::logical_or(
-        super::equal(&g, 0)?,
-        super::less_equal(edge(&super::subtract(&g, 1)?)?, x)?,
-    )?;
-    let below = super::logical_or(super::equal(&g, nb as i64 + 1)?, super::less(x, edge(&g)?)?)?;
-    let ok = super::logical_or(super::logical_and(above, below)?, super::isnan(x)?)?;
-    Ok(match super::all(ok, None, false)?.item::<bool>() {
-        Ok(true) => Some(g),
-        _ => None,
-    })
+    let q = lax::reshape(v, &[v.size()])?;
+    let pos = lax::search_sorted(a, &q, 0, side == Side::Right)?;
+    lax::reshape(&pos, v.shape())
 }
 
 /// The index of the bin of `bins` (1-d, increasing or decreasing) each value of `x` falls
@@ -864,9 +803,16 @@ pub fn bincount(
     let wdtype = weights.map_or(DType::Int32, |w| w.dtype());
     let zeros = super::zeros(&[length], wdtype)?;
     let pos = super::maximum(&x, 0)?;
+    // Positions past `length` drop out of the scatter itself.
     match weights {
+        Some(w) if w.dtype() != DType::Bool => lax::scatter(&zeros, &pos, w, ScatterMode::Add),
         Some(w) => zeros.at(pos).add(w),
-        None => zeros.at(pos).add(1),
+        None => lax::scatter(
+            &zeros,
+            &pos,
+            &super::ones(x.shape(), DType::Int32)?,
+            ScatterMode::Add,
+        ),
     }
 }
 
@@ -1237,13 +1183,7 @@ fn counts_dd(
         let col = col.astype(e.dtype())?;
         // JAX: searchsorted(edges, x, "right"), minus one on the last edge; bins 0 and
         // nb + 1 hold the values outside.
-        let mut idx = match bins[k] {
-            Bins::Count(_) if e.dtype() == DType::Float32 => match uniform_search(&e, &col)? {
-                Some(idx) => idx,
-                None => sorted_search(&e, &col, Side::Right)?,
-            },
-            _ => sorted_search(&e, &col, Side::Right)?,
-        };
+        let mut idx = sorted_search(&e, &col, Side::Right)?;
         let last = super::equal(&col, slice_axis(&e, 0, nb, nb + 1)?)?;
         idx = super::r#where(last, super::subtract(&idx, 1)?, &idx)?;
         let idx = super::clip(idx, 0, nb as i64 + 1)?;
@@ -1258,11 +1198,20 @@ fn counts_dd(
     let pos = flat.map_or_else(|| super::zeros(&[n], DType::Int32), Ok)?;
     // Counts add as int32 (native atomics, exact) and convert once to their dtype.
     let hist = match weights {
+        Some(w) if w.dtype() != DType::Bool => lax::scatter(
+            &super::zeros(&[total], w.dtype())?,
+            &pos,
+            w,
+            ScatterMode::Add,
+        )?,
         Some(w) => super::zeros(&[total], w.dtype())?.at(pos).add(w)?,
-        None => super::zeros(&[total], DType::Int32)?
-            .at(pos)
-            .add(1)?
-            .astype(count_dtype)?,
+        None => lax::scatter(
+            &super::zeros(&[total], DType::Int32)?,
+            &pos,
+            &super::ones(&[n], DType::Int32)?,
+            ScatterMode::Add,
+        )?
+        .astype(count_dtype)?,
     };
     let hist = lax::reshape(&hist, &sizes)?;
     // Drop the outside bins of every dimension.

@@ -4,7 +4,7 @@
 
 use crate::common::*;
 use olympus::numpy::{self as np, QuantileMethod, Side};
-use olympus::{Array, DType, Error};
+use olympus::{jit, vmap, Array, Axes, DType, Error};
 use rand::Rng;
 
 /// JAX's sort order: NaN after everything (-0.0 and 0.0 equal).
@@ -255,6 +255,44 @@ fn set_operations_match_the_host() {
     }
 }
 
+/// The search kernel under `vmap` (rows batched, queries batched, both) and `jit`: each
+/// batch searches its own row, as a loop over the rows.
+#[test]
+fn searchsorted_batches_and_traces() {
+    let mut r = rng();
+    let d = DType::Float32;
+    let (b, n, m) = (4, 37, 9);
+    let mut rows: Vec<Vec<f64>> = (0..b).map(|_| repeaty(&mut r, d, n)).collect();
+    for row in &mut rows {
+        row.sort_by(|x, y| total(*x, *y));
+    }
+    let qs: Vec<Vec<f64>> = (0..b).map(|_| repeaty(&mut r, d, m)).collect();
+    let flat = |v: &[Vec<f64>]| v.concat();
+    let a2 = make(&flat(&rows), &[b, n], d);
+    let q2 = make(&flat(&qs), &[b, m], d);
+    let search = |row: &[f64], q: &[f64]| -> Vec<i64> {
+        q.iter()
+            .map(|&v| row.partition_point(|&x| total(x, v).is_le()) as i64)
+            .collect()
+    };
+    let f = |(a, q): (Array, Array)| np::searchsorted(&a, &q, Side::Right, None);
+    // Both batched, then the rows shared, then the queries shared.
+    let both = vmap(f, (0, 0), 0)((a2.clone(), q2.clone())).unwrap();
+    let want: Vec<i64> = (0..b).flat_map(|i| search(&rows[i], &qs[i])).collect();
+    assert_eq!(ints(&both), want);
+    let a1 = make(&rows[1], &[n], d);
+    let shared = vmap(f, (Axes::Unmapped, 0), 0)((a1, q2.clone())).unwrap();
+    let want: Vec<i64> = (0..b).flat_map(|i| search(&rows[1], &qs[i])).collect();
+    assert_eq!(ints(&shared), want);
+    let q1 = make(&qs[2], &[m], d);
+    let rowwise = vmap(f, (0, Axes::Unmapped), 0)((a2, q1)).unwrap();
+    let want: Vec<i64> = (0..b).flat_map(|i| search(&rows[i], &qs[2])).collect();
+    assert_eq!(ints(&rowwise), want);
+    let traced = jit(f).call((make(&rows[0], &[n], d), q2)).unwrap();
+    let want: Vec<i64> = (0..b).flat_map(|i| search(&rows[0], &qs[i])).collect();
+    assert_eq!(ints(&traced), want);
+}
+
 #[test]
 fn bincount_and_histogram_match_the_host() {
     let mut r = rng();
@@ -300,11 +338,10 @@ fn bincount_and_histogram_match_the_host() {
     }
 }
 
-/// Histograms of evenly spaced bins (found from the spacing and checked against the
-/// edges, see `uniform_search`) against a host binary search of the edges they return:
+/// Histograms of evenly spaced bins against a host binary search of the edges they return:
 /// values on every edge and a float32 step either side of it, outside the range, NaN and
 /// infinities; bin counts from 1 to 1000; and ranges whose bins are narrower than the
-/// values' rounding (where the spacing cannot place them and the binary search does).
+/// values' rounding (where the spacing alone cannot place them).
 #[test]
 fn histogram_bins_match_a_host_search_of_their_edges() {
     let mut r = rng();

@@ -14,6 +14,7 @@
 
 use crate::common::*;
 use half::f16;
+use olympus::numpy::Side;
 use olympus::{jit, numpy as np, s, vmap, Array, DType, Result};
 use rand::rngs::StdRng;
 use rand::Rng;
@@ -982,6 +983,106 @@ fn gathers_and_scatters_at_every_length() {
             let got = va.at(&idx).add(make(&upd, &[n], f)).unwrap();
             assert_close(&format!("{what}: at[].add"), &got, &want, f, EXACT);
         }
+        // Sums into few bins (summed in workgroup memory once every bin gets an update on
+        // average): bincount and its float32 weights, exact in any order.
+        let bins = n % 67 + 1;
+        let x: Vec<i32> = (0..n)
+            .map(|_| r.random_range(-1..bins as i32 + 2))
+            .collect();
+        let w = sixty_fourths(&mut r, n);
+        let (mut counts, mut sums) = (vec![0.0; bins], vec![0.0; bins]);
+        for (&q, &u) in x.iter().zip(&w) {
+            // Negative values count in bin 0; those past `length` drop.
+            if let Some(k) = usize::try_from(q.max(0)).ok().filter(|&k| k < bins) {
+                counts[k] += 1.0;
+                sums[k] += u;
+            }
+        }
+        let xi = Array::from_slice(&x, &[n]).unwrap();
+        let what = format!("n={n} into {bins}");
+        assert_close(
+            &format!("{what}: bincount"),
+            &np::bincount(&xi, None, 0, Some(bins)).unwrap(),
+            &counts,
+            DType::Int32,
+            EXACT,
+        );
+        assert_close(
+            &format!("{what}: weighted bincount"),
+            &np::bincount(&xi, Some(&make(&w, &[n], f)), 0, Some(bins)).unwrap(),
+            &sums,
+            f,
+            EXACT,
+        );
+    }
+}
+
+/// `searchsorted` (one binary search per query) into sorted rows of every length through
+/// each view, for every element, the values between them and beyond both ends, both
+/// sides; and into int32 and bfloat16 rows of repeats.
+#[test]
+fn sorted_searches_at_every_length() {
+    let mut r = rng();
+    let f = DType::Float32;
+    let len = 2 * SWEEP + 8;
+    // Sorted halves: every view of n elements of `sorted` is sorted.
+    let a: Vec<f64> = (0..len).map(|i| (i / 2) as f64).collect();
+    let xa = make(&a, &[len], f);
+    for n in sweep_lengths() {
+        for (view, va, ia) in views(&xa, n) {
+            let row = pick(&a, &ia);
+            let mut q: Vec<f64> = row.iter().flat_map(|&v| [v, v - 0.5, v + 0.25]).collect();
+            q.extend([-1.0, f64::INFINITY, f64::NAN, 1e9]);
+            let qa = make(&q, &[q.len()], f);
+            for side in [Side::Left, Side::Right] {
+                let want: Vec<f64> = q
+                    .iter()
+                    .map(|&v| {
+                        row.partition_point(|&x| match side {
+                            Side::Left => total(x, v).is_lt(),
+                            Side::Right => total(x, v).is_le(),
+                        }) as f64
+                    })
+                    .collect();
+                assert_close(
+                    &format!("n={n} {view} {side:?}: searchsorted"),
+                    &np::searchsorted(&va, &qa, side, None).unwrap(),
+                    &want,
+                    DType::Int32,
+                    EXACT,
+                );
+            }
+        }
+        if n % 5 != 0 {
+            continue;
+        }
+        for d in [DType::Int32, DType::BFloat16, DType::UInt8] {
+            let mut v: Vec<f64> = (0..n).map(|_| f64::from(r.random_range(0..9))).collect();
+            v.sort_by(|x, y| x.partial_cmp(y).unwrap());
+            let q: Vec<f64> = (0..10).map(f64::from).collect();
+            let got = np::searchsorted(make(&v, &[n], d), make(&q, &[10], d), Side::Right, None);
+            let want: Vec<f64> = q
+                .iter()
+                .map(|&x| v.partition_point(|&y| y <= x) as f64)
+                .collect();
+            assert_close(
+                &format!("n={n} {d}: searchsorted"),
+                &got.unwrap(),
+                &want,
+                DType::Int32,
+                EXACT,
+            );
+        }
+    }
+}
+
+/// NaN after everything, -0.0 equal to 0.0 (JAX's sort order).
+fn total(a: f64, b: f64) -> std::cmp::Ordering {
+    match (a.is_nan(), b.is_nan()) {
+        (true, true) => std::cmp::Ordering::Equal,
+        (true, false) => std::cmp::Ordering::Greater,
+        (false, true) => std::cmp::Ordering::Less,
+        _ => a.partial_cmp(&b).unwrap(),
     }
 }
 
@@ -1132,6 +1233,31 @@ fn large_sweep(sizes: &[usize]) {
             DType::Int32,
             EXACT,
         );
+        // Counts of `i % 5` (summed in workgroup memory, the positions in several
+        // windows) and searches of a sorted row past one binding, at both sides of the
+        // edge.
+        let iota = np::arange(0..n as i32).unwrap();
+        let fives = np::remainder(&iota, 5).unwrap();
+        let want: Vec<f64> = (0..5)
+            .map(|k| (n / 5 + usize::from(k < n % 5)) as f64)
+            .collect();
+        assert_close(
+            &format!("{what}: bincount"),
+            &np::bincount(&fives, None, 0, Some(5)).unwrap(),
+            &want,
+            DType::Int32,
+            EXACT,
+        );
+        for (side, plus) in [(Side::Left, 0.0), (Side::Right, 1.0)] {
+            let want: Vec<f64> = at.iter().map(|&i| i as f64 + plus).collect();
+            assert_close(
+                &format!("{what}: searchsorted {side:?}"),
+                &np::searchsorted(&iota, &spots, side, None).unwrap(),
+                &want,
+                DType::Int32,
+                EXACT,
+            );
+        }
         // Two copies joined: the elements on either side of the seam and at the ends.
         let joined = np::concatenate([&x, &x], 0).unwrap();
         let seams = [0, n - 1, n, n + hi, 2 * n - 1];
