@@ -19,19 +19,32 @@ use crate::lax;
 const SIZE_HINT: &str =
     "the number of values depends on the data; pass `size` (and `fill_value`) under jit";
 
-/// A flattened array sorted, with the mark of each run's first element and the sorting
-/// positions.
+/// A flattened array sorted, with the mark of each run's first element and, where asked
+/// for, the sorting positions.
 struct Runs {
     sorted: Array,
     starts: Array,
-    perm: Array,
+    perm: Option<Array>,
+}
+
+impl Runs {
+    fn perm(&self) -> &Array {
+        self.perm
+            .as_ref()
+            .unwrap_or_else(|| unreachable!("runs(.., positions: true) keeps them"))
+    }
 }
 
 /// Sorts `flat` (stable) and marks where its runs of equal values start; with `equal_nan`
-/// every NaN joins one run (NaN sorts last).
-fn runs(flat: &Array, equal_nan: bool) -> Result<Runs> {
-    let perm = super::argsort(flat, None)?;
-    let sorted = super::take(flat, &perm, None)?;
+/// every NaN joins one run (NaN sorts last). The sorting `positions` cost an argsort and
+/// a gather where a sort of the values alone does.
+fn runs(flat: &Array, equal_nan: bool, positions: bool) -> Result<Runs> {
+    let (sorted, perm) = if positions {
+        let perm = super::argsort(flat, None)?;
+        (super::take(flat, &perm, None)?, Some(perm))
+    } else {
+        (super::sort(flat, None)?, None)
+    };
     let starts = first_of_runs(&sorted, equal_nan)?;
     Ok(Runs {
         sorted,
@@ -46,10 +59,14 @@ fn runs(flat: &Array, equal_nan: bool) -> Result<Runs> {
 fn ranks(mask: &Array, slots: usize) -> Result<Array> {
     let n = mask.size();
     let rank = super::subtract(super::cumsum(mask.astype(DType::Int32)?, None)?, 1)?;
+    // Unmarked elements and ranks past the slots fall outside and drop.
     let to = super::r#where(mask, &rank, slots as i32)?;
-    super::full(&[slots], n as i64, Some(DType::Int32))?
-        .at(to)
-        .set(super::arange(0..n as i32)?)
+    lax::scatter(
+        &super::full(&[slots], n as i64, Some(DType::Int32))?,
+        &to,
+        &super::arange(0..n as i32)?,
+        lax::ScatterMode::Set,
+    )
 }
 
 /// Fails where `x` has more elements than the int32 positions and counts of the
@@ -246,7 +263,7 @@ fn unique_impl(
             counts: super::zeros(&[s], DType::Int32)?,
         });
     }
-    let r = runs(&flat, equal_nan)?;
+    let r = runs(&flat, equal_nan, want.indices || want.inverse)?;
     let k = count_or(func, &r.starts, size)?;
     // One slot more than the values: the end of the last run, for the counts.
     let pos = ranks(&r.starts, k + 1)?;
@@ -261,13 +278,18 @@ fn unique_impl(
     }
     let none = || super::zeros(&[0], DType::Int32);
     let indices = if want.indices {
-        super::take(&r.perm, &at, None)?
+        super::take(r.perm(), &at, None)?
     } else {
         none()?
     };
     let inverse_indices = if want.inverse {
         let rank = super::subtract(super::cumsum(r.starts.astype(DType::Int32)?, None)?, 1)?;
-        let inv = super::zeros(&[n], DType::Int32)?.at(&r.perm).set(rank)?;
+        let inv = lax::scatter(
+            &super::zeros(&[n], DType::Int32)?,
+            r.perm(),
+            &rank,
+            lax::ScatterMode::Set,
+        )?;
         lax::reshape(&inv, x.shape())?
     } else {
         none()?
@@ -419,7 +441,7 @@ fn distinct(x: &Array, assume_unique: bool) -> Result<Array> {
     if assume_unique || x.size() == 0 {
         return super::sort(x, None);
     }
-    let r = runs(x, true)?;
+    let r = runs(x, true, false)?;
     compact("unique", &r.sorted, &r.starts, None, None)
 }
 
@@ -484,7 +506,7 @@ pub fn union1d(
     if all.size() == 0 {
         return compact(func, &all, &all.astype(DType::Bool)?, size, fill_value);
     }
-    let r = runs(&all, true)?;
+    let r = runs(&all, true, false)?;
     compact(func, &r.sorted, &r.starts, size, fill_value)
 }
 

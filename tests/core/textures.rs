@@ -173,6 +173,42 @@ fn reductions_and_matmul_read_textures_like_buffers() {
 }
 
 #[test]
+fn scatters_and_searches_read_textures_like_buffers() {
+    let n = 2 * ROW + 7;
+    let mut r = rng();
+    let pos: Vec<i32> = (0..n).map(|_| r.random_range(-2..70)).collect();
+    // Whole numbers: float sums are exact in any order of the atomics.
+    let w: Vec<f32> = (0..n).map(|_| r.random_range(-8..9) as f32).collect();
+    let v = floats(n, 9);
+    same_bits("scatters", || {
+        let p = Array::from_slice(&pos, &[n])?;
+        let wa = Array::from_slice(&w, &[n])?;
+        // Positions from an offset into their buffer (no aligned base).
+        let p3 = p.slice(s![3..])?;
+        let w3 = wa.slice(s![3..])?;
+        let perm = np::argsort(Array::from_slice(&v, &[n])?, None)?;
+        Ok(vec![
+            np::bincount(&p, None, 0, Some(64))?,
+            np::bincount(&p, Some(&wa), 0, Some(64))?,
+            np::bincount(&p3, Some(&w3), 0, Some(5000))?,
+            np::zeros(&[64], DType::Int8)?.at(&p).add(1)?,
+            np::zeros(&[n], DType::Float32)?.at(&perm).set(&wa)?,
+        ])
+    });
+    let mut sorted = floats(n, 10);
+    sorted.sort_by(f32::total_cmp);
+    same_bits("searches", || {
+        let a = Array::from_slice(&sorted, &[n])?;
+        let q = Array::from_slice(&v, &[n])?;
+        Ok(vec![
+            np::searchsorted(&a, &q, np::Side::Left, None)?,
+            np::searchsorted(&a.slice(s![1..;2])?, &q, np::Side::Right, None)?,
+            np::histogram(&q, 37, None, None, false)?.0,
+        ])
+    });
+}
+
+#[test]
 fn fused_kernels_read_textures_like_buffers() {
     let n = ROW + 4 * 3 + 1;
     let (va, vb) = (floats(n, 7), floats(n, 8));
