@@ -1,7 +1,8 @@
 //! Reductions and matmul next to CPU baselines measured in the same run: the full sum of
 //! 16M float32 vs `iter().sum()`, sums along each axis of 4096x4096 vs the full sum, and
 //! float32 matmul (1024², 2048²) vs the `matrixmultiply` crate's sgemm, and the cumulative
-//! sum of 40M float32 vs a running-sum loop. Ends with
+//! sum of 40M float32 vs a running-sum loop, and argmax of 16M float32 vs a first-maximum
+//! loop. Ends with
 //! `NAME: olympus X, baseline Y, ratio Z` lines.
 
 #[path = "common/mod.rs"]
@@ -121,6 +122,28 @@ fn summary() {
         "sum_16M_f32 (GB/s, baseline iter().sum())",
         "GB/s",
         full,
+        gbps(N * 4, r),
+    );
+    // The first maximum: two reduction trees (the maximum, then its first position).
+    let o = best(10, || {
+        np::argmax(&x, None, false)
+            .unwrap()
+            .block_until_ready()
+            .unwrap();
+    });
+    let r = best(10, || {
+        let (mut at, mut m) = (0, f32::NEG_INFINITY);
+        for (i, &e) in black_box(&v).iter().enumerate() {
+            if e > m {
+                (at, m) = (i, e);
+            }
+        }
+        black_box(at);
+    });
+    line(
+        "argmax_16M_f32 (GB/s, baseline a first-maximum loop)",
+        "GB/s",
+        gbps(N * 4, o),
         gbps(N * 4, r),
     );
     let sq = np::reshape(&x, &[4096, 4096]).unwrap();

@@ -383,6 +383,16 @@ pub enum Primitive {
         /// The dimensions to reverse.
         dimensions: Vec<usize>,
     },
+    /// The int32 position along `axis` (removed from the shape) of the first maximum, or
+    /// minimum, of each row; a NaN counts as the extreme, so the first NaN wins (JAX's
+    /// `argmax`/`argmin` primitives). Two reduction trees: the extreme, then the first
+    /// position holding it (a fused comparison and minimum).
+    ArgReduce {
+        /// The maximum (else the minimum).
+        max: bool,
+        /// The reduced dimension (of nonzero size).
+        axis: usize,
+    },
     /// Combines elements over `axes` (removed from the shape).
     Reduce {
         /// The combining operation.
@@ -759,6 +769,8 @@ impl Primitive {
             Primitive::Transpose { .. } => "transpose",
             Primitive::Reshape { .. } => "reshape",
             Primitive::Reduce { op, .. } => op.name(),
+            Primitive::ArgReduce { max: true, .. } => "argmax",
+            Primitive::ArgReduce { max: false, .. } => "argmin",
             Primitive::Rev { .. } => "rev",
             Primitive::Slice { .. } => "slice",
             Primitive::Concatenate { .. } => "concatenate",
@@ -808,12 +820,13 @@ impl Primitive {
             Primitive::Fma => 22,
             Primitive::Cumulative { .. } => 23,
             Primitive::SearchSorted { .. } => 24,
+            Primitive::ArgReduce { .. } => 25,
         }
     }
 
     /// Number of variants in the table.
     #[cfg(test)]
-    pub(crate) const COUNT: usize = 25;
+    pub(crate) const COUNT: usize = 26;
 
     /// One instance of every variant with every parameter value that changes the generated
     /// code (for rule-coverage and kernel-validation tests).
@@ -856,6 +869,11 @@ impl Primitive {
                 value: Some(Literal::F32(0.0)),
             },
             Primitive::Gather { axis: 1 },
+            Primitive::ArgReduce { max: true, axis: 1 },
+            Primitive::ArgReduce {
+                max: false,
+                axis: 0,
+            },
             Primitive::SearchSorted {
                 axis: 1,
                 right: false,
@@ -925,7 +943,7 @@ impl Primitive {
             | Primitive::Reshape { .. }
             | Primitive::Rev { .. }
             | Primitive::Slice { .. } => EvalKind::View,
-            Primitive::Reduce { .. } => EvalKind::Reduce,
+            Primitive::Reduce { .. } | Primitive::ArgReduce { .. } => EvalKind::Reduce,
             Primitive::Dot => EvalKind::Dot,
             Primitive::Sort { .. } => EvalKind::Sort,
             Primitive::Cumulative { .. } => EvalKind::Scan,
@@ -952,6 +970,7 @@ impl Primitive {
             | Primitive::Reshape { .. }
             | Primitive::Rev { .. }
             | Primitive::Reduce { .. }
+            | Primitive::ArgReduce { .. }
             | Primitive::Slice { .. }
             | Primitive::Pad { .. }
             | Primitive::Sort { .. }
@@ -1375,6 +1394,26 @@ impl Primitive {
                     ));
                 }
                 Ok(Aval::new(idx.shape.clone(), x.dtype, x.weak))
+            }
+            Primitive::ArgReduce { axis, .. } => {
+                let x = &inputs[0];
+                if *axis >= x.shape.len() || x.shape[*axis] == 0 {
+                    return Err(Error::shape(
+                        name,
+                        &[&x.shape],
+                        format!("axis {axis} must exist and be nonempty"),
+                    ));
+                }
+                if x.dtype == DType::Bool {
+                    return Err(Error::dtype(
+                        name,
+                        &[x.dtype],
+                        "takes numbers (numpy functions convert bool to int32)",
+                    ));
+                }
+                let mut shape = x.shape.clone();
+                shape.remove(*axis);
+                Ok(Aval::new(shape, DType::Int32, false))
             }
             Primitive::SearchSorted { axis, .. } => {
                 let (x, q) = (&inputs[0], &inputs[1]);

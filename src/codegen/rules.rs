@@ -242,7 +242,8 @@ pub(crate) fn emit(
         | Primitive::Transpose { .. }
         | Primitive::Reshape { .. }
         | Primitive::Rev { .. }
-        | Primitive::Reduce { .. } => {
+        | Primitive::Reduce { .. }
+        | Primitive::ArgReduce { .. } => {
             return Err(Error::arg(
                 prim.name(),
                 "is not elementwise (a view, a reduction or a matmul)",

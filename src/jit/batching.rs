@@ -196,6 +196,10 @@ pub(crate) fn batch_rule(prim: &Primitive, args: &[(&Array, bool)], b: usize) ->
             dimension: dimension + 1,
         }),
         P::Gather { axis } => same(P::Gather { axis: axis + 1 }),
+        P::ArgReduce { max, axis } => same(P::ArgReduce {
+            max: *max,
+            axis: axis + 1,
+        }),
         P::SearchSorted { axis, right } => same(P::SearchSorted {
             axis: axis + 1,
             right: *right,

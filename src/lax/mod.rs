@@ -231,6 +231,12 @@ pub fn pad(x: &Array, low: &[usize], high: &[usize], value: Option<Literal>) -> 
     )
 }
 
+/// The int32 position along `axis` of the first maximum (`max`) or minimum of `x`; NaN
+/// counts as the extreme (JAX's `lax.argmax`/`argmin`).
+pub fn arg_reduce(x: &Array, axis: usize, max: bool) -> Result<Array> {
+    bind(Primitive::ArgReduce { max, axis }, &[x], None)
+}
+
 /// For each of `queries`, how many elements of its row of the sorted `sorted` (`axis` of
 /// an array of the queries' shape and dtype except along `axis`) order before it, or with
 /// `right` at or before it: int32 of the queries' shape (see

@@ -202,20 +202,9 @@ fn arg_extreme(
     } else {
         xs
     };
-    let op = if max { ReduceOp::Max } else { ReduceOp::Min };
-    let m = lax::reduce(op, &v, &[ax])?;
     let mut kshape = v.shape().to_vec();
     kshape[ax] = 1;
-    let m = lax::reshape(&m, &kshape)?;
-    // The first position equal to the extreme; a NaN is the extreme (NaN propagates), so
-    // the first NaN wins.
-    let mut hit = super::equal(&v, &m)?;
-    if v.dtype().is_floating() {
-        hit = super::logical_or(&hit, super::isnan(&v)?)?;
-    }
-    let pos = lax::iota(DType::Int32, v.shape(), ax, Some(v.device()))?;
-    let cand = super::r#where(&hit, &pos, n as i32)?;
-    let r = lax::reduce(ReduceOp::Min, &cand, &[ax])?;
+    let r = lax::arg_reduce(&v, ax, max)?;
     if keepdims {
         let shape: Vec<usize> = match axis {
             None => vec![1; x.ndim()],

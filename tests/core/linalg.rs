@@ -146,6 +146,49 @@ fn block_sizes_and_read_modes() {
     }
 }
 
+/// Few outputs over a long `k` (a GPU's kernel choices take them as one fused reduction,
+/// a CPU adapter's as the tiled kernel in slices of `k`), on both profiles: batches,
+/// transposed operands, float32 and wrapping int32.
+#[test]
+fn matmul_few_outputs_over_long_k() {
+    let mut r = rng();
+    for profile in [olympus::KernelProfile::Gpu, olympus::KernelProfile::Cpu] {
+        let dev = olympus::Device::new(olympus::DeviceOptions {
+            profile,
+            ..Default::default()
+        })
+        .unwrap();
+        olympus::with_device(&dev, || {
+            for &(nb, m, k, n) in &[
+                (1, 2, 4096, 2),
+                (1, 1, 4097, 3),
+                (2, 3, 5000, 5),
+                (1, 8, 65537, 8),
+                (1, 8, 4100, 9),
+                (4, 4, 4095, 4),
+            ] {
+                for d in [DType::Float32, DType::Int32] {
+                    for (ta, tb) in [(false, false), (true, true)] {
+                        let (a, av) = random_array(&mut r, &[nb, m, k], d, ta);
+                        let (b, bv) = random_array(&mut r, &[nb, k, n], d, tb);
+                        let c = np::matmul(&a, &b).unwrap();
+                        assert_eq!(c.shape(), &[nb, m, n]);
+                        let (want, scale) = host_matmul(&av, &bv, (nb, m, k, n), d);
+                        check(
+                            &format!("{profile:?} {nb}x{m}x{k}x{n} {d} transposed {ta} {tb}"),
+                            &c,
+                            &want,
+                            &scale,
+                            k,
+                            d,
+                        );
+                    }
+                }
+            }
+        });
+    }
+}
+
 #[test]
 fn matmul_batches_broadcast_and_vectors() {
     let mut r = rng();
