@@ -158,19 +158,10 @@ pub(crate) fn scatter(
         t,
         native_add || private.is_some(),
     );
-    if let Some(words) = private {
-        return private_add(
-            dtype,
-            &decls,
-            &load,
-            words,
-            count,
-            (first, len),
-            (pos_offset, val_offset),
-        );
-    }
-    let body = format!(
-        r#"@group(0) @binding(0) var<storage, read> md: array<u32>;
+    let body = match private {
+        Some(words) => private_add(dtype, &decls, &load, words),
+        None => format!(
+            r#"@group(0) @binding(0) var<storage, read> md: array<u32>;
 {decls}@compute @workgroup_size(256)
 fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>, @builtin(local_invocation_index) li: u32) {{
     let t = (wg.y * nwg.x + wg.x) * 256u + li;
@@ -182,7 +173,8 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(num_workgroups) nwg: vec3
     let v: {ct} = {load};
 {update}}}
 "#
-    );
+        ),
+    };
     Generated {
         body,
         uses_f16: false,
@@ -222,15 +214,7 @@ pub(crate) fn private_words(mode: ScatterMode, dtype: DType, len: u64, count: u6
 /// `g * PRIVATE_UPDATES..` into `acc`, then adds each nonzero word to the output (an
 /// integer add, or a float compare-exchange loop). Float sums thus add in another order
 /// than the direct kernel's, which is no more defined: atomics order updates by arrival.
-fn private_add(
-    dtype: DType,
-    decls: &str,
-    load: &str,
-    words: u64,
-    count: u64,
-    (first, len): (u64, u64),
-    (pos_offset, val_offset): (u64, u64),
-) -> Generated {
+fn private_add(dtype: DType, decls: &str, load: &str, words: u64) -> String {
     let ct = compute_type(dtype);
     let (local, flush) = if dtype == DType::Float32 {
         (
@@ -241,7 +225,7 @@ fn private_add(
         ("atomicAdd(&acc[p], bitcast<u32>(v));", "out_add(i, c);")
     };
     let per_thread = PRIVATE_UPDATES / super::WORKGROUP;
-    let body = format!(
+    format!(
         r#"@group(0) @binding(0) var<storage, read> md: array<u32>;
 {decls}var<workgroup> acc: array<atomic<u32>, {words}>;
 
@@ -271,16 +255,5 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(num_workgroups) nwg: vec3
     }}
 }}
 "#
-    );
-    Generated {
-        body,
-        uses_f16: false,
-        meta: vec![
-            count as u32,
-            len as u32,
-            pos_offset as u32,
-            val_offset as u32,
-            first as u32,
-        ],
-    }
+    )
 }

@@ -420,3 +420,29 @@ pub fn host_argsort_by(g: &[f64], descending: bool) -> Vec<usize> {
     });
     p
 }
+
+/// JAX's sort order: NaN after everything (-0.0 and 0.0 equal).
+#[allow(dead_code)]
+pub fn total(a: f64, b: f64) -> std::cmp::Ordering {
+    match (a.is_nan(), b.is_nan()) {
+        (true, true) => std::cmp::Ordering::Equal,
+        (true, false) => std::cmp::Ordering::Greater,
+        (false, true) => std::cmp::Ordering::Less,
+        _ => a.partial_cmp(&b).unwrap(),
+    }
+}
+
+/// Where each of `queries` goes into the sorted `row` (NumPy's `searchsorted` in JAX's
+/// order): before the elements equal to it, or with `right` after them.
+#[allow(dead_code)]
+pub fn host_searchsorted(row: &[f64], queries: &[f64], right: bool) -> Vec<f64> {
+    queries
+        .iter()
+        .map(|&v| {
+            row.partition_point(|&x| {
+                let o = total(x, v);
+                o.is_lt() || (right && o.is_eq())
+            }) as f64
+        })
+        .collect()
+}
