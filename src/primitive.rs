@@ -1404,6 +1404,13 @@ impl Primitive {
                         format!("axis {axis} must exist and be nonempty"),
                     ));
                 }
+                if x.shape[*axis] > i32::MAX as usize {
+                    return Err(Error::shape(
+                        name,
+                        &[&x.shape],
+                        "int32 positions number at most 2^31 - 1 elements along the axis",
+                    ));
+                }
                 if x.dtype == DType::Bool {
                     return Err(Error::dtype(
                         name,
@@ -1441,7 +1448,7 @@ impl Primitive {
                     return Err(Error::shape(
                         name,
                         &[&x.shape, &q.shape],
-                        "int32 positions address at most 2^31 - 1 elements along the axis",
+                        "int32 positions number at most 2^31 - 1 elements along the axis",
                     ));
                 }
                 Ok(Aval::new(q.shape.clone(), DType::Int32, false))

@@ -211,7 +211,7 @@ pub(crate) fn private_words(mode: ScatterMode, dtype: DType, len: u64, count: u6
 }
 
 /// The body of the privatized sum (see [`private_words`]): workgroup `g` sums updates
-/// `g * PRIVATE_UPDATES..` into `acc`, then adds each nonzero word to the output (an
+/// `g * PRIVATE_UPDATES..` into `acc`, then adds each nonzero sum to the output (an
 /// integer add, or a float compare-exchange loop). Float sums thus add in another order
 /// than the direct kernel's, which is no more defined: atomics order updates by arrival.
 fn private_add(dtype: DType, decls: &str, load: &str, words: u64) -> String {
@@ -224,6 +224,13 @@ fn private_add(dtype: DType, decls: &str, load: &str, words: u64) -> String {
     } else {
         ("atomicAdd(&acc[p], bitcast<u32>(v));", "out_add(i, c);")
     };
+    // The sums start from the identity: 0, or for floats -0.0 (x + -0.0 is x for every
+    // x, +0.0 included), and a word still holding it adds nothing to the array.
+    let zero = if dtype == DType::Float32 {
+        "0x80000000u"
+    } else {
+        "0u"
+    };
     let per_thread = PRIVATE_UPDATES / super::WORKGROUP;
     format!(
         r#"@group(0) @binding(0) var<storage, read> md: array<u32>;
@@ -231,7 +238,7 @@ fn private_add(dtype: DType, decls: &str, load: &str, words: u64) -> String {
 
 @compute @workgroup_size(256)
 fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>, @builtin(local_invocation_index) li: u32) {{
-    for (var i = li; i < {words}u; i += 256u) {{ atomicStore(&acc[i], 0u); }}
+    for (var i = li; i < {words}u; i += 256u) {{ atomicStore(&acc[i], {zero}); }}
     workgroupBarrier();
     let base = (wg.y * nwg.x + wg.x) * {PRIVATE_UPDATES}u;
     for (var k = 0u; k < {per_thread}u; k++) {{
@@ -249,7 +256,7 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(num_workgroups) nwg: vec3
     workgroupBarrier();
     for (var i = li; i < md[1]; i += 256u) {{
         let c = atomicLoad(&acc[i]);
-        if (c != 0u) {{
+        if (c != {zero}) {{
             {flush}
         }}
     }}

@@ -83,6 +83,12 @@ pub(crate) fn eval(
                     return Ok(r);
                 }
             }
+            if let Primitive::SearchSorted { axis, right } = prim {
+                let found = search_in_ranges(&dev, (axis, right), inputs[0], inputs[1], &out)?;
+                if let Some(r) = found {
+                    return Ok(r);
+                }
+            }
             if let Primitive::Pad { value: Some(v), .. } = prim {
                 if inputs[0].size() == 0 {
                     // Nothing to copy: the result is all padding.
@@ -1180,6 +1186,47 @@ fn gather_in_ranges(
     out: &Aval,
 ) -> Result<Option<Array>> {
     use crate::lax::{self as lax, BinaryOp, CompareOp, Literal};
+    let len = x.shape()[axis];
+    let Some(run) = axis_ranges(dev, x, axis, out)? else {
+        return Ok(None);
+    };
+    let at = |v: usize| {
+        lax::full(
+            idx.shape(),
+            Literal::U32(v as u32).cast(idx.dtype()),
+            Some(dev),
+        )
+    };
+    // Indices clamped into range, as the gather clamps them.
+    let mut clamped = lax::binary(BinaryOp::Min, idx, &at(len - 1)?)?;
+    if idx.dtype() == DType::Int32 {
+        clamped = lax::binary(BinaryOp::Max, &clamped, &at(0)?)?;
+    }
+    let mut acc: Option<Array> = None;
+    for t0 in (0..len).step_by(run) {
+        let t1 = (t0 + run).min(len);
+        let part_x = axis_range(x, axis, t0, t1)?;
+        let local = lax::binary(BinaryOp::Sub, &clamped, &at(t0)?)?;
+        let part = lax::gather(&part_x, &local, axis)?;
+        acc = Some(match acc {
+            None => part,
+            Some(a) => {
+                let inside = lax::binary(
+                    BinaryOp::And,
+                    &lax::compare(CompareOp::Ge, &clamped, &at(t0)?)?,
+                    &lax::compare(CompareOp::Lt, &clamped, &at(t1)?)?,
+                )?;
+                lax::select(&inside, &part, &a)?
+            }
+        });
+    }
+    Ok(acc.map(|a| a.with_weak(out.weak)))
+}
+
+/// The length of the ranges along `axis` an operation reads `x` in where all of `x` takes
+/// more than half of a kernel's bindings (each range then takes at most half, the other
+/// operands and the output the rest); `None` where it does not, or no range fits.
+fn axis_ranges(dev: &Device, x: &Array, axis: usize, out: &Aval) -> Result<Option<usize>> {
     let t = target(dev);
     let half = max_bindings(dev) / 2;
     let len = x.shape()[axis];
@@ -1200,38 +1247,40 @@ fn gather_in_ranges(
     if region_windows(dev, x, &range(0, run), &t)? + 1 > half {
         return Ok(None);
     }
-    let at = |v: usize| {
-        lax::full(
-            idx.shape(),
-            Literal::U32(v as u32).cast(idx.dtype()),
-            Some(dev),
-        )
+    Ok(Some(run))
+}
+
+/// Elements `t0..t1` along `axis` of `x` (a view).
+fn axis_range(x: &Array, axis: usize, t0: usize, t1: usize) -> Result<Array> {
+    let (mut s, mut l) = (vec![0; x.ndim()], x.shape().to_vec());
+    (s[axis], l[axis]) = (t0, t1);
+    crate::lax::slice(x, &s, &l, None)
+}
+
+/// A sorted search in rows too large to bind beside the queries and the output (see
+/// [`axis_ranges`]): each range of the rows searched by itself, the counts added (the
+/// elements before a query in a sorted row are those before it in each of its ranges).
+fn search_in_ranges(
+    dev: &Device,
+    (axis, right): (usize, bool),
+    x: &Array,
+    queries: &Array,
+    out: &Aval,
+) -> Result<Option<Array>> {
+    let Some(run) = axis_ranges(dev, x, axis, out)? else {
+        return Ok(None);
     };
-    // Indices clamped into range, as the gather clamps them.
-    let mut clamped = lax::binary(BinaryOp::Min, idx, &at(len - 1)?)?;
-    if idx.dtype() == DType::Int32 {
-        clamped = lax::binary(BinaryOp::Max, &clamped, &at(0)?)?;
-    }
+    let len = x.shape()[axis];
     let mut acc: Option<Array> = None;
     for t0 in (0..len).step_by(run) {
-        let t1 = (t0 + run).min(len);
-        let (s, l) = range(t0, t1);
-        let part_x = lax::slice(x, &s, &l, None)?;
-        let local = lax::binary(BinaryOp::Sub, &clamped, &at(t0)?)?;
-        let part = lax::gather(&part_x, &local, axis)?;
+        let part = axis_range(x, axis, t0, (t0 + run).min(len))?;
+        let count = crate::lax::search_sorted(&part, queries, axis, right)?;
         acc = Some(match acc {
-            None => part,
-            Some(a) => {
-                let inside = lax::binary(
-                    BinaryOp::And,
-                    &lax::compare(CompareOp::Ge, &clamped, &at(t0)?)?,
-                    &lax::compare(CompareOp::Lt, &clamped, &at(t1)?)?,
-                )?;
-                lax::select(&inside, &part, &a)?
-            }
+            None => count,
+            Some(a) => crate::lax::binary(crate::lax::BinaryOp::Add, &a, &count)?,
         });
     }
-    Ok(acc.map(|a| a.with_weak(out.weak)))
+    Ok(acc)
 }
 
 /// Concatenation: empty operands are dropped; at most 8 operands go into one kernel
@@ -1319,7 +1368,9 @@ fn long_dot(dev: &Device, a: &Array, b: &Array, out: &Aval) -> Result<Option<Arr
     // CPU adapters run the tiled kernel's serial form, which steps through `k` faster
     // than the reduction's strided reads (0.72 s against 2.26 s on lavapipe).
     let cpu = dev.0.info.profile == crate::runtime::KernelProfile::Cpu;
-    if cpu || !exact || outputs == 0 || outputs > LONG_DOT_OUTPUTS || k < LONG_DOT_K {
+    // The reduction numbers its `outputs * k` elements in 32 bits.
+    let indexed = (outputs as u64).saturating_mul(k as u64) <= u64::from(u32::MAX);
+    if cpu || !exact || !indexed || outputs == 0 || outputs > LONG_DOT_OUTPUTS || k < LONG_DOT_K {
         return Ok(None);
     }
     let shape = [batch, m, n, k];

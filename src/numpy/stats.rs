@@ -696,6 +696,13 @@ pub fn searchsorted(
     if a.ndim() != 1 {
         return Err(Error::shape(func, &[a.shape()], "a must be 1-dimensional"));
     }
+    if a.size() > i32::MAX as usize {
+        return Err(Error::shape(
+            func,
+            &[a.shape()],
+            "int32 positions number at most 2^31 - 1 elements",
+        ));
+    }
     if let Some(s) = sorter {
         if s.shape() != a.shape() || !(s.dtype().is_integer()) {
             return Err(Error::shape(

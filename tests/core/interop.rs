@@ -536,6 +536,15 @@ fn every_kernel_kind_runs_past_what_one_kernel_binds() {
                 ),
                 ("flatnonzero", np::flatnonzero(&x, None, None)),
                 ("argmax", np::argmax(&m, Some(1), false)),
+                ("argmax one row", np::argmax(&x, None, false)),
+                (
+                    "searchsorted",
+                    np::searchsorted(np::sort(&x, None).unwrap(), &m, np::Side::Right, None),
+                ),
+                (
+                    "bincount",
+                    np::bincount(np::remainder(&idx, 100).unwrap(), None, 0, Some(100)),
+                ),
                 ("reverse cumsum", olympus::lax::cumsum(&x, 0, true)),
                 ("sort one row", np::sort(&special, None)),
                 ("argsort one row", np::argsort(&special, None)),

@@ -250,6 +250,15 @@ fn shape_sums_never_wrap() {
         "eye",
         false,
     );
+    // Positions past int32 along the searched or reduced axis (views: no memory).
+    let long = np::broadcast_to(&one, &[(1 << 31) + 5]).unwrap();
+    assert_err("argmax", np::argmax(&long, Some(0), false), "argmax", false);
+    assert_err(
+        "searchsorted",
+        np::searchsorted(&long, 1.0, np::Side::Left, None),
+        "searchsorted",
+        false,
+    );
     let far = np::eye(3, None, isize::MIN, DType::Float32).unwrap();
     assert_eq!(far.to_vec::<f32>().unwrap(), vec![0.0; 9]);
     let far = np::eye(3, None, isize::MAX, DType::Float32).unwrap();

@@ -279,6 +279,25 @@ fn searchsorted_batches_and_traces() {
     assert_eq!(ints(&traced), want);
 }
 
+/// Float sums into a few elements (gathered in workgroup memory) keep IEEE zeros: -0.0
+/// plus updates that cancel is +0.0, plus -0.0 stays -0.0, and untouched stays.
+#[test]
+fn scatter_sums_keep_signed_zeros() {
+    let base = np::full(&[4], -0.0, Some(DType::Float32)).unwrap();
+    let pos = np::array(vec![0i32, 0, 1, 1, 2]).unwrap();
+    let got = base
+        .at(&pos)
+        .add(np::array(vec![1.0f32, -1.0, 2.0, -2.0, -0.0]).unwrap())
+        .unwrap();
+    let bits: Vec<u32> = got
+        .to_vec::<f32>()
+        .unwrap()
+        .iter()
+        .map(|v| v.to_bits())
+        .collect();
+    assert_eq!(bits, vec![0, 0, 0x8000_0000, 0x8000_0000]);
+}
+
 #[test]
 fn bincount_and_histogram_match_the_host() {
     let mut r = rng();
