@@ -352,18 +352,24 @@ fn sqrt_rn(x: f32) -> f32 {
 // x / y correctly rounded, as IEEE division (and XLA, on CPUs and GPUs) gives it. WGSL
 // allows 2.5 ulp, and NVIDIA's Vulkan driver is 1 ulp off on about one quotient in a few
 // hundred, so the adapter's quotient q is corrected once with the exact residual
-// x - q * y (Markstein). Quotients that are 0, infinite or NaN, and divisors whose
-// reciprocal or residual could leave the normal range, keep q. On adapters whose division
-// rounds correctly (a probe checks each adapter once) the runtime replaces this body with
-// `return x / y;` (`DeviceInner::exact_div`).
+// x - q * y (Markstein). Quotients that are not normal (0, subnormal, infinite, NaN) and
+// divisors whose reciprocal or residual could leave the normal range keep q. On adapters
+// whose division rounds correctly (a probe checks each adapter once) the runtime replaces
+// this body with `return x / y;` (`DeviceInner::exact_div`). A divisor past 2^125 scales
+// both operands by 2^-4 (exact but where the quotient underflows anyway): its reciprocal
+// would be subnormal, which NVIDIA flushes, so x / y came out 0 (hypot(2e38, 1.5e38) was
+// 2e38).
 fn div_rn(x: f32, y: f32) -> f32 {
-    let q = x / y;
-    let ay = abs(y);
-    if (q == 0.0 || !(abs(q) <= 1.7e38) || !(ay >= 1.2e-37 && ay <= 8.5e37) || abs(x) < 1e-30) {
+    let big = abs(y) > 4.2e37;
+    let a = select(x, x * 0.0625, big);
+    let b = select(y, y * 0.0625, big);
+    let q = a / b;
+    let ab = abs(b);
+    if (!(abs(q) >= 1.2e-38 && abs(q) <= 1.7e38) || !(ab >= 1.2e-37 && ab <= 8.5e37) || abs(a) < 1e-30) {
         return q;
     }
-    let r = fma_rn(-q, y, x);
-    return fma_rn(r, 1.0 / y, q);
+    let r = fma_rn(-q, b, a);
+    return fma_rn(r, 1.0 / b, q);
 }
 
 // a * b + c rounded once, as IEEE fusedMultiplyAdd. WGSL's `fma` may round twice (lavapipe's

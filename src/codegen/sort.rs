@@ -405,34 +405,26 @@ pub(crate) fn stage(
     windows: u64,
     t: &Target,
 ) -> Generated {
-    let (ty, nan) = match key {
-        DType::Float32 => ("f32", "(bitcast<u32>(x) & 0x7fffffffu) > 0x7f800000u"),
-        DType::Int32 => ("i32", "false"),
-        _ => ("u32", "false"),
-    };
+    // Keys travel as their bits and compare by `ord`, the radix passes' order: a float
+    // comparison would read subnormals as zeros on adapters that flush them (NVIDIA), so
+    // short rows would order them apart from long ones.
+    let ord = ord_function(key);
     let mut decls = String::new();
     let mut binding = 1;
     // Each buffer is read and written through its own windows: one read_write binding
     // per window, loaded by `keys(u)`/`pos(u)` and stored by `keys_st`/`pos_st`.
-    declare_read_write(&mut decls, &mut binding, "keys", ty, windows, t);
+    declare_read_write(&mut decls, &mut binding, "keys", "u32", windows, t);
     declare_read_write(&mut decls, &mut binding, "pos", "u32", windows, t);
     let body = format!(
         r#"@group(0) @binding(0) var<storage, read> md: array<u32>;
-{decls}fn key_is_nan(x: {ty}) -> bool {{
-    return {nan};
-}}
-// Whether (ka, ia) sorts strictly before (kb, ib).
-fn before(ka: {ty}, ia: u32, kb: {ty}, ib: u32) -> bool {{
+{decls}{ord}// Whether (ka, ia) sorts strictly before (kb, ib).
+fn before(ka: u32, ia: u32, kb: u32, ib: u32) -> bool {{
     let n = md[1];
     if (ia >= n) {{ return false; }}
     if (ib >= n) {{ return true; }}
-    let na = key_is_nan(ka);
-    let nb = key_is_nan(kb);
-    if (na != nb) {{ return nb; }}
-    if (!na) {{
-        if (ka < kb) {{ return true; }}
-        if (kb < ka) {{ return false; }}
-    }}
+    let oa = ord(ka);
+    let ob = ord(kb);
+    if (oa != ob) {{ return oa < ob; }}
     return ia < ib;
 }}
 @compute @workgroup_size(256)

@@ -884,21 +884,29 @@ fn inexact_of(func: &str, x: impl ArrayLike) -> Result<Array> {
 pub fn frexp(x: impl ArrayLike) -> Result<(Array, Array)> {
     overridable!("frexp"; [one x]; []);
     let x = inexact_of("frexp", x)?;
-    // In float32 (float16 converts exactly): subnormals are scaled up by 2^25 first.
+    // On the bits alone (float16 converts exactly): a float comparison or product would
+    // read subnormals as zeros on adapters that flush them (NVIDIA). A subnormal's
+    // significand converts exactly to a normal float32, g = s·2^149 in magnitude, whose
+    // fields give s's.
     let f = x.astype(DType::Float32)?;
-    let sub = super::less(super::abs(&f)?, f64::from(f32::MIN_POSITIVE))?;
-    let scaled = super::r#where(&sub, super::multiply(&f, 2f64.powi(25))?, &f)?;
-    let bits = lax::bitcast_convert_type(&scaled, DType::Int32)?;
+    let bits = lax::bitcast_convert_type(&f, DType::Int32)?;
+    let field = super::bitwise_and(super::right_shift(&bits, 23)?, 0xff)?;
+    let sub = super::equal(&field, 0)?;
+    let g = super::bitwise_and(&bits, 0x7f_ffff)?.astype(DType::Float32)?;
+    let src = super::r#where(&sub, lax::bitcast_convert_type(&g, DType::Int32)?, &bits)?;
     let e = super::subtract(
-        super::bitwise_and(super::right_shift(&bits, 23)?, 0xff)?,
+        super::bitwise_and(super::right_shift(&src, 23)?, 0xff)?,
         126,
     )?;
-    let e = super::subtract(&e, super::r#where(&sub, 25, 0)?)?;
-    let mbits = super::bitwise_or(super::bitwise_and(&bits, !(0xff << 23))?, 126 << 23)?;
+    let e = super::subtract(&e, super::r#where(&sub, 149, 0)?)?;
+    let mbits = super::bitwise_or(
+        super::bitwise_or(super::bitwise_and(&src, 0x7f_ffff)?, 126 << 23)?,
+        super::bitwise_and(&bits, i32::MIN)?,
+    )?;
     let m = lax::bitcast_convert_type(&mbits, DType::Float32)?;
     let special = super::logical_or(
-        super::logical_or(super::isinf(&f)?, super::isnan(&f)?)?,
-        super::equal(&f, 0.0)?,
+        super::equal(&field, 0xff)?,
+        super::equal(super::bitwise_and(&bits, i32::MAX)?, 0)?,
     )?;
     let m = super::r#where(&special, &f, &m)?.astype(x.dtype())?;
     let e = super::r#where(&special, 0, &e)?;
@@ -937,8 +945,8 @@ pub fn float_power(x1: impl ArrayLike, x2: impl ArrayLike) -> Result<Array> {
     super::power(&v.0, &v.1)
 }
 
-/// The next float after `x` toward `y` (float32 by its bits, float16 by its spacing; `y`
-/// where they are equal, NaN where either is).
+/// The next float after `x` toward `y` (float32 and bfloat16 by their bits, float16 by its
+/// spacing; `y` where they are equal, NaN where either is).
 ///
 /// ```
 /// use olympus::numpy as np;
@@ -955,24 +963,38 @@ pub fn nextafter(x: impl ArrayLike, y: impl ArrayLike) -> Result<Array> {
         super::broadcast_to(&v.0, &shape)?,
         super::broadcast_to(&v.1, &shape)?,
     );
-    let up = super::less(&x, &y)?;
-    let r = if x.dtype() == DType::Float16 {
-        next_f16(&x, &up)?
+    let (r, same) = if x.dtype() == DType::Float16 {
+        (next_f16(&x, &super::less(&x, &y)?)?, super::equal(&x, &y)?)
     } else {
-        // Away from zero is one more in the magnitude's bits, toward zero one less.
-        let (int, tiny) = match x.dtype() {
-            DType::BFloat16 => (DType::Int16, half::bf16::from_bits(1).to_f64()),
-            _ => (DType::Int32, f64::from(f32::from_bits(1))),
+        // On the bits: a float comparison would read subnormals as zeros on adapters that
+        // flush them (NVIDIA). Sign-magnitude bits as a signed integer k (±0 both 0) order
+        // as the floats do; the neighbour is k ± 1, and from 0 that is ±the smallest
+        // subnormal.
+        let (int, mag) = match x.dtype() {
+            DType::BFloat16 => (DType::Int16, i64::from(i16::MAX)),
+            _ => (DType::Int32, i64::from(i32::MAX)),
         };
-        let bits = lax::bitcast_convert_type(&x, int)?;
-        let away = super::equal(&up, super::greater(&x, 0.0)?)?;
-        let step = super::r#where(&away, 1, -1)?;
-        let moved = lax::bitcast_convert_type(&super::add(&bits, step)?, x.dtype())?;
-        let tiny = super::r#where(&up, tiny, -tiny)?.astype(x.dtype())?;
-        super::r#where(super::equal(&x, 0.0)?, tiny, moved)?
+        let key = |v: &Array| -> Result<Array> {
+            let b = lax::bitcast_convert_type(v, int)?;
+            let neg = super::negative(super::bitwise_and(&b, mag)?)?;
+            super::r#where(super::less(&b, 0)?, neg, b)
+        };
+        let (kx, ky) = (key(&x)?, key(&y)?);
+        let k = super::add(&kx, super::r#where(super::less(&kx, &ky)?, 1, -1)?)?;
+        // Negative k, or a step from a negative x to zero (-0.0), carries the sign bit.
+        let negative = super::logical_or(
+            super::less(&k, 0)?,
+            super::logical_and(super::equal(&k, 0)?, super::less(&kx, 0)?)?,
+        )?;
+        let sign = super::bitwise_or(super::negative(&k)?, -mag - 1)?;
+        let bits = super::r#where(negative, sign, &k)?;
+        (
+            lax::bitcast_convert_type(&bits, x.dtype())?,
+            super::equal(&kx, &ky)?,
+        )
     };
     let nan = super::logical_or(super::isnan(&x)?, super::isnan(&y)?)?;
-    let r = super::r#where(super::equal(&x, &y)?, &y, r)?;
+    let r = super::r#where(same, &y, r)?;
     super::r#where(nan, f64::NAN, r)
 }
 
@@ -1007,10 +1029,25 @@ pub fn spacing(x: impl ArrayLike) -> Result<Array> {
     if x.dtype() == DType::Float16 {
         return super::subtract(nextafter(&x, f64::INFINITY)?, &x);
     }
+    // On the bits: the difference of neighbours is subnormal below 2^-103, and adapters
+    // that flush subnormals (NVIDIA) would make it zero. With exponent field e and m
+    // significand bits, the spacing is 2^(e - bias - m): a normal float of field e - m,
+    // or below that the subnormal of bits 2^(e - 1) (2^0 for e = 0).
+    let (int, m, top, largest) = match x.dtype() {
+        DType::BFloat16 => (DType::Int16, 7, i64::from(i16::MAX), 0x7f7f),
+        _ => (DType::Int32, 23, i64::from(i32::MAX), 0x7f7f_ffff),
+    };
+    let b = lax::bitcast_convert_type(&x, int)?;
+    let e = super::bitwise_and(super::right_shift(&b, m)?, 0xff)?;
+    let normal = super::left_shift(super::subtract(&e, m)?, m)?;
+    let sub = super::left_shift(1, super::maximum(super::subtract(&e, 1)?, 0)?)?;
+    let bits = super::r#where(super::greater(&e, m)?, normal, sub)?;
+    let bits = super::bitwise_or(bits, super::bitwise_and(&b, -top - 1)?)?;
+    let r = lax::bitcast_convert_type(&bits, x.dtype())?;
+    // The largest finite value's neighbour is infinite; infinities and NaN give NaN.
     let inf = super::copysign(f64::INFINITY, &x)?.astype(x.dtype())?;
-    let r = super::subtract(nextafter(&x, inf)?, &x)?;
-    let tiny = super::copysign(f64::from(f32::from_bits(1)), &x)?;
-    super::r#where(super::equal(&r, 0.0)?, tiny, r)
+    let r = super::r#where(super::equal(super::bitwise_and(&b, top)?, largest)?, inf, r)?;
+    super::r#where(super::equal(&e, 0xff)?, f64::NAN, r)
 }
 
 /// The gradient of `f` by second-order central differences inside and first-order ones at

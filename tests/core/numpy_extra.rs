@@ -49,8 +49,21 @@ fn next_f32(x: f32, y: f32) -> f32 {
 #[test]
 fn nextafter_and_spacing_match_the_bits() {
     let mut r = rng();
-    let x = wild_f32(&mut r, 4000);
-    let y = wild_f32(&mut r, 4000);
+    let mut x = wild_f32(&mut r, 4000);
+    let mut y = wild_f32(&mut r, 4000);
+    // Steps onto and off both zeros and through the subnormals.
+    let tiny = f32::from_bits(1);
+    for (a, b) in [
+        (-tiny, 1.0),
+        (tiny, -1.0),
+        (0.0, -1.0),
+        (-0.0, 1.0),
+        (-0.0, 0.0),
+        (0.0, -0.0),
+    ] {
+        x.push(a);
+        y.push(b);
+    }
     let got: Vec<f32> = np::nextafter(np::array(x.clone()).unwrap(), np::array(y.clone()).unwrap())
         .unwrap()
         .to_vec()
@@ -108,6 +121,34 @@ fn nextafter_and_spacing_match_the_bits() {
             assert_eq!(g.to_f32(), w, "float16 nextafter({f:e}, {dir})");
         }
     }
+    // bfloat16: every finite value toward +inf and -inf, by its bits.
+    let all: Vec<half::bf16> = (0..0x7f80u16)
+        .flat_map(|b| [half::bf16::from_bits(b), half::bf16::from_bits(b | 0x8000)])
+        .collect();
+    let xs = np::array(all.clone()).unwrap();
+    for (dir, up) in [(f64::INFINITY, true), (f64::NEG_INFINITY, false)] {
+        let to = np::astype(np::full(&[all.len()], dir, None).unwrap(), DType::BFloat16).unwrap();
+        let got: Vec<half::bf16> = np::nextafter(&xs, to).unwrap().to_vec().unwrap();
+        for (&a, &g) in all.iter().zip(&got) {
+            let b = a.to_bits();
+            let w = match (b & 0x7fff, up == (b & 0x8000 == 0)) {
+                (0, _) => half::bf16::from_bits(if up { 1 } else { 0x8001 }),
+                (_, true) => half::bf16::from_bits(b + 1),
+                (_, false) => half::bf16::from_bits(b - 1),
+            };
+            assert_eq!(g.to_bits(), w.to_bits(), "bfloat16 nextafter({a}, {dir})");
+        }
+    }
+    let sp: Vec<half::bf16> = np::spacing(&xs).unwrap().to_vec().unwrap();
+    for (&a, &g) in all.iter().zip(&sp) {
+        let b = a.to_bits();
+        let w = match b & 0x7fff {
+            0 => half::bf16::from_bits(b | 1),
+            0x7f7f => half::bf16::from_f32(f32::INFINITY.copysign(a.to_f32())),
+            _ => half::bf16::from_f64(half::bf16::from_bits(b + 1).to_f64() - a.to_f64()),
+        };
+        assert_eq!(g.to_bits(), w.to_bits(), "bfloat16 spacing({a})");
+    }
 }
 
 #[test]
@@ -136,7 +177,13 @@ fn frexp_and_ldexp_round_trip() {
         .to_vec()
         .unwrap();
     for (&v, &b) in x.iter().zip(&back) {
-        assert_eq!(v.to_bits(), b.to_bits(), "ldexp(frexp({v:e}))");
+        // A subnormal result comes from a product, which adapters that flush subnormals
+        // (NVIDIA) flush to zero of its sign, as XLA:CPU does.
+        let flushed = v.is_subnormal() && b == 0.0 && b.is_sign_negative() == v.is_sign_negative();
+        assert!(
+            v.to_bits() == b.to_bits() || flushed,
+            "ldexp(frexp({v:e})) = {b:e}"
+        );
     }
 }
 
