@@ -1244,11 +1244,23 @@ pub(crate) mod tests {
                         .copied()
                         .collect::<std::collections::BTreeSet<_>>()
                     {
-                        let t = gpu_target();
-                        let g = scatter::scatter(mode, d, 8, (0, 8), 0, 1, windows, p, &t);
-                        let source = g.source();
-                        if let Err(e) = validate(&source) {
-                            panic!("scatter {mode:?} on {d} in {windows:?} ({p:?}): {e}\n{source}");
+                        for uniform in [false, true] {
+                            let t = gpu_target();
+                            let g = scatter::scatter(
+                                mode,
+                                d,
+                                8,
+                                (0, 8),
+                                0,
+                                (1, uniform),
+                                windows,
+                                p,
+                                &t,
+                            );
+                            let source = g.source();
+                            if let Err(e) = validate(&source) {
+                                panic!("scatter {mode:?} on {d} in {windows:?} ({p:?}, uniform {uniform}): {e}\n{source}");
+                            }
                         }
                     }
                 }

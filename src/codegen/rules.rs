@@ -155,10 +155,19 @@ pub(crate) fn emit(
         Primitive::Iota {
             shape, dimension, ..
         } => {
+            // (i / stride) % len, without the division where the axis is innermost or
+            // the modulo where it is outermost: software adapters divide lane by lane,
+            // and an iota's divisions made `argmax` eight times slower than `max`.
             let stride: usize = shape[dimension + 1..].iter().product();
+            let outer: usize = shape[..*dimension].iter().product();
             let s = ctx.param(stride as u32);
             let d = ctx.param(shape[*dimension] as u32);
-            let idx = format!("((i / {s}) % {d})");
+            let idx = match (stride == 1, outer == 1) {
+                (true, true) => "i".to_string(),
+                (true, false) => format!("(i % {d})"),
+                (false, true) => format!("(i / {s})"),
+                (false, false) => format!("((i / {s}) % {d})"),
+            };
             convert(&idx, DType::UInt32, out)
         }
         Primitive::Fma => format!("fma_rn({}, {}, {})", args[0], args[1], args[2]),

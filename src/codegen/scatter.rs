@@ -71,6 +71,7 @@ fn declare_atomic_out(src: &mut String, binding: u32, windows: u64, t: &Target, 
 /// The output binding holds elements `first..first + len` of the array: positions outside
 /// them are dropped, so an array too large for one kernel's bindings is updated range by
 /// range. With `private` (from [`private_words`]) the sums gather in workgroup memory first.
+/// With `uniform`, every update has the value at `val_offset` (a broadcast scalar: counts).
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn scatter(
     mode: ScatterMode,
@@ -78,11 +79,12 @@ pub(crate) fn scatter(
     count: u64,
     (first, len): (u64, u64),
     pos_offset: u64,
-    val_offset: u64,
+    (val_offset, uniform): (u64, bool),
     windows: [u64; 3],
     private: Option<u64>,
     t: &Target,
 ) -> Generated {
+    let value_at = if uniform { "md[3]" } else { "t + md[3]" };
     let ct = compute_type(dtype);
     // Values arrive as words: 8- and 16-bit dtypes packed, bool as 0/1.
     let per = super::per_word(dtype);
@@ -159,7 +161,7 @@ pub(crate) fn scatter(
         native_add || private.is_some(),
     );
     let body = match private {
-        Some(words) => private_add(dtype, &decls, &load, words),
+        Some(words) => private_add(dtype, &decls, &load, value_at, words),
         None => format!(
             r#"@group(0) @binding(0) var<storage, read> md: array<u32>;
 {decls}@compute @workgroup_size(256)
@@ -169,7 +171,7 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(num_workgroups) nwg: vec3
     let q = pos(t + md[2]);
     if (q < 0 || u32(q) < md[4] || u32(q) - md[4] >= md[1]) {{ return; }}
     let p = u32(q) - md[4];
-    let e = t + md[3];
+    let e = {value_at};
     let v: {ct} = {load};
 {update}}}
 "#
@@ -214,7 +216,7 @@ pub(crate) fn private_words(mode: ScatterMode, dtype: DType, len: u64, count: u6
 /// `g * PRIVATE_UPDATES..` into `acc`, then adds each nonzero sum to the output (an
 /// integer add, or a float compare-exchange loop). Float sums thus add in another order
 /// than the direct kernel's, which is no more defined: atomics order updates by arrival.
-fn private_add(dtype: DType, decls: &str, load: &str, words: u64) -> String {
+fn private_add(dtype: DType, decls: &str, load: &str, value_at: &str, words: u64) -> String {
     let ct = compute_type(dtype);
     let (local, flush) = if dtype == DType::Float32 {
         (
@@ -247,7 +249,7 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(num_workgroups) nwg: vec3
             let q = pos(t + md[2]);
             if (q >= 0 && u32(q) >= md[4] && u32(q) - md[4] < md[1]) {{
                 let p = u32(q) - md[4];
-                let e = t + md[3];
+                let e = {value_at};
                 let v: {ct} = {load};
                 {local}
             }}

@@ -1832,7 +1832,14 @@ fn scatter(
     if count == 0 || target.size() == 0 {
         return Ok(target.with_weak(out.weak));
     }
-    let (pos, vals) = (contiguous(inputs[1])?, contiguous(inputs[2])?);
+    // Updates that are one broadcast value (counts) are read from that one element.
+    let uniform = inputs[2].layout().strides.iter().all(|&s| s == 0);
+    let vals = if uniform {
+        inputs[2].clone()
+    } else {
+        contiguous(inputs[2])?
+    };
+    let pos = contiguous(inputs[1])?;
     let t = self::target(dev);
     let len = target.size() as u64;
     let max = max_bindings(dev);
@@ -1846,14 +1853,16 @@ fn scatter(
     // On CPU adapters large positions and values are staged into textures, as
     // elementwise kernels' inputs are (lavapipe loads a storage-buffer element in a loop
     // over the SIMD lanes, a texel as a vector).
-    let staged: [bool; 2] =
-        std::array::from_fn(|i| input_windows(dev, stores[i], count, &t) == codegen::TEXTURE);
+    let staged: [bool; 2] = std::array::from_fn(|i| {
+        !(i == 1 && uniform) && input_windows(dev, stores[i], count, &t) == codegen::TEXTURE
+    });
     // Windows for `u` updates and a range of `r` elements of the array (bases aligned
     // down, so one alignment more); none for a staged operand.
     let windows = |u: u64, r: u64| {
+        let v = if uniform { 1 } else { u };
         [
             u64::from(!staged[0]) * codegen::windows_for(u * pb + align, &t),
-            u64::from(!staged[1]) * codegen::windows_for((u * vb).next_multiple_of(4) + align, &t),
+            u64::from(!staged[1]) * codegen::windows_for((v * vb).next_multiple_of(4) + align, &t),
             codegen::windows_for((r * tb).next_multiple_of(4), &t),
         ]
     };
@@ -1886,7 +1895,7 @@ fn scatter(
         for u0 in (0..count).step_by(u as usize) {
             let run = u.min(count - u0);
             let p0 = pos.layout().offset as u64 + u0;
-            let v0 = vals.layout().offset as u64 + u0;
+            let v0 = vals.layout().offset as u64 + if uniform { 0 } else { u0 };
             // A staged operand is read from its start.
             let base = |o: u64, b: u64, st: bool| if st { 0 } else { o * b / align * align };
             let (pbase, vbase) = (base(p0, pb, staged[0]), base(v0, vb, staged[1]));
@@ -1902,7 +1911,7 @@ fn scatter(
                 run,
                 (first, range),
                 p0 - pbase / pb,
-                v0 - vbase / vb,
+                (v0 - vbase / vb, uniform),
                 w,
                 private,
                 &t,

@@ -87,6 +87,13 @@ pub fn exp(x: &Array) -> Result<Array> {
 /// Converts to `dtype` (floats to ints truncate toward zero and saturate; NaN gives 0).
 /// The result is strongly typed.
 pub fn convert_element_type(x: &Array, dtype: DType) -> Result<Array> {
+    // As in JAX, a concrete array already of `dtype` converts to itself (strongly typed),
+    // not to a copy: `sum` of int32 data paid a full copy pass for its `astype`. Views
+    // still convert, as callers may count on a contiguous result.
+    let l = x.layout();
+    if x.dtype() == dtype && !x.is_traced() && l.is_contiguous() && l.offset == 0 {
+        return Ok(x.with_weak(false));
+    }
     bind(
         Primitive::ConvertElementType { dtype, weak: false },
         &[x],

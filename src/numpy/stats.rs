@@ -814,13 +814,14 @@ pub fn bincount(
     match weights {
         Some(w) if w.dtype() != DType::Bool => lax::scatter(&zeros, &pos, w, ScatterMode::Add),
         Some(w) => zeros.at(pos).add(w),
-        None => lax::scatter(
-            &zeros,
-            &pos,
-            &super::ones(x.shape(), DType::Int32)?,
-            ScatterMode::Add,
-        ),
+        None => lax::scatter(&zeros, &pos, &count_ones(x.shape())?, ScatterMode::Add),
     }
+}
+
+/// A one for every update of a count, as a broadcast view of one int32 (the scatter reads
+/// that one element instead of a buffer of ones).
+fn count_ones(shape: &[usize]) -> Result<Array> {
+    super::broadcast_to(super::ones(&[], DType::Int32)?, shape)
 }
 
 /// The bins of a [`histogram`]: a count of equal-width bins, or their edges.
@@ -1188,12 +1189,19 @@ fn counts_dd(
         let e = bin_edges(func, &col, &bins[k], range.map(|r| r[k]))?;
         let nb = e.size() - 1;
         let col = col.astype(e.dtype())?;
-        // JAX: searchsorted(edges, x, "right"), minus one on the last edge; bins 0 and
-        // nb + 1 hold the values outside.
-        let mut idx = sorted_search(&e, &col, Side::Right)?;
-        let last = super::equal(&col, slice_axis(&e, 0, nb, nb + 1)?)?;
-        idx = super::r#where(last, super::subtract(&idx, 1)?, &idx)?;
-        let idx = super::clip(idx, 0, nb as i64 + 1)?;
+        // JAX: searchsorted(edges, x, "right"), less one where x is the last edge; bins 0
+        // and nb + 1 hold the values outside (NaN in nb + 1). That is one search of the
+        // edges with the last moved up one float (NaN, which orders last, for +inf), so
+        // a value equal to the last edge counts nb edges: no passes over the values
+        // besides the search (each in 0..=nb + 1).
+        let top = slice_axis(&e, 0, nb, nb + 1)?;
+        let up = super::r#where(
+            super::isposinf(&top)?,
+            f64::NAN,
+            super::nextafter(&top, f64::INFINITY)?,
+        )?;
+        let searched = super::concatenate(&[slice_axis(&e, 0, 0, nb)?, up.astype(e.dtype())?], 0)?;
+        let idx = sorted_search(&searched, &col, Side::Right)?;
         flat = Some(match flat {
             None => idx,
             Some(f) => super::add(super::multiply(f, nb as i64 + 2)?, idx)?,
@@ -1215,7 +1223,7 @@ fn counts_dd(
         None => lax::scatter(
             &super::zeros(&[total], DType::Int32)?,
             &pos,
-            &super::ones(&[n], DType::Int32)?,
+            &count_ones(&[n])?,
             ScatterMode::Add,
         )?
         .astype(count_dtype)?,

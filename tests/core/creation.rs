@@ -319,3 +319,46 @@ fn arange_and_linspace_with_a_dtype_match_jax() {
         0
     );
 }
+
+/// `lax::iota` counts along its dimension for every placement of that axis (alone,
+/// innermost, outermost, in the middle, behind and before size-1 axes), eagerly and
+/// inside a jitted chain with a trailing reduction, against host counting.
+#[test]
+fn iota_counts_along_every_axis() {
+    use olympus::{jit, lax};
+    let shapes: [&[usize]; 7] = [
+        &[7],
+        &[3, 5],
+        &[1, 6],
+        &[6, 1],
+        &[2, 3, 4],
+        &[1, 4, 1],
+        &[3, 1, 5],
+    ];
+    for shape in shapes {
+        let size: usize = shape.iter().product();
+        for dimension in 0..shape.len() {
+            let inner: usize = shape[dimension + 1..].iter().product();
+            let want: Vec<i32> = (0..size)
+                .map(|i| ((i / inner) % shape[dimension]) as i32)
+                .collect();
+            let what = format!("iota of {shape:?} along {dimension}");
+            let got = lax::iota(DType::Int32, shape, dimension, None).unwrap();
+            assert_eq!(got.to_vec::<i32>().unwrap(), want, "{what}");
+            // Fused: iota + x, reduced over the last axis (the reduction moves no axis).
+            let shape2 = shape.to_vec();
+            let f = jit(move |x: Array| {
+                let i = lax::iota(DType::Int32, &shape2, dimension, None)?;
+                lax::reduce(lax::ReduceOp::Sum, &np::add(&i, &x)?, &[shape2.len() - 1])
+            });
+            let x = np::zeros(shape, DType::Int32).unwrap();
+            let last = shape[shape.len() - 1];
+            let sums: Vec<i32> = want.chunks(last).map(|c| c.iter().sum()).collect();
+            assert_eq!(
+                f.call(x).unwrap().to_vec::<i32>().unwrap(),
+                sums,
+                "fused {what}"
+            );
+        }
+    }
+}

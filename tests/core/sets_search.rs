@@ -298,6 +298,44 @@ fn scatter_sums_keep_signed_zeros() {
     assert_eq!(bits, vec![0, 0, 0x8000_0000, 0x8000_0000]);
 }
 
+/// A scatter of one broadcast value (read from its single element) gives the bits of the
+/// same scatter from a buffer of that value: every dtype and mode, duplicate and dropped
+/// positions, a few and many elements (the workgroup-memory sums), an offset scalar.
+#[test]
+fn scatters_of_one_broadcast_value_match_a_buffer_of_it() {
+    use olympus::lax::{self, ScatterMode};
+    let mut r = rng();
+    for (len, count) in [(7usize, 40usize), (3000, 9000)] {
+        let pos: Vec<i32> = (0..count)
+            .map(|_| r.random_range(-2..len as i32 + 2))
+            .collect();
+        let pos = np::array(pos).unwrap();
+        for dtype in DType::ALL {
+            let (base, _) = random_array(&mut r, &[len], dtype, false);
+            let (pool, _) = random_array(&mut r, &[5], dtype, false);
+            // The third element of a row: a scalar view at an offset.
+            let one = lax::reshape(&lax::slice(&pool, &[2], &[3], None).unwrap(), &[]).unwrap();
+            let view = np::broadcast_to(&one, &[count]).unwrap();
+            let buffer = np::copy(&view).unwrap();
+            for mode in [
+                ScatterMode::Set,
+                ScatterMode::Add,
+                ScatterMode::Mul,
+                ScatterMode::Min,
+                ScatterMode::Max,
+            ] {
+                let want = lax::scatter(&base, &pos, &buffer, mode).unwrap();
+                let got = lax::scatter(&base, &pos, &view, mode).unwrap();
+                assert_eq!(
+                    words(&got),
+                    words(&want),
+                    "{mode:?} of one {dtype} into {len} from {count}"
+                );
+            }
+        }
+    }
+}
+
 #[test]
 fn bincount_and_histogram_match_the_host() {
     let mut r = rng();
@@ -388,6 +426,47 @@ fn histogram_bins_match_a_host_search_of_their_edges() {
             }
         }
         assert_eq!(h.to_f64_vec().unwrap(), want, "{bins} bins over {range:?}");
+    }
+    // Explicit edges: open-ended with infinities, ending at the largest float, a repeated
+    // last edge; in float32, float16 and bfloat16 (JAX's rule: the last bin is closed).
+    let inf = f32::INFINITY;
+    let samples = [
+        inf,
+        -inf,
+        f32::NAN,
+        f32::MAX,
+        -f32::MAX,
+        1.0,
+        0.5,
+        0.0,
+        -0.0,
+        -1.0,
+        5.0,
+        1e30,
+    ];
+    for edges in [
+        vec![0.0f32, 1.0, inf],
+        vec![-inf, 0.0, 1.0],
+        vec![-inf, inf],
+        vec![0.0, 1.0, f32::MAX],
+        vec![0.0, 1.0, 1.0],
+        vec![1.0, 5.0],
+    ] {
+        for dtype in [DType::Float32, DType::Float16, DType::BFloat16] {
+            let e = np::astype(np::array(edges.clone()).unwrap(), dtype).unwrap();
+            let x = np::astype(np::array(samples.to_vec()).unwrap(), dtype).unwrap();
+            let (ev, xv) = (e.to_f64_vec().unwrap(), x.to_f64_vec().unwrap());
+            let nb = ev.len() - 1;
+            let mut want = vec![0f64; nb];
+            for &v in &xv {
+                if v >= ev[0] && v <= ev[nb] {
+                    let k = ev.partition_point(|&b| b <= v).clamp(1, nb) - 1;
+                    want[k] += 1.0;
+                }
+            }
+            let (h, _) = np::histogram(&x, &e, None, None, false).unwrap();
+            assert_eq!(h.to_f64_vec().unwrap(), want, "{dtype} edges {ev:?}");
+        }
     }
 }
 
