@@ -9,6 +9,7 @@
 mod creation;
 mod duck;
 mod einsum;
+mod floats;
 mod grids;
 mod indexing;
 mod joins;
@@ -30,15 +31,16 @@ pub use creation::{
 };
 pub use duck::{duck_as, duckarray, DuckArray, IntoDuckArray};
 pub use einsum::{einsum, einsum_path, einsum_with, EinsumOptimize, EinsumPath, EinsumStep};
+pub use floats::{frexp, ldexp, nextafter, spacing};
 pub use grids::{
     append, apply_along_axis, apply_over_axes, around, array_equiv, bartlett, blackman, convolve,
     correlate, cross, diag, diag_indices, diag_indices_from, diagflat, divmod, fill_diagonal,
-    flatnonzero, float_power, frexp, frombuffer, fromfile, fromfunction, fromiter, geomspace,
-    gradient, hamming, hanning, i0, indices, ix_, kaiser, kron, ldexp, mask_indices, matvec,
-    meshgrid, modf, nextafter, packbits, poly, polyadd, polyder, polydiv, polyint, polymul,
-    polysub, polyval, resize, rollaxis, spacing, tril_indices, tril_indices_from, triu_indices,
-    triu_indices_from, unpackbits, unravel_index, unstack, unwrap, vander, vecdot, vecmat,
-    vectorize, BitOrder, ConvMode, Indexing,
+    flatnonzero, float_power, frombuffer, fromfile, fromfunction, fromiter, geomspace, gradient,
+    hamming, hanning, i0, indices, ix_, kaiser, kron, mask_indices, matvec, meshgrid, modf,
+    packbits, poly, polyadd, polyder, polydiv, polyint, polymul, polysub, polyval, resize,
+    rollaxis, tril_indices, tril_indices_from, triu_indices, triu_indices_from, unpackbits,
+    unravel_index, unstack, unwrap, vander, vecdot, vecmat, vectorize, BitOrder, ConvMode,
+    Indexing,
 };
 pub use indexing::{
     compress, extract, take, take_along_axis, take_along_axis_with, take_with, At, AtIndex,

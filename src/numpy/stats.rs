@@ -1198,7 +1198,7 @@ fn counts_dd(
         let up = super::r#where(
             super::isposinf(&top)?,
             f64::NAN,
-            super::nextafter(&top, f64::INFINITY)?,
+            super::floats::nextafter(&top, f64::INFINITY)?,
         )?;
         let searched = super::concatenate(&[slice_axis(&e, 0, 0, nb)?, up.astype(e.dtype())?], 0)?;
         let idx = sorted_search(&searched, &col, Side::Right)?;
