@@ -156,8 +156,8 @@ pub(crate) fn emit(
             shape, dimension, ..
         } => {
             // (i / stride) % len, without the division where the axis is innermost or
-            // the modulo where it is outermost: software adapters divide lane by lane,
-            // and an iota's divisions made `argmax` eight times slower than `max`.
+            // the modulo where it is outermost: software adapters divide lane by lane, so
+            // a fused reduction over an iota (argmax's second pass) was bound by them.
             let stride: usize = shape[dimension + 1..].iter().product();
             let outer: usize = shape[..*dimension].iter().product();
             let s = ctx.param(stride as u32);

@@ -88,8 +88,8 @@ pub fn exp(x: &Array) -> Result<Array> {
 /// The result is strongly typed.
 pub fn convert_element_type(x: &Array, dtype: DType) -> Result<Array> {
     // As in JAX, a concrete array already of `dtype` converts to itself (strongly typed),
-    // not to a copy: `sum` of int32 data paid a full copy pass for its `astype`. Views
-    // still convert, as callers may count on a contiguous result.
+    // not to a copy: callers such as `sum` widen with `astype` unconditionally. Views still
+    // convert, as callers may count on a contiguous result.
     let l = x.layout();
     if x.dtype() == dtype && !x.is_traced() && l.is_contiguous() && l.offset == 0 {
         return Ok(x.with_weak(false));

@@ -162,9 +162,9 @@ pub fn spacing(x: impl ArrayLike) -> Result<Array> {
         return super::subtract(nextafter(&x, f64::INFINITY)?, &x);
     }
     // On the bits: the difference of neighbours is subnormal below 2^-103 (2^-119 for
-    // bfloat16), and adapters that flush subnormals (NVIDIA) would make it zero. With exponent field e and m
-    // significand bits, the spacing is 2^(e - bias - m): a normal float of field e - m,
-    // or below that the subnormal of bits 2^(e - 1) (2^0 for e = 0).
+    // bfloat16), and adapters that flush subnormals (NVIDIA) would make it zero. With
+    // exponent field e and m significand bits, the spacing is 2^(e - bias - m): a normal
+    // float of field e - m, or below that the subnormal of bits 2^(e - 1) (1 for e = 0).
     let (int, m, top, largest) = match x.dtype() {
         DType::BFloat16 => (DType::Int16, 7, i64::from(i16::MAX), 0x7f7f),
         _ => (DType::Int32, 23, i64::from(i32::MAX), 0x7f7f_ffff),
