@@ -1190,18 +1190,11 @@ fn counts_dd(
         let nb = e.size() - 1;
         let col = col.astype(e.dtype())?;
         // JAX: searchsorted(edges, x, "right"), less one where x is the last edge; bins 0
-        // and nb + 1 hold the values outside (NaN in nb + 1). That is one search of the
-        // edges with the last moved up one float (NaN, which orders last, for +inf), so
-        // a value equal to the last edge counts nb edges: no passes over the values
-        // besides the search (each in 0..=nb + 1).
-        let top = slice_axis(&e, 0, nb, nb + 1)?;
-        let up = super::r#where(
-            super::isposinf(&top)?,
-            f64::NAN,
-            super::floats::nextafter(&top, f64::INFINITY)?,
-        )?;
-        let searched = super::concatenate(&[slice_axis(&e, 0, 0, nb)?, up.astype(e.dtype())?], 0)?;
-        let idx = sorted_search(&searched, &col, Side::Right)?;
+        // and nb + 1 hold the values outside (NaN in nb + 1). Every position is in
+        // 0..=nb + 1, so none needs clipping.
+        let idx = sorted_search(&e, &col, Side::Right)?;
+        let last = super::equal(&col, slice_axis(&e, 0, nb, nb + 1)?)?;
+        let idx = super::r#where(last, super::subtract(&idx, 1)?, &idx)?;
         flat = Some(match flat {
             None => idx,
             Some(f) => super::add(super::multiply(f, nb as i64 + 2)?, idx)?,
