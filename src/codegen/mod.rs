@@ -22,7 +22,7 @@ use std::fmt::Write;
 
 use crate::dtype::DType;
 use crate::error::Result;
-use crate::lax::Primitive;
+use crate::primitive::Primitive;
 use crate::shape::Layout;
 use rules::{compute_type, decode, encode, Ctx};
 
@@ -1020,7 +1020,7 @@ pub(crate) fn values(
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
-    use crate::array::Aval;
+    use crate::shape::Aval;
 
     /// Parses and validates a WGSL module with naga, then translates it for every backend
     /// wgpu drives: SPIR-V (Vulkan), MSL (Metal), HLSL (DX12) and GLSL ES 3.1 compute
@@ -1107,7 +1107,7 @@ pub(crate) mod tests {
     /// native and emulated float16, one and several windows) is valid WGSL.
     #[test]
     fn every_reduction_kernel_validates() {
-        use crate::lax::ReduceOp;
+        use crate::primitive::ReduceOp;
         let mut kernels = 0;
         for op in ReduceOp::ALL {
             for d in DType::ALL.into_iter().filter(|&d| widened(d).is_none()) {
@@ -1156,7 +1156,7 @@ pub(crate) mod tests {
     /// operands, rows and columns, native and emulated float16) is valid WGSL.
     #[test]
     fn every_fused_reduction_kernel_validates() {
-        use crate::lax::{CompareOp, ReduceOp};
+        use crate::primitive::{CompareOp, ReduceOp};
         let mut kernels = 0;
         for op in ReduceOp::ALL {
             for d in DType::ALL.into_iter().filter(|&d| widened(d).is_none()) {
@@ -1319,7 +1319,7 @@ pub(crate) mod tests {
     /// operands in one window, in several, and the input staged into a texture.
     #[test]
     fn every_scan_kernel_validates() {
-        use crate::lax::ReduceOp;
+        use crate::primitive::ReduceOp;
         for d in [
             DType::Float32,
             DType::Int32,
@@ -1496,7 +1496,7 @@ pub(crate) mod tests {
                 let Ok(out) = prim.abstract_eval(&avals) else {
                     continue;
                 };
-                if prim.eval_kind() != crate::lax::EvalKind::Elementwise {
+                if prim.eval_kind() != crate::primitive::EvalKind::Elementwise {
                     continue;
                 }
                 let program = Program::new(

@@ -22,7 +22,7 @@ use super::{
 };
 use crate::dtype::DType;
 use crate::error::Result;
-use crate::lax::ReduceOp;
+use crate::primitive::ReduceOp;
 use crate::shape::Layout;
 
 /// The accumulator dtype of a reduction over `input` (float16 accumulates in float32;

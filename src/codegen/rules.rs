@@ -6,7 +6,7 @@
 
 use crate::dtype::DType;
 use crate::error::{Error, Result};
-use crate::lax::{BinaryOp, CompareOp, Primitive, ThreefryOutput, UnaryOp};
+use crate::primitive::{BinaryOp, CompareOp, Primitive, ThreefryOutput, UnaryOp};
 
 /// Collects scalar parameters for the metadata while rules are emitted.
 pub(crate) struct Ctx {
@@ -246,6 +246,7 @@ pub(crate) fn emit(
         | Primitive::Slice { .. }
         | Primitive::Dot
         | Primitive::Sort { .. }
+        | Primitive::TopK { .. }
         | Primitive::Cumulative { .. }
         | Primitive::Scatter { .. }
         | Primitive::Transpose { .. }

@@ -14,7 +14,7 @@
 
 use super::{declare, Generated, Target};
 use crate::dtype::DType;
-use crate::lax::ReduceOp;
+use crate::primitive::ReduceOp;
 use std::fmt::Write;
 
 /// Elements per thread: XLA's base length, so that the rounding matches JAX's.

@@ -10,7 +10,7 @@ use super::{declare, rules::compute_type, window_function, Generated, Target};
 use crate::dtype::DType;
 use std::fmt::Write;
 
-pub(crate) use crate::lax::ScatterMode;
+pub(crate) use crate::primitive::ScatterMode;
 
 /// `old op v` in compute type.
 fn combine(mode: ScatterMode, d: DType, old: &str, v: &str) -> String {

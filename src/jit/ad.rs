@@ -11,13 +11,13 @@
 //! Only floating values carry derivatives; integer and bool values (comparisons, `argsort`
 //! positions, random bits) are constants, so their gradients are zero, as in JAX.
 
-use super::missing;
 use crate::array::{Array, Aval};
 use crate::dtype::DType;
 use crate::error::{Error, Result};
+use crate::lax::missing;
 use crate::lax::{self, BinaryOp, CompareOp, Literal, Primitive, ReduceOp, ScatterMode, UnaryOp};
+use crate::primitive::Graph;
 use crate::runtime::Device;
-use crate::trace::Graph;
 
 // ----- small helpers over lax -----
 
@@ -393,9 +393,30 @@ fn sum_terms(terms: Vec<Option<Array>>) -> Result<Option<Array>> {
 
 // ----- the rules -----
 
-/// The JVP rule: the tangent of `prim(x...) = out` given the operands' tangents (`None` for
-/// zero). Only called when some operand has a tangent and `out` is floating.
+/// The JVP rule: the tangents of `prim(x...) = outs` given the operands' tangents (`None`
+/// for zero), one per output (`None` for zero or for an integer output). Only called when
+/// some operand has a tangent and some output is floating.
 pub(crate) fn jvp_rule(
+    prim: &Primitive,
+    x: &[&Array],
+    outs: &[Array],
+    t: &[Option<Array>],
+) -> Result<Vec<Option<Array>>> {
+    match prim {
+        // The values' tangent is the operand's tangent at the chosen positions.
+        Primitive::TopK { axis, .. } => {
+            let values = match &t[0] {
+                Some(t) => Some(lax::gather(t, &outs[1], *axis)?),
+                None => None,
+            };
+            Ok(vec![values, None])
+        }
+        _ => Ok(vec![jvp_single(prim, x, &outs[0], t)?]),
+    }
+}
+
+/// [`jvp_rule`] of a single-output primitive.
+fn jvp_single(
     prim: &Primitive,
     x: &[&Array],
     out: &Array,
@@ -555,6 +576,7 @@ pub(crate) fn jvp_rule(
         | P::SearchSorted { .. }
         | P::ArgReduce { .. }
         | P::Sort { indices: true } => Ok(None),
+        P::TopK { .. } => Err(Error::arg(prim.name(), "has two outputs (jvp_rule)")),
     }
 }
 
@@ -576,11 +598,33 @@ fn only(needed: bool, f: impl FnOnce() -> Result<Array>) -> Result<Option<Array>
     }
 }
 
-/// The VJP rule: the cotangents of `prim`'s operands given the cotangent `ct` of its result
-/// (`None` for operands that get none: integer operands, constants). Cotangents are computed
-/// only for operands marked in `needs` (the others may be `None` or not). Only called when
-/// `out` is floating and some operand needs a cotangent.
+/// The VJP rule: the cotangents of `prim`'s operands given the cotangents `cts` of its
+/// outputs (`None` for zero), `None` for operands that get none (integer operands,
+/// constants). Cotangents are computed only for operands marked in `needs` (the others may
+/// be `None` or not). Only called when some output has a cotangent and some operand needs
+/// one.
 pub(crate) fn vjp_rule(
+    prim: &Primitive,
+    x: &[&Array],
+    outs: &[Array],
+    cts: &[Option<Array>],
+    needs: &[bool],
+) -> Result<Vec<Option<Array>>> {
+    match (prim, cts) {
+        // The values' cotangent lands on the chosen positions.
+        (Primitive::TopK { axis, .. }, [Some(ct), _]) => {
+            let xa = x[0];
+            let pos = gather_positions(xa.shape(), &outs[1], *axis)?;
+            let base = zeros(xa.aval(), xa.device())?;
+            Ok(vec![Some(lax::scatter(&base, &pos, ct, ScatterMode::Add)?)])
+        }
+        (_, [Some(ct)]) => vjp_single(prim, x, &outs[0], ct, needs),
+        _ => Ok(vec![None; x.len()]),
+    }
+}
+
+/// [`vjp_rule`] of a single-output primitive.
+fn vjp_single(
     prim: &Primitive,
     x: &[&Array],
     out: &Array,
@@ -758,6 +802,7 @@ pub(crate) fn vjp_rule(
         | P::SearchSorted { .. }
         | P::ArgReduce { .. }
         | P::Sort { indices: true } => vec![None; x.len()],
+        P::TopK { .. } => return Err(Error::arg(prim.name(), "has two outputs (vjp_rule)")),
     })
 }
 
@@ -932,8 +977,10 @@ fn activity(graph: &Graph, active_inputs: &[bool]) -> Vec<bool> {
         active[v] = a && graph.avals[v].dtype.is_floating();
     }
     for e in &graph.eqns {
-        active[e.out] =
-            graph.avals[e.out].dtype.is_floating() && e.inputs.iter().any(|&i| active[i]);
+        let from_inputs = e.inputs.iter().any(|&i| active[i]);
+        for &o in &e.outs {
+            active[o] = from_inputs && graph.avals[o].dtype.is_floating();
+        }
     }
     active
 }
@@ -964,12 +1011,20 @@ pub(crate) fn jvp_graph(
             .iter()
             .map(|&i| val[i].as_ref().ok_or_else(|| missing(i)))
             .collect::<Result<Vec<&Array>>>()?;
-        let out = lax::bind(e.prim.clone(), &ins, Some(device))?;
+        let outs = lax::bind_all(e.prim.clone(), &ins, Some(device))?;
         let ts: Vec<Option<Array>> = e.inputs.iter().map(|&i| tan[i].clone()).collect();
-        if graph.avals[e.out].dtype.is_floating() && ts.iter().any(Option::is_some) {
-            tan[e.out] = jvp_rule(&e.prim, &ins, &out, &ts)?;
+        let floating = e.outs.iter().any(|&o| graph.avals[o].dtype.is_floating());
+        if floating && ts.iter().any(Option::is_some) {
+            let touts = jvp_rule(&e.prim, &ins, &outs, &ts)?;
+            for (&o, t) in e.outs.iter().zip(touts) {
+                if graph.avals[o].dtype.is_floating() {
+                    tan[o] = t;
+                }
+            }
         }
-        val[e.out] = Some(out);
+        for (&o, a) in e.outs.iter().zip(outs) {
+            val[o] = Some(a);
+        }
     }
     let outs = graph
         .outvars
@@ -997,7 +1052,7 @@ impl Linearized {
         active_inputs: &[bool],
         device: &Device,
     ) -> Result<Linearized> {
-        let env = super::eval_graph(&graph, consts, primals, device)?;
+        let env = lax::eval_graph(&graph, consts, primals, device)?;
         let active = activity(&graph, active_inputs);
         Ok(Linearized { graph, env, active })
     }
@@ -1033,18 +1088,26 @@ impl Linearized {
             }
         }
         for e in g.eqns.iter().rev() {
-            if !self.active[e.out] {
+            let c: Vec<Option<Array>> = e
+                .outs
+                .iter()
+                .map(|&o| ct[o].take().filter(|_| self.active[o]))
+                .collect();
+            if c.iter().all(Option::is_none) {
                 continue;
             }
-            let Some(c) = ct[e.out].take() else { continue };
             let ins = e
                 .inputs
                 .iter()
                 .map(|&i| self.env[i].as_ref().ok_or_else(|| missing(i)))
                 .collect::<Result<Vec<&Array>>>()?;
-            let out = self.env[e.out].as_ref().ok_or_else(|| missing(e.out))?;
+            let outs = e
+                .outs
+                .iter()
+                .map(|&o| self.env[o].clone().ok_or_else(|| missing(o)))
+                .collect::<Result<Vec<Array>>>()?;
             let needs: Vec<bool> = e.inputs.iter().map(|&i| self.active[i]).collect();
-            let cts = vjp_rule(&e.prim, &ins, out, &c, &needs)?;
+            let cts = vjp_rule(&e.prim, &ins, &outs, &c, &needs)?;
             for (&i, ci) in e.inputs.iter().zip(cts) {
                 if let (Some(ci), true) = (ci, self.active[i]) {
                     accumulate(&mut ct[i], ci)?;
@@ -1202,7 +1265,7 @@ pub(crate) mod tests {
             ],
             Primitive::Dot => vec![f(&[1, 2, 3], 0), f(&[1, 3, 2], 1)],
             // Keys far apart in a random order, so no difference step crosses a swap.
-            Primitive::Sort { .. } if dtype.is_floating() => {
+            Primitive::Sort { .. } | Primitive::TopK { .. } if dtype.is_floating() => {
                 let mut v: Vec<f32> = (0..6).map(|i| -0.75 + 0.3 * i as f32).collect();
                 for i in (1..v.len()).rev() {
                     v.swap(i, r.random_range(0..=i));
@@ -1220,7 +1283,7 @@ pub(crate) mod tests {
             p => (0..p.arity()).map(|k| f(&s, k)).collect(),
         };
         let avals: Vec<Aval> = ops.iter().map(|a| a.aval().clone()).collect();
-        prim.abstract_eval(&avals).ok().map(|_| ops)
+        prim.abstract_eval_all(&avals).ok().map(|_| ops)
     }
 
     /// Primitives whose derivative is zero wherever it exists (or whose result is not
@@ -1274,7 +1337,7 @@ pub(crate) mod tests {
                 continue;
             };
             let refs: Vec<&Array> = x.iter().collect();
-            let out = lax::bind(prim.clone(), &refs, None).unwrap();
+            let outs = lax::bind_all(prim.clone(), &refs, None).unwrap();
             let t: Vec<Option<Array>> = x
                 .iter()
                 .map(|a| {
@@ -1285,28 +1348,29 @@ pub(crate) mod tests {
                     })
                 })
                 .collect();
-            if !out.dtype().is_floating() || flat(prim) {
-                if out.dtype().is_floating() {
+            let floating: Vec<bool> = outs.iter().map(|o| o.dtype().is_floating()).collect();
+            if !floating.contains(&true) || flat(prim) {
+                if floating.contains(&true) {
+                    let jv = jvp_rule(prim, &refs, &outs, &t).unwrap();
                     assert!(
-                        jvp_rule(prim, &refs, &out, &t).unwrap().is_none(),
+                        jv.iter().all(Option::is_none),
                         "{prim:?} should have a zero derivative"
                     );
                 }
                 checked[prim.variant_index()] = true;
                 continue;
             }
-            let jv = jvp_rule(prim, &refs, &out, &t)
-                .unwrap()
-                .unwrap_or_else(|| panic!("{prim:?}: no tangent"));
-            assert_eq!(jv.shape(), out.shape(), "{prim:?}");
+            let jvs = jvp_rule(prim, &refs, &outs, &t).unwrap();
+            assert_eq!(jvs.len(), outs.len(), "{prim:?}: a tangent per output");
             // Central differences of the primitive itself, in float32. bfloat16 results
             // are 2^-6 apart near 2-4: a step of 1e-2 would see one rounding or none.
-            let h = if out.dtype() == DType::BFloat16 {
+            let dtype = outs[0].dtype();
+            let h = if dtype == DType::BFloat16 {
                 0.125f32
             } else {
                 1e-2
             };
-            let moved = |sign: f32| -> Vec<f64> {
+            let moved = |sign: f32| -> Vec<Vec<f64>> {
                 let xs: Vec<Array> = x
                     .iter()
                     .zip(&t)
@@ -1316,36 +1380,58 @@ pub(crate) mod tests {
                     })
                     .collect();
                 let refs: Vec<&Array> = xs.iter().collect();
-                vals(&lax::bind(prim.clone(), &refs, None).unwrap())
+                let outs = lax::bind_all(prim.clone(), &refs, None).unwrap();
+                outs.iter().map(vals).collect()
             };
             let (up, down) = (moved(1.0), moved(-1.0));
-            let fd: Vec<f64> = up
-                .iter()
-                .zip(&down)
-                .map(|(u, d)| (u - d) / (2.0 * f64::from(h)))
-                .collect();
-            let got = vals(&jv);
-            let norm = fd.iter().map(|v| v.abs()).fold(1.0, f64::max);
             // Differences of float16 results are coarse (11-bit significands).
-            let (tol, dot_tol) = match out.dtype() {
+            let (tol, dot_tol) = match dtype {
                 DType::Float16 => (0.1, 2e-3),
                 // 8-bit significands: differences of rounded values are coarser still.
                 DType::BFloat16 => (0.25, 2e-2),
                 _ => (2e-2, 1e-4),
             };
-            for (i, (g, w)) in got.iter().zip(&fd).enumerate() {
-                let close = (g - w).abs() <= tol * norm;
-                if !close {
-                    failures.push(format!("{prim:?} jvp[{i}] = {g}, differences {w}"));
+            // The tangent of each floating output, checked against the differences.
+            let mut got: Vec<Option<Vec<f64>>> = vec![None; outs.len()];
+            for (k, out) in outs.iter().enumerate().filter(|&(k, _)| floating[k]) {
+                let jv = jvs[k]
+                    .as_ref()
+                    .unwrap_or_else(|| panic!("{prim:?}: no tangent for output {k}"));
+                assert_eq!(jv.shape(), out.shape(), "{prim:?}");
+                let fd: Vec<f64> = up[k]
+                    .iter()
+                    .zip(&down[k])
+                    .map(|(u, d)| (u - d) / (2.0 * f64::from(h)))
+                    .collect();
+                let g = vals(jv);
+                let norm = fd.iter().map(|v| v.abs()).fold(1.0, f64::max);
+                for (i, (g, w)) in g.iter().zip(&fd).enumerate() {
+                    if (g - w).abs() > tol * norm {
+                        failures.push(format!("{prim:?} jvp[{k}][{i}] = {g}, differences {w}"));
+                    }
                 }
+                got[k] = Some(g);
             }
             // The VJP is the JVP's transpose.
-            let ctv: Vec<f32> = (0..out.size()).map(|_| r.random_range(-1.0..1.0)).collect();
-            let ct = arr(&ctv, out.shape());
+            let ct: Vec<Option<Array>> = outs
+                .iter()
+                .zip(&floating)
+                .map(|(out, &f)| {
+                    f.then(|| {
+                        let v: Vec<f32> =
+                            (0..out.size()).map(|_| r.random_range(-1.0..1.0)).collect();
+                        arr(&v, out.shape())
+                    })
+                })
+                .collect();
             let needs: Vec<bool> = t.iter().map(Option::is_some).collect();
-            let cts = vjp_rule(prim, &refs, &out, &ct, &needs).unwrap();
+            let cts = vjp_rule(prim, &refs, &outs, &ct, &needs).unwrap();
             assert_eq!(cts.len(), x.len(), "{prim:?}");
-            let lhs = dot_all(&vals(&ct), &got);
+            let lhs: f64 = ct
+                .iter()
+                .zip(&got)
+                .filter_map(|(c, g)| Some(dot_all(&vals(c.as_ref()?), g.as_ref()?)))
+                .sum();
             let mut rhs = 0.0;
             for ((c, t), a) in cts.iter().zip(&t).zip(&x) {
                 if let (Some(c), Some(t)) = (c, t) {

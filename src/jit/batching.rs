@@ -7,10 +7,11 @@
 
 use std::sync::Arc;
 
-use super::{leaves_device, missing, trace_fn};
+use super::{leaves_device, trace_fn};
 use crate::array::{Array, Aval};
 use crate::dtype::DType;
 use crate::error::{Error, Result};
+use crate::lax::missing;
 use crate::lax::{self, BinaryOp, CompareOp, Literal, Primitive};
 use crate::runtime::Device;
 use crate::tree::{tree_flatten, tree_unflatten, PyTree, TreeDef};
@@ -168,8 +169,27 @@ fn prepend(x: usize, v: &[usize]) -> Vec<usize> {
 }
 
 /// The batching rule: `prim` applied to operands of which those marked are batched along
-/// dimension 0 (size `b`); the result is batched along dimension 0.
-pub(crate) fn batch_rule(prim: &Primitive, args: &[(&Array, bool)], b: usize) -> Result<Array> {
+/// dimension 0 (size `b`); every output is batched along dimension 0.
+pub(crate) fn batch_rule(
+    prim: &Primitive,
+    args: &[(&Array, bool)],
+    b: usize,
+) -> Result<Vec<Array>> {
+    match prim {
+        Primitive::TopK { k, axis } => lax::bind_all(
+            Primitive::TopK {
+                k: *k,
+                axis: axis + 1,
+            },
+            &[&lift(args[0].0, args[0].1, b)?],
+            None,
+        ),
+        _ => Ok(vec![batch_single(prim, args, b)?]),
+    }
+}
+
+/// [`batch_rule`] of a single-output primitive.
+fn batch_single(prim: &Primitive, args: &[(&Array, bool)], b: usize) -> Result<Array> {
     use Primitive as P;
     let x = args[0].0;
     let all_lifted =
@@ -267,6 +287,7 @@ pub(crate) fn batch_rule(prim: &Primitive, args: &[(&Array, bool)], b: usize) ->
         }
         // No operands: never batched.
         P::Full { .. } | P::Iota { .. } => lax::bind(prim.clone(), &[], Some(x.device())),
+        P::TopK { .. } => Err(Error::arg(prim.name(), "has two outputs (batch_rule)")),
     }
 }
 
@@ -442,13 +463,16 @@ fn eval_batched(
                     .ok_or_else(|| missing(i))
             })
             .collect::<Result<Vec<(&Array, bool)>>>()?;
-        let out = if args.iter().any(|&(_, bt)| bt) {
-            (batch_rule(&e.prim, &args, b)?, true)
+        let batched = args.iter().any(|&(_, bt)| bt);
+        let outs = if batched {
+            batch_rule(&e.prim, &args, b)?
         } else {
             let refs: Vec<&Array> = args.iter().map(|&(a, _)| a).collect();
-            (lax::bind(e.prim.clone(), &refs, Some(device))?, false)
+            lax::bind_all(e.prim.clone(), &refs, Some(device))?
         };
-        env[e.out] = Some(out);
+        for (&o, a) in e.outs.iter().zip(outs) {
+            env[o] = Some((a, batched));
+        }
     }
     graph
         .outvars
@@ -537,7 +561,7 @@ mod tests {
                     masks.extend((0..arity).map(|k| (0..arity).map(|j| j == k).collect()));
                 }
                 for mask in masks {
-                    let per_example: Vec<Array> = (0..b)
+                    let per_example: Vec<Vec<Array>> = (0..b)
                         .map(|i| {
                             let ops: Vec<&Array> = (0..arity)
                                 .map(|k| {
@@ -548,10 +572,9 @@ mod tests {
                                     }
                                 })
                                 .collect();
-                            lax::bind(prim.clone(), &ops, None).unwrap()
+                            lax::bind_all(prim.clone(), &ops, None).unwrap()
                         })
                         .collect();
-                    let want = stack(&per_example);
                     let args: Vec<Array> = (0..arity)
                         .map(|k| {
                             if mask[k] {
@@ -565,13 +588,19 @@ mod tests {
                         args.iter().zip(&mask).map(|(a, &m)| (a, m)).collect();
                     let got = batch_rule(&prim, &pairs, b)
                         .unwrap_or_else(|e| panic!("{prim:?} on {dtype} {mask:?}: {e}"));
-                    assert_eq!(got.shape(), want.shape(), "{prim:?} on {dtype} {mask:?}");
-                    assert_eq!(got.dtype(), want.dtype(), "{prim:?} on {dtype} {mask:?}");
-                    assert_eq!(
-                        words(&got),
-                        words(&want),
-                        "{prim:?} on {dtype}, batched operands {mask:?}"
-                    );
+                    assert_eq!(got.len(), per_example[0].len(), "{prim:?} outputs");
+                    for (k, got) in got.iter().enumerate() {
+                        let want = stack(
+                            &per_example
+                                .iter()
+                                .map(|outs| outs[k].clone())
+                                .collect::<Vec<_>>(),
+                        );
+                        let what = format!("{prim:?} output {k} on {dtype}, batched {mask:?}");
+                        assert_eq!(got.shape(), want.shape(), "{what}");
+                        assert_eq!(got.dtype(), want.dtype(), "{what}");
+                        assert_eq!(words(got), words(&want), "{what}");
+                    }
                     runs += 1;
                 }
                 checked[prim.variant_index()] = true;

@@ -23,8 +23,8 @@ use crate::array::{Array, Aval};
 use crate::codegen::{Node, Program};
 use crate::error::Result;
 use crate::lax::{KernelCache, Primitive, ReduceOp};
+use crate::primitive::{var_name, Eqn, Graph};
 use crate::runtime::Device;
-use crate::trace::{Eqn, Graph};
 
 /// One step of an executable.
 #[derive(Clone, Debug)]
@@ -50,11 +50,12 @@ pub(crate) enum Step {
         /// The first pass's kernels of earlier calls, by operand layouts.
         kernels: KernelCache,
     },
-    /// A primitive run as in eager mode (views, reductions, matmul, sort, ...).
+    /// A primitive run as in eager mode (views, reductions, matmul, sort, ...), with its
+    /// outputs.
     Op {
         prim: Primitive,
         inputs: Vec<usize>,
-        out: usize,
+        outs: Vec<usize>,
     },
 }
 
@@ -105,12 +106,12 @@ fn fold_constants(eqns: &[Eqn]) -> Vec<Eqn> {
                         value,
                     },
                     inputs: vec![],
-                    out: e.out,
+                    outs: e.outs.clone(),
                 },
                 _ => e.clone(),
             };
             if let Primitive::Full { value, .. } = &e.prim {
-                full.insert(e.out, *value);
+                full.insert(e.out(), *value);
             }
             e
         })
@@ -124,7 +125,9 @@ pub(crate) fn compile(g: &Graph, max_inputs: usize) -> Executable {
     let n = g.avals.len();
     let mut producer: Vec<Option<usize>> = vec![None; n];
     for (i, e) in eqns.iter().enumerate() {
-        producer[e.out] = Some(i);
+        for &o in &e.outs {
+            producer[o] = Some(i);
+        }
     }
     // Dead code: only equations the outputs depend on.
     let mut live = vec![false; n];
@@ -137,6 +140,7 @@ pub(crate) fn compile(g: &Graph, max_inputs: usize) -> Executable {
             stack.extend(&eqns[p].inputs);
         }
     }
+    let is_live = |e: &Eqn| e.outs.iter().any(|&o| live[o]);
     // Which elementwise values need a buffer.
     let is_fused_value = |v: usize| producer[v].is_some_and(|p| fusible(&eqns[p].prim));
     let mut materialized = vec![false; n];
@@ -146,7 +150,7 @@ pub(crate) fn compile(g: &Graph, max_inputs: usize) -> Executable {
     // A fused value whose only use is a reduction is computed by the reduction's first
     // pass (`absorbed`): no buffer, no kernel of its own.
     let mut uses = vec![0usize; n];
-    for e in eqns.iter().filter(|e| live[e.out]) {
+    for e in eqns.iter().filter(|e| is_live(e)) {
         for &i in &e.inputs {
             uses[i] += 1;
         }
@@ -158,7 +162,7 @@ pub(crate) fn compile(g: &Graph, max_inputs: usize) -> Executable {
             && !g.outvars.contains(&e.inputs[0])
     };
     let mut absorbed = vec![false; n];
-    for e in eqns.iter().filter(|e| live[e.out]) {
+    for e in eqns.iter().filter(|e| is_live(e)) {
         if absorbs(e) {
             absorbed[e.inputs[0]] = true;
         } else if !fusible(&e.prim) {
@@ -172,8 +176,8 @@ pub(crate) fn compile(g: &Graph, max_inputs: usize) -> Executable {
     // program fits (each pass materialises at least one more value, so this ends).
     loop {
         let mut cut = false;
-        for e in eqns.iter().filter(|e| live[e.out]) {
-            if !fusible(&e.prim) || !(materialized[e.out] || absorbed[e.out]) {
+        for e in eqns.iter().filter(|e| is_live(e)) {
+            if !fusible(&e.prim) || !(materialized[e.out()] || absorbed[e.out()]) {
                 continue;
             }
             let mut leaves: Vec<usize> = Vec::new();
@@ -284,14 +288,14 @@ pub(crate) fn compile(g: &Graph, max_inputs: usize) -> Executable {
         }
         false
     };
-    for (k, e) in eqns.iter().enumerate().filter(|(_, e)| live[e.out]) {
+    for (k, e) in eqns.iter().enumerate().filter(|(_, e)| is_live(e)) {
         let (step, operands) = match &e.prim {
             Primitive::Reduce { .. } if absorbed[e.inputs[0]] => {
                 (Pending::Reduce(k), ancestry(&[e.inputs[0]]).1)
             }
             prim if !fusible(prim) => (Pending::Op(k), e.inputs.clone()),
-            _ if materialized[e.out] => {
-                let v = e.out;
+            _ if materialized[e.out()] => {
+                let v = e.out();
                 let (inner, leaves) = ancestry(&[v]);
                 let joined = (0..pending.len()).rev().find(|&p| {
                     let Pending::Fused(roots) = &pending[p] else {
@@ -344,10 +348,12 @@ pub(crate) fn compile(g: &Graph, max_inputs: usize) -> Executable {
         d.sort_unstable();
         d.dedup();
         reads.push(match &step {
-            Pending::Fused(_) => ancestry(&[e.out]).0.into_iter().chain(operands).collect(),
+            Pending::Fused(_) => ancestry(&[e.out()]).0.into_iter().chain(operands).collect(),
             _ => Default::default(),
         });
-        made_at[e.out] = Some(pending.len());
+        for &o in &e.outs {
+            made_at[o] = Some(pending.len());
+        }
         pending.push(step);
         deps.push(d);
     }
@@ -398,14 +404,14 @@ pub(crate) fn compile(g: &Graph, max_inputs: usize) -> Executable {
                     shape: g.avals[e.inputs[0]].shape.clone(),
                     op: *op,
                     axes: axes.clone(),
-                    out: e.out,
+                    out: e.out(),
                     kernels: KernelCache::default(),
                 }
             }
             Pending::Op(k) => Step::Op {
                 prim: eqns[k].prim.clone(),
                 inputs: eqns[k].inputs.clone(),
-                out: eqns[k].out,
+                outs: eqns[k].outs.clone(),
             },
             Pending::Fused(roots) => {
                 let (program, inputs) = program_for(&roots);
@@ -454,10 +460,7 @@ fn missing(v: usize) -> crate::Error {
     crate::Error::Tracing {
         func: "jit (executable)".into(),
         traced: "the compiled function".into(),
-        reason: format!(
-            "value {} was used before it was computed",
-            crate::trace::var_name(v)
-        ),
+        reason: format!("value {} was used before it was computed", var_name(v)),
     }
 }
 
@@ -487,10 +490,10 @@ impl Executable {
         }
         for (step, frees) in self.steps.iter().zip(&self.frees) {
             let (ins, outs) = match step {
-                Step::Fused { inputs, outs, .. } => (inputs, &outs[..]),
-                Step::FusedReduce { inputs, out, .. } | Step::Op { inputs, out, .. } => {
-                    (inputs, std::slice::from_ref(out))
+                Step::Fused { inputs, outs, .. } | Step::Op { inputs, outs, .. } => {
+                    (inputs, &outs[..])
                 }
+                Step::FusedReduce { inputs, out, .. } => (inputs, std::slice::from_ref(out)),
             };
             let args: Vec<&Array> = ins
                 .iter()
@@ -523,12 +526,8 @@ impl Executable {
                 )
                 .map(|r| vec![r])?,
                 Step::Op { prim, .. } => {
-                    vec![crate::lax::eval_primitive(
-                        prim.clone(),
-                        &args,
-                        aval,
-                        Some(device),
-                    )?]
+                    let avals: Vec<Aval> = outs.iter().map(|&o| self.avals[o].clone()).collect();
+                    crate::lax::eval_primitive(prim.clone(), &args, avals, Some(device))?
                 }
             };
             for (&o, r) in outs.iter().zip(results) {

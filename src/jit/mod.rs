@@ -45,8 +45,8 @@ use std::marker::PhantomData;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
+pub use crate::primitive::Graph;
 pub(crate) use crate::shape::fmt_aval;
-pub use crate::trace::Graph;
 pub(crate) use crate::trace::{is_tracing, trace_fn, Traced};
 pub use batching::{vmap, Axes};
 pub use grad::{
@@ -55,46 +55,9 @@ pub use grad::{
 };
 
 use crate::array::{current_device, Array, Aval};
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::runtime::Device;
 use crate::tree::{tree_flatten, tree_unflatten, PyTree, TreeDef};
-
-/// Evaluates `graph` on `consts` and `args` by binding each equation: eagerly on concrete
-/// arrays, or recorded into the enclosing trace when there is one. Returns every
-/// variable's value (`None` for values never computed) so transformations can reuse them.
-pub(crate) fn eval_graph(
-    graph: &Graph,
-    consts: &[Array],
-    args: &[Array],
-    device: &Device,
-) -> Result<Vec<Option<Array>>> {
-    let mut env: Vec<Option<Array>> = vec![None; graph.avals.len()];
-    for (&v, a) in graph.constvars.iter().zip(consts) {
-        env[v] = Some(a.clone());
-    }
-    for (&v, a) in graph.invars.iter().zip(args) {
-        env[v] = Some(a.clone());
-    }
-    for e in &graph.eqns {
-        let ins = e
-            .inputs
-            .iter()
-            .map(|&i| env[i].as_ref().ok_or_else(|| missing(i)))
-            .collect::<Result<Vec<&Array>>>()?;
-        let out = crate::lax::bind(e.prim.clone(), &ins, Some(device))?;
-        env[e.out] = Some(out);
-    }
-    Ok(env)
-}
-
-/// The error for a graph variable without a value (a malformed graph).
-pub(crate) fn missing(v: usize) -> Error {
-    Error::Tracing {
-        func: "graph evaluation".into(),
-        traced: "the traced function".into(),
-        reason: format!("variable {} has no value", crate::trace::var_name(v)),
-    }
-}
 
 /// How many input buffers a fused kernel may read on `device`: its storage-buffer limit
 /// less room for the output bindings and for inputs split into windows.

@@ -37,6 +37,134 @@ pub(crate) fn common_device(
     }
 }
 
+/// Evaluates a primitive of any number of outputs on concrete operands.
+pub(crate) fn eval_all(
+    prim: Primitive,
+    inputs: &[&Array],
+    mut outs: Vec<Aval>,
+    device: Option<&Device>,
+) -> Result<Vec<Array>> {
+    match prim {
+        Primitive::TopK { k, axis } => {
+            let dev = common_device(prim.name(), inputs, device)?;
+            top_k(&dev, inputs[0], k, axis, &outs)
+        }
+        _ => {
+            let out = outs
+                .pop()
+                .filter(|_| outs.is_empty())
+                .ok_or_else(|| Error::arg(prim.name(), "has one output"))?;
+            Ok(vec![eval(prim, inputs, out, device)?])
+        }
+    }
+}
+
+/// `top_k` as a stable ascending argsort of a key that orders the values descending, then
+/// the first `k` positions of each row and a gather of their values. Rows along another
+/// axis than the last are read through a transposed view and given back transposed.
+fn top_k(dev: &Device, x: &Array, k: usize, axis: usize, outs: &[Aval]) -> Result<Vec<Array>> {
+    let r = x.ndim();
+    let last = r - 1;
+    if axis != last {
+        let mut perm: Vec<usize> = (0..r).filter(|&d| d != axis).collect();
+        perm.push(axis);
+        let mut inverse = vec![0; r];
+        for (i, &p) in perm.iter().enumerate() {
+            inverse[p] = i;
+        }
+        let rows = crate::lax::transpose(x, &perm)?;
+        return top_k(dev, &rows, k, last, outs)?
+            .iter()
+            .map(|a| crate::lax::transpose(a, &inverse))
+            .collect();
+    }
+    let key = top_k_key(dev, x)?;
+    let perm = crate::lax::sort(&key, true)?;
+    let mut limit = x.shape().to_vec();
+    limit[last] = k;
+    let indices = crate::lax::slice(&perm, &vec![0; r], &limit, None)?;
+    let mut values = crate::lax::gather(x, &indices, last)?;
+    if x.dtype() == DType::BFloat16 && values.size() > 0 {
+        // XLA's CPU comparator converts bfloat16 through float32 and back, so the NaNs it
+        // returns are quiet NaNs of their sign; JAX's answers carry that.
+        use crate::lax::{BinaryOp, Fusion, Literal, UnaryOp};
+        let mut f = Fusion::new(values.shape());
+        let v = f.input(&values);
+        let bits = f.push(
+            Primitive::BitcastConvertType {
+                dtype: DType::UInt32,
+            },
+            &[v],
+        )?;
+        let sign = f.constant(Literal::U32(0x8000))?;
+        let quiet = f.constant(Literal::U32(0x7fc0))?;
+        let s = f.push(Primitive::Binary(BinaryOp::And), &[bits, sign])?;
+        let canonical = f.push(Primitive::Binary(BinaryOp::Or), &[s, quiet])?;
+        let nan = f.push(Primitive::Unary(UnaryOp::IsNan), &[v])?;
+        let chosen = f.push(Primitive::Select, &[nan, canonical, bits])?;
+        f.push(
+            Primitive::BitcastConvertType {
+                dtype: DType::BFloat16,
+            },
+            &[chosen],
+        )?;
+        values = f.run(dev)?;
+    }
+    Ok(vec![values.with_weak(outs[0].weak), indices])
+}
+
+/// A key whose stable ascending sort orders `x` descending, as XLA's `top_k` does: for
+/// floats, the bits of IEEE's total order (NaN above +inf, -NaN below -inf, -0.0 below
+/// 0.0, NaNs by payload), one fused kernel: a negative float's bits as they are (larger
+/// bits are smaller values), a positive one's with every bit below the sign flipped.
+/// Integers are complemented, which reverses their order; bool counts as 0 and 1.
+fn top_k_key(dev: &Device, x: &Array) -> Result<Array> {
+    use crate::lax::{BinaryOp, CompareOp, Fusion, Literal, UnaryOp};
+    let mut f = Fusion::new(x.shape());
+    let v = f.input(x);
+    match x.dtype() {
+        d if d.is_floating() => {
+            // Float16 and bfloat16 give their 16 bits as the low bits of a uint32.
+            let mut bits = f.push(
+                Primitive::BitcastConvertType {
+                    dtype: DType::UInt32,
+                },
+                &[v],
+            )?;
+            let width = if d == DType::Float32 { 32 } else { 16 };
+            let sign_bit = 1u32 << (width - 1);
+            if d == DType::BFloat16 {
+                // NaNs of one sign are equal there (see `top_k`).
+                let sign = f.constant(Literal::U32(sign_bit))?;
+                let quiet = f.constant(Literal::U32(0x7fc0))?;
+                let s = f.push(Primitive::Binary(BinaryOp::And), &[bits, sign])?;
+                let canonical = f.push(Primitive::Binary(BinaryOp::Or), &[s, quiet])?;
+                let nan = f.push(Primitive::Unary(UnaryOp::IsNan), &[v])?;
+                bits = f.push(Primitive::Select, &[nan, canonical, bits])?;
+            }
+            let sign = f.constant(Literal::U32(sign_bit))?;
+            let negative = f.push(Primitive::Compare(CompareOp::Ge), &[bits, sign])?;
+            let mask = f.constant(Literal::U32(sign_bit - 1))?;
+            let flipped = f.push(Primitive::Binary(BinaryOp::Xor), &[bits, mask])?;
+            f.push(Primitive::Select, &[negative, bits, flipped])?;
+        }
+        DType::Bool => {
+            let i = f.push(
+                Primitive::ConvertElementType {
+                    dtype: DType::Int32,
+                    weak: false,
+                },
+                &[v],
+            )?;
+            f.push(Primitive::Unary(UnaryOp::Not), &[i])?;
+        }
+        _ => {
+            f.push(Primitive::Unary(UnaryOp::Not), &[v])?;
+        }
+    }
+    f.run(dev)
+}
+
 pub(crate) fn eval(
     prim: Primitive,
     inputs: &[&Array],
@@ -55,6 +183,7 @@ pub(crate) fn eval(
             widening(inputs, &out, |wide, out| eval(prim, wide, out, Some(&dev)))
         }
         EvalKind::Dot => dot(&dev, inputs[0], inputs[1], out),
+        EvalKind::TopK => Err(Error::arg(prim.name(), "has two outputs (bind_all)")),
         EvalKind::Scatter => match prim {
             Primitive::Scatter { mode } => scatter(&dev, inputs, mode, out),
             _ => Err(Error::arg(prim.name(), "is not a scatter")),

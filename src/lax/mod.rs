@@ -17,7 +17,7 @@ pub use read::PrintOptions;
 pub(crate) use read::{print_options, replace_print_options};
 
 pub(crate) use eval::common_device;
-pub(crate) use eval::eval as eval_primitive;
+pub(crate) use eval::eval_all as eval_primitive;
 #[cfg(test)]
 pub(crate) use eval::input_maps;
 #[cfg(test)]
@@ -32,21 +32,77 @@ pub use crate::primitive::{
 use crate::array::Array;
 use crate::dtype::DType;
 use crate::error::Result;
+use crate::primitive::{var_name, Graph};
 use crate::runtime::Device;
 
-/// Binds a primitive to its operands: checks them with the shape/dtype rule and evaluates
-/// (a view, or a one-node program through the kernel generator, encoded asynchronously),
-/// or, while a function is traced by [`jit`](crate::jit::jit), records an equation.
+/// Binds a single-output primitive to its operands: checks them with the shape/dtype rule
+/// and evaluates (a view, or a one-node program through the kernel generator, encoded
+/// asynchronously), or, while a function is traced by [`jit`](crate::jit::jit), records an
+/// equation. A primitive of several outputs is an error here: [`bind_all`].
 ///
 /// `device` places primitives without operands (`full`, `iota`); otherwise the operands'
 /// common device is used.
 pub fn bind(prim: Primitive, inputs: &[&Array], device: Option<&Device>) -> Result<Array> {
+    let outputs = prim.num_outputs();
+    if outputs != 1 {
+        return Err(crate::Error::arg(
+            prim.name(),
+            format!("has {outputs} outputs, not one (bind it with `bind_all`)"),
+        ));
+    }
+    let mut outs = bind_all(prim, inputs, device)?;
+    outs.pop()
+        .ok_or_else(|| crate::Error::arg("bind", "a primitive gave no output"))
+}
+
+/// Binds a primitive of any number of outputs ([`bind`] for one), giving every output.
+pub fn bind_all(prim: Primitive, inputs: &[&Array], device: Option<&Device>) -> Result<Vec<Array>> {
     let avals: Vec<_> = inputs.iter().map(|a| a.aval().clone()).collect();
-    let out = prim.abstract_eval(&avals)?;
-    if let Some(traced) = crate::trace::record(&prim, inputs, &out) {
+    let outs = prim.abstract_eval_all(&avals)?;
+    if let Some(traced) = crate::trace::record(&prim, inputs, &outs) {
         return traced;
     }
-    eval::eval(prim, inputs, out, device)
+    eval::eval_all(prim, inputs, outs, device)
+}
+
+/// Evaluates `graph` on `consts` and `args` by binding each equation: eagerly on concrete
+/// arrays, or recorded into the enclosing trace when there is one. Returns every
+/// variable's value (`None` for values never computed) so transformations can reuse them.
+/// This is how a primitive holding a sub-graph runs it.
+pub(crate) fn eval_graph(
+    graph: &Graph,
+    consts: &[Array],
+    args: &[Array],
+    device: &Device,
+) -> Result<Vec<Option<Array>>> {
+    let mut env: Vec<Option<Array>> = vec![None; graph.avals.len()];
+    for (&v, a) in graph.constvars.iter().zip(consts) {
+        env[v] = Some(a.clone());
+    }
+    for (&v, a) in graph.invars.iter().zip(args) {
+        env[v] = Some(a.clone());
+    }
+    for e in &graph.eqns {
+        let ins = e
+            .inputs
+            .iter()
+            .map(|&i| env[i].as_ref().ok_or_else(|| missing(i)))
+            .collect::<Result<Vec<&Array>>>()?;
+        let outs = bind_all(e.prim.clone(), &ins, Some(device))?;
+        for (&o, a) in e.outs.iter().zip(outs) {
+            env[o] = Some(a);
+        }
+    }
+    Ok(env)
+}
+
+/// The error for a graph variable without a value (a malformed graph).
+pub(crate) fn missing(v: usize) -> crate::Error {
+    crate::Error::Tracing {
+        func: "graph evaluation".into(),
+        traced: "the traced function".into(),
+        reason: format!("variable {} has no value", var_name(v)),
+    }
 }
 
 /// Applies an elementwise unary op.
@@ -274,6 +330,46 @@ pub fn dot(a: &Array, b: &Array) -> Result<Array> {
 /// with `indices`, the int32 positions that sort each row instead (`argsort`).
 pub fn sort(x: &Array, indices: bool) -> Result<Array> {
     bind(Primitive::Sort { indices }, &[x], None)
+}
+
+/// The `k` largest elements along the last dimension of `operand` and their int32
+/// positions (`jax.lax.top_k`): values in descending order, equal values in the order they
+/// occur. Floats order by IEEE's total order, as JAX's do: NaN above +inf, -NaN below
+/// -inf, -0.0 below 0.0. `k` must be at most the last dimension's length.
+///
+/// ```
+/// use olympus::{lax, numpy as np};
+///
+/// let x = np::array([3.0f32, 1.0, 4.0, 1.0, 5.0])?;
+/// let (values, indices) = lax::top_k(&x, 2)?;
+/// assert_eq!(values.to_vec::<f32>()?, [5.0, 4.0]);
+/// assert_eq!(indices.to_vec::<i32>()?, [4, 2]);
+/// # Ok::<(), olympus::Error>(())
+/// ```
+pub fn top_k(operand: &Array, k: usize) -> Result<(Array, Array)> {
+    top_k_axis(operand, k, -1)
+}
+
+/// [`top_k`] along `axis` (JAX's `axis=` keyword; negative counts from the end).
+pub fn top_k_axis(operand: &Array, k: usize, axis: isize) -> Result<(Array, Array)> {
+    let r = operand.ndim() as isize;
+    let a = if axis < 0 { axis + r } else { axis };
+    if a < 0 || a >= r {
+        return Err(crate::Error::shape(
+            "top_k",
+            &[operand.shape()],
+            format!("axis {axis} is out of bounds for an array of {r} dimensions"),
+        ));
+    }
+    let prim = Primitive::TopK {
+        k,
+        axis: a as usize,
+    };
+    let mut outs = bind_all(prim, &[operand], None)?.into_iter();
+    match (outs.next(), outs.next()) {
+        (Some(values), Some(indices)) => Ok((values, indices)),
+        _ => Err(crate::Error::arg("top_k", "gave other than two outputs")),
+    }
 }
 
 /// Inclusive cumulative sum along `axis` (`jax.lax.cumsum`; `reverse` from the end).

@@ -9,20 +9,15 @@
 //! bodies) records into its own graph, and the enclosing trace's values it uses become
 //! constants of that graph, bound as operands in the enclosing trace.
 
-mod ir;
-
 use std::cell::RefCell;
 use std::collections::HashMap;
 use std::rc::Rc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
-pub use ir::Graph;
-pub(crate) use ir::{var_name, Eqn};
-
 use crate::array::{Array, Aval, Tracer};
 use crate::error::{Error, Result};
-use crate::primitive::Primitive;
+use crate::primitive::{Graph, Primitive};
 use crate::runtime::Device;
 use crate::tree::{tree_flatten, tree_unflatten, PyTree, TreeDef};
 
@@ -105,10 +100,14 @@ impl TraceState {
     }
 }
 
-/// Records `prim` applied to `inputs` (with result type `out`) in the innermost trace of
-/// this thread; `None` when nothing is being traced. An operand traced by a finished trace
-/// is an error either way.
-pub(crate) fn record(prim: &Primitive, inputs: &[&Array], out: &Aval) -> Option<Result<Array>> {
+/// Records `prim` applied to `inputs` (with result types `outs`) in the innermost trace of
+/// this thread, giving its traced outputs; `None` when nothing is being traced. An operand
+/// traced by a finished trace is an error either way.
+pub(crate) fn record(
+    prim: &Primitive,
+    inputs: &[&Array],
+    outs: &[Aval],
+) -> Option<Result<Vec<Array>>> {
     let Some(trace) = current_trace() else {
         return inputs
             .iter()
@@ -124,13 +123,8 @@ pub(crate) fn record(prim: &Primitive, inputs: &[&Array], out: &Aval) -> Option<
         Ok(a) => a,
         Err(e) => return Some(Err(e)),
     };
-    let var = st.graph.new_var(out.clone());
-    st.graph.eqns.push(ir::Eqn {
-        prim: prim.clone(),
-        inputs: args,
-        out: var,
-    });
-    Some(Ok(st.traced(var)))
+    let vars = st.graph.push_eqn(prim.clone(), args, outs);
+    Some(Ok(vars.into_iter().map(|v| st.traced(v)).collect()))
 }
 
 /// Pops the trace when tracing ends, also on errors.
@@ -249,7 +243,7 @@ mod tests {
                     g.to_string(),
                 ));
                 let env =
-                    crate::jit::eval_graph(g, &body.consts, std::slice::from_ref(&y), &device)?;
+                    crate::lax::eval_graph(g, &body.consts, std::slice::from_ref(&y), &device)?;
                 let out = env[g.outvars[0]].clone().expect("the body's output");
                 np::sum(out, None, false)
             })(x.clone())
@@ -293,7 +287,7 @@ mod tests {
             let prims = g.eqns.iter().map(|e| e.prim.name()).collect();
             seen.borrow_mut()
                 .push((g.invars.len(), g.constvars.len(), prims));
-            let env = crate::jit::eval_graph(g, &body.consts, std::slice::from_ref(&y), &device)?;
+            let env = crate::lax::eval_graph(g, &body.consts, std::slice::from_ref(&y), &device)?;
             np::sum(
                 env[g.outvars[0]].clone().expect("the body's output"),
                 None,

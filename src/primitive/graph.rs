@@ -1,37 +1,89 @@
-//! The typed graph `jit` traces into: variables with abstract values (shape, dtype, weak
-//! flag) and equations of [`Primitive`]s, in JAX's jaxpr style.
+//! The typed graph that traces record and transformations rewrite: variables with
+//! abstract values (shape, dtype, weak flag) and equations of several outputs, in JAX's
+//! jaxpr style.
+//!
+//! The graph is generic over its equations' operation so that this file does not name the
+//! primitive table: the table (the parent module) holds graphs in primitives that carry a
+//! sub-graph (a loop body, a branch) as [`Graph`](super::Graph), this file's `Graph` of
+//! [`Primitive`](super::Primitive)s, and neither file imports the other back.
 
 use std::fmt;
 
 use crate::error::{Error, Result};
-use crate::primitive::Primitive;
 use crate::shape::{fmt_aval, Aval};
 
-/// One equation: `out = prim(inputs...)`.
-#[derive(Clone, Debug)]
-pub(crate) struct Eqn {
-    pub(crate) prim: Primitive,
+/// What a graph needs of an equation's operation: its name, its parameters for printing,
+/// and its shape/dtype rule.
+pub trait Operation: Clone + fmt::Debug {
+    /// The name, as JAX spells it.
+    fn name(&self) -> &'static str;
+    /// The parameters as printed after the name (`[axes=(0,)]`), or empty.
+    fn params(&self) -> String;
+    /// The abstract values of the outputs for operands of types `inputs`.
+    fn out_avals(&self, inputs: &[Aval]) -> Result<Vec<Aval>>;
+}
+
+/// One equation: `outs... = prim(inputs...)`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Eqn<P> {
+    pub(crate) prim: P,
     pub(crate) inputs: Vec<usize>,
-    pub(crate) out: usize,
+    pub(crate) outs: Vec<usize>,
+}
+
+impl<P> Eqn<P> {
+    /// The first output (the only one of most primitives).
+    pub(crate) fn out(&self) -> usize {
+        self.outs[0]
+    }
 }
 
 /// A traced function as a graph. Variables are numbered in definition order; `avals[v]` is
 /// the type of variable `v`. Constants are arrays the function captured (closed-over arrays
 /// and host scalars); they are passed to the compiled function like inputs.
-#[derive(Clone, Debug, Default)]
-pub struct Graph {
+#[derive(Clone, Debug, PartialEq)]
+pub struct Graph<P> {
     pub(crate) avals: Vec<Aval>,
     pub(crate) invars: Vec<usize>,
     pub(crate) constvars: Vec<usize>,
-    pub(crate) eqns: Vec<Eqn>,
+    pub(crate) eqns: Vec<Eqn<P>>,
     pub(crate) outvars: Vec<usize>,
 }
 
-impl Graph {
+impl<P> Default for Graph<P> {
+    fn default() -> Self {
+        Graph {
+            avals: Vec::new(),
+            invars: Vec::new(),
+            constvars: Vec::new(),
+            eqns: Vec::new(),
+            outvars: Vec::new(),
+        }
+    }
+}
+
+impl<P: Operation> Graph<P> {
     /// A new variable of type `aval`.
     pub(crate) fn new_var(&mut self, aval: Aval) -> usize {
         self.avals.push(aval);
         self.avals.len() - 1
+    }
+
+    /// Appends `outs... = prim(inputs...)` with new output variables of types `out_avals`,
+    /// returning them.
+    pub(crate) fn push_eqn(
+        &mut self,
+        prim: P,
+        inputs: Vec<usize>,
+        out_avals: &[Aval],
+    ) -> Vec<usize> {
+        let outs: Vec<usize> = out_avals.iter().map(|a| self.new_var(a.clone())).collect();
+        self.eqns.push(Eqn {
+            prim,
+            inputs,
+            outs: outs.clone(),
+        });
+        outs
     }
 
     /// Number of equations.
@@ -53,7 +105,7 @@ impl Graph {
     }
 
     /// Checks that the graph is well formed: every variable is defined once before use,
-    /// and every equation's recorded type is what its primitive's shape/dtype rule gives.
+    /// and every equation's recorded types are what its primitive's shape/dtype rule gives.
     pub(crate) fn verify(&self) -> Result<()> {
         let bad = |reason: String| Error::Tracing {
             func: "jit (graph verifier)".into(),
@@ -79,18 +131,25 @@ impl Graph {
                     )));
                 }
             }
-            if e.out >= defined.len() || std::mem::replace(&mut defined[e.out], true) {
-                return Err(bad(format!("{} is defined twice", var_name(e.out))));
+            for &o in &e.outs {
+                if o >= defined.len() || std::mem::replace(&mut defined[o], true) {
+                    return Err(bad(format!("{} is defined twice", var_name(o))));
+                }
             }
             let avals: Vec<Aval> = e.inputs.iter().map(|&i| self.avals[i].clone()).collect();
-            let want = e.prim.abstract_eval(&avals)?;
-            if want != self.avals[e.out] {
+            let want = e.prim.out_avals(&avals)?;
+            let got: Vec<Aval> = e.outs.iter().map(|&o| self.avals[o].clone()).collect();
+            if want != got {
+                let show = |avals: &[Aval]| -> String {
+                    avals.iter().map(fmt_aval).collect::<Vec<_>>().join(" ")
+                };
+                let names: Vec<String> = e.outs.iter().map(|&o| var_name(o)).collect();
                 return Err(bad(format!(
-                    "{} = {} records type {} but its rule gives {}",
-                    var_name(e.out),
+                    "{} = {} records types {} but its rule gives {}",
+                    names.join(" "),
                     e.prim.name(),
-                    fmt_aval(&self.avals[e.out]),
-                    fmt_aval(&want)
+                    show(&got),
+                    show(&want)
                 )));
             }
         }
@@ -117,23 +176,7 @@ pub(crate) fn var_name(mut v: usize) -> String {
     String::from_utf8(s).unwrap_or_default()
 }
 
-/// A primitive's parameters for printing (`[axes=(0,)]`), empty for plain elementwise ops.
-fn params(p: &Primitive) -> String {
-    let dbg = format!("{p:?}");
-    match dbg.find(['{', '(']) {
-        Some(i)
-            if !matches!(
-                p,
-                Primitive::Unary(_) | Primitive::Binary(_) | Primitive::Compare(_)
-            ) =>
-        {
-            format!("[{}]", dbg[i + 1..dbg.len() - 1].trim())
-        }
-        _ => String::new(),
-    }
-}
-
-impl fmt::Display for Graph {
+impl<P: Operation> fmt::Display for Graph<P> {
     /// The jaxpr-style form:
     ///
     /// ```text
@@ -155,13 +198,17 @@ impl fmt::Display for Graph {
         writeln!(f, "{}. let", decl(&self.invars))?;
         for e in &self.eqns {
             let args: Vec<String> = e.inputs.iter().map(|&i| var_name(i)).collect();
+            let outs: Vec<String> = e
+                .outs
+                .iter()
+                .map(|&o| format!("{}:{}", var_name(o), fmt_aval(&self.avals[o])))
+                .collect();
             writeln!(
                 f,
-                "    {}:{} = {}{} {}",
-                var_name(e.out),
-                fmt_aval(&self.avals[e.out]),
+                "    {} = {}{} {}",
+                outs.join(" "),
                 e.prim.name(),
-                params(&e.prim),
+                e.prim.params(),
                 args.join(" ")
             )?;
         }

@@ -1,9 +1,22 @@
-//! The primitive table and each primitive's shape/dtype rule.
+//! The primitive table and each primitive's shape/dtype rule, and the typed graph of
+//! primitives that traces record ([`Graph`]).
 
-use crate::array::Aval;
+mod graph;
+
+pub(crate) use graph::var_name;
+pub use graph::Operation;
+
 use crate::dtype::DType;
 use crate::error::{Error, Result};
+use crate::shape::Aval;
 use half::{bf16, f16};
+
+/// A traced function as a graph of primitives (JAX's jaxpr): see [`graph::Graph`]'s
+/// methods. Its `Display` is the jaxpr-style listing.
+pub type Graph = graph::Graph<Primitive>;
+
+/// One equation of a [`Graph`]: `outs... = prim(inputs...)`.
+pub(crate) type Eqn = graph::Eqn<Primitive>;
 
 /// How an update combines with the element it lands on.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -457,6 +470,18 @@ pub enum Primitive {
         /// Return positions instead of values.
         indices: bool,
     },
+    /// The `k` largest elements of each row along `axis` and their positions
+    /// (`jax.lax.top_k`): two outputs, the values in descending order and their int32
+    /// positions, of the operand's shape with `axis` of length `k`. Floats order by IEEE's
+    /// total order as XLA's comparator does (NaN above +inf, -NaN below -inf, -0.0 below
+    /// 0.0); equal values keep their order (the lower position first); bool orders true
+    /// above false.
+    TopK {
+        /// How many elements each row keeps (at most the row's length).
+        k: usize,
+        /// The dimension the rows run along.
+        axis: usize,
+    },
     /// Inclusive cumulative sum or product along `axis` (`jax.lax.cumsum`, `cumprod`): a
     /// chunked scan, two passes over memory (see `codegen::scan`). `reverse` scans from
     /// the last element to the first. float16 accumulates in float32, int32 wraps.
@@ -751,6 +776,8 @@ pub(crate) enum EvalKind {
     Scan,
     /// A copy, then the atomic scatter kernel.
     Scatter,
+    /// A descending argsort of the rows, then gathers of its first `k` columns.
+    TopK,
 }
 
 impl Primitive {
@@ -779,6 +806,7 @@ impl Primitive {
             Primitive::SearchSorted { .. } => "search_sorted",
             Primitive::Dot => "dot_general",
             Primitive::Sort { .. } => "sort",
+            Primitive::TopK { .. } => "top_k",
             Primitive::Cumulative { op, .. } => match op {
                 ReduceOp::Prod => "cumprod",
                 _ => "cumsum",
@@ -821,12 +849,13 @@ impl Primitive {
             Primitive::Cumulative { .. } => 23,
             Primitive::SearchSorted { .. } => 24,
             Primitive::ArgReduce { .. } => 25,
+            Primitive::TopK { .. } => 26,
         }
     }
 
     /// Number of variants in the table.
     #[cfg(test)]
-    pub(crate) const COUNT: usize = 26;
+    pub(crate) const COUNT: usize = 27;
 
     /// One instance of every variant with every parameter value that changes the generated
     /// code (for rule-coverage and kernel-validation tests).
@@ -884,6 +913,8 @@ impl Primitive {
             },
             Primitive::Dot,
             Primitive::Sort { indices: true },
+            Primitive::TopK { k: 2, axis: 1 },
+            Primitive::TopK { k: 1, axis: 0 },
             Primitive::Cumulative {
                 op: ReduceOp::Sum,
                 axis: 1,
@@ -948,7 +979,22 @@ impl Primitive {
             Primitive::Sort { .. } => EvalKind::Sort,
             Primitive::Cumulative { .. } => EvalKind::Scan,
             Primitive::Scatter { .. } => EvalKind::Scatter,
-            _ => EvalKind::Elementwise,
+            Primitive::TopK { .. } => EvalKind::TopK,
+            Primitive::Unary(_)
+            | Primitive::Binary(_)
+            | Primitive::Compare(_)
+            | Primitive::Select
+            | Primitive::ConvertElementType { .. }
+            | Primitive::Copy
+            | Primitive::Full { .. }
+            | Primitive::Iota { .. }
+            | Primitive::Concatenate { .. }
+            | Primitive::Pad { .. }
+            | Primitive::Gather { .. }
+            | Primitive::SearchSorted { .. }
+            | Primitive::Threefry { .. }
+            | Primitive::BitcastConvertType { .. }
+            | Primitive::Fma => EvalKind::Elementwise,
         }
     }
 
@@ -974,6 +1020,7 @@ impl Primitive {
             | Primitive::Slice { .. }
             | Primitive::Pad { .. }
             | Primitive::Sort { .. }
+            | Primitive::TopK { .. }
             | Primitive::Cumulative { .. }
             | Primitive::BitcastConvertType { .. }
             | Primitive::Transpose { .. } => 1,
@@ -981,9 +1028,30 @@ impl Primitive {
         }
     }
 
-    /// The shape/dtype rule: the abstract value of the output, or an error naming the
-    /// primitive, the shapes and the dtypes.
+    /// The shape/dtype rule of a single-output primitive: the abstract value of its output
+    /// (an error for a primitive of several outputs: [`Primitive::abstract_eval_all`]).
     pub fn abstract_eval(&self, inputs: &[Aval]) -> Result<Aval> {
+        let mut outs = self.abstract_eval_all(inputs)?;
+        match outs.len() {
+            1 => Ok(outs.remove(0)),
+            n => Err(Error::arg(
+                self.name(),
+                format!("has {n} outputs, not one (bind it with `bind_all`)"),
+            )),
+        }
+    }
+
+    /// The number of outputs for operands of types `inputs` (one for most primitives).
+    pub fn num_outputs(&self) -> usize {
+        match self {
+            Primitive::TopK { .. } => 2,
+            _ => 1,
+        }
+    }
+
+    /// The shape/dtype rule: the abstract values of the outputs, or an error naming the
+    /// primitive, the shapes and the dtypes.
+    pub fn abstract_eval_all(&self, inputs: &[Aval]) -> Result<Vec<Aval>> {
         let name = self.name();
         let variadic = self.arity() == usize::MAX;
         if (variadic && inputs.is_empty()) || (!variadic && inputs.len() != self.arity()) {
@@ -997,7 +1065,8 @@ impl Primitive {
             ));
         }
         let weak = inputs.iter().all(|a| a.weak);
-        match self {
+        let one = match self {
+            Primitive::TopK { k, axis } => return top_k_avals(name, *k, *axis, &inputs[0]),
             Primitive::Unary(op) => {
                 let x = &inputs[0];
                 if !op.accepts().ok(x.dtype) {
@@ -1476,6 +1545,72 @@ impl Primitive {
                 crate::shape::checked_size(name, shape)?;
                 Ok(Aval::new(shape.clone(), x.dtype, x.weak))
             }
+        };
+        one.map(|a| vec![a])
+    }
+
+    /// The parameters as the jaxpr listing prints them (`[axes=(0,)]`), empty for plain
+    /// elementwise ops.
+    fn params_text(&self) -> String {
+        let dbg = format!("{self:?}");
+        match dbg.find(['{', '(']) {
+            Some(i)
+                if !matches!(
+                    self,
+                    Primitive::Unary(_) | Primitive::Binary(_) | Primitive::Compare(_)
+                ) =>
+            {
+                format!("[{}]", dbg[i + 1..dbg.len() - 1].trim())
+            }
+            _ => String::new(),
         }
     }
+}
+
+impl Operation for Primitive {
+    fn name(&self) -> &'static str {
+        Primitive::name(self)
+    }
+
+    fn params(&self) -> String {
+        self.params_text()
+    }
+
+    fn out_avals(&self, inputs: &[Aval]) -> Result<Vec<Aval>> {
+        self.abstract_eval_all(inputs)
+    }
+}
+
+/// `top_k`'s outputs: the values and their int32 positions, `k` along `axis`.
+fn top_k_avals(name: &str, k: usize, axis: usize, x: &Aval) -> Result<Vec<Aval>> {
+    let Some(&n) = x.shape.get(axis) else {
+        return Err(Error::shape(
+            name,
+            &[&x.shape],
+            format!(
+                "axis {axis} is out of range for {} dimensions",
+                x.shape.len()
+            ),
+        ));
+    };
+    if k > n {
+        return Err(Error::shape(
+            name,
+            &[&x.shape],
+            format!("k = {k} is larger than the length {n} of axis {axis}"),
+        ));
+    }
+    if n > i32::MAX as usize {
+        return Err(Error::shape(
+            name,
+            &[&x.shape],
+            "int32 positions number at most 2^31 - 1 elements along the axis",
+        ));
+    }
+    let mut shape = x.shape.clone();
+    shape[axis] = k;
+    Ok(vec![
+        Aval::new(shape.clone(), x.dtype, x.weak),
+        Aval::new(shape, DType::Int32, false),
+    ])
 }
