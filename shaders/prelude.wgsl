@@ -38,6 +38,17 @@ fn f32_to_f16(x: f32) -> u32 {
     return sign | r;
 }
 
+// The float16 bits of a float32 that holds a float16 value exactly (as f16_to_f32 gives
+// it), NaN payloads and signalling NaNs kept: what a bitcast reads, where a conversion
+// would quiet the NaN.
+fn f16_bits(x: f32) -> u32 {
+    let b = bitcast<u32>(x);
+    if ((b & 0x7fffffffu) > 0x7f800000u) {
+        return ((b >> 16u) & 0x8000u) | 0x7c00u | ((b & 0x7fffffu) >> 13u);
+    }
+    return f32_to_f16(x);
+}
+
 // float16 bits (low 16 bits of h) -> float32, exact.
 fn f16_to_f32(h: u32) -> f32 {
     let sign = (h & 0x8000u) << 16u;

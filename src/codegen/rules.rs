@@ -74,6 +74,16 @@ pub(crate) fn encode(d: DType, x: &str) -> String {
     }
 }
 
+/// The bits of `x`, a float16 or bfloat16 value in its float32 compute type, exactly as
+/// stored (NaN payloads and signalling NaNs kept, as a bitcast must; [`encode`] rounds a
+/// computed value and quiets its NaNs).
+fn float16_bits(d: DType, x: &str) -> String {
+    match d {
+        DType::BFloat16 => format!("(bitcast<u32>({x}) >> 16u)"),
+        _ => format!("f16_bits({x})"),
+    }
+}
+
 /// Whether an expression already lies in `d`'s range because it is `narrow`'s own form.
 pub(crate) fn is_narrowed(d: DType, x: &str) -> bool {
     let n = narrow(d, "");
@@ -191,13 +201,13 @@ pub(crate) fn emit(
                 (_, DType::Float16 | DType::BFloat16) => {
                     let bits = match from.compute_dtype() {
                         DType::Int32 => format!("bitcast<u32>({})", args[0]),
-                        DType::Float32 => encode(from, &args[0]),
+                        DType::Float32 => float16_bits(from, &args[0]),
                         _ => args[0].clone(),
                     };
                     decode(*dtype, &format!("({bits} & 0xffffu)"))
                 }
                 (DType::Float16 | DType::BFloat16, to) => {
-                    convert(&encode(from, &args[0]), DType::UInt32, to)
+                    convert(&float16_bits(from, &args[0]), DType::UInt32, to)
                 }
                 (_, to) => match to.compute_dtype() {
                     DType::Float32 => format!("bitcast<f32>({})", args[0]),

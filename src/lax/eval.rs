@@ -59,6 +59,8 @@ pub(crate) fn eval_all(
     }
 }
 
+use crate::lax::Fusion;
+
 /// `top_k` as a stable ascending argsort of a key that orders the values descending, then
 /// the first `k` positions of each row and a gather of their values. Rows along another
 /// axis than the last are read through a transposed view and given back transposed.
@@ -78,89 +80,112 @@ fn top_k(dev: &Device, x: &Array, k: usize, axis: usize, outs: &[Aval]) -> Resul
             .map(|a| crate::lax::transpose(a, &inverse))
             .collect();
     }
-    let key = top_k_key(dev, x)?;
+    // Floats are read as the unsigned integers of their storage (a view of the same
+    // buffer): a kernel that loads a float16 natively converts it, and a conversion quiets
+    // signalling NaNs, which JAX returns as they are.
+    let raw = match x.dtype() {
+        DType::Float32 => Some(DType::UInt32),
+        DType::Float16 | DType::BFloat16 => Some(DType::UInt16),
+        _ => None,
+    }
+    .map(|u| reinterpret(x, u));
+    let key = top_k_key(dev, x.dtype(), raw.as_ref().unwrap_or(x))?;
     let perm = crate::lax::sort(&key, true)?;
     let mut limit = x.shape().to_vec();
     limit[last] = k;
     let indices = crate::lax::slice(&perm, &vec![0; r], &limit, None)?;
-    let mut values = crate::lax::gather(x, &indices, last)?;
+    let mut values = crate::lax::gather(raw.as_ref().unwrap_or(x), &indices, last)?;
     if x.dtype() == DType::BFloat16 && values.size() > 0 {
         // XLA's CPU comparator converts bfloat16 through float32 and back, so the NaNs it
         // returns are quiet NaNs of their sign; JAX's answers carry that.
-        use crate::lax::{BinaryOp, Fusion, Literal, UnaryOp};
         let mut f = Fusion::new(values.shape());
         let v = f.input(&values);
-        let bits = f.push(
-            Primitive::BitcastConvertType {
-                dtype: DType::UInt32,
-            },
-            &[v],
-        )?;
-        let sign = f.constant(Literal::U32(0x8000))?;
-        let quiet = f.constant(Literal::U32(0x7fc0))?;
-        let s = f.push(Primitive::Binary(BinaryOp::And), &[bits, sign])?;
-        let canonical = f.push(Primitive::Binary(BinaryOp::Or), &[s, quiet])?;
-        let nan = f.push(Primitive::Unary(UnaryOp::IsNan), &[v])?;
-        let chosen = f.push(Primitive::Select, &[nan, canonical, bits])?;
+        let bits = f.push(to_u32(), &[v])?;
+        let canonical = quiet_bf16_nan(&mut f, bits)?;
         f.push(
-            Primitive::BitcastConvertType {
-                dtype: DType::BFloat16,
+            Primitive::ConvertElementType {
+                dtype: DType::UInt16,
+                weak: false,
             },
-            &[chosen],
+            &[canonical],
         )?;
         values = f.run(dev)?;
+    }
+    if raw.is_some() {
+        values = reinterpret(&values, x.dtype());
     }
     Ok(vec![values.with_weak(outs[0].weak), indices])
 }
 
-/// A key whose stable ascending sort orders `x` descending, as XLA's `top_k` does: for
-/// floats, the bits of IEEE's total order (NaN above +inf, -NaN below -inf, -0.0 below
-/// 0.0, NaNs by payload), one fused kernel: a negative float's bits as they are (larger
-/// bits are smaller values), a positive one's with every bit below the sign flipped.
-/// Integers are complemented, which reverses their order; bool counts as 0 and 1.
-fn top_k_key(dev: &Device, x: &Array) -> Result<Array> {
-    use crate::lax::{BinaryOp, CompareOp, Fusion, Literal, UnaryOp};
+/// `x`'s storage read as `dtype`, of the same width (a view of the same buffer).
+fn reinterpret(x: &Array, dtype: DType) -> Array {
+    x.with_layout(
+        x.layout().clone(),
+        Aval::new(x.shape().to_vec(), dtype, false),
+    )
+}
+
+/// The conversion of unsigned integers to uint32.
+fn to_u32() -> Primitive {
+    Primitive::ConvertElementType {
+        dtype: DType::UInt32,
+        weak: false,
+    }
+}
+
+/// bfloat16 bits (in a uint32) with every NaN made the quiet NaN of its sign.
+fn quiet_bf16_nan(f: &mut crate::lax::Fusion, bits: usize) -> Result<usize> {
+    use crate::lax::{BinaryOp, CompareOp, Literal};
+    let sign = f.constant(Literal::U32(0x8000))?;
+    let magnitude = f.constant(Literal::U32(0x7fff))?;
+    let inf = f.constant(Literal::U32(0x7f80))?;
+    let quiet = f.constant(Literal::U32(0x7fc0))?;
+    let s = f.push(Primitive::Binary(BinaryOp::And), &[bits, sign])?;
+    let m = f.push(Primitive::Binary(BinaryOp::And), &[bits, magnitude])?;
+    let nan = f.push(Primitive::Compare(CompareOp::Gt), &[m, inf])?;
+    let canonical = f.push(Primitive::Binary(BinaryOp::Or), &[s, quiet])?;
+    f.push(Primitive::Select, &[nan, canonical, bits])
+}
+
+/// A key whose stable ascending sort orders values of dtype `d` descending, as XLA's
+/// `top_k` does, from `x`: the values, or for floats their storage bits as unsigned
+/// integers. Floats order by IEEE's total order (NaN above +inf, -NaN below -inf, -0.0
+/// below 0.0, NaNs by payload): a negative float's bits as they are (larger bits are
+/// smaller values), a positive one's with every bit below the sign flipped. Integers are
+/// complemented, which reverses their order; bool counts as 0 and 1. One fused kernel.
+fn top_k_key(dev: &Device, d: DType, x: &Array) -> Result<Array> {
+    use crate::lax::{BinaryOp, CompareOp, Literal, UnaryOp};
     let mut f = Fusion::new(x.shape());
     let v = f.input(x);
-    match x.dtype() {
-        d if d.is_floating() => {
-            // Float16 and bfloat16 give their 16 bits as the low bits of a uint32.
-            let mut bits = f.push(
-                Primitive::BitcastConvertType {
-                    dtype: DType::UInt32,
-                },
-                &[v],
-            )?;
-            let width = if d == DType::Float32 { 32 } else { 16 };
-            let sign_bit = 1u32 << (width - 1);
-            if d == DType::BFloat16 {
-                // NaNs of one sign are equal there (see `top_k`).
-                let sign = f.constant(Literal::U32(sign_bit))?;
-                let quiet = f.constant(Literal::U32(0x7fc0))?;
-                let s = f.push(Primitive::Binary(BinaryOp::And), &[bits, sign])?;
-                let canonical = f.push(Primitive::Binary(BinaryOp::Or), &[s, quiet])?;
-                let nan = f.push(Primitive::Unary(UnaryOp::IsNan), &[v])?;
-                bits = f.push(Primitive::Select, &[nan, canonical, bits])?;
-            }
-            let sign = f.constant(Literal::U32(sign_bit))?;
-            let negative = f.push(Primitive::Compare(CompareOp::Ge), &[bits, sign])?;
-            let mask = f.constant(Literal::U32(sign_bit - 1))?;
-            let flipped = f.push(Primitive::Binary(BinaryOp::Xor), &[bits, mask])?;
-            f.push(Primitive::Select, &[negative, bits, flipped])?;
+    if d.is_floating() {
+        let mut bits = f.push(to_u32(), &[v])?;
+        if d == DType::BFloat16 {
+            // NaNs of one sign are equal there (see `top_k`).
+            bits = quiet_bf16_nan(&mut f, bits)?;
         }
-        DType::Bool => {
-            let i = f.push(
+        let sign_bit = if d == DType::Float32 {
+            1u32 << 31
+        } else {
+            1 << 15
+        };
+        let sign = f.constant(Literal::U32(sign_bit))?;
+        let negative = f.push(Primitive::Compare(CompareOp::Ge), &[bits, sign])?;
+        let mask = f.constant(Literal::U32(sign_bit - 1))?;
+        let flipped = f.push(Primitive::Binary(BinaryOp::Xor), &[bits, mask])?;
+        f.push(Primitive::Select, &[negative, bits, flipped])?;
+    } else {
+        let v = if d == DType::Bool {
+            f.push(
                 Primitive::ConvertElementType {
                     dtype: DType::Int32,
                     weak: false,
                 },
                 &[v],
-            )?;
-            f.push(Primitive::Unary(UnaryOp::Not), &[i])?;
-        }
-        _ => {
-            f.push(Primitive::Unary(UnaryOp::Not), &[v])?;
-        }
+            )?
+        } else {
+            v
+        };
+        f.push(Primitive::Unary(UnaryOp::Not), &[v])?;
     }
     f.run(dev)
 }

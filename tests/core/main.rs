@@ -29,6 +29,7 @@ mod shapes;
 mod sizes;
 mod statistics;
 mod textures;
+mod top_k;
 mod tree;
 mod ufuncs;
 mod vmap;

@@ -26,7 +26,7 @@ const SWEEP: usize = 1100;
 /// (CI's second pass with the GPU profile, whose kernels lavapipe runs several times
 /// slower; the first pass and the GL pass try every length) all up to 300, those at and
 /// around every multiple of 64 (vectors, chunks, workgroups), and every seventh.
-fn sweep_lengths() -> Vec<usize> {
+pub(crate) fn sweep_lengths() -> Vec<usize> {
     let sample = std::env::var("OLYMPUS_SWEEP").is_ok_and(|v| v == "sample");
     (0..=SWEEP)
         .filter(|n| !sample || *n <= 300 || n % 64 <= 2 || n % 64 == 63 || n % 7 == 0)
