@@ -255,7 +255,8 @@ pub use convert::{ArrayLike, SupportsOlympusArray};
 pub use dtype::{promote_types, result_type, DType, Element, TypeSpec};
 pub use error::{Error, Result};
 pub use jit::{
-    grad, grad_argnums, jit, jvp, value_and_grad, value_and_grad_argnums, vjp, vmap, Arg, Axes,
+    custom_jvp, custom_vjp, grad, grad_argnums, jit, jvp, value_and_grad, value_and_grad_argnums,
+    vjp, vmap, Arg, Axes,
 };
 pub use runtime::{
     Backend, Device, DeviceInfo, DeviceOptions, F16Mode, KernelProfile, MemoryStats,

@@ -257,6 +257,8 @@ pub(crate) fn emit(
         | Primitive::Dot
         | Primitive::Sort { .. }
         | Primitive::TopK { .. }
+        | Primitive::CustomJvpCall { .. }
+        | Primitive::CustomVjpCall { .. }
         | Primitive::Cumulative { .. }
         | Primitive::Scatter { .. }
         | Primitive::Transpose { .. }

@@ -11,12 +11,13 @@
 //! Only floating values carry derivatives; integer and bool values (comparisons, `argsort`
 //! positions, random bits) are constants, so their gradients are zero, as in JAX.
 
+use super::custom::{check_types, rules_of, Residuals, Rules};
 use crate::array::{Array, Aval};
 use crate::dtype::DType;
 use crate::error::{Error, Result};
 use crate::lax::missing;
 use crate::lax::{self, BinaryOp, CompareOp, Literal, Primitive, ReduceOp, ScatterMode, UnaryOp};
-use crate::primitive::Graph;
+use crate::primitive::{CustomCall, Graph};
 use crate::runtime::Device;
 
 // ----- small helpers over lax -----
@@ -403,6 +404,10 @@ pub(crate) fn jvp_rule(
     t: &[Option<Array>],
 ) -> Result<Vec<Option<Array>>> {
     match prim {
+        Primitive::CustomJvpCall { call } => {
+            Ok(custom_jvp(call, x, t)?.1.into_iter().map(Some).collect())
+        }
+        Primitive::CustomVjpCall { call } => Err(no_forward_mode(call)),
         // The values' tangent is the operand's tangent at the chosen positions.
         Primitive::TopK { axis, .. } => {
             let values = match &t[0] {
@@ -576,7 +581,9 @@ fn jvp_single(
         | P::SearchSorted { .. }
         | P::ArgReduce { .. }
         | P::Sort { indices: true } => Ok(None),
-        P::TopK { .. } => Err(Error::arg(prim.name(), "has two outputs (jvp_rule)")),
+        P::TopK { .. } | P::CustomJvpCall { .. } | P::CustomVjpCall { .. } => {
+            Err(Error::arg(prim.name(), "has several outputs (jvp_rule)"))
+        }
     }
 }
 
@@ -618,9 +625,93 @@ pub(crate) fn vjp_rule(
             let base = zeros(xa.aval(), xa.device())?;
             Ok(vec![Some(lax::scatter(&base, &pos, ct, ScatterMode::Add)?)])
         }
+        (Primitive::CustomJvpCall { call }, _) => custom_jvp_transposed(call, x, cts, needs),
+        (Primitive::CustomVjpCall { call }, _) => Err(Error::arg(
+            &call.name,
+            "a custom_vjp call is differentiated with its forward rule's residuals \
+             (Linearized), not by vjp_rule",
+        )),
         (_, [Some(ct)]) => vjp_single(prim, x, &outs[0], ct, needs),
         _ => Ok(vec![None; x.len()]),
     }
+}
+
+/// A `custom_vjp` function under forward mode: an error, as in JAX.
+fn no_forward_mode(call: &CustomCall) -> Error {
+    Error::arg(
+        &call.name,
+        "a custom_vjp function cannot be differentiated in forward mode (jvp); \
+         use custom_jvp for a rule forward mode can use, as in JAX",
+    )
+}
+
+/// A `custom_jvp` call's rule on its operands `x` and their tangents (zeros where `None`):
+/// the outputs and their tangents, checked against the function's output types.
+fn custom_jvp(
+    call: &CustomCall,
+    x: &[&Array],
+    t: &[Option<Array>],
+) -> Result<(Vec<Array>, Vec<Array>)> {
+    let Rules::Jvp(rule) = rules_of(call)? else {
+        return Err(Error::arg(
+            &call.name,
+            "a custom_jvp call without a JVP rule",
+        ));
+    };
+    let ops: Vec<Array> = x.iter().map(|&a| a.clone()).collect();
+    let ts = t
+        .iter()
+        .zip(x)
+        .map(|(t, a)| or_zeros(t, a))
+        .collect::<Result<Vec<_>>>()?;
+    let (ys, tys) = rule(&ops, &ts)?;
+    let want = call.fun.out_avals();
+    check_types(&call.name, "custom_jvp rule's outputs", &ys, &want)?;
+    check_types(&call.name, "custom_jvp rule's tangents", &tys, &want)?;
+    Ok((ys, tys))
+}
+
+/// Reverse mode of a `custom_jvp` call: its rule is linear in the tangents, so the VJP of
+/// the rule's tangent map (traced at zero tangents) is its transpose, computed with the
+/// other primitives' rules.
+fn custom_jvp_transposed(
+    call: &CustomCall,
+    x: &[&Array],
+    cts: &[Option<Array>],
+    needs: &[bool],
+) -> Result<Vec<Option<Array>>> {
+    let active: Vec<usize> = (0..x.len())
+        .filter(|&i| needs[i] && x[i].dtype().is_floating())
+        .collect();
+    let mut out = vec![None; x.len()];
+    if active.is_empty() || cts.iter().all(Option::is_none) {
+        return Ok(out);
+    }
+    let device = x[active[0]].device().clone();
+    let at_zero = active
+        .iter()
+        .map(|&i| zeros(x[i].aval(), x[i].device()))
+        .collect::<Result<Vec<_>>>()?;
+    let def = crate::tree::TreeDef::list(vec![crate::tree::TreeDef::leaf(); at_zero.len()]);
+    let avals: Vec<Aval> = at_zero.iter().map(|a| a.aval().clone()).collect();
+    let traced = super::trace_fn(&call.name, &device, &def, &avals, |ts: Vec<Array>| {
+        let mut all: Vec<Option<Array>> = vec![None; x.len()];
+        for (k, &i) in active.iter().enumerate() {
+            all[i] = Some(ts[k].clone());
+        }
+        Ok(custom_jvp(call, x, &all)?.1)
+    })?;
+    let lin = Linearized::new(
+        traced.graph,
+        &traced.consts,
+        &at_zero,
+        &vec![true; active.len()],
+        &device,
+    )?;
+    for (k, c) in active.iter().zip(lin.backward(cts)?) {
+        out[*k] = c;
+    }
+    Ok(out)
 }
 
 /// [`vjp_rule`] of a single-output primitive.
@@ -802,7 +893,9 @@ fn vjp_single(
         | P::SearchSorted { .. }
         | P::ArgReduce { .. }
         | P::Sort { indices: true } => vec![None; x.len()],
-        P::TopK { .. } => return Err(Error::arg(prim.name(), "has two outputs (vjp_rule)")),
+        P::TopK { .. } | P::CustomJvpCall { .. } | P::CustomVjpCall { .. } => {
+            return Err(Error::arg(prim.name(), "has several outputs (vjp_rule)"))
+        }
     })
 }
 
@@ -1011,8 +1104,20 @@ pub(crate) fn jvp_graph(
             .iter()
             .map(|&i| val[i].as_ref().ok_or_else(|| missing(i)))
             .collect::<Result<Vec<&Array>>>()?;
-        let outs = lax::bind_all(e.prim.clone(), &ins, Some(device))?;
         let ts: Vec<Option<Array>> = e.inputs.iter().map(|&i| tan[i].clone()).collect();
+        if let (Primitive::CustomJvpCall { call }, true) = (&e.prim, ts.iter().any(Option::is_some))
+        {
+            // The rule gives the outputs too (JAX's custom_jvp uses its primal outputs).
+            let (outs, touts) = custom_jvp(call, &ins, &ts)?;
+            for ((&o, a), t) in e.outs.iter().zip(outs).zip(touts) {
+                if graph.avals[o].dtype.is_floating() {
+                    tan[o] = Some(t);
+                }
+                val[o] = Some(a);
+            }
+            continue;
+        }
+        let outs = lax::bind_all(e.prim.clone(), &ins, Some(device))?;
         let floating = e.outs.iter().any(|&o| graph.avals[o].dtype.is_floating());
         if floating && ts.iter().any(Option::is_some) {
             let touts = jvp_rule(&e.prim, &ins, &outs, &ts)?;
@@ -1041,6 +1146,8 @@ pub(crate) struct Linearized {
     graph: Graph,
     env: Vec<Option<Array>>,
     active: Vec<bool>,
+    /// The residuals of each `custom_vjp` call's forward rule, by equation.
+    residuals: Vec<Option<Residuals>>,
 }
 
 impl Linearized {
@@ -1052,9 +1159,46 @@ impl Linearized {
         active_inputs: &[bool],
         device: &Device,
     ) -> Result<Linearized> {
-        let env = lax::eval_graph(&graph, consts, primals, device)?;
         let active = activity(&graph, active_inputs);
-        Ok(Linearized { graph, env, active })
+        let mut env: Vec<Option<Array>> = vec![None; graph.avals.len()];
+        for (&v, a) in graph.constvars.iter().zip(consts) {
+            env[v] = Some(a.clone());
+        }
+        for (&v, a) in graph.invars.iter().zip(primals) {
+            env[v] = Some(a.clone());
+        }
+        let mut residuals: Vec<Option<Residuals>> = vec![None; graph.eqns.len()];
+        for (k, e) in graph.eqns.iter().enumerate() {
+            let ins = e
+                .inputs
+                .iter()
+                .map(|&i| env[i].as_ref().ok_or_else(|| missing(i)))
+                .collect::<Result<Vec<&Array>>>()?;
+            let outs = match &e.prim {
+                // A custom VJP runs its forward rule, keeping its residuals.
+                Primitive::CustomVjpCall { call } if e.inputs.iter().any(|&i| active[i]) => {
+                    let Rules::Vjp { fwd, .. } = rules_of(call)? else {
+                        return Err(Error::arg(&call.name, "a custom_vjp call without rules"));
+                    };
+                    let ops: Vec<Array> = ins.iter().map(|&a| a.clone()).collect();
+                    let (outs, res) = fwd(&ops)?;
+                    let want = call.fun.out_avals();
+                    check_types(&call.name, "forward rule's outputs", &outs, &want)?;
+                    residuals[k] = Some(res);
+                    outs
+                }
+                _ => lax::bind_all(e.prim.clone(), &ins, Some(device))?,
+            };
+            for (&o, a) in e.outs.iter().zip(outs) {
+                env[o] = Some(a);
+            }
+        }
+        Ok(Linearized {
+            graph,
+            env,
+            active,
+            residuals,
+        })
     }
 
     /// The outputs.
@@ -1087,7 +1231,7 @@ impl Linearized {
                 accumulate(&mut ct[o], c.clone())?;
             }
         }
-        for e in g.eqns.iter().rev() {
+        for (k, e) in g.eqns.iter().enumerate().rev() {
             let c: Vec<Option<Array>> = e
                 .outs
                 .iter()
@@ -1107,7 +1251,29 @@ impl Linearized {
                 .map(|&o| self.env[o].clone().ok_or_else(|| missing(o)))
                 .collect::<Result<Vec<Array>>>()?;
             let needs: Vec<bool> = e.inputs.iter().map(|&i| self.active[i]).collect();
-            let cts = vjp_rule(&e.prim, &ins, &outs, &c, &needs)?;
+            let cts = match (&e.prim, &self.residuals[k]) {
+                (Primitive::CustomVjpCall { call }, Some(res)) => {
+                    let Rules::Vjp { bwd, .. } = rules_of(call)? else {
+                        return Err(Error::arg(&call.name, "a custom_vjp call without rules"));
+                    };
+                    let full = c
+                        .iter()
+                        .zip(&outs)
+                        .map(|(c, o)| or_zeros(c, o))
+                        .collect::<Result<Vec<_>>>()?;
+                    let cts = bwd(res, &full)?;
+                    let got: Vec<Array> = cts.iter().flatten().cloned().collect();
+                    let want: Vec<Aval> = cts
+                        .iter()
+                        .zip(&ins)
+                        .filter(|(c, _)| c.is_some())
+                        .map(|(_, a)| a.aval().clone())
+                        .collect();
+                    check_types(&call.name, "backward rule's cotangents", &got, &want)?;
+                    cts
+                }
+                _ => vjp_rule(&e.prim, &ins, &outs, &c, &needs)?,
+            };
             for (&i, ci) in e.inputs.iter().zip(cts) {
                 if let (Some(ci), true) = (ci, self.active[i]) {
                     accumulate(&mut ct[i], ci)?;
@@ -1147,8 +1313,55 @@ pub(crate) mod tests {
 
     /// The primitives the tests run: every table example plus the parameter values that
     /// have rules of their own.
+    /// Calls of `sin` on float32[2, 3] with real rules (the table's examples carry none):
+    /// a JVP rule `cos(x) t`, and a VJP from the residual `x`.
+    fn custom_calls() -> [Primitive; 2] {
+        use super::super::custom::{BwdFn, FwdFn, JvpFn};
+        use std::sync::Arc;
+        let fun = CustomCall::example().fun;
+        let jvp: Arc<JvpFn> = Arc::new(|x: &[Array], t: &[Array]| {
+            Ok((
+                vec![un(UnaryOp::Sin, &x[0])?],
+                vec![mul(&t[0], &un(UnaryOp::Cos, &x[0])?)?],
+            ))
+        });
+        let fwd: Arc<FwdFn> = Arc::new(|x: &[Array]| {
+            let def = crate::tree::TreeDef::list(vec![crate::tree::TreeDef::leaf()]);
+            let res = Residuals {
+                leaves: vec![x[0].clone()],
+                def,
+            };
+            Ok((vec![un(UnaryOp::Sin, &x[0])?], res))
+        });
+        let bwd: Arc<BwdFn> = Arc::new(|res: &Residuals, g: &[Array]| {
+            Ok(vec![Some(mul(&g[0], &un(UnaryOp::Cos, &res.leaves[0])?)?)])
+        });
+        let call = |rules: Rules| CustomCall {
+            name: Arc::from("sin"),
+            fun: fun.clone(),
+            rules: Arc::new(rules),
+        };
+        [
+            Primitive::CustomJvpCall {
+                call: call(Rules::Jvp(jvp)),
+            },
+            Primitive::CustomVjpCall {
+                call: call(Rules::Vjp { fwd, bwd }),
+            },
+        ]
+    }
+
     pub(crate) fn test_primitives() -> Vec<Primitive> {
-        let mut prims = Primitive::examples();
+        let mut prims: Vec<Primitive> = Primitive::examples()
+            .into_iter()
+            .filter(|p| {
+                !matches!(
+                    p,
+                    Primitive::CustomJvpCall { .. } | Primitive::CustomVjpCall { .. }
+                )
+            })
+            .collect();
+        prims.extend(custom_calls());
         prims.extend([
             Primitive::Reduce {
                 op: ReduceOp::Prod,
@@ -1336,6 +1549,12 @@ pub(crate) mod tests {
                 );
                 continue;
             };
+            if let Primitive::CustomVjpCall { .. } = prim {
+                // Reverse mode only, from its forward rule's residuals (Linearized):
+                // tests/core/custom.rs checks it under grad, jit and vmap.
+                checked[prim.variant_index()] = true;
+                continue;
+            }
             let refs: Vec<&Array> = x.iter().collect();
             let outs = lax::bind_all(prim.clone(), &refs, None).unwrap();
             let t: Vec<Option<Array>> = x

@@ -7,12 +7,14 @@
 
 use std::sync::Arc;
 
+use super::custom::{bind_call, closed, rules_of, BwdFn, FwdFn, Residuals, Rules};
 use super::{leaves_device, trace_fn};
 use crate::array::{Array, Aval};
 use crate::dtype::DType;
 use crate::error::{Error, Result};
 use crate::lax::missing;
 use crate::lax::{self, BinaryOp, CompareOp, Literal, Primitive};
+use crate::primitive::CustomCall;
 use crate::runtime::Device;
 use crate::tree::{tree_flatten, tree_unflatten, PyTree, TreeDef};
 
@@ -176,6 +178,12 @@ pub(crate) fn batch_rule(
     b: usize,
 ) -> Result<Vec<Array>> {
     match prim {
+        Primitive::CustomJvpCall { call } | Primitive::CustomVjpCall { call } => batch_call(
+            call,
+            matches!(prim, Primitive::CustomJvpCall { .. }),
+            args,
+            b,
+        ),
         Primitive::TopK { k, axis } => lax::bind_all(
             Primitive::TopK {
                 k: *k,
@@ -287,8 +295,148 @@ fn batch_single(prim: &Primitive, args: &[(&Array, bool)], b: usize) -> Result<A
         }
         // No operands: never batched.
         P::Full { .. } | P::Iota { .. } => lax::bind(prim.clone(), &[], Some(x.device())),
-        P::TopK { .. } => Err(Error::arg(prim.name(), "has two outputs (batch_rule)")),
+        P::TopK { .. } | P::CustomJvpCall { .. } | P::CustomVjpCall { .. } => {
+            Err(Error::arg(prim.name(), "has several outputs (batch_rule)"))
+        }
     }
+}
+
+/// `graph` (closed) evaluated by the batching rules on `xs` (batched where `flags` say),
+/// every output then batched: the body of a batched call and of its batched rules.
+fn batched_body(
+    graph: &super::Graph,
+    consts: &[Array],
+    xs: &[Array],
+    flags: &[bool],
+    b: usize,
+    device: &Device,
+) -> Result<Vec<Array>> {
+    let inputs = xs.iter().cloned().zip(flags.iter().copied()).collect();
+    eval_batched(graph, consts, inputs, b, device)?
+        .iter()
+        .map(|(a, bt)| lift(a, *bt, b))
+        .collect()
+}
+
+/// `f` traced on arrays of types `avals` as a flat list: its graph and constants.
+fn trace_flat(
+    name: &Arc<str>,
+    device: &Device,
+    avals: &[Aval],
+    f: impl FnOnce(Vec<Array>) -> Result<Vec<Array>>,
+) -> Result<super::Traced> {
+    let def = TreeDef::list(vec![TreeDef::leaf(); avals.len()]);
+    trace_fn(name, device, &def, avals, f)
+}
+
+/// The types of `avals` without their leading batch dimension.
+fn per_example(avals: &[Aval]) -> Vec<Aval> {
+    avals
+        .iter()
+        .map(|a| Aval::new(a.shape[1..].to_vec(), a.dtype, a.weak))
+        .collect()
+}
+
+/// A `custom_jvp` or `custom_vjp` call with batched operands: a new call whose graph is
+/// the batched graph and whose rules are the batched rules (each rule traced for one
+/// example, then evaluated by the batching rules), so the custom derivative still applies
+/// under `grad(vmap(f))`. Every output is batched.
+fn batch_call(
+    call: &CustomCall,
+    jvp: bool,
+    args: &[(&Array, bool)],
+    b: usize,
+) -> Result<Vec<Array>> {
+    let flags: Vec<bool> = args.iter().map(|&(_, bt)| bt).collect();
+    let ops: Vec<Array> = args.iter().map(|&(a, _)| a.clone()).collect();
+    let device = leaves_device(&call.name, &ops)?;
+    let avals: Vec<Aval> = ops.iter().map(|a| a.aval().clone()).collect();
+    let fun = call.fun.clone();
+    let traced = trace_flat(&call.name, &device, &avals, |xs| {
+        batched_body(&fun, &[], &xs, &flags, b, &device)
+    })?;
+    let (graph, consts, _) = closed(traced);
+    // The batched call's operands: the batched graph's constants, then the call's own.
+    let nc = consts.len();
+    let name = call.name.clone();
+    let in_avals = call.fun.in_avals();
+    let rules = match rules_of(call)? {
+        Rules::Jvp(rule) => {
+            let (rule, flags, device) = (rule.clone(), flags.clone(), device.clone());
+            let n = in_avals.len();
+            Rules::Jvp(Arc::new(move |ops: &[Array], ts: &[Array]| {
+                let avals: Vec<Aval> = in_avals.iter().chain(&in_avals).cloned().collect();
+                let one = trace_flat(&name, &device, &avals, |v| {
+                    let (ys, tys) = rule(&v[..n], &v[n..])?;
+                    Ok(ys.into_iter().chain(tys).collect())
+                })?;
+                let xs: Vec<Array> = ops[nc..].iter().chain(&ts[nc..]).cloned().collect();
+                let both: Vec<bool> = flags.iter().chain(&flags).copied().collect();
+                let mut outs = batched_body(&one.graph, &one.consts, &xs, &both, b, &device)?;
+                let tangents = outs.split_off(outs.len() / 2);
+                Ok((outs, tangents))
+            }))
+        }
+        Rules::Vjp { fwd, bwd } => {
+            let n_out = call.fun.outvars.len();
+            let (fwd, flags_f, device_f, name_f) =
+                (fwd.clone(), flags.clone(), device.clone(), name.clone());
+            let fwd_in = in_avals.clone();
+            let fwd: Arc<FwdFn> = Arc::new(move |ops: &[Array]| {
+                let mut def = None;
+                let one = trace_flat(&name_f, &device_f, &fwd_in, |v| {
+                    let (ys, res) = fwd(&v)?;
+                    def = Some(res.def);
+                    Ok(ys.into_iter().chain(res.leaves).collect())
+                })?;
+                let def =
+                    def.ok_or_else(|| Error::arg(&name_f, "the forward rule gave nothing"))?;
+                let mut outs =
+                    batched_body(&one.graph, &one.consts, &ops[nc..], &flags_f, b, &device_f)?;
+                let leaves = outs.split_off(n_out);
+                Ok((outs, Residuals { leaves, def }))
+            });
+            let (bwd, out_avals) = (bwd.clone(), call.fun.out_avals());
+            let bwd: Arc<BwdFn> = Arc::new(move |res: &Residuals, cts: &[Array]| {
+                let res_avals: Vec<Aval> = res.leaves.iter().map(|a| a.aval().clone()).collect();
+                let avals: Vec<Aval> = per_example(&res_avals)
+                    .into_iter()
+                    .chain(out_avals.iter().cloned())
+                    .collect();
+                let n_res = res_avals.len();
+                // Which operands get a cotangent (the original call's constants do not).
+                let mut gets: Vec<bool> = Vec::new();
+                let one = trace_flat(&name, &device, &avals, |v| {
+                    let per = Residuals {
+                        leaves: v[..n_res].to_vec(),
+                        def: res.def.clone(),
+                    };
+                    let cts = bwd(&per, &v[n_res..])?;
+                    gets = cts.iter().map(Option::is_some).collect();
+                    Ok(cts.into_iter().flatten().collect())
+                })?;
+                let xs: Vec<Array> = res.leaves.iter().chain(cts).cloned().collect();
+                let all = vec![true; xs.len()];
+                let mut got =
+                    batched_body(&one.graph, &one.consts, &xs, &all, b, &device)?.into_iter();
+                let mut out: Vec<Option<Array>> = vec![None; nc];
+                for (k, g) in gets.iter().enumerate() {
+                    out.push(match (g, got.next()) {
+                        // A shared operand's cotangent sums over the examples.
+                        (true, Some(c)) if !flags[k] => {
+                            Some(lax::reduce(crate::lax::ReduceOp::Sum, &c, &[0])?)
+                        }
+                        (true, c) => c,
+                        (false, _) => None,
+                    });
+                }
+                Ok(out)
+            });
+            Rules::Vjp { fwd, bwd }
+        }
+    };
+    let operands: Vec<&Array> = consts.iter().chain(&ops).collect();
+    bind_call(&call.name, graph, rules, jvp, &operands)
 }
 
 /// Vectorises `f` over a batch axis (`jax.vmap`): `vmap(f, in_axes, out_axes)(xs)` equals

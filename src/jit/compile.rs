@@ -118,9 +118,71 @@ fn fold_constants(eqns: &[Eqn]) -> Vec<Eqn> {
         .collect()
 }
 
+/// `g` with the sub-graphs of custom calls spliced in place of the calls: outside `grad`
+/// and `jvp` a custom call is its function, whose operations then fuse with their
+/// neighbours (JAX inlines them when lowering too).
+fn inline_calls(g: &Graph) -> Graph {
+    let is_call = |p: &Primitive| {
+        matches!(
+            p,
+            Primitive::CustomJvpCall { .. } | Primitive::CustomVjpCall { .. }
+        )
+    };
+    if !g.eqns.iter().any(|e| is_call(&e.prim)) {
+        return g.clone();
+    }
+    let mut out = Graph {
+        avals: g.avals.clone(),
+        invars: g.invars.clone(),
+        constvars: g.constvars.clone(),
+        eqns: Vec::with_capacity(g.eqns.len()),
+        outvars: Vec::new(),
+    };
+    // What each of `g`'s variables now is (a call's outputs become its function's).
+    let mut subst: Vec<usize> = (0..g.avals.len()).collect();
+    for e in &g.eqns {
+        let inputs: Vec<usize> = e.inputs.iter().map(|&i| subst[i]).collect();
+        match &e.prim {
+            Primitive::CustomJvpCall { call } | Primitive::CustomVjpCall { call } => {
+                let fun = inline_calls(&call.fun);
+                let mut var: HashMap<usize, usize> =
+                    fun.invars.iter().copied().zip(inputs).collect();
+                for ie in &fun.eqns {
+                    let ins = ie.inputs.iter().map(|i| var[i]).collect();
+                    let outs: Vec<usize> = ie
+                        .outs
+                        .iter()
+                        .map(|&o| {
+                            let v = out.new_var(fun.avals[o].clone());
+                            var.insert(o, v);
+                            v
+                        })
+                        .collect();
+                    out.eqns.push(Eqn {
+                        prim: ie.prim.clone(),
+                        inputs: ins,
+                        outs,
+                    });
+                }
+                for (&o, f) in e.outs.iter().zip(&fun.outvars) {
+                    subst[o] = var[f];
+                }
+            }
+            _ => out.eqns.push(Eqn {
+                prim: e.prim.clone(),
+                inputs,
+                outs: e.outs.clone(),
+            }),
+        }
+    }
+    out.outvars = g.outvars.iter().map(|&o| subst[o]).collect();
+    out
+}
+
 /// Compiles a verified graph for a device whose kernels may read at most `max_inputs`
 /// input buffers.
 pub(crate) fn compile(g: &Graph, max_inputs: usize) -> Executable {
+    let g = &inline_calls(g);
     let eqns = fold_constants(&g.eqns);
     let n = g.avals.len();
     let mut producer: Vec<Option<usize>> = vec![None; n];

@@ -37,6 +37,7 @@
 mod ad;
 mod batching;
 mod compile;
+mod custom;
 mod grad;
 
 use std::collections::HashMap;
@@ -49,6 +50,7 @@ pub use crate::primitive::Graph;
 pub(crate) use crate::shape::fmt_aval;
 pub(crate) use crate::trace::{is_tracing, trace_fn, Traced};
 pub use batching::{vmap, Axes};
+pub use custom::{custom_jvp, custom_vjp, CustomJvp, CustomVjp};
 pub use grad::{
     grad, grad_argnums, jvp, value_and_grad, value_and_grad_argnums, vjp, Arg, Argnums,
     TupleElement, Vjp, Whole,

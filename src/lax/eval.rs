@@ -49,6 +49,17 @@ pub(crate) fn eval_all(
             let dev = common_device(prim.name(), inputs, device)?;
             top_k(&dev, inputs[0], k, axis, &outs)
         }
+        // Outside every transformation a function with custom rules is its graph.
+        Primitive::CustomJvpCall { call } | Primitive::CustomVjpCall { call } => {
+            let dev = common_device(&call.name, inputs, device)?;
+            let args: Vec<Array> = inputs.iter().map(|&a| a.clone()).collect();
+            let env = crate::lax::eval_graph(&call.fun, &[], &args, &dev)?;
+            call.fun
+                .outvars
+                .iter()
+                .map(|&o| env[o].clone().ok_or_else(|| crate::lax::missing(o)))
+                .collect()
+        }
         _ => {
             let out = outs
                 .pop()
@@ -208,7 +219,9 @@ pub(crate) fn eval(
             widening(inputs, &out, |wide, out| eval(prim, wide, out, Some(&dev)))
         }
         EvalKind::Dot => dot(&dev, inputs[0], inputs[1], out),
-        EvalKind::TopK => Err(Error::arg(prim.name(), "has two outputs (bind_all)")),
+        EvalKind::TopK | EvalKind::Call => {
+            Err(Error::arg(prim.name(), "has several outputs (bind_all)"))
+        }
         EvalKind::Scatter => match prim {
             Primitive::Scatter { mode } => scatter(&dev, inputs, mode, out),
             _ => Err(Error::arg(prim.name(), "is not a scatter")),

@@ -926,9 +926,33 @@ pub fn sinc(x: impl ArrayLike) -> Result<Array> {
     overridable!("sinc"; [one x]; []);
     let x = one("sinc", x, true)?;
     let zero = equal(&x, 0.0)?;
+    let pi_x = multiply(&x, std::f64::consts::PI)?;
     // A safe divisor where x is 0, whose quotient the `where` then discards.
-    let pi_x = r#where(&zero, 1.0, multiply(&x, std::f64::consts::PI)?)?;
-    r#where(zero, 1.0, divide(sin(&pi_x)?, &pi_x)?)
+    let safe = r#where(&zero, 1.0, &pi_x)?;
+    // At 0 the value is the series' first term, whose derivatives are the later terms.
+    r#where(zero, sinc_maclaurin(0, &pi_x)?, divide(sin(&safe)?, &safe)?)
+}
+
+/// `x * 0 + c_k`, with `c_k` the `k`-th derivative of `sin(x) / x` at 0, and a JVP rule
+/// giving the next derivative (JAX's `_sinc_maclaurin`): `sinc`'s derivatives of every
+/// order at 0 are these constants, where those of `sin(x) / x` would divide by zero.
+fn sinc_maclaurin(k: u32, x: &Array) -> Result<Array> {
+    let term = move |x: &Array| -> Result<Array> {
+        let zero = multiply(x, 0.0)?;
+        if k % 2 == 1 {
+            return Ok(zero);
+        }
+        let sign = if (k / 2).is_multiple_of(2) { 1.0 } else { -1.0 };
+        add(zero, sign / f64::from(k + 1))
+    };
+    crate::jit::custom_jvp(
+        move |x: Array| term(&x),
+        move |x: Array, t: Array| -> Result<(Array, Array)> {
+            Ok((term(&x)?, multiply(sinc_maclaurin(k + 1, &x)?, &t)?))
+        },
+    )
+    .named("sinc_maclaurin")
+    .call(x.clone())
 }
 
 /// `num` numbers spaced evenly on a log scale: `base ** linspace(start, stop, num,

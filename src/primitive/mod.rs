@@ -6,6 +6,10 @@ mod graph;
 pub(crate) use graph::var_name;
 pub use graph::Operation;
 
+use std::any::Any;
+use std::fmt;
+use std::sync::Arc;
+
 use crate::dtype::DType;
 use crate::error::{Error, Result};
 use crate::shape::Aval;
@@ -17,6 +21,33 @@ pub type Graph = graph::Graph<Primitive>;
 
 /// One equation of a [`Graph`]: `outs... = prim(inputs...)`.
 pub(crate) type Eqn = graph::Eqn<Primitive>;
+
+/// A closed sub-graph that a primitive carries (a function with its own derivative rules,
+/// and later loop bodies and branches), with the rules the transformation that made it
+/// attached. The graph has no constants: what its function captured are its first inputs,
+/// bound as the equation's first operands. The rules are opaque here: the layer that made
+/// them reads them back.
+#[derive(Clone)]
+pub struct CustomCall {
+    /// The function's name (for listings and errors).
+    pub(crate) name: Arc<str>,
+    /// The function's graph, closed.
+    pub(crate) fun: Arc<Graph>,
+    /// The rules, for the transformations to read.
+    pub(crate) rules: Arc<dyn Any + Send + Sync>,
+}
+
+impl PartialEq for CustomCall {
+    fn eq(&self, other: &Self) -> bool {
+        Arc::ptr_eq(&self.fun, &other.fun) && Arc::ptr_eq(&self.rules, &other.rules)
+    }
+}
+
+impl fmt::Debug for CustomCall {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "name: {}, call_jaxpr: {}", self.name, self.fun)
+    }
+}
 
 /// How an update combines with the element it lands on.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -482,6 +513,18 @@ pub enum Primitive {
         /// The dimension the rows run along.
         axis: usize,
     },
+    /// A function with a custom JVP rule (`jax.custom_jvp`): evaluated as its graph, and
+    /// differentiated by its rule (reverse mode transposes the rule).
+    CustomJvpCall {
+        /// The function and its rule.
+        call: CustomCall,
+    },
+    /// A function with a custom VJP (`jax.custom_vjp`): evaluated as its graph, and in
+    /// reverse mode by its forward and backward rules.
+    CustomVjpCall {
+        /// The function and its rules.
+        call: CustomCall,
+    },
     /// Inclusive cumulative sum or product along `axis` (`jax.lax.cumsum`, `cumprod`): a
     /// chunked scan, two passes over memory (see `codegen::scan`). `reverse` scans from
     /// the last element to the first. float16 accumulates in float32, int32 wraps.
@@ -778,6 +821,8 @@ pub(crate) enum EvalKind {
     Scatter,
     /// A descending argsort of the rows, then gathers of its first `k` columns.
     TopK,
+    /// The carried sub-graph, evaluated equation by equation.
+    Call,
 }
 
 impl Primitive {
@@ -807,6 +852,8 @@ impl Primitive {
             Primitive::Dot => "dot_general",
             Primitive::Sort { .. } => "sort",
             Primitive::TopK { .. } => "top_k",
+            Primitive::CustomJvpCall { .. } => "custom_jvp_call",
+            Primitive::CustomVjpCall { .. } => "custom_vjp_call",
             Primitive::Cumulative { op, .. } => match op {
                 ReduceOp::Prod => "cumprod",
                 _ => "cumsum",
@@ -850,12 +897,14 @@ impl Primitive {
             Primitive::SearchSorted { .. } => 24,
             Primitive::ArgReduce { .. } => 25,
             Primitive::TopK { .. } => 26,
+            Primitive::CustomJvpCall { .. } => 27,
+            Primitive::CustomVjpCall { .. } => 28,
         }
     }
 
     /// Number of variants in the table.
     #[cfg(test)]
-    pub(crate) const COUNT: usize = 27;
+    pub(crate) const COUNT: usize = 29;
 
     /// One instance of every variant with every parameter value that changes the generated
     /// code (for rule-coverage and kernel-validation tests).
@@ -915,6 +964,12 @@ impl Primitive {
             Primitive::Sort { indices: true },
             Primitive::TopK { k: 2, axis: 1 },
             Primitive::TopK { k: 1, axis: 0 },
+            Primitive::CustomJvpCall {
+                call: CustomCall::example(),
+            },
+            Primitive::CustomVjpCall {
+                call: CustomCall::example(),
+            },
             Primitive::Cumulative {
                 op: ReduceOp::Sum,
                 axis: 1,
@@ -980,6 +1035,7 @@ impl Primitive {
             Primitive::Cumulative { .. } => EvalKind::Scan,
             Primitive::Scatter { .. } => EvalKind::Scatter,
             Primitive::TopK { .. } => EvalKind::TopK,
+            Primitive::CustomJvpCall { .. } | Primitive::CustomVjpCall { .. } => EvalKind::Call,
             Primitive::Unary(_)
             | Primitive::Binary(_)
             | Primitive::Compare(_)
@@ -1001,6 +1057,9 @@ impl Primitive {
     /// Number of operands (`usize::MAX` for variadic primitives).
     pub(crate) fn arity(&self) -> usize {
         match self {
+            Primitive::CustomJvpCall { call } | Primitive::CustomVjpCall { call } => {
+                call.fun.invars.len()
+            }
             Primitive::Concatenate { .. } => usize::MAX,
             Primitive::Threefry { .. } => 4,
             Primitive::Select | Primitive::Scatter { .. } | Primitive::Fma => 3,
@@ -1045,6 +1104,9 @@ impl Primitive {
     pub fn num_outputs(&self) -> usize {
         match self {
             Primitive::TopK { .. } => 2,
+            Primitive::CustomJvpCall { call } | Primitive::CustomVjpCall { call } => {
+                call.fun.outvars.len()
+            }
             _ => 1,
         }
     }
@@ -1067,6 +1129,9 @@ impl Primitive {
         let weak = inputs.iter().all(|a| a.weak);
         let one = match self {
             Primitive::TopK { k, axis } => return top_k_avals(name, *k, *axis, &inputs[0]),
+            Primitive::CustomJvpCall { call } | Primitive::CustomVjpCall { call } => {
+                return call.out_avals(inputs)
+            }
             Primitive::Unary(op) => {
                 let x = &inputs[0];
                 if !op.accepts().ok(x.dtype) {
@@ -1552,6 +1617,9 @@ impl Primitive {
     /// The parameters as the jaxpr listing prints them (`[axes=(0,)]`), empty for plain
     /// elementwise ops.
     fn params_text(&self) -> String {
+        if let Primitive::CustomJvpCall { call } | Primitive::CustomVjpCall { call } = self {
+            return format!("[{call:?}]");
+        }
         let dbg = format!("{self:?}");
         match dbg.find(['{', '(']) {
             Some(i)
@@ -1578,6 +1646,52 @@ impl Operation for Primitive {
 
     fn out_avals(&self, inputs: &[Aval]) -> Result<Vec<Aval>> {
         self.abstract_eval_all(inputs)
+    }
+}
+
+impl CustomCall {
+    /// The outputs' types, after checking the operands against the graph's inputs.
+    fn out_avals(&self, inputs: &[Aval]) -> Result<Vec<Aval>> {
+        let want = self.fun.in_avals();
+        let same = inputs
+            .iter()
+            .zip(&want)
+            .all(|(a, w)| a.shape == w.shape && a.dtype == w.dtype);
+        if !same {
+            let shapes: Vec<&[usize]> = inputs.iter().map(|a| a.shape.as_slice()).collect();
+            let dtypes: Vec<DType> = inputs.iter().map(|a| a.dtype).collect();
+            return Err(Error::shape(
+                &self.name,
+                &shapes,
+                format!(
+                    "operands of dtypes {dtypes:?} do not match the traced function's inputs {}",
+                    want.iter()
+                        .map(crate::shape::fmt_aval)
+                        .collect::<Vec<_>>()
+                        .join(" ")
+                ),
+            ));
+        }
+        Ok(self.fun.out_avals())
+    }
+
+    /// A call of `sin` on float32[2, 3] with no rules, for the table's examples.
+    #[cfg(test)]
+    pub(crate) fn example() -> CustomCall {
+        let mut g = Graph::default();
+        let x = g.new_var(Aval::new(vec![2, 3], DType::Float32, false));
+        g.invars.push(x);
+        let out = g.push_eqn(
+            Primitive::Unary(UnaryOp::Sin),
+            vec![x],
+            &[Aval::new(vec![2, 3], DType::Float32, false)],
+        );
+        g.outvars = out;
+        CustomCall {
+            name: Arc::from("example"),
+            fun: Arc::new(g),
+            rules: Arc::new(()),
+        }
     }
 }
 

@@ -4,6 +4,7 @@
 mod autodiff;
 mod common;
 mod creation;
+mod custom;
 mod display;
 mod dtypes;
 mod einsum;

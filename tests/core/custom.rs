@@ -1,0 +1,327 @@
+//! Functions with their own derivative rules (`custom_jvp`, `custom_vjp`), primitives that
+//! carry a sub-graph: the rule is what `jvp` and `grad` use, under `jit` and `vmap` in
+//! either order; everything else evaluates the function; bad rules are clear errors.
+
+use olympus::{
+    custom_jvp, custom_vjp, grad, jit, jvp, lax, numpy as np, vjp, vmap, Array, Axes, DType, Result,
+};
+
+fn arr(v: &[f32]) -> Array {
+    Array::from_slice(v, &[v.len()]).unwrap()
+}
+
+fn vals(a: &Array) -> Vec<f32> {
+    a.to_vec::<f32>().unwrap()
+}
+
+fn close(got: &[f32], want: &[f32], what: &str) {
+    assert_eq!(got.len(), want.len(), "{what}");
+    for (g, w) in got.iter().zip(want) {
+        assert!(
+            (g - w).abs() <= 1e-5 * w.abs().max(1.0),
+            "{what}: got {got:?}, want {want:?}"
+        );
+    }
+}
+
+/// `sin`, whose rule claims the derivative is 2 (not `cos`): a result through the rule
+/// differs from one through `sin`'s own derivative, so each test sees which was used.
+fn sin_with_rule_two() -> impl Fn(Array) -> Result<Array> {
+    let f = custom_jvp(
+        |x: Array| np::sin(&x),
+        |x: Array, t: Array| -> Result<(Array, Array)> {
+            Ok((np::sin(&x)?, np::multiply(&t, 2.0)?))
+        },
+    )
+    .named("sin_with_rule_two");
+    move |x| f.call(x)
+}
+
+fn summed(f: impl Fn(Array) -> Result<Array>) -> impl Fn(Array) -> Result<Array> {
+    move |x| np::sum(f(x)?, None, false)
+}
+
+#[test]
+fn custom_jvp_rules_drive_every_derivative_and_only_derivatives() {
+    let xs = [0.5f32, -1.0, 2.0];
+    let x = arr(&xs);
+    let f = sin_with_rule_two();
+    let sines: Vec<f32> = xs.iter().map(|v| v.sin()).collect();
+    // Evaluation is the function, eagerly and under jit.
+    close(&vals(&f(x.clone()).unwrap()), &sines, "eager");
+    close(&vals(&jit(&f).call(x.clone()).unwrap()), &sines, "jit");
+    // Forward and reverse mode use the rule: 2, not cos.
+    let t = arr(&[1.0, 10.0, 100.0]);
+    let (y, ty) = jvp(&f, x.clone(), t).unwrap();
+    close(&vals(&y), &sines, "jvp primal");
+    close(&vals(&ty), &[2.0, 20.0, 200.0], "jvp tangent");
+    let twos = [2.0f32; 3];
+    close(&vals(&grad(summed(&f))(x.clone()).unwrap()), &twos, "grad");
+    close(
+        &vals(&jit(grad(summed(&f))).call(x.clone()).unwrap()),
+        &twos,
+        "jit(grad)",
+    );
+    let (_, back) = vjp(&f, x.clone()).unwrap();
+    close(
+        &vals(&back.call(arr(&[1.0, -1.0, 3.0])).unwrap()),
+        &[2.0, -2.0, 6.0],
+        "vjp",
+    );
+    // Under vmap in both orders: the batched call keeps the rule.
+    let m = Array::from_slice(&[0.1f32, 0.2, 0.3, 0.4, 0.5, 0.6], &[2, 3]).unwrap();
+    let per = vmap(grad(summed(&f)), 0, 0)(m.clone()).unwrap();
+    close(&vals(&per), &[2.0; 6], "vmap(grad)");
+    let through = grad(summed(vmap(&f, 0, 0)))(m.clone()).unwrap();
+    close(&vals(&through), &[2.0; 6], "grad(vmap)");
+    let jitted = jit(grad(summed(vmap(&f, 1, 0)))).call(m.clone()).unwrap();
+    close(&vals(&jitted), &[2.0; 6], "jit(grad(vmap over axis 1))");
+    // A batched and an unbatched operand.
+    let g = custom_jvp(
+        |(a, b): (Array, Array)| np::multiply(&a, &b),
+        |(a, b): (Array, Array), (ta, tb): (Array, Array)| -> Result<(Array, Array)> {
+            // d(ab) = b da + a db, scaled by 3 so the rule shows.
+            let d = np::add(np::multiply(&b, &ta)?, np::multiply(&a, &tb)?)?;
+            Ok((np::multiply(&a, &b)?, np::multiply(&d, 3.0)?))
+        },
+    );
+    let b = arr(&[1.0, 2.0, 3.0]);
+    let loss = |(a, b): (Array, Array)| np::sum(g.call((a, b))?, None, false);
+    let batched = vmap(&loss, (0, Axes::Unmapped), 0);
+    let (ga, gb) = grad(|(a, b): (Array, Array)| np::sum(batched((a, b))?, None, false))((
+        m.clone(),
+        b.clone(),
+    ))
+    .unwrap();
+    close(
+        &vals(&ga),
+        &[3.0, 6.0, 9.0, 3.0, 6.0, 9.0],
+        "grad a through vmap",
+    );
+    // The unbatched operand's cotangent sums over the examples: 3 (a0 + a1).
+    close(&vals(&gb), &[1.5, 2.1, 2.7], "grad b through vmap");
+}
+
+#[test]
+fn custom_jvp_primal_outputs_come_from_the_rule_under_jvp() {
+    // JAX: under jvp the rule's primal output is the output.
+    let f = custom_jvp(
+        |x: Array| np::sin(&x),
+        |x: Array, t: Array| -> Result<(Array, Array)> {
+            Ok((np::add(np::multiply(&x, 0.0)?, 42.0)?, t))
+        },
+    );
+    let (y, _) = jvp(|x: Array| f.call(x), arr(&[1.0]), arr(&[1.0])).unwrap();
+    assert_eq!(vals(&y), [42.0]);
+    assert_eq!(vals(&f.call(arr(&[0.0])).unwrap()), [0.0]);
+}
+
+#[test]
+fn custom_jvp_with_several_outputs_integer_operands_and_captured_arrays() {
+    let scale = arr(&[10.0, 20.0]);
+    let f = custom_jvp(
+        |(x, k): (Array, Array)| -> Result<(Array, Array)> {
+            let kf = k.astype(DType::Float32)?;
+            Ok((np::multiply(&np::multiply(&x, &kf)?, &scale)?, np::exp(&x)?))
+        },
+        |(x, k): (Array, Array),
+         (t, tk): (Array, Array)|
+         -> Result<((Array, Array), (Array, Array))> {
+            // An integer operand's tangent is zeros of its dtype.
+            assert_eq!(tk.dtype(), DType::Int32);
+            let kf = k.astype(DType::Float32)?;
+            let y0 = np::multiply(&x, &kf)?;
+            Ok((
+                (y0, np::exp(&x)?),
+                (np::multiply(&t, &kf)?, np::multiply(&t, -1.0)?),
+            ))
+        },
+    );
+    let k = Array::from_slice(&[2i32, 3], &[2]).unwrap();
+    let x = arr(&[0.0, 1.0]);
+    let loss = |x: Array| -> Result<Array> {
+        let (a, b) = f.call((x, k.clone()))?;
+        np::add(np::sum(a, None, false)?, np::sum(b, None, false)?)
+    };
+    // The rule's derivative of a + b: k - 1 (the captured scale gets no part).
+    close(&vals(&grad(&loss)(x.clone()).unwrap()), &[1.0, 2.0], "grad");
+    close(
+        &vals(&jit(grad(&loss)).call(x).unwrap()),
+        &[1.0, 2.0],
+        "jit(grad)",
+    );
+}
+
+#[test]
+fn custom_jvp_errors_name_the_function() {
+    let bad = custom_jvp(
+        |x: Array| np::sin(&x),
+        |x: Array, _t: Array| -> Result<(Array, Array)> {
+            Ok((np::sin(&x)?, np::zeros(&[5], DType::Float32)?))
+        },
+    )
+    .named("bad_rule");
+    let err = grad(|x: Array| np::sum(bad.call(x)?, None, false))(arr(&[1.0, 2.0]))
+        .expect_err("a tangent of the wrong shape is an error")
+        .to_string();
+    assert!(
+        err.starts_with("bad_rule:") && err.contains("f32[5]"),
+        "{err}"
+    );
+}
+
+#[test]
+fn custom_vjp_rules_drive_reverse_mode() {
+    // sin with a backward rule from the residual x: cos(x) * g * 10.
+    let f = custom_vjp(
+        |x: Array| np::sin(&x),
+        |x: Array| -> Result<(Array, Array)> { Ok((np::sin(&x)?, x)) },
+        |x: Array, g: Array| np::multiply(np::multiply(np::cos(&x)?, &g)?, 10.0),
+    )
+    .named("sin_vjp");
+    let xs = [0.5f32, -1.0, 2.0];
+    let x = arr(&xs);
+    let want: Vec<f32> = xs.iter().map(|v| 10.0 * v.cos()).collect();
+    let loss = |x: Array| np::sum(f.call(x)?, None, false);
+    close(
+        &vals(&f.call(x.clone()).unwrap()),
+        &xs.map(f32::sin),
+        "eager",
+    );
+    close(
+        &vals(&jit(|x: Array| f.call(x)).call(x.clone()).unwrap()),
+        &xs.map(f32::sin),
+        "jit",
+    );
+    close(&vals(&grad(&loss)(x.clone()).unwrap()), &want, "grad");
+    close(
+        &vals(&jit(grad(&loss)).call(x.clone()).unwrap()),
+        &want,
+        "jit(grad)",
+    );
+    let m = Array::from_slice(&[0.5f32, -1.0, 2.0, 1.5, 0.0, -0.25], &[2, 3]).unwrap();
+    let mv: Vec<f32> = vals(&m).iter().map(|v| 10.0 * v.cos()).collect();
+    close(
+        &vals(&vmap(grad(&loss), 0, 0)(m.clone()).unwrap()),
+        &mv,
+        "vmap(grad)",
+    );
+    close(
+        &vals(
+            &grad(|m: Array| np::sum(vmap(|x: Array| f.call(x), 0, 0)(m)?, None, false))(m)
+                .unwrap(),
+        ),
+        &mv,
+        "grad(vmap)",
+    );
+    // Forward mode is an error naming the function, as in JAX.
+    let err = jvp(|x: Array| f.call(x), x.clone(), x.clone())
+        .expect_err("jvp of a custom_vjp function")
+        .to_string();
+    assert!(
+        err.starts_with("sin_vjp:") && err.contains("forward mode"),
+        "{err}"
+    );
+    // A backward rule of the wrong structure is an error.
+    let wrong = custom_vjp(
+        |x: Array| Ok(x),
+        |x: Array| -> Result<(Array, ())> { Ok((x, ())) },
+        |_: (), _g: Array| np::zeros(&[7], DType::Float32),
+    )
+    .named("wrong_bwd");
+    let err = grad(|x: Array| np::sum(wrong.call(x)?, None, false))(x)
+        .expect_err("a cotangent of the wrong shape")
+        .to_string();
+    assert!(
+        err.starts_with("wrong_bwd:") && err.contains("f32[7]"),
+        "{err}"
+    );
+}
+
+#[test]
+fn custom_calls_show_their_graphs_in_listings() {
+    let f = sin_with_rule_two();
+    let text = jit(&f).lower(&arr(&[1.0, 2.0])).unwrap().to_string();
+    assert!(
+        text.contains(
+            "custom_jvp_call[name: sin_with_rule_two, call_jaxpr: { lambda a:f32[2]. let"
+        ),
+        "{text}"
+    );
+    assert!(text.contains("b:f32[2] = sin a"), "{text}");
+    // A call records its own operands: two captured arrays and the argument.
+    let c = arr(&[3.0, 4.0]);
+    let d = arr(&[5.0, 6.0]);
+    let g = custom_jvp(
+        |x: Array| np::add(np::multiply(&x, &c)?, &d),
+        |x: Array, t: Array| -> Result<(Array, Array)> { Ok((x, t)) },
+    );
+    let h = jit(|x: Array| g.call(x));
+    let graph = h.lower(&arr(&[1.0, 2.0])).unwrap();
+    assert_eq!(graph.graph().num_eqns(), 1, "{graph}");
+    assert_eq!(vals(&h.call(arr(&[1.0, 2.0])).unwrap()), [8.0, 14.0]);
+    // top_k and a custom call in one differentiated function.
+    let k = jit(grad(|x: Array| {
+        np::sum(f(lax::top_k(&x, 2)?.0)?, None, false)
+    }));
+    close(
+        &vals(&k.call(arr(&[1.0, 3.0, 2.0])).unwrap()),
+        &[0.0, 2.0, 2.0],
+        "top_k",
+    );
+}
+
+/// `sinc` has JAX's derivatives of every order at 0 (its series term is a custom_jvp
+/// function whose rule is the next term), values from JAX 0.10.2:
+/// `jax.vmap(jax.grad(...jax.grad(jnp.sinc)))(jnp.array([0., 0.25, -1.5, 0., 3.]))`.
+#[test]
+fn sinc_derivatives_of_every_order_match_jax() {
+    let want: [[f32; 5]; 4] = [
+        [0.0, -0.772_837_9, -0.141_471_07, 0.0, -0.333_333_34],
+        [
+            -3.289_868_4,
+            -2.703_059_7,
+            1.905_767_1,
+            -3.289_868_4,
+            0.222_222_25,
+        ],
+        [0.0, 4.521_311_8, 3.811_534_2, 0.0, 3.067_646],
+        [19.481_821, 15.357_767, -10.506_761, 19.481_821, -4.090_195],
+    ];
+    let x = arr(&[0.0, 0.25, -1.5, 0.0, 3.0]);
+    let d1 = |x: Array| np::sinc(&x);
+    let d2 = grad(d1);
+    let d3 = grad(&d2);
+    let d4 = grad(&d3);
+    let d5 = grad(&d4);
+    let got = [
+        vmap(&d2, 0, 0)(x.clone()).unwrap(),
+        vmap(&d3, 0, 0)(x.clone()).unwrap(),
+        vmap(&d4, 0, 0)(x.clone()).unwrap(),
+        vmap(&d5, 0, 0)(x.clone()).unwrap(),
+    ];
+    for (order, (g, w)) in got.iter().zip(&want).enumerate() {
+        for (v, (a, b)) in vals(g).iter().zip(w).enumerate() {
+            // At 0 each order is the series' term, a few float32 operations from JAX's.
+            // Elsewhere the third and fourth derivatives of sin(πx)/(πx) cancel terms:
+            // at 0.25 the exact fourth is 15.358637, JAX gives 15.357767 and Olympus
+            // 15.358983, both rounding in float32, in different orders.
+            let tol = if order >= 2 && v % 3 != 0 { 1e-4 } else { 4e-6 };
+            assert!(
+                (a - b).abs() <= tol * b.abs().max(1.0),
+                "derivative {} at {}: got {a}, JAX {b}",
+                order + 1,
+                [0.0, 0.25, -1.5, 0.0, 3.0][v]
+            );
+        }
+    }
+    // And the values themselves are unchanged: 1 at 0.
+    assert_eq!(vals(&np::sinc(arr(&[0.0])).unwrap()), [1.0]);
+    let j = jit(grad(grad(|x: Array| np::sinc(&x))));
+    let at0 = Array::from_slice(&[0.0f32], &[]).unwrap();
+    close(
+        &vals(&j.call(at0).unwrap()),
+        &[-3.289_868_4],
+        "jit(grad(grad))",
+    );
+}
