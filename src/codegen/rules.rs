@@ -287,6 +287,7 @@ fn unary(op: UnaryOp, x: &str, d: DType) -> String {
     let int = d.is_signed_integer();
     let uint = d.is_unsigned_integer();
     match op {
+        StopGradient => x.to_string(),
         Neg if uint => format!("(0u - {x})"),
         Neg => format!("(-{x})"),
         Sign if int => format!("select(select(0, -1, {x} < 0), 1, {x} > 0)"),

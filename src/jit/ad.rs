@@ -229,7 +229,7 @@ fn unary_partial(op: UnaryOp, x: &Array, y: &Array) -> Result<Partial> {
     Ok(Partial::By(match op {
         Neg => return Ok(Partial::MinusOne),
         Sign | Floor | Ceil | Round | Trunc | Not | IsNan | IsInf | IsFinite | SignBit
-        | PopulationCount => return Ok(Partial::Zero),
+        | StopGradient | PopulationCount => return Ok(Partial::Zero),
         Abs => un(Sign, x)?,
         Square => scale(x, 2.0)?,
         Reciprocal => neg(&sq(y)?)?,
@@ -1506,7 +1506,15 @@ pub(crate) mod tests {
         matches!(
             prim,
             Primitive::Unary(
-                Sign | Floor | Ceil | Round | Trunc | IsNan | IsInf | IsFinite | SignBit
+                Sign | Floor
+                    | Ceil
+                    | Round
+                    | Trunc
+                    | IsNan
+                    | IsInf
+                    | IsFinite
+                    | SignBit
+                    | StopGradient
             ) | Primitive::Binary(BinaryOp::FloorDiv)
                 | Primitive::Compare(_)
                 | Primitive::Sort { indices: true }

@@ -135,6 +135,25 @@ pub fn mul(x: &Array, y: &Array) -> Result<Array> {
     binary(BinaryOp::Mul, x, y)
 }
 
+/// `x`, through which no derivative flows (`jax.lax.stop_gradient`): under `grad` and `jvp`
+/// it is a constant. Only floating arrays are marked (others carry no derivative anyway),
+/// and outside every transformation it is `x` itself, as in JAX.
+///
+/// ```
+/// use olympus::{grad, lax, numpy as np, Array};
+///
+/// // d/dx (x * stop_gradient(x)) = stop_gradient(x) = 3.
+/// let g = grad(|x: Array| np::multiply(&x, lax::stop_gradient(&x)?))(np::array(3.0f32)?)?;
+/// assert_eq!(g.item::<f32>()?, 3.0);
+/// # Ok::<(), olympus::Error>(())
+/// ```
+pub fn stop_gradient(x: &Array) -> Result<Array> {
+    if !x.dtype().is_floating() || !x.is_traced() {
+        return Ok(x.clone());
+    }
+    unary(UnaryOp::StopGradient, x)
+}
+
 /// Elementwise `e^x` for floating arrays.
 pub fn exp(x: &Array) -> Result<Array> {
     unary(UnaryOp::Exp, x)

@@ -323,7 +323,9 @@ pub fn logsumexp(x: impl ArrayLike, axis: Option<&[isize]>, keepdims: bool) -> R
     }
     let m = lax::reduce(ReduceOp::Max, &xf, &axes)?;
     let m = finish(m, x.shape(), &axes, true)?;
-    let ms = super::r#where(super::isfinite(&m)?, &m, 0.0)?;
+    // The shift is a constant to derivatives, as in JAX: the gradient is then exactly the
+    // softmax, and no part of it flows through the maximum.
+    let ms = lax::stop_gradient(&super::r#where(super::isfinite(&m)?, &m, 0.0)?)?;
     let e = super::exp(super::subtract(&xf, &ms)?)?;
     let s = sum(&e, Some(&ax), true)?;
     let r = super::add(super::log(&s)?, &ms)?;

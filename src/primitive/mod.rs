@@ -278,6 +278,8 @@ pub enum UnaryOp {
     SignBit,
     /// The number of set bits (`lax.population_count`) of an integer, within its width.
     PopulationCount,
+    /// The identity, through which no derivative flows (`lax.stop_gradient`).
+    StopGradient,
 }
 
 /// Elementwise operations of two operands of one dtype.
@@ -605,7 +607,7 @@ impl Accepts {
 
 impl UnaryOp {
     /// Every unary op.
-    pub const ALL: [UnaryOp; 37] = {
+    pub const ALL: [UnaryOp; 38] = {
         use UnaryOp::*;
         [
             Neg,
@@ -645,6 +647,7 @@ impl UnaryOp {
             IsFinite,
             SignBit,
             PopulationCount,
+            StopGradient,
         ]
     };
 
@@ -689,6 +692,7 @@ impl UnaryOp {
             IsFinite => "is_finite",
             SignBit => "signbit",
             PopulationCount => "population_count",
+            StopGradient => "stop_gradient",
         }
     }
 
@@ -696,6 +700,7 @@ impl UnaryOp {
         use UnaryOp::*;
         match self {
             Neg | Sign | Abs | Square => Accepts::Numeric,
+            StopGradient => Accepts::Any,
             Not => Accepts::IntegersBool,
             PopulationCount => Accepts::Integers,
             _ => Accepts::Floats,

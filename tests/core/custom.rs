@@ -325,3 +325,59 @@ fn sinc_derivatives_of_every_order_match_jax() {
         "jit(grad(grad))",
     );
 }
+
+/// `stop_gradient` is a constant to `grad`, `jvp` and `vmap`, and is listed as JAX lists it;
+/// `logsumexp` stops the gradient at its shift as JAX does, so its gradient is the softmax
+/// (JAX 0.10.2: `jax.grad(jax.scipy.special.logsumexp)(x)`).
+#[test]
+fn stop_gradient_and_logsumexp_gradients_match_jax() {
+    let x = arr(&[1.0, -2.0, 3.0]);
+    let f = |x: Array| np::sum(np::multiply(&x, lax::stop_gradient(&x)?)?, None, false);
+    assert_eq!(vals(&grad(f)(x.clone()).unwrap()), [1.0, -2.0, 3.0]);
+    assert_eq!(
+        vals(&jit(grad(f)).call(x.clone()).unwrap()),
+        [1.0, -2.0, 3.0]
+    );
+    assert_eq!(
+        vals(&vmap(grad(f), 0, 0)(x.reshape(&[3, 1]).unwrap()).unwrap()),
+        [1.0, -2.0, 3.0]
+    );
+    let (_, t) = jvp(|x: Array| lax::stop_gradient(&x), x.clone(), x.clone()).unwrap();
+    assert_eq!(vals(&t), [0.0; 3]);
+    let text = jit(|x: Array| np::multiply(&x, lax::stop_gradient(&x)?))
+        .lower(&x)
+        .unwrap()
+        .to_string();
+    assert!(text.contains("b:f32[3] = stop_gradient a"), "{text}");
+    // Integers and concrete arrays pass through.
+    let i = Array::from_slice(&[1i32, 2], &[2]).unwrap();
+    assert_eq!(
+        lax::stop_gradient(&i).unwrap().to_vec::<i32>().unwrap(),
+        [1, 2]
+    );
+    let cases: [(&[f32], [u32; 4]); 4] = [
+        (
+            &[1.0, 2.0, 3.0, 3.0],
+            [0x3d5d72d4, 0x3e167d6a, 0x3ecc8977, 0x3ecc8977],
+        ),
+        (
+            &[f32::NEG_INFINITY, 0.0, 1.0],
+            [0x0, 0x3e89b2b1, 0x3f3b26a8, 0],
+        ),
+        (&[1000.0, 1000.5, -3.0], [0x3ec14d03, 0x3f1f597f, 0x0, 0]),
+        (&[0.1, 0.2], [0x3ef335ed, 0x3f066509, 0, 0]),
+    ];
+    for (x, want) in cases {
+        let g = grad(|x: Array| np::logsumexp(&x, None, false))(arr(x)).unwrap();
+        let got: Vec<u32> = vals(&g).iter().map(|v| v.to_bits()).collect();
+        for (k, (g, w)) in got.iter().zip(&want).enumerate() {
+            // Within one ulp of JAX's bits (the division may round in another order).
+            assert!(
+                g.abs_diff(*w) == 0,
+                "grad logsumexp {x:?} [{k}]: {:e} vs JAX {:e}",
+                f32::from_bits(*g),
+                f32::from_bits(*w)
+            );
+        }
+    }
+}
