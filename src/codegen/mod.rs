@@ -11,10 +11,10 @@
 //! structure (sizes, strides, offsets, scalar parameters) lives in the metadata buffer, so
 //! the source, and with it the pipeline cache key, depends only on the structure.
 
+pub(crate) mod cumulative;
 pub(crate) mod matmul;
 pub(crate) mod reduce;
 pub(crate) mod rules;
-pub(crate) mod scan;
 pub(crate) mod scatter;
 pub(crate) mod sort;
 
@@ -1315,11 +1315,12 @@ pub(crate) mod tests {
         }
     }
 
-    /// Every scan kernel validates: each phase, dtype, operation and direction, with the
-    /// operands in one window, in several, and the input staged into a texture.
+    /// Every cumulative-sum and -product kernel validates: each phase, dtype, operation and
+    /// direction, with the operands in one window, in several, and the input staged into a
+    /// texture.
     #[test]
-    fn every_scan_kernel_validates() {
-        use crate::primitive::ReduceOp;
+    fn every_cumulative_kernel_validates() {
+        use crate::primitive::CumulativeOp;
         for d in [
             DType::Float32,
             DType::Int32,
@@ -1327,20 +1328,28 @@ pub(crate) mod tests {
             DType::Float16,
             DType::BFloat16,
         ] {
-            for op in [ReduceOp::Sum, ReduceOp::Prod] {
+            for op in CumulativeOp::ALL {
                 for reverse in [false, true] {
                     // Inputs in one window, in several, or staged into a texture.
                     for (win_in, windows) in [(1, 1), (3, 3), (TEXTURE, 2)] {
                         let t = gpu_target();
                         for phase in [
-                            scan::Phase::Totals,
-                            scan::Phase::Chunks { prefix_windows: 0 },
-                            scan::Phase::Chunks {
+                            cumulative::Phase::Totals,
+                            cumulative::Phase::Chunks { prefix_windows: 0 },
+                            cumulative::Phase::Chunks {
                                 prefix_windows: windows,
                             },
                         ] {
-                            let g =
-                                scan::kernel(op, d, phase, reverse, (3, 100), win_in, windows, &t);
+                            let g = cumulative::kernel(
+                                op,
+                                d,
+                                phase,
+                                reverse,
+                                (3, 100),
+                                win_in,
+                                windows,
+                                &t,
+                            );
                             let source = g.source();
                             if let Err(e) = validate(&source) {
                                 panic!("{op:?} scan {phase:?} on {d}: {e}\n{source}");

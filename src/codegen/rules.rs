@@ -254,7 +254,7 @@ pub(crate) fn emit(
         }
         Primitive::BroadcastInDim { .. }
         | Primitive::Slice { .. }
-        | Primitive::Dot
+        | Primitive::BatchMatmul
         | Primitive::Sort { .. }
         | Primitive::TopK { .. }
         | Primitive::CustomJvpCall { .. }

@@ -16,7 +16,9 @@ use crate::array::{Array, Aval};
 use crate::dtype::DType;
 use crate::error::{Error, Result};
 use crate::lax::missing;
-use crate::lax::{self, BinaryOp, CompareOp, Literal, Primitive, ReduceOp, ScatterMode, UnaryOp};
+use crate::lax::{
+    self, BinaryOp, CompareOp, CumulativeOp, Literal, Primitive, ReduceOp, ScatterMode, UnaryOp,
+};
 use crate::primitive::{CustomCall, Graph};
 use crate::runtime::Device;
 
@@ -507,12 +509,17 @@ fn jvp_single(
             Some(t) => Ok(Some(lax::gather(t, x[1], *axis)?)),
             None => Ok(None),
         },
-        P::Dot => sum_terms(vec![
-            t[0].as_ref().map(|ta| lax::dot(ta, x[1])).transpose()?,
-            t[1].as_ref().map(|tb| lax::dot(x[0], tb)).transpose()?,
+        P::BatchMatmul => sum_terms(vec![
+            t[0].as_ref()
+                .map(|ta| lax::batch_matmul(ta, x[1]))
+                .transpose()?,
+            t[1].as_ref()
+                .map(|tb| lax::batch_matmul(x[0], tb))
+                .transpose()?,
         ]),
         P::Cumulative {
-            op: ReduceOp::Sum, ..
+            op: CumulativeOp::Sum,
+            ..
         } => linear1(prim.clone()),
         P::Cumulative { axis, reverse, .. } => match t0() {
             Some(t) => Ok(Some(cumprod_jvp(x[0], t, *axis, *reverse)?)),
@@ -830,16 +837,16 @@ fn vjp_single(
             let base = zeros(xa.aval(), xa.device())?;
             vec![Some(lax::scatter(&base, &pos, ct, ScatterMode::Add)?), None]
         }
-        P::Dot => vec![
+        P::BatchMatmul => vec![
             only(needs[0], || {
-                lax::dot(ct, &lax::transpose(x[1], &[0, 2, 1])?)
+                lax::batch_matmul(ct, &lax::transpose(x[1], &[0, 2, 1])?)
             })?,
             only(needs[1], || {
-                lax::dot(&lax::transpose(x[0], &[0, 2, 1])?, ct)
+                lax::batch_matmul(&lax::transpose(x[0], &[0, 2, 1])?, ct)
             })?,
         ],
         P::Cumulative {
-            op: ReduceOp::Sum,
+            op: CumulativeOp::Sum,
             axis,
             reverse,
         } => vec![Some(lax::cumsum(ct, *axis, !*reverse)?)],
@@ -1377,17 +1384,17 @@ pub(crate) mod tests {
             },
             Primitive::Sort { indices: false },
             Primitive::Cumulative {
-                op: ReduceOp::Sum,
+                op: CumulativeOp::Sum,
                 axis: 1,
                 reverse: true,
             },
             Primitive::Cumulative {
-                op: ReduceOp::Prod,
+                op: CumulativeOp::Prod,
                 axis: 0,
                 reverse: false,
             },
             Primitive::Cumulative {
-                op: ReduceOp::Prod,
+                op: CumulativeOp::Prod,
                 axis: 1,
                 reverse: true,
             },
@@ -1470,15 +1477,36 @@ pub(crate) mod tests {
                     Array::from_slice(&[2i32, 0, 1, 1, 2, 0], &s).unwrap(),
                 ]
             }
+            // Base and update values far apart, so no difference step changes which of
+            // them is the extreme.
+            Primitive::Scatter {
+                mode: ScatterMode::Max | ScatterMode::Min,
+            } if dtype.is_floating() => {
+                let mut v: Vec<f32> = (0..12).map(|i| -0.75 + 0.3 * i as f32).collect();
+                for i in (1..v.len()).rev() {
+                    v.swap(i, r.random_range(0..=i));
+                }
+                vec![
+                    arr(&v[..6], &s).astype(dtype).unwrap(),
+                    Array::from_slice(&[0i32, 5, 2, 2, -1, 7], &s).unwrap(),
+                    arr(&v[6..], &s).astype(dtype).unwrap(),
+                ]
+            }
             Primitive::Scatter { .. } => vec![
                 f(&s, 0),
                 // A duplicate, a negative and an out-of-range position.
                 Array::from_slice(&[0i32, 5, 2, 2, -1, 7], &s).unwrap(),
                 f(&s, 2),
             ],
-            Primitive::Dot => vec![f(&[1, 2, 3], 0), f(&[1, 3, 2], 1)],
-            // Keys far apart in a random order, so no difference step crosses a swap.
-            Primitive::Sort { .. } | Primitive::TopK { .. } if dtype.is_floating() => {
+            Primitive::BatchMatmul => vec![f(&[1, 2, 3], 0), f(&[1, 3, 2], 1)],
+            // Keys far apart in a random order, so no difference step crosses a swap (or a
+            // change of which element is the extreme).
+            Primitive::Sort { .. }
+            | Primitive::TopK { .. }
+            | Primitive::Reduce {
+                op: ReduceOp::Max | ReduceOp::Min,
+                ..
+            } if dtype.is_floating() => {
                 let mut v: Vec<f32> = (0..6).map(|i| -0.75 + 0.3 * i as f32).collect();
                 for i in (1..v.len()).rev() {
                     v.swap(i, r.random_range(0..=i));

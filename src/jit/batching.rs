@@ -260,7 +260,7 @@ fn batch_single(prim: &Primitive, args: &[(&Array, bool)], b: usize) -> Result<A
             Some(&prepend(1, strides)),
         ),
         P::Pad { low, high, value } => lax::pad(x, &prepend(0, low), &prepend(0, high), *value),
-        P::Dot => {
+        P::BatchMatmul => {
             let (l, r) = (
                 lift(args[0].0, args[0].1, b)?,
                 lift(args[1].0, args[1].1, b)?,
@@ -268,7 +268,7 @@ fn batch_single(prim: &Primitive, args: &[(&Array, bool)], b: usize) -> Result<A
             let (ls, rs) = (l.shape().to_vec(), r.shape().to_vec());
             let l3 = lax::reshape(&l, &[b * ls[1], ls[2], ls[3]])?;
             let r3 = lax::reshape(&r, &[b * rs[1], rs[2], rs[3]])?;
-            lax::reshape(&lax::dot(&l3, &r3)?, &[b, ls[1], ls[2], rs[3]])
+            lax::reshape(&lax::batch_matmul(&l3, &r3)?, &[b, ls[1], ls[2], rs[3]])
         }
         P::Scatter { mode } => {
             // Flat positions address one example; shift them into the example's block of

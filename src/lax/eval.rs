@@ -211,14 +211,14 @@ pub(crate) fn eval(
     match prim.eval_kind() {
         EvalKind::View => view(&prim, inputs[0], out),
         // bfloat16 scans round after every operation, as float16's do ([`cumulative`]).
-        EvalKind::Dot | EvalKind::Sort | EvalKind::Scan | EvalKind::Reduce
+        EvalKind::Matmul | EvalKind::Sort | EvalKind::Cumulative | EvalKind::Reduce
             if needs_widening(inputs, &out)
                 && !(matches!(prim, Primitive::Cumulative { .. })
                     && inputs[0].dtype() == DType::BFloat16) =>
         {
             widening(inputs, &out, |wide, out| eval(prim, wide, out, Some(&dev)))
         }
-        EvalKind::Dot => dot(&dev, inputs[0], inputs[1], out),
+        EvalKind::Matmul => dot(&dev, inputs[0], inputs[1], out),
         EvalKind::TopK | EvalKind::Call => {
             Err(Error::arg(prim.name(), "has several outputs (bind_all)"))
         }
@@ -230,7 +230,7 @@ pub(crate) fn eval(
             Primitive::Sort { indices } => sort(&dev, inputs[0], indices, out),
             _ => Err(Error::arg(prim.name(), "is not a sort")),
         },
-        EvalKind::Scan => match prim {
+        EvalKind::Cumulative => match prim {
             Primitive::Cumulative { op, axis, reverse } => {
                 cumulative(&dev, op, axis, reverse, inputs[0], out)
             }
@@ -1642,7 +1642,7 @@ fn dot(dev: &Device, a: &Array, b: &Array, out: Aval) -> Result<Array> {
         let kk = k / s;
         let a3 = crate::lax::transpose(&crate::lax::reshape(a, &[m, s, kk])?, &[1, 0, 2])?;
         let b3 = crate::lax::reshape(b, &[s, kk, n])?;
-        let parts = crate::lax::dot(&a3, &b3)?;
+        let parts = crate::lax::batch_matmul(&a3, &b3)?;
         let sum = crate::lax::reduce(crate::lax::ReduceOp::Sum, &parts, &[0])?;
         return crate::lax::reshape(&sum, &[1, m, n]).map(|r| r.with_weak(out.weak));
     }
@@ -2377,9 +2377,9 @@ fn radix_sort(
             t.window_bytes,
         );
         inner.dispatch(&kernel, &bindings, &g.meta, groups)?;
-        let scanned = scan_rows(
+        let scanned = cumulative_rows(
             dev,
-            (crate::lax::ReduceOp::Sum, false),
+            (crate::primitive::CumulativeOp::Sum, false),
             &counts_array,
             (count_shape[0] as u64, count_shape[1] as u64),
             DType::UInt32,
@@ -2435,7 +2435,7 @@ fn radix_sort(
 /// it is not already), float16 widened to float32, then the scan kernels.
 fn cumulative(
     dev: &Device,
-    op: crate::lax::ReduceOp,
+    op: crate::primitive::CumulativeOp,
     axis: usize,
     reverse: bool,
     x: &Array,
@@ -2464,15 +2464,11 @@ fn cumulative(
     };
     let n = x.shape()[axis];
     let rows = out.size() / n;
-    let name = if op == crate::lax::ReduceOp::Prod {
-        "cumprod"
-    } else {
-        "cumsum"
-    };
+    let name = op.name();
     check_u32_elements(name, out.size(), &out)?;
-    let scanned = match scan_in_blocks(dev, (op, reverse), &wide, (rows, n), round, &out)? {
+    let scanned = match cumulative_in_blocks(dev, (op, reverse), &wide, (rows, n), round, &out)? {
         Some(s) => s,
-        None => scan_rows(
+        None => cumulative_rows(
             dev,
             (op, reverse),
             &wide,
@@ -2490,14 +2486,14 @@ fn cumulative(
     as_out(back, &out)
 }
 
-/// Scans rows of `x` (as [`scan_rows`] takes them) whose buffers need more storage bindings
+/// Scans rows of `x` (as [`cumulative_rows`] takes them) whose buffers need more storage bindings
 /// than one kernel may have (wgpu's GL backend binds 16 of 128 MiB): runs of rows, each
 /// copied out, scanned and copied into place; rows too long for that in runs of columns,
 /// each combined with the last value of the run before it (the first of the run after it
 /// when `reverse`). `None` where the whole scan fits.
-fn scan_in_blocks(
+fn cumulative_in_blocks(
     dev: &Device,
-    (op, reverse): (crate::lax::ReduceOp, bool),
+    (op, reverse): (crate::primitive::CumulativeOp, bool),
     x: &Array,
     (rows, n): (usize, usize),
     round: DType,
@@ -2508,7 +2504,7 @@ fn scan_in_blocks(
     // Input, chunk totals and output (every scanned dtype is 4 bytes), conservatively.
     let need = |r: usize, c: usize| {
         let w = codegen::windows_for(r as u64 * c as u64 * 4, &t);
-        let chunks = (c as u64).div_ceil(crate::codegen::scan::CHUNK);
+        let chunks = (c as u64).div_ceil(crate::codegen::cumulative::CHUNK);
         2 * w + codegen::windows_for(r as u64 * chunks * 4, &t)
     };
     let whole = input_windows(dev, x.storage()?, (rows * n) as u64, &t);
@@ -2526,7 +2522,7 @@ fn scan_in_blocks(
     )?;
     let scan = |r0: usize, r1: usize, c0: usize, c1: usize| -> Result<Array> {
         let part = crate::lax::copy(&crate::lax::slice(&x2, &[r0, c0], &[r1, c1], None)?)?;
-        scan_rows(
+        cumulative_rows(
             dev,
             (op, reverse),
             &part,
@@ -2549,7 +2545,10 @@ fn scan_in_blocks(
         while run > 1 && need(1, run) > max {
             run /= 2;
         }
-        let combine = combining(op);
+        let combine = match op {
+            crate::primitive::CumulativeOp::Sum => crate::lax::BinaryOp::Add,
+            crate::primitive::CumulativeOp::Prod => crate::lax::BinaryOp::Mul,
+        };
         let mut starts: Vec<usize> = (0..n).step_by(run).collect();
         if reverse {
             starts.reverse();
@@ -2599,20 +2598,16 @@ fn combining(op: crate::lax::ReduceOp) -> crate::lax::BinaryOp {
 /// chunk totals, their scan (recursively), then every chunk rescanned and offset by its
 /// prefix. `round` is float16 or bfloat16 where `x` holds such values as float32 and
 /// every operation rounds to them; else `x`'s dtype.
-fn scan_rows(
+fn cumulative_rows(
     dev: &Device,
-    (op, reverse): (crate::lax::ReduceOp, bool),
+    (op, reverse): (crate::primitive::CumulativeOp, bool),
     x: &Array,
     (rows, n): (u64, u64),
     round: DType,
     out: &Aval,
 ) -> Result<Array> {
-    use crate::codegen::scan::{kernel, Phase, CHUNK};
-    let name = if op == crate::lax::ReduceOp::Prod {
-        "cumprod"
-    } else {
-        "cumsum"
-    };
+    use crate::codegen::cumulative::{kernel, Phase, CHUNK};
+    let name = op.name();
     let inner = &dev.0;
     let target = target(dev);
     let dtype = x.dtype();
@@ -2654,7 +2649,7 @@ fn scan_rows(
             Layout::contiguous(&shape),
             Aval::new(shape.to_vec(), dtype, false),
         );
-        Some(scan_rows(
+        Some(cumulative_rows(
             dev,
             (op, reverse),
             &totals,

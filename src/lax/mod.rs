@@ -26,7 +26,8 @@ pub(crate) use eval::{fused_reduce, run_cached as run_program_cached, KernelCach
 // The primitive table sits below the kernel generator, which lowers it.
 pub(crate) use crate::primitive::EvalKind;
 pub use crate::primitive::{
-    BinaryOp, CompareOp, Literal, Primitive, ReduceOp, ScatterMode, ThreefryOutput, UnaryOp,
+    BinaryOp, CompareOp, CumulativeOp, Literal, Primitive, ReduceOp, ScatterMode, ThreefryOutput,
+    UnaryOp,
 };
 
 use crate::array::Array;
@@ -341,8 +342,8 @@ pub fn gather(x: &Array, indices: &Array, axis: usize) -> Result<Array> {
 /// Batched matrix product `[b, m, k] x [b, k, n] -> [b, m, n]` of one dtype, computed by
 /// the tiled matmul kernel (operands are read through their strides: transposed and
 /// broadcast views are not copied). float16 accumulates in float32.
-pub fn dot(a: &Array, b: &Array) -> Result<Array> {
-    bind(Primitive::Dot, &[a, b], None)
+pub fn batch_matmul(a: &Array, b: &Array) -> Result<Array> {
+    bind(Primitive::BatchMatmul, &[a, b], None)
 }
 
 /// Stable ascending sort of `x` along its last dimension, NaN last (`jax.lax.sort`);
@@ -395,7 +396,7 @@ pub fn top_k_axis(operand: &Array, k: usize, axis: isize) -> Result<(Array, Arra
 pub fn cumsum(x: &Array, axis: usize, reverse: bool) -> Result<Array> {
     bind(
         Primitive::Cumulative {
-            op: ReduceOp::Sum,
+            op: CumulativeOp::Sum,
             axis,
             reverse,
         },
@@ -408,7 +409,7 @@ pub fn cumsum(x: &Array, axis: usize, reverse: bool) -> Result<Array> {
 pub fn cumprod(x: &Array, axis: usize, reverse: bool) -> Result<Array> {
     bind(
         Primitive::Cumulative {
-            op: ReduceOp::Prod,
+            op: CumulativeOp::Prod,
             axis,
             reverse,
         },

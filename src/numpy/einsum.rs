@@ -1215,7 +1215,7 @@ fn pair(a: (Vec<char>, Array), b: (Vec<char>, Array), keep: &[char]) -> Result<(
     let pb: Vec<usize> = [pos(&lb, &batch), pos(&lb, &con), pos(&lb, &fb)].concat();
     let a3 = lax::reshape(&lax::transpose(&xa, &pa)?, &[nb, m, k])?;
     let b3 = lax::reshape(&lax::transpose(&xb, &pb)?, &[nb, k, n])?;
-    let r = lax::dot(&a3, &b3)?;
+    let r = lax::batch_matmul(&a3, &b3)?;
     let shape = [
         dims(&xa, &la, &batch),
         dims(&xa, &la, &fa),

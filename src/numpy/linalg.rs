@@ -1,5 +1,5 @@
 //! Linear algebra: matmul and friends, all through the one tiled matmul kernel
-//! (`lax::dot`, batched `[b, m, k] x [b, k, n]`), with transposes, broadcasts and
+//! (`lax::batch_matmul`, batched `[b, m, k] x [b, k, n]`), with transposes, broadcasts and
 //! reshapes as views wherever the strides allow.
 
 use super::overrides::overridable;
@@ -46,7 +46,7 @@ fn batched(func: &str, a: &Array, b: &Array) -> Result<Array> {
     };
     let a3 = expand(a, [m, k])?;
     let b3 = expand(b, [k, n])?;
-    let r = lax::dot(&a3, &b3)?;
+    let r = lax::batch_matmul(&a3, &b3)?;
     let mut out = batch;
     out.extend_from_slice(&[m, n]);
     lax::reshape(&r, &out)
@@ -172,7 +172,7 @@ fn contract(func: &str, a: &Array, b: &Array, axes_a: &[isize], axes_b: &[isize]
     let pb: Vec<usize> = cb.iter().chain(&fb).copied().collect();
     let at = lax::reshape(&lax::transpose(a, &pa)?, &[1, m, k])?;
     let bt = lax::reshape(&lax::transpose(b, &pb)?, &[1, k, n])?;
-    let r = lax::dot(&at, &bt)?;
+    let r = lax::batch_matmul(&at, &bt)?;
     let shape: Vec<usize> = fa
         .iter()
         .map(|&i| a.shape()[i])

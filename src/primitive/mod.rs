@@ -376,6 +376,28 @@ impl ReduceOp {
     }
 }
 
+/// The operations a cumulative primitive combines with.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum CumulativeOp {
+    /// Running sums (`cumsum`).
+    Sum,
+    /// Running products (`cumprod`).
+    Prod,
+}
+
+impl CumulativeOp {
+    /// Both operations.
+    pub const ALL: [CumulativeOp; 2] = [CumulativeOp::Sum, CumulativeOp::Prod];
+
+    /// The lax name.
+    pub fn name(self) -> &'static str {
+        match self {
+            CumulativeOp::Sum => "cumsum",
+            CumulativeOp::Prod => "cumprod",
+        }
+    }
+}
+
 /// Every operation Olympus performs. Parameters live in the variants.
 #[derive(Clone, Debug, PartialEq)]
 #[non_exhaustive]
@@ -386,7 +408,9 @@ pub enum Primitive {
     Binary(BinaryOp),
     /// An elementwise comparison.
     Compare(CompareOp),
-    /// `pred ? on_true : on_false` elementwise.
+    /// `pred ? on_true : on_false` elementwise, operands `(pred, on_true, on_false)`
+    /// (`jax.lax.select`; two-way, not JAX's n-way `select_n`, whose cases come in the
+    /// other order).
     Select,
     /// Dtype conversion; `weak` is the weak-type flag of the result.
     ConvertElementType {
@@ -494,8 +518,9 @@ pub enum Primitive {
     /// Batched matrix product: `[b, m, k] x [b, k, n] -> [b, m, n]` over operands of one
     /// dtype (a `dot_general` with one batch and one contracting dimension; NumPy's
     /// `matmul`, `tensordot` and `einsum` reduce to it with views). float16 accumulates in
-    /// float32, int32 wraps, bool is "any of and".
-    Dot,
+    /// float32, int32 wraps, bool is "any of and". Named for the one form it takes: not
+    /// JAX's `dot_general`, whose batch and contracting dimensions are any.
+    BatchMatmul,
     /// Stable ascending sort along the last dimension, NaN last (a bitonic network of
     /// compare-exchange kernels). Gives the sorted values, or with `indices` the int32
     /// positions that sort each row (`argsort`).
@@ -528,11 +553,11 @@ pub enum Primitive {
         call: CustomCall,
     },
     /// Inclusive cumulative sum or product along `axis` (`jax.lax.cumsum`, `cumprod`): a
-    /// chunked scan, two passes over memory (see `codegen::scan`). `reverse` scans from
+    /// chunked scan, two passes over memory (see `codegen::cumulative`). `reverse` scans from
     /// the last element to the first. float16 accumulates in float32, int32 wraps.
     Cumulative {
-        /// `Sum` or `Prod`.
-        op: ReduceOp,
+        /// The combining operation.
+        op: CumulativeOp,
         /// The scanned dimension.
         axis: usize,
         /// Scan from the end.
@@ -817,11 +842,11 @@ pub(crate) enum EvalKind {
     /// Reduction kernels (one pass per level of the tree).
     Reduce,
     /// The tiled matmul kernel.
-    Dot,
+    Matmul,
     /// Bitonic sort stages.
     Sort,
-    /// The two scan phases around a scan of the chunk totals.
-    Scan,
+    /// The chunked cumulative kernels: chunk totals, their running totals, every chunk.
+    Cumulative,
     /// A copy, then the atomic scatter kernel.
     Scatter,
     /// A descending argsort of the rows, then gathers of its first `k` columns.
@@ -837,7 +862,7 @@ impl Primitive {
             Primitive::Unary(op) => op.name(),
             Primitive::Binary(op) => op.name(),
             Primitive::Compare(op) => op.name(),
-            Primitive::Select => "select_n",
+            Primitive::Select => "select",
             Primitive::ConvertElementType { .. } => "convert_element_type",
             Primitive::Copy => "copy",
             Primitive::Full { .. } => "full",
@@ -854,15 +879,12 @@ impl Primitive {
             Primitive::Pad { .. } => "pad",
             Primitive::Gather { .. } => "gather",
             Primitive::SearchSorted { .. } => "search_sorted",
-            Primitive::Dot => "dot_general",
+            Primitive::BatchMatmul => "batch_matmul",
             Primitive::Sort { .. } => "sort",
             Primitive::TopK { .. } => "top_k",
             Primitive::CustomJvpCall { .. } => "custom_jvp_call",
             Primitive::CustomVjpCall { .. } => "custom_vjp_call",
-            Primitive::Cumulative { op, .. } => match op {
-                ReduceOp::Prod => "cumprod",
-                _ => "cumsum",
-            },
+            Primitive::Cumulative { op, .. } => op.name(),
             Primitive::Scatter { .. } => "scatter",
             Primitive::Threefry { .. } => "threefry2x32",
             Primitive::BitcastConvertType { .. } => "bitcast_convert_type",
@@ -892,7 +914,7 @@ impl Primitive {
             Primitive::Concatenate { .. } => 14,
             Primitive::Pad { .. } => 15,
             Primitive::Gather { .. } => 16,
-            Primitive::Dot => 17,
+            Primitive::BatchMatmul => 17,
             Primitive::Sort { .. } => 18,
             Primitive::Scatter { .. } => 19,
             Primitive::Threefry { .. } => 20,
@@ -965,7 +987,7 @@ impl Primitive {
                 axis: 0,
                 right: true,
             },
-            Primitive::Dot,
+            Primitive::BatchMatmul,
             Primitive::Sort { indices: true },
             Primitive::TopK { k: 2, axis: 1 },
             Primitive::TopK { k: 1, axis: 0 },
@@ -976,12 +998,12 @@ impl Primitive {
                 call: CustomCall::example(),
             },
             Primitive::Cumulative {
-                op: ReduceOp::Sum,
+                op: CumulativeOp::Sum,
                 axis: 1,
                 reverse: false,
             },
             Primitive::Cumulative {
-                op: ReduceOp::Prod,
+                op: CumulativeOp::Prod,
                 axis: 0,
                 reverse: true,
             },
@@ -1035,9 +1057,9 @@ impl Primitive {
             | Primitive::Rev { .. }
             | Primitive::Slice { .. } => EvalKind::View,
             Primitive::Reduce { .. } | Primitive::ArgReduce { .. } => EvalKind::Reduce,
-            Primitive::Dot => EvalKind::Dot,
+            Primitive::BatchMatmul => EvalKind::Matmul,
             Primitive::Sort { .. } => EvalKind::Sort,
-            Primitive::Cumulative { .. } => EvalKind::Scan,
+            Primitive::Cumulative { .. } => EvalKind::Cumulative,
             Primitive::Scatter { .. } => EvalKind::Scatter,
             Primitive::TopK { .. } => EvalKind::TopK,
             Primitive::CustomJvpCall { .. } | Primitive::CustomVjpCall { .. } => EvalKind::Call,
@@ -1072,7 +1094,7 @@ impl Primitive {
             | Primitive::Compare(_)
             | Primitive::Gather { .. }
             | Primitive::SearchSorted { .. }
-            | Primitive::Dot => 2,
+            | Primitive::BatchMatmul => 2,
             Primitive::Unary(_)
             | Primitive::ConvertElementType { .. }
             | Primitive::Copy
@@ -1449,7 +1471,7 @@ impl Primitive {
                 }
                 Ok(x.clone())
             }
-            Primitive::Cumulative { op, axis, .. } => {
+            Primitive::Cumulative { axis, .. } => {
                 let x = &inputs[0];
                 if *axis >= x.shape.len() {
                     return Err(Error::shape(
@@ -1461,11 +1483,11 @@ impl Primitive {
                         ),
                     ));
                 }
-                if !matches!(op, ReduceOp::Sum | ReduceOp::Prod) || x.dtype == DType::Bool {
+                if x.dtype == DType::Bool {
                     return Err(Error::dtype(
                         name,
                         &[x.dtype],
-                        format!("scans sum or multiply numbers, not {op:?} over {}", x.dtype),
+                        "sums or multiplies numbers (numpy functions convert bool to int32)",
                     ));
                 }
                 Ok(x.clone())
@@ -1481,7 +1503,7 @@ impl Primitive {
                     Ok(x.clone())
                 }
             }
-            Primitive::Dot => {
+            Primitive::BatchMatmul => {
                 let (a, b) = (&inputs[0], &inputs[1]);
                 if a.shape.len() != 3
                     || b.shape.len() != 3

@@ -1,4 +1,4 @@
-//! The scan kernels: cumulative sums and products along the last axis of a contiguous
+//! The cumulative kernels: running sums and products along the last axis of a contiguous
 //! `[rows, n]` operand. Each thread owns a chunk of [`CHUNK`] consecutive elements of a
 //! row. The `Totals` phase writes each chunk's combination; the totals (n / CHUNK per row)
 //! are scanned in turn, and the `Chunks` phase scans every chunk from the identity and
@@ -14,7 +14,7 @@
 
 use super::{declare, Generated, Target};
 use crate::dtype::DType;
-use crate::primitive::ReduceOp;
+use crate::primitive::CumulativeOp;
 use std::fmt::Write;
 
 /// Elements per thread: XLA's base length, so that the rounding matches JAX's.
@@ -46,7 +46,7 @@ fn wgsl_type(dtype: DType) -> &'static str {
 /// as `out_windows`.
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn kernel(
-    op: ReduceOp,
+    op: CumulativeOp,
     dtype: DType,
     phase: Phase,
     reverse: bool,
@@ -57,8 +57,8 @@ pub(crate) fn kernel(
 ) -> Generated {
     let ty = wgsl_type(dtype);
     let (identity, sign) = match op {
-        ReduceOp::Prod => ("1", "*"),
-        _ => ("0", "+"),
+        CumulativeOp::Prod => ("1", "*"),
+        CumulativeOp::Sum => ("0", "+"),
     };
     let round = |e: String| match dtype {
         DType::Float16 => format!("round_f16({e})"),
