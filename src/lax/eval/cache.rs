@@ -1,0 +1,301 @@
+//! The kernels of elementwise programs: how each operand is read (`input_maps`), their
+//! generation for the operands' layouts, and the per-step cache `jit` keeps of them.
+
+use std::sync::Arc;
+
+use super::windows::{input_windows, Operand};
+use crate::array::{Array, Aval};
+use crate::codegen::{self, InputDesc, InputMap, Program, Target};
+use crate::error::Result;
+use crate::primitive::Primitive;
+use crate::runtime::{Device, Kernel};
+use crate::shape::Layout;
+
+/// Whether every value of `prim` depends only on its operands' elements at its own index
+/// (constants included), so that any part of its output is computed from the same part of
+/// its operands.
+pub(super) fn pointwise(prim: &Primitive) -> bool {
+    matches!(
+        prim,
+        Primitive::Unary(_)
+            | Primitive::Binary(_)
+            | Primitive::Compare(_)
+            | Primitive::Select
+            | Primitive::ConvertElementType { .. }
+            | Primitive::Copy
+            | Primitive::Full { .. }
+            | Primitive::Fma
+            | Primitive::BitcastConvertType { .. }
+            | Primitive::Threefry { .. }
+    )
+}
+
+pub(super) fn gcd(a: u64, b: u64) -> u64 {
+    if b == 0 {
+        a
+    } else {
+        gcd(b, a % b)
+    }
+}
+
+/// The buffers of `inputs` and the operands they are as far as a generated kernel cares,
+/// for a kernel over `elements` elements.
+pub(super) fn operands_of<'a>(
+    dev: &Device,
+    inputs: &[&'a Array],
+    elements: u64,
+    target: &Target,
+) -> Result<(Vec<&'a Arc<crate::runtime::Storage>>, Vec<Operand<'a>>)> {
+    let stores = inputs
+        .iter()
+        .map(|a| a.storage())
+        .collect::<Result<Vec<_>>>()?;
+    let max_textures = dev.0.info.limits.max_storage_textures_per_shader_stage as usize;
+    let mut textures = 0;
+    let operands = inputs
+        .iter()
+        .zip(&stores)
+        .map(|(a, st)| {
+            let mut o = Operand::new(a.layout(), a.dtype(), st.bytes, target);
+            if textures < max_textures
+                && input_windows(dev, st, elements, target) == codegen::TEXTURE
+            {
+                o.windows = codegen::TEXTURE;
+                textures += 1;
+            }
+            o
+        })
+        .collect();
+    Ok((stores, operands))
+}
+
+/// The kernel and metadata for `operands` and an output of `shape` in `out_windows`
+/// windows: from `cache` when it holds them, else made by `generate` (and kept).
+pub(super) fn cached_kernel(
+    dev: &Device,
+    cache: Option<&KernelCache>,
+    operands: &[Operand<'_>],
+    shape: &[usize],
+    out_windows: &[u64],
+    generate: impl FnOnce() -> Result<codegen::Generated>,
+) -> Result<(Arc<Kernel>, Arc<[u32]>)> {
+    let inner = &dev.0;
+    if let Some(hit) = cache.and_then(|c| c.get(inner.id, operands, shape, out_windows)) {
+        return Ok(hit);
+    }
+    let g = generate()?;
+    let kernel = inner.kernel(&g.body, || g.source())?;
+    let meta: Arc<[u32]> = g.meta.into();
+    if let Some(c) = cache {
+        c.insert(
+            inner.id,
+            operands,
+            shape,
+            out_windows,
+            kernel.clone(),
+            meta.clone(),
+        );
+    }
+    Ok((kernel, meta))
+}
+
+/// Bytes [`run`] asks for to hold the contiguous output `out` (whole vector stores).
+pub(crate) fn out_bytes(out: &Aval) -> u64 {
+    // Saturating: a size past any buffer is refused by the allocation, never wrapped.
+    (out.size() as u64)
+        .checked_next_multiple_of(codegen::PER_THREAD)
+        .and_then(|n| n.checked_mul(out.dtype.storage_bytes() as u64))
+        .unwrap_or(u64::MAX)
+}
+
+/// The kernel [`run`] launches for `program` over `operands`, writing a contiguous output
+/// of `out_shape` bound as `out_windows` windows: source and this call's metadata.
+pub(crate) fn elementwise_kernel(
+    program: &Program,
+    operands: &[Operand<'_>],
+    out_shape: &[usize],
+    out_windows: &[u64],
+    target: &Target,
+) -> Result<codegen::Generated> {
+    with_inputs(program, operands, out_shape, |descs| {
+        codegen::elementwise(program, descs, out_shape, out_windows, target)
+    })
+}
+
+/// Calls `f` with the generator's view of `program`'s `operands`: each one's layout over
+/// `out_shape` and how its elements are found.
+pub(super) fn with_inputs<R>(
+    program: &Program,
+    operands: &[Operand<'_>],
+    out_shape: &[usize],
+    f: impl FnOnce(&[InputDesc<'_>]) -> R,
+) -> R {
+    let prim = &program.nodes.last().expect("a program has a node").prim;
+    let layouts: Vec<&Layout> = operands.iter().map(|o| o.layout).collect();
+    let mapped = input_maps(prim, &layouts, out_shape);
+    let descs: Vec<InputDesc<'_>> = operands
+        .iter()
+        .zip(&mapped)
+        .map(|(o, (layout, map))| InputDesc {
+            layout,
+            map,
+            windows: o.windows,
+            padded: o.padded,
+        })
+        .collect();
+    f(&descs)
+}
+
+/// Kernels [`run_cached`] made for one program, each with the metadata of its call, keyed
+/// by everything else the source and the metadata depend on: the device (its float16 mode
+/// and window size), the output's shape and windows, and each operand's layout, windows
+/// and padding. A call over the same layouts reuses both; a new layout generates once more
+/// (the device's pipeline cache still finds a kernel of the same structure).
+#[derive(Default)]
+pub(crate) struct KernelCache(std::sync::Mutex<Vec<CachedKernel>>);
+
+pub(super) struct CachedKernel {
+    pub(super) device: u64,
+    pub(super) out_shape: Vec<usize>,
+    pub(super) out_windows: Vec<u64>,
+    pub(super) operands: Vec<(Layout, u64, bool)>,
+    pub(super) kernel: Arc<Kernel>,
+    pub(super) meta: Arc<[u32]>,
+}
+
+impl KernelCache {
+    /// Layout combinations kept per program (a function called on ever new views, such as
+    /// slices at moving offsets, would otherwise grow it without bound).
+    const ENTRIES: usize = 8;
+
+    pub(super) fn get(
+        &self,
+        device: u64,
+        operands: &[Operand<'_>],
+        out_shape: &[usize],
+        out_windows: &[u64],
+    ) -> Option<(Arc<Kernel>, Arc<[u32]>)> {
+        let entries = crate::runtime::lock(&self.0);
+        entries
+            .iter()
+            .find(|e| {
+                e.device == device
+                    && e.out_windows == out_windows
+                    && e.out_shape == out_shape
+                    && e.operands.len() == operands.len()
+                    && e.operands
+                        .iter()
+                        .zip(operands)
+                        .all(|((l, w, p), o)| l == o.layout && *w == o.windows && *p == o.padded)
+            })
+            .map(|e| (e.kernel.clone(), e.meta.clone()))
+    }
+
+    pub(super) fn insert(
+        &self,
+        device: u64,
+        operands: &[Operand<'_>],
+        out_shape: &[usize],
+        out_windows: &[u64],
+        kernel: Arc<Kernel>,
+        meta: Arc<[u32]>,
+    ) {
+        let mut entries = crate::runtime::lock(&self.0);
+        if entries.len() >= Self::ENTRIES {
+            entries.remove(0);
+        }
+        entries.push(CachedKernel {
+            device,
+            out_shape: out_shape.to_vec(),
+            out_windows: out_windows.to_vec(),
+            operands: operands
+                .iter()
+                .map(|o| (o.layout.clone(), o.windows, o.padded))
+                .collect(),
+            kernel,
+            meta,
+        });
+    }
+}
+
+impl Clone for KernelCache {
+    /// An empty cache: a copy generates its kernels again on first use.
+    fn clone(&self) -> Self {
+        KernelCache::default()
+    }
+}
+
+impl std::fmt::Debug for KernelCache {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let n = crate::runtime::lock(&self.0).len();
+        write!(f, "KernelCache({n} kernels)")
+    }
+}
+
+/// How the generator finds each operand's element for an output index: the operand's
+/// layout re-expressed over the output's shape and an [`InputMap`]. Plain for every
+/// primitive that reads its operands at the output index; concatenation and padding clamp
+/// coordinates, gathers read along an axis at a loaded index.
+pub(crate) fn input_maps(
+    prim: &Primitive,
+    layouts: &[&Layout],
+    out_shape: &[usize],
+) -> Vec<(Layout, InputMap)> {
+    let over_out = |l: &Layout| Layout {
+        shape: out_shape.to_vec(),
+        strides: l.strides.clone(),
+        offset: l.offset,
+    };
+    let full = |d: usize| (0isize, out_shape[d]);
+    match prim {
+        Primitive::Concatenate { dimension } => {
+            let mut lo = 0usize;
+            layouts
+                .iter()
+                .map(|l| {
+                    let map = (0..out_shape.len())
+                        .map(|d| {
+                            if d == *dimension {
+                                (lo as isize, l.shape[d])
+                            } else {
+                                full(d)
+                            }
+                        })
+                        .collect();
+                    lo += l.shape[*dimension];
+                    (over_out(l), InputMap::Clamp(map))
+                })
+                .collect()
+        }
+        Primitive::Pad { low, .. } => {
+            let l = layouts[0];
+            let map = (0..out_shape.len())
+                .map(|d| (low[d] as isize, l.shape[d]))
+                .collect();
+            vec![(over_out(l), InputMap::Clamp(map))]
+        }
+        Primitive::Gather { axis } | Primitive::SearchSorted { axis, .. } => {
+            let (x, idx) = (layouts[0], layouts[1]);
+            let mut v = over_out(x);
+            v.strides[*axis] = 0;
+            vec![
+                (
+                    v,
+                    InputMap::Gather {
+                        stride: x.strides[*axis],
+                        len: x.shape[*axis],
+                    },
+                ),
+                (idx.clone(), InputMap::Plain),
+            ]
+        }
+        _ => layouts
+            .iter()
+            .map(|l| ((*l).clone(), InputMap::Plain))
+            .collect(),
+    }
+}
+
+pub(super) fn program_name(p: &Program) -> &'static str {
+    p.nodes.last().map(|n| n.prim.name()).unwrap_or("copy")
+}

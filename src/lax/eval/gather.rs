@@ -1,0 +1,172 @@
+//! Gathers, searches and concatenations whose operands are read in ranges that fit one
+//! kernel's bindings.
+
+use super::program::run;
+use super::windows::{max_bindings, region_windows, target, Region};
+use crate::array::{Array, Aval};
+use crate::codegen::{Node, Program};
+use crate::dtype::DType;
+use crate::error::Result;
+use crate::primitive::Primitive;
+use crate::runtime::Device;
+
+/// A gather from an array too large to bind in one kernel beside its indices and output
+/// (wgpu's GL backend binds 16 windows of 128 MiB): ranges along the gathered axis, each
+/// gathered for every index and kept where the index falls in it. `None` where the whole
+/// array takes at most half the bindings (boxes of the output then fit, see
+/// [`run_in_blocks`]) or no range fits.
+pub(super) fn gather_in_ranges(
+    dev: &Device,
+    axis: usize,
+    x: &Array,
+    idx: &Array,
+    out: &Aval,
+) -> Result<Option<Array>> {
+    use crate::lax::{self as lax, BinaryOp, CompareOp, Literal};
+    let len = x.shape()[axis];
+    let Some(run) = axis_ranges(dev, x, axis, out)? else {
+        return Ok(None);
+    };
+    let at = |v: usize| {
+        lax::full(
+            idx.shape(),
+            Literal::U32(v as u32).cast(idx.dtype()),
+            Some(dev),
+        )
+    };
+    // Indices clamped into range, as the gather clamps them.
+    let mut clamped = lax::binary(BinaryOp::Min, idx, &at(len - 1)?)?;
+    if idx.dtype() == DType::Int32 {
+        clamped = lax::binary(BinaryOp::Max, &clamped, &at(0)?)?;
+    }
+    let mut acc: Option<Array> = None;
+    for t0 in (0..len).step_by(run) {
+        let t1 = (t0 + run).min(len);
+        let part_x = axis_range(x, axis, t0, t1)?;
+        let local = lax::binary(BinaryOp::Sub, &clamped, &at(t0)?)?;
+        let part = lax::gather(&part_x, &local, axis)?;
+        acc = Some(match acc {
+            None => part,
+            Some(a) => {
+                let inside = lax::binary(
+                    BinaryOp::And,
+                    &lax::compare(CompareOp::Ge, &clamped, &at(t0)?)?,
+                    &lax::compare(CompareOp::Lt, &clamped, &at(t1)?)?,
+                )?;
+                lax::select(&inside, &part, &a)?
+            }
+        });
+    }
+    Ok(acc.map(|a| a.with_weak(out.weak)))
+}
+
+/// The length of the ranges along `axis` an operation reads `x` in where all of `x` takes
+/// more than half of a kernel's bindings (each range then takes at most half, the other
+/// operands and the output the rest); `None` where it does not, or no range fits.
+pub(super) fn axis_ranges(
+    dev: &Device,
+    x: &Array,
+    axis: usize,
+    out: &Aval,
+) -> Result<Option<usize>> {
+    let t = target(dev);
+    let half = max_bindings(dev) / 2;
+    let len = x.shape()[axis];
+    let range = |t0: usize, t1: usize| -> Region {
+        let (mut s, mut l) = (vec![0; x.ndim()], x.shape().to_vec());
+        (s[axis], l[axis]) = (t0, t1);
+        (s, l)
+    };
+    if len < 2 || out.size() == 0 || region_windows(dev, x, &range(0, len), &t)? <= half {
+        return Ok(None);
+    }
+    // Ranges of one length span as many windows, give or take the one an unaligned
+    // start adds.
+    let mut run = len / 2;
+    while run > 1 && region_windows(dev, x, &range(0, run), &t)? + 1 > half {
+        run /= 2;
+    }
+    if region_windows(dev, x, &range(0, run), &t)? + 1 > half {
+        return Ok(None);
+    }
+    Ok(Some(run))
+}
+
+/// Elements `t0..t1` along `axis` of `x` (a view).
+pub(super) fn axis_range(x: &Array, axis: usize, t0: usize, t1: usize) -> Result<Array> {
+    let (mut s, mut l) = (vec![0; x.ndim()], x.shape().to_vec());
+    (s[axis], l[axis]) = (t0, t1);
+    crate::lax::slice(x, &s, &l, None)
+}
+
+/// A sorted search in rows too large to bind beside the queries and the output (see
+/// [`axis_ranges`]): each range of the rows searched by itself, the counts added (the
+/// elements before a query in a sorted row are those before it in each of its ranges).
+pub(super) fn search_in_ranges(
+    dev: &Device,
+    (axis, right): (usize, bool),
+    x: &Array,
+    queries: &Array,
+    out: &Aval,
+) -> Result<Option<Array>> {
+    let Some(run) = axis_ranges(dev, x, axis, out)? else {
+        return Ok(None);
+    };
+    let len = x.shape()[axis];
+    let mut acc: Option<Array> = None;
+    for t0 in (0..len).step_by(run) {
+        let part = axis_range(x, axis, t0, (t0 + run).min(len))?;
+        let count = crate::lax::search_sorted(&part, queries, axis, right)?;
+        acc = Some(match acc {
+            None => count,
+            Some(a) => crate::lax::binary(crate::lax::BinaryOp::Add, &a, &count)?,
+        });
+    }
+    Ok(acc)
+}
+
+/// Concatenation: empty operands are dropped; at most 8 operands go into one kernel
+/// (storage bindings are limited), more are joined in groups first.
+pub(super) fn concatenate(
+    dev: &Device,
+    dimension: usize,
+    inputs: &[&Array],
+    out: Aval,
+) -> Result<Array> {
+    let parts: Vec<&Array> = inputs
+        .iter()
+        .copied()
+        .filter(|a| a.shape()[dimension] > 0)
+        .collect();
+    if parts.is_empty() {
+        // Every operand is empty along the axis: any of them gives the (empty) result.
+        let mut shape = inputs[0].shape().to_vec();
+        shape[dimension] = 0;
+        return crate::lax::full(
+            &shape,
+            crate::lax::Literal::I32(0).cast(out.dtype),
+            Some(dev),
+        )
+        .map(|a| a.with_weak(out.weak));
+    }
+    if parts.len() == 1 {
+        return Ok(parts[0].with_weak(out.weak));
+    }
+    if parts.len() > 8 {
+        let groups: Vec<Array> = parts
+            .chunks(8)
+            .map(|c| crate::lax::bind(Primitive::Concatenate { dimension }, c, Some(dev)))
+            .collect::<Result<_>>()?;
+        let refs: Vec<&Array> = groups.iter().collect();
+        return concatenate(dev, dimension, &refs, out);
+    }
+    let program = Program::new(
+        parts.iter().map(|a| a.dtype()).collect(),
+        vec![Node {
+            args: (0..parts.len()).collect(),
+            dtype: out.dtype,
+            prim: Primitive::Concatenate { dimension },
+        }],
+    );
+    run(dev, &program, &parts, out)
+}

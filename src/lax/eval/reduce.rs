@@ -1,0 +1,496 @@
+//! Reductions (one pass per level of the tree), fused reductions of `jit` chains, and
+//! `argmax`/`argmin`.
+
+use std::sync::Arc;
+
+use super::cache::{cached_kernel, operands_of, with_inputs, KernelCache};
+use super::program::run;
+use super::windows::{
+    as_out, bind_windows_from, check_bindings, check_metadata, input_windows, max_bindings, target,
+    Rebased,
+};
+use crate::array::{Array, Aval};
+use crate::codegen::{self, widened, Node, Program};
+use crate::dtype::DType;
+use crate::error::Result;
+use crate::primitive::Primitive;
+use crate::runtime::{BufferKind, Device};
+use crate::shape::Layout;
+
+/// [`Primitive::ArgReduce`]: the extreme `m` of each row (a reduction), then the least
+/// position of `x == m` (or of a NaN, which the extreme then is) as one fused program
+/// reduced by its minimum: two reduction trees where the unfused steps took five more
+/// passes over `x`.
+pub(super) fn arg_reduce(
+    dev: &Device,
+    max: bool,
+    axis: usize,
+    x: &Array,
+    out: Aval,
+) -> Result<Array> {
+    use crate::lax::{CompareOp, Literal, ReduceOp, UnaryOp};
+    let op = if max { ReduceOp::Max } else { ReduceOp::Min };
+    let shape = x.shape().to_vec();
+    let m = crate::lax::reduce(op, x, &[axis])?;
+    let kept: Vec<usize> = (0..shape.len()).filter(|&d| d != axis).collect();
+    let m = crate::lax::broadcast_in_dim(&m, &shape, &kept)?;
+    let d = x.dtype();
+    let node = |prim, args: Vec<usize>, dtype| Node { prim, args, dtype };
+    let mut nodes = vec![node(
+        Primitive::Compare(CompareOp::Eq),
+        vec![0, 1],
+        DType::Bool,
+    )];
+    if d.is_floating() {
+        nodes.push(node(Primitive::Unary(UnaryOp::IsNan), vec![0], DType::Bool));
+        nodes.push(node(
+            Primitive::Binary(crate::lax::BinaryOp::Or),
+            vec![2, 3],
+            DType::Bool,
+        ));
+    }
+    let hit = 1 + nodes.len();
+    nodes.push(node(
+        Primitive::Iota {
+            dtype: DType::Int32,
+            shape: shape.clone(),
+            dimension: axis,
+        },
+        vec![],
+        DType::Int32,
+    ));
+    nodes.push(node(
+        Primitive::Full {
+            shape: shape.clone(),
+            value: Literal::I32(shape[axis] as i32),
+        },
+        vec![],
+        DType::Int32,
+    ));
+    nodes.push(node(
+        Primitive::Select,
+        vec![hit, hit + 1, hit + 2],
+        DType::Int32,
+    ));
+    let program = Program::new(vec![d, d], nodes);
+    fused_reduce(
+        dev,
+        ReduceOp::Min,
+        &[axis],
+        &program,
+        &[x, &m],
+        &shape,
+        out,
+        None,
+    )
+}
+
+/// The binary operation that combines two partial results of a reduction or scan `op`.
+pub(super) fn combining(op: crate::lax::ReduceOp) -> crate::lax::BinaryOp {
+    use crate::lax::{BinaryOp, ReduceOp};
+    match op {
+        ReduceOp::Sum => BinaryOp::Add,
+        ReduceOp::Prod => BinaryOp::Mul,
+        ReduceOp::Max => BinaryOp::Max,
+        ReduceOp::Min => BinaryOp::Min,
+        ReduceOp::And => BinaryOp::And,
+        ReduceOp::Or => BinaryOp::Or,
+    }
+}
+
+/// Runs a reduction: the reduced axes are moved last (a view), each pass reduces chunks of
+/// every row to partials, until one value per row is left.
+pub(super) fn reduce(
+    dev: &Device,
+    op: crate::lax::ReduceOp,
+    x: &Array,
+    axes: &[usize],
+    out: Aval,
+) -> Result<Array> {
+    if let Some(r) = reduce_in_slabs(dev, op, x, axes, &out)? {
+        return Ok(r);
+    }
+    reduce_from(dev, op, First::Array(x), x.shape(), axes, out, None)
+}
+
+/// A reduction of an array whose buffer needs more storage bindings than a kernel may have
+/// (wgpu's GL backend: 16 of 128 MiB): the leading axis in slabs, each reduced by itself
+/// binding only its part of the buffer ([`Rebased`]). Where the leading axis is reduced the
+/// slabs' results are combined in the accumulator's type; where it is kept each slab's
+/// rows are copied into their place in the result. `None` where no split is needed or
+/// none fits (then the reduction reports the bindings it needs).
+pub(super) fn reduce_in_slabs(
+    dev: &Device,
+    op: crate::lax::ReduceOp,
+    x: &Array,
+    axes: &[usize],
+    out: &Aval,
+) -> Result<Option<Array>> {
+    let t = target(dev);
+    let st = x.storage()?;
+    let acc = crate::codegen::reduce::accumulator(op, x.dtype());
+    let acc_bytes = acc.storage_bytes() as u64;
+    let max = max_bindings(dev);
+    let rows = x.shape().first().copied().unwrap_or(0);
+    let reduced = axes.contains(&0);
+    // A slab's output: the whole result's shape where the leading axis is reduced, else
+    // the slab's rows of it.
+    let out_shape = |r: usize| -> Vec<usize> {
+        let mut s = out.shape.clone();
+        if !reduced {
+            s[0] = r;
+        }
+        s
+    };
+    // The partials a pass writes are at most its output's size in the accumulator's type,
+    // and one more window for their chunks.
+    let out_windows = |r: usize| {
+        codegen::windows_for(crate::shape::size_of(&out_shape(r)) as u64 * acc_bytes, &t) + 1
+    };
+    // Kept, the leading axis must lead the result too (callers may ask for any shape of
+    // the reduced values).
+    if rows < 2 || !reduced && out.shape.first() != Some(&rows) {
+        return Ok(None);
+    }
+    let windows = input_windows(dev, st, 0, &t);
+    if windows == codegen::TEXTURE || windows + out_windows(rows) <= max {
+        return Ok(None);
+    }
+    let slab = |r0: usize, r1: usize| -> Result<Array> {
+        let mut start = vec![0; x.ndim()];
+        start[0] = r0;
+        let mut limit = x.shape().to_vec();
+        limit[0] = r1;
+        crate::lax::slice(x, &start, &limit, None)
+    };
+    let fits = |r: usize| -> Result<bool> {
+        let a = slab(0, r)?;
+        let w = Rebased::new(dev, a.layout().clone(), a.dtype(), st.bytes, &t).windows;
+        Ok(w + out_windows(r) <= max)
+    };
+    let mut per = rows;
+    while per > 1 && !fits(per)? {
+        per /= 2;
+    }
+    if !fits(per)? {
+        return Ok(None);
+    }
+    let combine = combining(op);
+    let whole = Aval::new(out.shape.clone(), acc, false);
+    let kept = if reduced {
+        None
+    } else {
+        let bytes = crate::shape::size_of(&out.shape) as u64 * acc_bytes;
+        Some(dev.alloc(BufferKind::Storage, bytes, op.name(), &out.shape, out.dtype)?)
+    };
+    let mut total: Option<Array> = None;
+    for r0 in (0..rows).step_by(per) {
+        let r1 = (r0 + per).min(rows);
+        let part = slab(r0, r1)?;
+        let aval = Aval::new(out_shape(r1 - r0), acc, false);
+        let r = reduce_from(dev, op, First::Array(&part), part.shape(), axes, aval, None)?;
+        match &kept {
+            // Each slab's rows are contiguous in the result (the leading axis is its first).
+            Some(dst) => {
+                let row = crate::shape::size_of(&out.shape[1..]) as u64 * acc_bytes;
+                let src = r.storage()?;
+                dev.0.copy_buffer(
+                    src,
+                    r.layout().offset as u64 * acc_bytes,
+                    dst,
+                    r0 as u64 * row,
+                    (r1 - r0) as u64 * row,
+                )?;
+            }
+            None => {
+                total = Some(match total {
+                    None => r,
+                    Some(t) => crate::lax::binary(combine, &t, &r)?,
+                })
+            }
+        }
+    }
+    let result = match kept {
+        Some(storage) => {
+            Array::from_storage(dev.clone(), storage, Layout::contiguous(&out.shape), whole)
+        }
+        None => total.expect("at least two slabs"),
+    };
+    as_out(result, out).map(Some)
+}
+
+/// Runs a reduction of the values of an elementwise `program` over `inputs` (each of the
+/// program's output `shape`) without storing them: the first pass computes each value where
+/// it reads it (jit's fusion of a producer chain into its trailing reduction), with the
+/// kernel `cache` holds for the operands' layouts when it has one. The result has the
+/// bits of [`run`] followed by the reduction.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn fused_reduce(
+    dev: &Device,
+    op: crate::lax::ReduceOp,
+    axes: &[usize],
+    program: &Program,
+    inputs: &[&Array],
+    shape: &[usize],
+    out: Aval,
+    cache: Option<&KernelCache>,
+) -> Result<Array> {
+    use crate::codegen::reduce::{COLUMN_CHUNK, ROW_CHUNK};
+    let value = program.dtype_of(program.outputs[0]);
+    if widened(value).is_some() || widened(out.dtype).is_some() {
+        // The values converted to their compute dtype in the same program, reduced in
+        // that dtype ([`widening`]).
+        let wide = widened(value).unwrap_or(value);
+        let mut p = program.clone();
+        if wide != value {
+            p.nodes.push(Node {
+                args: vec![program.outputs[0]],
+                dtype: wide,
+                prim: Primitive::ConvertElementType {
+                    dtype: wide,
+                    weak: false,
+                },
+            });
+            p.outputs = vec![p.inputs.len() + p.nodes.len() - 1];
+        }
+        let dtype = widened(out.dtype).unwrap_or(out.dtype);
+        let out_wide = Aval::new(out.shape.clone(), dtype, out.weak);
+        let r = fused_reduce(dev, op, axes, &p, inputs, shape, out_wide, None)?;
+        return as_out(r, &out);
+    }
+    // Operands past what one kernel binds (wgpu's GL backend: 16 windows of 128 MiB): the
+    // values are stored first, as unfused, since storing and reducing them each split.
+    let t = target(dev);
+    let elements = crate::shape::size_of(shape) as u64;
+    let read: u64 = inputs
+        .iter()
+        .map(|a| Ok(input_windows(dev, a.storage()?, elements, &t)))
+        .sum::<Result<u64>>()?;
+    let partials = elements * 4 / ROW_CHUNK.min(COLUMN_CHUNK) + out.size() as u64 * 4;
+    if read + codegen::windows_for(partials, &t) > max_bindings(dev) {
+        let dtype = program.nodes.last().map_or(program.inputs[0], |n| n.dtype);
+        let values = run(
+            dev,
+            program,
+            inputs,
+            Aval::new(shape.to_vec(), dtype, false),
+        )?;
+        return reduce(dev, op, &values, axes, out);
+    }
+    reduce_from(
+        dev,
+        op,
+        First::Program(program, inputs),
+        shape,
+        axes,
+        out,
+        cache,
+    )
+}
+
+/// What the first pass of a reduction reads.
+pub(super) enum First<'a> {
+    Array(&'a Array),
+    /// An elementwise program's values over its operands.
+    Program(&'a Program, &'a [&'a Array]),
+}
+
+/// The passes of a reduction over `axes` of an array of `shape` read from `first`; a
+/// program's first pass reuses the kernel `cache` holds for its operands' layouts.
+pub(super) fn reduce_from(
+    dev: &Device,
+    op: crate::lax::ReduceOp,
+    first: First<'_>,
+    shape: &[usize],
+    axes: &[usize],
+    out: Aval,
+    cache: Option<&KernelCache>,
+) -> Result<Array> {
+    use crate::codegen::reduce::{
+        accumulator, column_reduction, row_reduction, Source, COLUMN_CHUNK, ROW_CHUNK,
+    };
+    let ndim = shape.len();
+    let keep: Vec<usize> = (0..ndim).filter(|i| !axes.contains(i)).collect();
+    // Reducing leading axes of an array whose innermost axis is kept and contiguous: the
+    // column kernel (neighbouring threads read neighbouring elements). Otherwise the
+    // reduced axes are moved last and each row is reduced by workgroups. A program's
+    // values are contiguous.
+    let inner_contiguous = match &first {
+        First::Array(x) => x.layout().strides.last() == Some(&1),
+        First::Program(..) => true,
+    };
+    let columns = !axes.is_empty()
+        && !keep.is_empty()
+        && keep.last() == Some(&(ndim - 1))
+        && inner_contiguous;
+    let perm: Vec<usize> = if columns {
+        axes.iter().chain(keep.iter()).copied().collect()
+    } else {
+        keep.iter().chain(axes.iter()).copied().collect()
+    };
+    let identity = perm.iter().enumerate().all(|(i, &p)| i == p);
+    let permute = |x: &Array| -> Result<Array> {
+        if identity {
+            Ok(x.clone())
+        } else {
+            crate::lax::transpose(x, &perm)
+        }
+    };
+    // The first pass's operands, moved as the values are: an array, or a program (whose
+    // iotas count along their dimension's new place) over permuted operands.
+    let (mut cur, fused): (Option<Array>, Option<(Program, Vec<Array>)>) = match first {
+        First::Array(x) => (Some(permute(x)?), None),
+        First::Program(p, inputs) => {
+            let mut p = p.clone();
+            for node in &mut p.nodes {
+                match &mut node.prim {
+                    Primitive::Iota {
+                        shape, dimension, ..
+                    } => {
+                        *shape = perm.iter().map(|&d| shape[d]).collect();
+                        *dimension = perm.iter().position(|&d| d == *dimension).unwrap_or(0);
+                    }
+                    Primitive::Full { shape, .. } => {
+                        *shape = perm.iter().map(|&d| shape[d]).collect();
+                    }
+                    _ => {}
+                }
+            }
+            let inputs = inputs.iter().map(|a| permute(a)).collect::<Result<_>>()?;
+            (None, Some((p, inputs)))
+        }
+    };
+    let permuted: Vec<usize> = perm.iter().map(|&d| shape[d]).collect();
+    let rows: u64 = keep.iter().map(|&i| shape[i] as u64).product();
+    let mut k: u64 = axes.iter().map(|&i| shape[i] as u64).product();
+    let in_dtype = match (&cur, &fused) {
+        (Some(x), _) => x.dtype(),
+        (None, Some((p, _))) => p.nodes.last().map(|n| n.dtype).unwrap_or(p.inputs[0]),
+        (None, None) => unreachable!("a reduction reads an array or a program"),
+    };
+    let acc = accumulator(op, in_dtype);
+    let inner = &dev.0;
+    let target = target(dev);
+    let name = op.name();
+    loop {
+        // The length of the contiguous runs this pass reads: a row pass reads rows of the
+        // current `k` (the partials of the previous pass), so whether they are whole `vec4`s
+        // is decided again for every pass.
+        let run = if columns { rows } else { k };
+        let chunk = if columns { COLUMN_CHUNK } else { ROW_CHUNK };
+        let parts = k.div_ceil(chunk).max(1);
+        let n = rows * parts;
+        let bytes = n * acc.storage_bytes() as u64;
+        let storage = dev.alloc(BufferKind::Storage, bytes, name, &out.shape, out.dtype)?;
+        if n > 0 {
+            let out_windows = codegen::windows_for(storage.bytes, &target);
+            // The pass's kernel, metadata and workgroups, and the operands' buffers.
+            let threads = |vector: bool| {
+                if !columns {
+                    n
+                } else if vector {
+                    rows / 4 * parts
+                } else {
+                    rows * parts
+                }
+            };
+            let generate = |source: &Source| {
+                if columns {
+                    column_reduction(op, source, rows, k, parts, out_windows, &target).0
+                } else {
+                    row_reduction(op, source, rows, k, parts, out_windows, &target)
+                }
+            };
+            let (kernel, meta, threads, stores) = match (&cur, &fused) {
+                (Some(x), _) => {
+                    let st = x.storage()?;
+                    let mut windows = input_windows(dev, st, 0, &target);
+                    // A slab of a larger buffer binds only the windows it reads.
+                    let rebased = (windows != codegen::TEXTURE
+                        && windows + out_windows > max_bindings(dev))
+                    .then(|| Rebased::new(dev, x.layout().clone(), x.dtype(), st.bytes, &target));
+                    let (layout, base) = match &rebased {
+                        Some(r) => {
+                            windows = r.windows;
+                            (&r.layout, r.base)
+                        }
+                        None => (x.layout(), 0),
+                    };
+                    check_bindings(dev, name, windows + out_windows, st.bytes, &out)?;
+                    let source = Source::buffer(op, x.dtype(), layout, windows, run, &target);
+                    let g = generate(&source);
+                    let kernel = inner.kernel(&g.body, || g.source())?;
+                    let meta: Arc<[u32]> = g.meta.into();
+                    (
+                        kernel,
+                        meta,
+                        threads(source.vector),
+                        vec![(st, windows, base)],
+                    )
+                }
+                (None, Some((p, inputs))) => {
+                    let inputs: Vec<&Array> = inputs.iter().collect();
+                    let elements = crate::shape::size_of(shape) as u64;
+                    let (stores, operands) = operands_of(dev, &inputs, elements, &target)?;
+                    let total: u64 = out_windows + operands.iter().map(|o| o.windows).sum::<u64>();
+                    check_bindings(dev, name, total, bytes, &out)?;
+                    // The layout the values would have had stored, then moved.
+                    let strides = Layout::contiguous(shape).strides;
+                    let stored = Layout {
+                        shape: permuted.clone(),
+                        strides: perm.iter().map(|&d| strides[d]).collect(),
+                        offset: 0,
+                    };
+                    let vector = Source::program_reads_vectors(in_dtype, &stored, run, &target);
+                    let (kernel, meta) =
+                        cached_kernel(dev, cache, &operands, &permuted, &[out_windows], || {
+                            with_inputs(p, &operands, &permuted, |descs| {
+                                Source::program(p, descs, &permuted, &stored, run, &target)
+                            })
+                            .map(|source| generate(&source))
+                        })?;
+                    let windows = operands.iter().map(|o| o.windows).collect::<Vec<_>>();
+                    (
+                        kernel,
+                        meta,
+                        threads(vector),
+                        stores
+                            .into_iter()
+                            .zip(windows)
+                            .map(|(st, w)| (st, w, 0))
+                            .collect(),
+                    )
+                }
+                (None, None) => unreachable!("a reduction reads an array or a program"),
+            };
+            let groups = threads.div_ceil(codegen::WORKGROUP);
+            let operands: Vec<&Array> = match (&cur, &fused) {
+                (Some(x), _) => vec![x],
+                (None, Some((_, inputs))) => inputs.iter().collect(),
+                (None, None) => Vec::new(),
+            };
+            check_metadata(name, &meta, &operands, shape)?;
+            let bindings = bind_windows_from(
+                stores.into_iter().chain([(&storage, out_windows, 0)]),
+                target.window_bytes,
+            );
+            inner.dispatch(&kernel, &bindings, &meta, groups)?;
+        }
+        let shape = if columns {
+            [parts as usize, rows as usize]
+        } else {
+            [rows as usize, parts as usize]
+        };
+        let partial = Array::from_storage(
+            dev.clone(),
+            storage,
+            Layout::contiguous(&shape),
+            Aval::new(shape.to_vec(), acc, false),
+        );
+        if parts == 1 {
+            return as_out(crate::lax::reshape(&partial, &out.shape)?, &out);
+        }
+        cur = Some(partial);
+        k = parts;
+    }
+}
