@@ -1,5 +1,6 @@
-//! Automatic differentiation over a traced [`Graph`]: each primitive's JVP rule (forward
-//! mode) and VJP rule (reverse mode), and the two interpreters that apply them.
+//! Automatic differentiation: each primitive's JVP rule (forward mode) and VJP rule
+//! (reverse mode). The interpreters that apply them to a traced graph, and the rules of
+//! custom calls, are in `linearize.rs`.
 //!
 //! Rules are written with [`lax`] primitives, so they run eagerly on concrete arrays and are
 //! recorded when an enclosing function is being traced: `jit(grad(f))` compiles the
@@ -11,15 +12,12 @@
 //! Only floating values carry derivatives; integer and bool values (comparisons, `argsort`
 //! positions, random bits) are constants, so their gradients are zero, as in JAX.
 
-use super::custom::{check_types, rules_of, Residuals, Rules};
 use crate::array::{Array, Aval};
 use crate::dtype::DType;
 use crate::error::{Error, Result};
-use crate::lax::missing;
 use crate::lax::{
     self, BinaryOp, CompareOp, CumulativeOp, Literal, Primitive, ReduceOp, ScatterMode, UnaryOp,
 };
-use crate::primitive::{CustomCall, Graph};
 use crate::runtime::Device;
 
 // ----- small helpers over lax -----
@@ -42,7 +40,7 @@ pub(crate) fn zeros(aval: &Aval, device: &Device) -> Result<Array> {
     )
 }
 
-fn un(op: UnaryOp, x: &Array) -> Result<Array> {
+pub(super) fn un(op: UnaryOp, x: &Array) -> Result<Array> {
     lax::unary(op, x)
 }
 
@@ -50,7 +48,7 @@ fn bin(op: BinaryOp, x: &Array, y: &Array) -> Result<Array> {
     lax::binary(op, x, y)
 }
 
-fn add(x: &Array, y: &Array) -> Result<Array> {
+pub(super) fn add(x: &Array, y: &Array) -> Result<Array> {
     bin(BinaryOp::Add, x, y)
 }
 
@@ -58,7 +56,7 @@ fn sub(x: &Array, y: &Array) -> Result<Array> {
     bin(BinaryOp::Sub, x, y)
 }
 
-fn mul(x: &Array, y: &Array) -> Result<Array> {
+pub(super) fn mul(x: &Array, y: &Array) -> Result<Array> {
     bin(BinaryOp::Mul, x, y)
 }
 
@@ -83,7 +81,7 @@ fn sel(p: &Array, on_true: &Array, on_false: &Array) -> Result<Array> {
 }
 
 /// `x * c` for a constant `c`.
-fn scale(x: &Array, c: f64) -> Result<Array> {
+pub(super) fn scale(x: &Array, c: f64) -> Result<Array> {
     mul(x, &lit(x, c)?)
 }
 
@@ -375,7 +373,7 @@ fn reduce_partial(op: ReduceOp, x: &Array, out: &Array, axes: &[usize]) -> Resul
 }
 
 /// Tangent or zeros.
-fn or_zeros(t: &Option<Array>, like: &Array) -> Result<Array> {
+pub(super) fn or_zeros(t: &Option<Array>, like: &Array) -> Result<Array> {
     match t {
         Some(t) => Ok(t.clone()),
         None => zeros(like.aval(), like.device()),
@@ -406,10 +404,7 @@ pub(crate) fn jvp_rule(
     t: &[Option<Array>],
 ) -> Result<Vec<Option<Array>>> {
     match prim {
-        Primitive::CustomJvpCall { call } => {
-            Ok(custom_jvp(call, x, t)?.1.into_iter().map(Some).collect())
-        }
-        Primitive::CustomVjpCall { call } => Err(no_forward_mode(call)),
+        Primitive::CustomJvpCall { .. } | Primitive::CustomVjpCall { .. } => Err(own_rules(prim)),
         // The values' tangent is the operand's tangent at the chosen positions.
         Primitive::TopK { axis, .. } => {
             let values = match &t[0] {
@@ -420,6 +415,15 @@ pub(crate) fn jvp_rule(
         }
         _ => Ok(vec![jvp_single(prim, x, &outs[0], t)?]),
     }
+}
+
+/// The error for a custom call reaching the table's rules: the interpreters apply its own
+/// (`linearize.rs`).
+fn own_rules(prim: &Primitive) -> Error {
+    Error::arg(
+        prim.name(),
+        "is differentiated by its own rules (jit/linearize.rs), not the table's",
+    )
 }
 
 /// [`jvp_rule`] of a single-output primitive.
@@ -632,93 +636,12 @@ pub(crate) fn vjp_rule(
             let base = zeros(xa.aval(), xa.device())?;
             Ok(vec![Some(lax::scatter(&base, &pos, ct, ScatterMode::Add)?)])
         }
-        (Primitive::CustomJvpCall { call }, _) => custom_jvp_transposed(call, x, cts, needs),
-        (Primitive::CustomVjpCall { call }, _) => Err(Error::arg(
-            &call.name,
-            "a custom_vjp call is differentiated with its forward rule's residuals \
-             (Linearized), not by vjp_rule",
-        )),
+        (Primitive::CustomJvpCall { .. } | Primitive::CustomVjpCall { .. }, _) => {
+            Err(own_rules(prim))
+        }
         (_, [Some(ct)]) => vjp_single(prim, x, &outs[0], ct, needs),
         _ => Ok(vec![None; x.len()]),
     }
-}
-
-/// A `custom_vjp` function under forward mode: an error, as in JAX.
-fn no_forward_mode(call: &CustomCall) -> Error {
-    Error::arg(
-        &call.name,
-        "a custom_vjp function cannot be differentiated in forward mode (jvp); \
-         use custom_jvp for a rule forward mode can use, as in JAX",
-    )
-}
-
-/// A `custom_jvp` call's rule on its operands `x` and their tangents (zeros where `None`):
-/// the outputs and their tangents, checked against the function's output types.
-fn custom_jvp(
-    call: &CustomCall,
-    x: &[&Array],
-    t: &[Option<Array>],
-) -> Result<(Vec<Array>, Vec<Array>)> {
-    let Rules::Jvp(rule) = rules_of(call)? else {
-        return Err(Error::arg(
-            &call.name,
-            "a custom_jvp call without a JVP rule",
-        ));
-    };
-    let ops: Vec<Array> = x.iter().map(|&a| a.clone()).collect();
-    let ts = t
-        .iter()
-        .zip(x)
-        .map(|(t, a)| or_zeros(t, a))
-        .collect::<Result<Vec<_>>>()?;
-    let (ys, tys) = rule(&ops, &ts)?;
-    let want = call.fun.out_avals();
-    check_types(&call.name, "custom_jvp rule's outputs", &ys, &want)?;
-    check_types(&call.name, "custom_jvp rule's tangents", &tys, &want)?;
-    Ok((ys, tys))
-}
-
-/// Reverse mode of a `custom_jvp` call: its rule is linear in the tangents, so the VJP of
-/// the rule's tangent map (traced at zero tangents) is its transpose, computed with the
-/// other primitives' rules.
-fn custom_jvp_transposed(
-    call: &CustomCall,
-    x: &[&Array],
-    cts: &[Option<Array>],
-    needs: &[bool],
-) -> Result<Vec<Option<Array>>> {
-    let active: Vec<usize> = (0..x.len())
-        .filter(|&i| needs[i] && x[i].dtype().is_floating())
-        .collect();
-    let mut out = vec![None; x.len()];
-    if active.is_empty() || cts.iter().all(Option::is_none) {
-        return Ok(out);
-    }
-    let device = x[active[0]].device().clone();
-    let at_zero = active
-        .iter()
-        .map(|&i| zeros(x[i].aval(), x[i].device()))
-        .collect::<Result<Vec<_>>>()?;
-    let def = crate::tree::TreeDef::list(vec![crate::tree::TreeDef::leaf(); at_zero.len()]);
-    let avals: Vec<Aval> = at_zero.iter().map(|a| a.aval().clone()).collect();
-    let traced = super::trace_fn(&call.name, &device, &def, &avals, |ts: Vec<Array>| {
-        let mut all: Vec<Option<Array>> = vec![None; x.len()];
-        for (k, &i) in active.iter().enumerate() {
-            all[i] = Some(ts[k].clone());
-        }
-        Ok(custom_jvp(call, x, &all)?.1)
-    })?;
-    let lin = Linearized::new(
-        traced.graph,
-        &traced.consts,
-        &at_zero,
-        &vec![true; active.len()],
-        &device,
-    )?;
-    for (k, c) in active.iter().zip(lin.backward(cts)?) {
-        out[*k] = c;
-    }
-    Ok(out)
 }
 
 /// [`vjp_rule`] of a single-output primitive.
@@ -1066,667 +989,4 @@ fn pad_transpose(
         cur = mid;
     }
     Ok(cur)
-}
-
-// ----- interpreters -----
-
-/// Which variables carry derivatives: floating values that depend on an active input.
-fn activity(graph: &Graph, active_inputs: &[bool]) -> Vec<bool> {
-    let mut active = vec![false; graph.avals.len()];
-    for (&v, &a) in graph.invars.iter().zip(active_inputs) {
-        active[v] = a && graph.avals[v].dtype.is_floating();
-    }
-    for e in &graph.eqns {
-        let from_inputs = e.inputs.iter().any(|&i| active[i]);
-        for &o in &e.outs {
-            active[o] = from_inputs && graph.avals[o].dtype.is_floating();
-        }
-    }
-    active
-}
-
-/// Forward mode: the outputs of `graph` and their tangents (`None`: zero).
-pub(crate) fn jvp_graph(
-    graph: &Graph,
-    consts: &[Array],
-    primals: &[Array],
-    tangents: &[Option<Array>],
-    device: &Device,
-) -> Result<(Vec<Array>, Vec<Option<Array>>)> {
-    let n = graph.avals.len();
-    let mut val: Vec<Option<Array>> = vec![None; n];
-    let mut tan: Vec<Option<Array>> = vec![None; n];
-    for (&v, a) in graph.constvars.iter().zip(consts) {
-        val[v] = Some(a.clone());
-    }
-    for ((&v, a), t) in graph.invars.iter().zip(primals).zip(tangents) {
-        val[v] = Some(a.clone());
-        if graph.avals[v].dtype.is_floating() {
-            tan[v] = t.clone();
-        }
-    }
-    for e in &graph.eqns {
-        let ins = e
-            .inputs
-            .iter()
-            .map(|&i| val[i].as_ref().ok_or_else(|| missing(i)))
-            .collect::<Result<Vec<&Array>>>()?;
-        let ts: Vec<Option<Array>> = e.inputs.iter().map(|&i| tan[i].clone()).collect();
-        if let (Primitive::CustomJvpCall { call }, true) = (&e.prim, ts.iter().any(Option::is_some))
-        {
-            // The rule gives the outputs too (JAX's custom_jvp uses its primal outputs).
-            let (outs, touts) = custom_jvp(call, &ins, &ts)?;
-            for ((&o, a), t) in e.outs.iter().zip(outs).zip(touts) {
-                if graph.avals[o].dtype.is_floating() {
-                    tan[o] = Some(t);
-                }
-                val[o] = Some(a);
-            }
-            continue;
-        }
-        let outs = lax::bind_all(e.prim.clone(), &ins, Some(device))?;
-        let floating = e.outs.iter().any(|&o| graph.avals[o].dtype.is_floating());
-        if floating && ts.iter().any(Option::is_some) {
-            let touts = jvp_rule(&e.prim, &ins, &outs, &ts)?;
-            for (&o, t) in e.outs.iter().zip(touts) {
-                if graph.avals[o].dtype.is_floating() {
-                    tan[o] = t;
-                }
-            }
-        }
-        for (&o, a) in e.outs.iter().zip(outs) {
-            val[o] = Some(a);
-        }
-    }
-    let outs = graph
-        .outvars
-        .iter()
-        .map(|&o| val[o].clone().ok_or_else(|| missing(o)))
-        .collect::<Result<Vec<_>>>()?;
-    let touts = graph.outvars.iter().map(|&o| tan[o].clone()).collect();
-    Ok((outs, touts))
-}
-
-/// A graph evaluated forward with every intermediate value kept, ready for any number of
-/// backward passes (`jax.vjp`'s residuals).
-pub(crate) struct Linearized {
-    graph: Graph,
-    env: Vec<Option<Array>>,
-    active: Vec<bool>,
-    /// The residuals of each `custom_vjp` call's forward rule, by equation.
-    residuals: Vec<Option<Residuals>>,
-}
-
-impl Linearized {
-    /// Evaluates `graph` forward; derivatives flow from the inputs marked in `active_inputs`.
-    pub(crate) fn new(
-        graph: Graph,
-        consts: &[Array],
-        primals: &[Array],
-        active_inputs: &[bool],
-        device: &Device,
-    ) -> Result<Linearized> {
-        let active = activity(&graph, active_inputs);
-        let mut env: Vec<Option<Array>> = vec![None; graph.avals.len()];
-        for (&v, a) in graph.constvars.iter().zip(consts) {
-            env[v] = Some(a.clone());
-        }
-        for (&v, a) in graph.invars.iter().zip(primals) {
-            env[v] = Some(a.clone());
-        }
-        let mut residuals: Vec<Option<Residuals>> = vec![None; graph.eqns.len()];
-        for (k, e) in graph.eqns.iter().enumerate() {
-            let ins = e
-                .inputs
-                .iter()
-                .map(|&i| env[i].as_ref().ok_or_else(|| missing(i)))
-                .collect::<Result<Vec<&Array>>>()?;
-            let outs = match &e.prim {
-                // A custom VJP runs its forward rule, keeping its residuals.
-                Primitive::CustomVjpCall { call } if e.inputs.iter().any(|&i| active[i]) => {
-                    let Rules::Vjp { fwd, .. } = rules_of(call)? else {
-                        return Err(Error::arg(&call.name, "a custom_vjp call without rules"));
-                    };
-                    let ops: Vec<Array> = ins.iter().map(|&a| a.clone()).collect();
-                    let (outs, res) = fwd(&ops)?;
-                    let want = call.fun.out_avals();
-                    check_types(&call.name, "forward rule's outputs", &outs, &want)?;
-                    residuals[k] = Some(res);
-                    outs
-                }
-                _ => lax::bind_all(e.prim.clone(), &ins, Some(device))?,
-            };
-            for (&o, a) in e.outs.iter().zip(outs) {
-                env[o] = Some(a);
-            }
-        }
-        Ok(Linearized {
-            graph,
-            env,
-            active,
-            residuals,
-        })
-    }
-
-    /// The outputs.
-    pub(crate) fn outputs(&self) -> Result<Vec<Array>> {
-        self.graph
-            .outvars
-            .iter()
-            .map(|&o| self.env[o].clone().ok_or_else(|| missing(o)))
-            .collect()
-    }
-
-    /// The output avals.
-    pub(crate) fn out_avals(&self) -> Vec<Aval> {
-        self.graph.out_avals()
-    }
-
-    /// Reverse mode: the cotangents of the inputs (`None`: zero) given the outputs'.
-    pub(crate) fn backward(&self, cts_out: &[Option<Array>]) -> Result<Vec<Option<Array>>> {
-        let g = &self.graph;
-        let mut ct: Vec<Option<Array>> = vec![None; g.avals.len()];
-        let accumulate = |slot: &mut Option<Array>, c: Array| -> Result<()> {
-            *slot = Some(match slot.take() {
-                None => c,
-                Some(prev) => add(&prev, &c)?,
-            });
-            Ok(())
-        };
-        for (&o, c) in g.outvars.iter().zip(cts_out) {
-            if let (Some(c), true) = (c, self.active[o]) {
-                accumulate(&mut ct[o], c.clone())?;
-            }
-        }
-        for (k, e) in g.eqns.iter().enumerate().rev() {
-            let c: Vec<Option<Array>> = e
-                .outs
-                .iter()
-                .map(|&o| ct[o].take().filter(|_| self.active[o]))
-                .collect();
-            if c.iter().all(Option::is_none) {
-                continue;
-            }
-            let ins = e
-                .inputs
-                .iter()
-                .map(|&i| self.env[i].as_ref().ok_or_else(|| missing(i)))
-                .collect::<Result<Vec<&Array>>>()?;
-            let outs = e
-                .outs
-                .iter()
-                .map(|&o| self.env[o].clone().ok_or_else(|| missing(o)))
-                .collect::<Result<Vec<Array>>>()?;
-            let needs: Vec<bool> = e.inputs.iter().map(|&i| self.active[i]).collect();
-            let cts = match (&e.prim, &self.residuals[k]) {
-                (Primitive::CustomVjpCall { call }, Some(res)) => {
-                    let Rules::Vjp { bwd, .. } = rules_of(call)? else {
-                        return Err(Error::arg(&call.name, "a custom_vjp call without rules"));
-                    };
-                    let full = c
-                        .iter()
-                        .zip(&outs)
-                        .map(|(c, o)| or_zeros(c, o))
-                        .collect::<Result<Vec<_>>>()?;
-                    let cts = bwd(res, &full)?;
-                    let got: Vec<Array> = cts.iter().flatten().cloned().collect();
-                    let want: Vec<Aval> = cts
-                        .iter()
-                        .zip(&ins)
-                        .filter(|(c, _)| c.is_some())
-                        .map(|(_, a)| a.aval().clone())
-                        .collect();
-                    check_types(&call.name, "backward rule's cotangents", &got, &want)?;
-                    cts
-                }
-                _ => vjp_rule(&e.prim, &ins, &outs, &c, &needs)?,
-            };
-            for (&i, ci) in e.inputs.iter().zip(cts) {
-                if let (Some(ci), true) = (ci, self.active[i]) {
-                    accumulate(&mut ct[i], ci)?;
-                }
-            }
-        }
-        Ok(g.invars.iter().map(|&v| ct[v].take()).collect())
-    }
-}
-
-#[cfg(test)]
-pub(crate) mod tests {
-    //! Every primitive's JVP against central differences of the primitive itself, and its
-    //! VJP against its JVP (`<ct, J t> = <Jᵀ ct, t>`), on float32 operands.
-
-    use super::*;
-    use crate::lax::ThreefryOutput;
-    use rand::{Rng, SeedableRng};
-
-    fn arr(v: &[f32], shape: &[usize]) -> Array {
-        Array::from_slice(v, shape).unwrap()
-    }
-
-    fn vals(a: &Array) -> Vec<f64> {
-        a.astype(DType::Float32)
-            .unwrap()
-            .to_vec::<f32>()
-            .unwrap()
-            .iter()
-            .map(|&v| f64::from(v))
-            .collect()
-    }
-
-    fn dot_all(a: &[f64], b: &[f64]) -> f64 {
-        a.iter().zip(b).map(|(x, y)| x * y).sum()
-    }
-
-    /// The primitives the tests run: every table example plus the parameter values that
-    /// have rules of their own.
-    /// Calls of `sin` on float32[2, 3] with real rules (the table's examples carry none):
-    /// a JVP rule `cos(x) t`, and a VJP from the residual `x`.
-    fn custom_calls() -> [Primitive; 2] {
-        use super::super::custom::{BwdFn, FwdFn, JvpFn};
-        use std::sync::Arc;
-        let fun = CustomCall::example().fun;
-        let jvp: Arc<JvpFn> = Arc::new(|x: &[Array], t: &[Array]| {
-            Ok((
-                vec![un(UnaryOp::Sin, &x[0])?],
-                vec![mul(&t[0], &un(UnaryOp::Cos, &x[0])?)?],
-            ))
-        });
-        let fwd: Arc<FwdFn> = Arc::new(|x: &[Array]| {
-            let def = crate::tree::TreeDef::list(vec![crate::tree::TreeDef::leaf()]);
-            let res = Residuals {
-                leaves: vec![x[0].clone()],
-                def,
-            };
-            Ok((vec![un(UnaryOp::Sin, &x[0])?], res))
-        });
-        let bwd: Arc<BwdFn> = Arc::new(|res: &Residuals, g: &[Array]| {
-            Ok(vec![Some(mul(&g[0], &un(UnaryOp::Cos, &res.leaves[0])?)?)])
-        });
-        let call = |rules: Rules| CustomCall {
-            name: Arc::from("sin"),
-            fun: fun.clone(),
-            rules: Arc::new(rules),
-        };
-        [
-            Primitive::CustomJvpCall {
-                call: call(Rules::Jvp(jvp)),
-            },
-            Primitive::CustomVjpCall {
-                call: call(Rules::Vjp { fwd, bwd }),
-            },
-        ]
-    }
-
-    pub(crate) fn test_primitives() -> Vec<Primitive> {
-        let mut prims: Vec<Primitive> = Primitive::examples()
-            .into_iter()
-            .filter(|p| {
-                !matches!(
-                    p,
-                    Primitive::CustomJvpCall { .. } | Primitive::CustomVjpCall { .. }
-                )
-            })
-            .collect();
-        prims.extend(custom_calls());
-        prims.extend([
-            Primitive::Reduce {
-                op: ReduceOp::Prod,
-                axes: vec![1],
-            },
-            Primitive::Reduce {
-                op: ReduceOp::Max,
-                axes: vec![0, 1],
-            },
-            Primitive::Reduce {
-                op: ReduceOp::Min,
-                axes: vec![1],
-            },
-            Primitive::Sort { indices: false },
-            Primitive::Cumulative {
-                op: CumulativeOp::Sum,
-                axis: 1,
-                reverse: true,
-            },
-            Primitive::Cumulative {
-                op: CumulativeOp::Prod,
-                axis: 0,
-                reverse: false,
-            },
-            Primitive::Cumulative {
-                op: CumulativeOp::Prod,
-                axis: 1,
-                reverse: true,
-            },
-            Primitive::Scatter {
-                mode: ScatterMode::Set,
-            },
-            Primitive::Scatter {
-                mode: ScatterMode::Min,
-            },
-            Primitive::Scatter {
-                mode: ScatterMode::Max,
-            },
-            Primitive::Pad {
-                low: vec![2, 1],
-                high: vec![1, 3],
-                value: None,
-            },
-            Primitive::Slice {
-                start_indices: vec![1, 0],
-                limit_indices: vec![2, 3],
-                strides: vec![1, 3],
-            },
-        ]);
-        prims
-    }
-
-    /// The domain of float operands where the primitive is smooth.
-    fn domain(prim: &Primitive, k: usize) -> (f32, f32) {
-        use UnaryOp::*;
-        match prim {
-            Primitive::Unary(Acosh) => (1.5, 2.5),
-            Primitive::Unary(Asin | Acos | Atanh | ErfInv) => (-0.8, 0.8),
-            Primitive::Unary(Tan) => (-1.0, 1.0),
-            Primitive::Binary(BinaryOp::Rem | BinaryOp::Fmod | BinaryOp::FloorDiv) => {
-                if k == 0 {
-                    (0.2, 0.9)
-                } else {
-                    (1.0, 1.5)
-                }
-            }
-            _ => (0.5, 1.5),
-        }
-    }
-
-    /// Float32 operands for `prim`, or `None` when it has no float32 form.
-    pub(crate) fn operands(prim: &Primitive, r: &mut impl Rng) -> Option<Vec<Array>> {
-        operands_of(prim, DType::Float32, r)
-    }
-
-    /// Operands of `dtype` for `prim` (index operands are int32), random in the
-    /// primitive's smooth domain; `None` when `prim` has no form for `dtype`.
-    pub(crate) fn operands_of(
-        prim: &Primitive,
-        dtype: DType,
-        r: &mut impl Rng,
-    ) -> Option<Vec<Array>> {
-        let mut f = |shape: &[usize], k: usize| {
-            let (lo, hi) = domain(prim, k);
-            let n: usize = shape.iter().product();
-            let v: Vec<f32> = (0..n)
-                .map(|_| match dtype {
-                    DType::Bool => r.random_range(0.0f32..2.0).floor(),
-                    DType::Int32 | DType::UInt32 => r.random_range(1.0f32..9.0).floor(),
-                    _ => r.random_range(lo..hi),
-                })
-                .collect();
-            arr(&v, shape).astype(dtype).unwrap()
-        };
-        let s = [2, 3];
-        let ops = match prim {
-            Primitive::Full { .. } | Primitive::Iota { .. } => return None,
-            Primitive::Select => vec![
-                Array::from_slice(&[true, false, true, false, false, true], &s).unwrap(),
-                f(&s, 1),
-                f(&s, 2),
-            ],
-            Primitive::Gather { .. } => {
-                vec![
-                    f(&s, 0),
-                    Array::from_slice(&[2i32, 0, 1, 1, 2, 0], &s).unwrap(),
-                ]
-            }
-            // Base and update values far apart, so no difference step changes which of
-            // them is the extreme.
-            Primitive::Scatter {
-                mode: ScatterMode::Max | ScatterMode::Min,
-            } if dtype.is_floating() => {
-                let mut v: Vec<f32> = (0..12).map(|i| -0.75 + 0.3 * i as f32).collect();
-                for i in (1..v.len()).rev() {
-                    v.swap(i, r.random_range(0..=i));
-                }
-                vec![
-                    arr(&v[..6], &s).astype(dtype).unwrap(),
-                    Array::from_slice(&[0i32, 5, 2, 2, -1, 7], &s).unwrap(),
-                    arr(&v[6..], &s).astype(dtype).unwrap(),
-                ]
-            }
-            Primitive::Scatter { .. } => vec![
-                f(&s, 0),
-                // A duplicate, a negative and an out-of-range position.
-                Array::from_slice(&[0i32, 5, 2, 2, -1, 7], &s).unwrap(),
-                f(&s, 2),
-            ],
-            Primitive::BatchMatmul => vec![f(&[1, 2, 3], 0), f(&[1, 3, 2], 1)],
-            // Keys far apart in a random order, so no difference step crosses a swap (or a
-            // change of which element is the extreme).
-            Primitive::Sort { .. }
-            | Primitive::TopK { .. }
-            | Primitive::Reduce {
-                op: ReduceOp::Max | ReduceOp::Min,
-                ..
-            } if dtype.is_floating() => {
-                let mut v: Vec<f32> = (0..6).map(|i| -0.75 + 0.3 * i as f32).collect();
-                for i in (1..v.len()).rev() {
-                    v.swap(i, r.random_range(0..=i));
-                }
-                vec![arr(&v, &s).astype(dtype).unwrap()]
-            }
-            Primitive::BroadcastInDim {
-                shape,
-                broadcast_dimensions,
-            } => {
-                let operand: Vec<usize> = broadcast_dimensions.iter().map(|&d| shape[d]).collect();
-                vec![f(&operand, 0)]
-            }
-            Primitive::Concatenate { .. } => vec![f(&s, 0), f(&s, 1), f(&s, 2)],
-            p => (0..p.arity()).map(|k| f(&s, k)).collect(),
-        };
-        let avals: Vec<Aval> = ops.iter().map(|a| a.aval().clone()).collect();
-        prim.abstract_eval_all(&avals).ok().map(|_| ops)
-    }
-
-    /// Primitives whose derivative is zero wherever it exists (or whose result is not
-    /// floating).
-    fn flat(prim: &Primitive) -> bool {
-        use UnaryOp::*;
-        matches!(
-            prim,
-            Primitive::Unary(
-                Sign | Floor
-                    | Ceil
-                    | Round
-                    | Trunc
-                    | IsNan
-                    | IsInf
-                    | IsFinite
-                    | SignBit
-                    | StopGradient
-            ) | Primitive::Binary(BinaryOp::FloorDiv)
-                | Primitive::Compare(_)
-                | Primitive::Sort { indices: true }
-                | Primitive::SearchSorted { .. }
-                | Primitive::ArgReduce { .. }
-                | Primitive::ConvertElementType {
-                    dtype: DType::Bool
-                        | DType::Int8
-                        | DType::UInt8
-                        | DType::Int16
-                        | DType::UInt16
-                        | DType::Int32
-                        | DType::UInt32,
-                    ..
-                }
-                | Primitive::BitcastConvertType { .. }
-        )
-    }
-
-    #[test]
-    fn every_primitive_jvp_matches_differences_and_its_vjp_is_the_transpose() {
-        let mut r = rand::rngs::StdRng::seed_from_u64(7);
-        let prims = test_primitives();
-        let mut checked = [false; Primitive::COUNT];
-        let mut failures = Vec::new();
-        for prim in &prims {
-            let Some(x) = operands(prim, &mut r) else {
-                // No float form: random bits, iota, constants, bitcasts to floats.
-                assert!(
-                    matches!(
-                        prim,
-                        Primitive::Full { .. }
-                            | Primitive::Iota { .. }
-                            | Primitive::Threefry { .. }
-                            | Primitive::BitcastConvertType { .. }
-                            | Primitive::Binary(_)
-                            | Primitive::Unary(UnaryOp::Not | UnaryOp::PopulationCount)
-                    ),
-                    "{prim:?} has no float32 test operands"
-                );
-                continue;
-            };
-            if let Primitive::CustomVjpCall { .. } = prim {
-                // Reverse mode only, from its forward rule's residuals (Linearized):
-                // tests/core/custom.rs checks it under grad, jit and vmap.
-                checked[prim.variant_index()] = true;
-                continue;
-            }
-            let refs: Vec<&Array> = x.iter().collect();
-            let outs = lax::bind_all(prim.clone(), &refs, None).unwrap();
-            let t: Vec<Option<Array>> = x
-                .iter()
-                .map(|a| {
-                    a.dtype().is_floating().then(|| {
-                        let v: Vec<f32> =
-                            (0..a.size()).map(|_| r.random_range(-1.0..1.0)).collect();
-                        arr(&v, a.shape())
-                    })
-                })
-                .collect();
-            let floating: Vec<bool> = outs.iter().map(|o| o.dtype().is_floating()).collect();
-            if !floating.contains(&true) || flat(prim) {
-                if floating.contains(&true) {
-                    let jv = jvp_rule(prim, &refs, &outs, &t).unwrap();
-                    assert!(
-                        jv.iter().all(Option::is_none),
-                        "{prim:?} should have a zero derivative"
-                    );
-                }
-                checked[prim.variant_index()] = true;
-                continue;
-            }
-            let jvs = jvp_rule(prim, &refs, &outs, &t).unwrap();
-            assert_eq!(jvs.len(), outs.len(), "{prim:?}: a tangent per output");
-            // Central differences of the primitive itself, in float32. bfloat16 results
-            // are 2^-6 apart near 2-4: a step of 1e-2 would see one rounding or none.
-            let dtype = outs[0].dtype();
-            let h = if dtype == DType::BFloat16 {
-                0.125f32
-            } else {
-                1e-2
-            };
-            let moved = |sign: f32| -> Vec<Vec<f64>> {
-                let xs: Vec<Array> = x
-                    .iter()
-                    .zip(&t)
-                    .map(|(a, t)| match t {
-                        Some(t) => add(a, &scale(t, f64::from(sign * h)).unwrap()).unwrap(),
-                        None => a.clone(),
-                    })
-                    .collect();
-                let refs: Vec<&Array> = xs.iter().collect();
-                let outs = lax::bind_all(prim.clone(), &refs, None).unwrap();
-                outs.iter().map(vals).collect()
-            };
-            let (up, down) = (moved(1.0), moved(-1.0));
-            // Differences of float16 results are coarse (11-bit significands).
-            let (tol, dot_tol) = match dtype {
-                DType::Float16 => (0.1, 2e-3),
-                // 8-bit significands: differences of rounded values are coarser still.
-                DType::BFloat16 => (0.25, 2e-2),
-                _ => (2e-2, 1e-4),
-            };
-            // The tangent of each floating output, checked against the differences.
-            let mut got: Vec<Option<Vec<f64>>> = vec![None; outs.len()];
-            for (k, out) in outs.iter().enumerate().filter(|&(k, _)| floating[k]) {
-                let jv = jvs[k]
-                    .as_ref()
-                    .unwrap_or_else(|| panic!("{prim:?}: no tangent for output {k}"));
-                assert_eq!(jv.shape(), out.shape(), "{prim:?}");
-                let fd: Vec<f64> = up[k]
-                    .iter()
-                    .zip(&down[k])
-                    .map(|(u, d)| (u - d) / (2.0 * f64::from(h)))
-                    .collect();
-                let g = vals(jv);
-                let norm = fd.iter().map(|v| v.abs()).fold(1.0, f64::max);
-                for (i, (g, w)) in g.iter().zip(&fd).enumerate() {
-                    if (g - w).abs() > tol * norm {
-                        failures.push(format!("{prim:?} jvp[{k}][{i}] = {g}, differences {w}"));
-                    }
-                }
-                got[k] = Some(g);
-            }
-            // The VJP is the JVP's transpose.
-            let ct: Vec<Option<Array>> = outs
-                .iter()
-                .zip(&floating)
-                .map(|(out, &f)| {
-                    f.then(|| {
-                        let v: Vec<f32> =
-                            (0..out.size()).map(|_| r.random_range(-1.0..1.0)).collect();
-                        arr(&v, out.shape())
-                    })
-                })
-                .collect();
-            let needs: Vec<bool> = t.iter().map(Option::is_some).collect();
-            let cts = vjp_rule(prim, &refs, &outs, &ct, &needs).unwrap();
-            assert_eq!(cts.len(), x.len(), "{prim:?}");
-            let lhs: f64 = ct
-                .iter()
-                .zip(&got)
-                .filter_map(|(c, g)| Some(dot_all(&vals(c.as_ref()?), g.as_ref()?)))
-                .sum();
-            let mut rhs = 0.0;
-            for ((c, t), a) in cts.iter().zip(&t).zip(&x) {
-                if let (Some(c), Some(t)) = (c, t) {
-                    assert_eq!(c.shape(), a.shape(), "{prim:?} cotangent shape");
-                    assert_eq!(c.dtype(), a.dtype(), "{prim:?} cotangent dtype");
-                    rhs += dot_all(&vals(c), &vals(t));
-                }
-            }
-            let close = (lhs - rhs).abs() <= dot_tol * (1.0 + lhs.abs());
-            if !close {
-                failures.push(format!(
-                    "{prim:?}: <ct, J t> = {lhs} but <Jᵀ ct, t> = {rhs}"
-                ));
-            }
-            checked[prim.variant_index()] = true;
-        }
-        assert!(failures.is_empty(), "{}", failures.join("\n"));
-        // Every variant was checked, or has no float form at all.
-        let no_float = [
-            Primitive::Full {
-                shape: vec![],
-                value: Literal::F32(0.0),
-            }
-            .variant_index(),
-            Primitive::Iota {
-                dtype: DType::Int32,
-                shape: vec![1],
-                dimension: 0,
-            }
-            .variant_index(),
-            Primitive::Threefry {
-                output: ThreefryOutput::Xor,
-            }
-            .variant_index(),
-        ];
-        for (i, c) in checked.iter().enumerate() {
-            assert!(
-                *c || no_float.contains(&i),
-                "variant {i} has no checked rule"
-            );
-        }
-    }
 }

@@ -635,7 +635,7 @@ mod tests {
     //! batched operands, in every dtype the primitive takes.
 
     use super::*;
-    use crate::jit::ad::tests::{operands_of, test_primitives};
+    use crate::jit::rule_tests::{operands_of, test_primitives};
     use rand::SeedableRng;
 
     /// `xs` stacked along a new first dimension.

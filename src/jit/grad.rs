@@ -4,7 +4,8 @@
 use std::marker::PhantomData;
 use std::sync::Arc;
 
-use super::ad::{jvp_graph, zeros, Linearized};
+use super::ad::zeros;
+use super::linearize::{jvp_graph, Linearized};
 use super::{leaves_device, trace_fn, Traced};
 use crate::array::{Array, Aval};
 use crate::error::{Error, Result};

@@ -39,6 +39,9 @@ mod batching;
 mod compile;
 mod custom;
 mod grad;
+mod linearize;
+#[cfg(test)]
+mod rule_tests;
 
 use std::collections::HashMap;
 use std::fmt;
