@@ -40,7 +40,6 @@ mod compile;
 mod custom;
 mod grad;
 mod linearize;
-#[cfg(test)]
 mod rule_tests;
 
 use std::collections::HashMap;

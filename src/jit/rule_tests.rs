@@ -1,5 +1,6 @@
 //! Every primitive's JVP against central differences of the primitive itself, and its
 //! VJP against its JVP (`<ct, J t> = <Jᵀ ct, t>`), on float32 operands.
+#![cfg(test)]
 
 use super::ad::{add, mul, scale, un};
 use super::custom::{Residuals, Rules};
