@@ -1,254 +1,22 @@
-//! The primitive table and each primitive's shape/dtype rule, and the typed graph of
-//! primitives that traces record ([`Graph`]).
+//! Each primitive's shape/dtype rule, arity and evaluation kind, over the table of
+//! primitives (`table.rs`), their parameters (`ops.rs`) and the typed graph of primitives
+//! that traces record (`graph.rs`).
 
 mod graph;
 mod ops;
+mod table;
 
 pub(crate) use graph::var_name;
 pub use graph::Operation;
 pub use ops::{
     BinaryOp, CompareOp, CumulativeOp, Literal, ReduceOp, ScatterMode, ThreefryOutput, UnaryOp,
 };
-
-use std::any::Any;
-use std::fmt;
-use std::sync::Arc;
+pub(crate) use table::Eqn;
+pub use table::{CustomCall, Graph, Primitive};
 
 use crate::dtype::DType;
 use crate::error::{Error, Result};
 use crate::shape::Aval;
-
-/// A traced function as a graph of primitives (JAX's jaxpr): see [`graph::Graph`]'s
-/// methods. Its `Display` is the jaxpr-style listing.
-pub type Graph = graph::Graph<Primitive>;
-
-/// One equation of a [`Graph`]: `outs... = prim(inputs...)`.
-pub(crate) type Eqn = graph::Eqn<Primitive>;
-
-/// A closed sub-graph that a primitive carries (a function with its own derivative rules,
-/// and later loop bodies and branches), with the rules the transformation that made it
-/// attached. The graph has no constants: what its function captured are its first inputs,
-/// bound as the equation's first operands. The rules are opaque here: the layer that made
-/// them reads them back.
-#[derive(Clone)]
-pub struct CustomCall {
-    /// The function's name (for listings and errors).
-    pub(crate) name: Arc<str>,
-    /// The function's graph, closed.
-    pub(crate) fun: Arc<Graph>,
-    /// The rules, for the transformations to read.
-    pub(crate) rules: Arc<dyn Any + Send + Sync>,
-}
-
-impl PartialEq for CustomCall {
-    fn eq(&self, other: &Self) -> bool {
-        Arc::ptr_eq(&self.fun, &other.fun) && Arc::ptr_eq(&self.rules, &other.rules)
-    }
-}
-
-impl fmt::Debug for CustomCall {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "name: {}, call_jaxpr: {}", self.name, self.fun)
-    }
-}
-
-/// Every operation Olympus performs. Parameters live in the variants.
-#[derive(Clone, Debug, PartialEq)]
-#[non_exhaustive]
-pub enum Primitive {
-    /// An elementwise function of one operand.
-    Unary(UnaryOp),
-    /// An elementwise function of two operands of the same dtype and shape.
-    Binary(BinaryOp),
-    /// An elementwise comparison.
-    Compare(CompareOp),
-    /// `pred ? on_true : on_false` elementwise, operands `(pred, on_true, on_false)`
-    /// (`jax.lax.select`; two-way, not JAX's n-way `select_n`, whose cases come in the
-    /// other order).
-    Select,
-    /// Dtype conversion; `weak` is the weak-type flag of the result.
-    ConvertElementType {
-        /// Target dtype.
-        dtype: DType,
-        /// Weak-type flag of the result.
-        weak: bool,
-    },
-    /// A contiguous copy.
-    Copy,
-    /// A new array filled with one value.
-    Full {
-        /// Output shape.
-        shape: Vec<usize>,
-        /// The value (and so the dtype).
-        value: Literal,
-    },
-    /// Index along one dimension.
-    Iota {
-        /// Output dtype (integers or floats).
-        dtype: DType,
-        /// Output shape.
-        shape: Vec<usize>,
-        /// The dimension whose index is the value.
-        dimension: usize,
-    },
-    /// Permutes dimensions (a view): output dimension `i` is operand dimension
-    /// `permutation[i]`.
-    Transpose {
-        /// A permutation of `0..ndim`.
-        permutation: Vec<usize>,
-    },
-    /// Reshape in C order (a view of a contiguous operand; others are copied first).
-    Reshape {
-        /// Output shape (same number of elements).
-        new_sizes: Vec<usize>,
-    },
-    /// Reverses the order of elements along some dimensions (a view with negative strides).
-    Rev {
-        /// The dimensions to reverse.
-        dimensions: Vec<usize>,
-    },
-    /// The int32 position along `axis` (removed from the shape) of the first maximum, or
-    /// minimum, of each row; a NaN counts as the extreme, so the first NaN wins (JAX's
-    /// `argmax`/`argmin` primitives). Two reduction trees: the extreme, then the first
-    /// position holding it (a fused comparison and minimum).
-    ArgReduce {
-        /// The maximum (else the minimum).
-        max: bool,
-        /// The reduced dimension (of nonzero size).
-        axis: usize,
-    },
-    /// Combines elements over `axes` (removed from the shape).
-    Reduce {
-        /// The combining operation.
-        op: ReduceOp,
-        /// The reduced axes (distinct, in range).
-        axes: Vec<usize>,
-    },
-    /// A strided window (a view): elements `start..limit` stepping by `strides` along each
-    /// dimension (`jax.lax.slice`).
-    Slice {
-        /// First index of each dimension.
-        start_indices: Vec<usize>,
-        /// One past the last index of each dimension (`start <= limit <= size`).
-        limit_indices: Vec<usize>,
-        /// Step of each dimension (at least 1).
-        strides: Vec<usize>,
-    },
-    /// Joins operands of one dtype along `dimension`; the other dimensions must match
-    /// (`jax.lax.concatenate`). Variadic.
-    Concatenate {
-        /// The joined dimension.
-        dimension: usize,
-    },
-    /// Pads each dimension with `low` elements before and `high` after: copies of `value`,
-    /// or of the nearest edge element when `value` is `None` (`jax.lax.pad` without
-    /// interior padding, plus NumPy's edge mode).
-    Pad {
-        /// Elements added before each dimension.
-        low: Vec<usize>,
-        /// Elements added after each dimension.
-        high: Vec<usize>,
-        /// The fill value (in the operand's dtype), or `None` for edge padding.
-        value: Option<Literal>,
-    },
-    /// `out[p] = x[p with p[axis] = idx[p]]` where `idx` (int32 or uint32) has the output's
-    /// shape, which equals `x`'s except along `axis` (`take_along_axis`). Indices are clamped
-    /// into range, as JAX does where it cannot check.
-    Gather {
-        /// The indexed dimension.
-        axis: usize,
-    },
-    /// For each query (operand 1), how many elements of its row of `sorted` (operand 0, of
-    /// the queries' dtype and shape except along `axis`, the row) order before it, or with
-    /// `right` at or before it: int32 of the queries' shape, from a binary search per query
-    /// (`searchsorted`, `digitize`, histogram bins). Floats order as the sort orders them:
-    /// NaN last, -0.0 equal to 0.0. A row out of order gives unspecified positions.
-    SearchSorted {
-        /// The dimension searched along.
-        axis: usize,
-        /// Count the elements equal to the query too (NumPy's `side="right"`).
-        right: bool,
-    },
-    /// Batched matrix product: `[b, m, k] x [b, k, n] -> [b, m, n]` over operands of one
-    /// dtype (a `dot_general` with one batch and one contracting dimension; NumPy's
-    /// `matmul`, `tensordot` and `einsum` reduce to it with views). float16 accumulates in
-    /// float32, int32 wraps, bool is "any of and". Named for the one form it takes: not
-    /// JAX's `dot_general`, whose batch and contracting dimensions are any.
-    BatchMatmul,
-    /// Stable ascending sort along the last dimension, NaN last (a bitonic network of
-    /// compare-exchange kernels). Gives the sorted values, or with `indices` the int32
-    /// positions that sort each row (`argsort`).
-    Sort {
-        /// Return positions instead of values.
-        indices: bool,
-    },
-    /// The `k` largest elements of each row along `axis` and their positions
-    /// (`jax.lax.top_k`): two outputs, the values in descending order and their int32
-    /// positions, of the operand's shape with `axis` of length `k`. Floats order by IEEE's
-    /// total order as XLA's comparator does (NaN above +inf, -NaN below -inf, -0.0 below
-    /// 0.0); equal values keep their order (the lower position first); bool orders true
-    /// above false.
-    TopK {
-        /// How many elements each row keeps (at most the row's length).
-        k: usize,
-        /// The dimension the rows run along.
-        axis: usize,
-    },
-    /// A function with a custom JVP rule (`jax.custom_jvp`): evaluated as its graph, and
-    /// differentiated by its rule (reverse mode transposes the rule).
-    CustomJvpCall {
-        /// The function and its rule.
-        call: CustomCall,
-    },
-    /// A function with a custom VJP (`jax.custom_vjp`): evaluated as its graph, and in
-    /// reverse mode by its forward and backward rules.
-    CustomVjpCall {
-        /// The function and its rules.
-        call: CustomCall,
-    },
-    /// Inclusive cumulative sum or product along `axis` (`jax.lax.cumsum`, `cumprod`): a
-    /// chunked scan, two passes over memory (see `codegen::cumulative`). `reverse` scans from
-    /// the last element to the first. float16 accumulates in float32, int32 wraps.
-    Cumulative {
-        /// The combining operation.
-        op: CumulativeOp,
-        /// The scanned dimension.
-        axis: usize,
-        /// Scan from the end.
-        reverse: bool,
-    },
-    /// `x` with `values[t]` combined into the element at flat position `positions[t]`
-    /// (operands: `x`, int32 `positions`, `values` of `x`'s dtype and `positions`' shape).
-    /// Duplicates accumulate for combining modes; out-of-range positions are dropped.
-    Scatter {
-        /// How updates combine.
-        mode: ScatterMode,
-    },
-    /// The Threefry-2x32 block function (20 rounds) elementwise over four uint32 operands
-    /// `(k0, k1, c0, c1)` of one shape: key words and counter words, as JAX's
-    /// `threefry2x32_p`. Gives the first output word, the second, or their xor (JAX's
-    /// 32-bit random bits).
-    Threefry {
-        /// Which word(s) to return.
-        output: ThreefryOutput,
-    },
-    /// Reinterprets the bits (`jax.lax.bitcast_convert_type`) between dtypes of one width;
-    /// to a 16-bit float it also takes the low 16 bits of a uint32, from one it gives them.
-    BitcastConvertType {
-        /// The result dtype.
-        dtype: DType,
-    },
-    /// `a * b + c` with one rounding (floats), the contraction XLA's CPU backend applies to
-    /// a multiply feeding an add; used where bit-identity with JAX depends on it.
-    Fma,
-    /// Broadcast to a shape (a view).
-    BroadcastInDim {
-        /// Output shape.
-        shape: Vec<usize>,
-        /// Output dimension of each operand dimension.
-        broadcast_dimensions: Vec<usize>,
-    },
-}
 
 fn same_shapes(name: &str, avals: &[&Aval]) -> Result<()> {
     if avals.windows(2).any(|w| w[0].shape != w[1].shape) {
@@ -286,83 +54,6 @@ pub(crate) enum EvalKind {
 }
 
 impl Primitive {
-    /// The primitive's name, as JAX spells it.
-    pub fn name(&self) -> &'static str {
-        match self {
-            Primitive::Unary(op) => op.name(),
-            Primitive::Binary(op) => op.name(),
-            Primitive::Compare(op) => op.name(),
-            Primitive::Select => "select",
-            Primitive::ConvertElementType { .. } => "convert_element_type",
-            Primitive::Copy => "copy",
-            Primitive::Full { .. } => "full",
-            Primitive::Iota { .. } => "iota",
-            Primitive::BroadcastInDim { .. } => "broadcast_in_dim",
-            Primitive::Transpose { .. } => "transpose",
-            Primitive::Reshape { .. } => "reshape",
-            Primitive::Reduce { op, .. } => op.name(),
-            Primitive::ArgReduce { max: true, .. } => "argmax",
-            Primitive::ArgReduce { max: false, .. } => "argmin",
-            Primitive::Rev { .. } => "rev",
-            Primitive::Slice { .. } => "slice",
-            Primitive::Concatenate { .. } => "concatenate",
-            Primitive::Pad { .. } => "pad",
-            Primitive::Gather { .. } => "gather",
-            Primitive::SearchSorted { .. } => "search_sorted",
-            Primitive::BatchMatmul => "batch_matmul",
-            Primitive::Sort { .. } => "sort",
-            Primitive::TopK { .. } => "top_k",
-            Primitive::CustomJvpCall { .. } => "custom_jvp_call",
-            Primitive::CustomVjpCall { .. } => "custom_vjp_call",
-            Primitive::Cumulative { op, .. } => op.name(),
-            Primitive::Scatter { .. } => "scatter",
-            Primitive::Threefry { .. } => "threefry2x32",
-            Primitive::BitcastConvertType { .. } => "bitcast_convert_type",
-            Primitive::Fma => "fma",
-        }
-    }
-
-    /// Position of the variant in the table (an exhaustive match, so a new variant must be
-    /// listed here, in [`Primitive::examples`], and in every rule).
-    #[cfg(test)]
-    pub(crate) fn variant_index(&self) -> usize {
-        match self {
-            Primitive::Unary(_) => 0,
-            Primitive::Binary(_) => 1,
-            Primitive::Compare(_) => 2,
-            Primitive::Select => 9,
-            Primitive::Reshape { .. } => 10,
-            Primitive::Rev { .. } => 11,
-            Primitive::Reduce { .. } => 12,
-            Primitive::ConvertElementType { .. } => 3,
-            Primitive::Copy => 4,
-            Primitive::Full { .. } => 5,
-            Primitive::Iota { .. } => 6,
-            Primitive::Transpose { .. } => 7,
-            Primitive::BroadcastInDim { .. } => 8,
-            Primitive::Slice { .. } => 13,
-            Primitive::Concatenate { .. } => 14,
-            Primitive::Pad { .. } => 15,
-            Primitive::Gather { .. } => 16,
-            Primitive::BatchMatmul => 17,
-            Primitive::Sort { .. } => 18,
-            Primitive::Scatter { .. } => 19,
-            Primitive::Threefry { .. } => 20,
-            Primitive::BitcastConvertType { .. } => 21,
-            Primitive::Fma => 22,
-            Primitive::Cumulative { .. } => 23,
-            Primitive::SearchSorted { .. } => 24,
-            Primitive::ArgReduce { .. } => 25,
-            Primitive::TopK { .. } => 26,
-            Primitive::CustomJvpCall { .. } => 27,
-            Primitive::CustomVjpCall { .. } => 28,
-        }
-    }
-
-    /// Number of variants in the table.
-    #[cfg(test)]
-    pub(crate) const COUNT: usize = 29;
-
     /// One instance of every variant with every parameter value that changes the generated
     /// code (for rule-coverage and kernel-validation tests).
     #[cfg(test)]
@@ -1145,9 +836,9 @@ impl CustomCall {
         );
         g.outvars = out;
         CustomCall {
-            name: Arc::from("example"),
-            fun: Arc::new(g),
-            rules: Arc::new(()),
+            name: std::sync::Arc::from("example"),
+            fun: std::sync::Arc::new(g),
+            rules: std::sync::Arc::new(()),
         }
     }
 }
