@@ -384,7 +384,31 @@ fn backend_rank(b: wgpu::Backend) -> u8 {
     }
 }
 
+/// Turns off Mesa's implicit Vulkan layer `VK_LAYER_MESA_device_select` for this process,
+/// unless the user set one of its variables. The layer opens a Wayland connection to order
+/// the devices, and where no session is running (every headless run, CI) libwayland prints
+/// `error: XDG_RUNTIME_DIR is invalid or not set in the environment.` twice. Olympus ranks
+/// the adapters itself (and `OLYMPUS_ADAPTER` picks one), so the layer has nothing to do
+/// for it. Done once, before the first Vulkan instance exists, so no Vulkan thread reads
+/// the environment meanwhile.
+fn quiet_device_select_layer() {
+    static ONCE: std::sync::Once = std::sync::Once::new();
+    ONCE.call_once(|| {
+        const VARS: [&str; 3] = [
+            "NODEVICE_SELECT",
+            "MESA_VK_DEVICE_SELECT",
+            "MESA_VK_DEVICE_SELECT_FORCE_DEFAULT_DEVICE",
+        ];
+        if VARS.iter().all(|v| std::env::var_os(v).is_none()) {
+            std::env::set_var("NODEVICE_SELECT", "1");
+        }
+    });
+}
+
 fn enumerate(backends: wgpu::Backends) -> Vec<wgpu::Adapter> {
+    if backends.contains(wgpu::Backends::VULKAN) {
+        quiet_device_select_layer();
+    }
     let mut desc = wgpu::InstanceDescriptor::new_without_display_handle();
     desc.backends = backends;
     let instance = wgpu::Instance::new(desc);

@@ -378,3 +378,52 @@ fn the_gpu_profile_gives_the_same_answers() {
         }
     }
 }
+
+const QUIET_CHILD: &str = "OLYMPUS_QUIET_CHILD";
+
+/// A fresh process prints nothing on stderr where no desktop session runs (no
+/// `XDG_RUNTIME_DIR`, as on CI): Mesa's device-select Vulkan layer, which probes Wayland and
+/// has libwayland print an error twice, is off for Olympus's process. The child opens the
+/// default device and computes; its stderr must be empty.
+#[test]
+fn a_fresh_process_prints_nothing_on_stderr() {
+    let exe = std::env::current_exe().expect("test binary path");
+    let out = std::process::Command::new(exe)
+        .args([
+            "runtime::quiet_child",
+            "--exact",
+            "--ignored",
+            "--nocapture",
+            "--test-threads=1",
+        ])
+        .env_remove("XDG_RUNTIME_DIR")
+        // The parent turned the layer off for itself; the child must do it on its own.
+        .env_remove("NODEVICE_SELECT")
+        .env(QUIET_CHILD, "1")
+        .output()
+        .expect("spawn the child test process");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success() && stdout.contains("QUIET CHILD OK"),
+        "the child failed ({}):\n{stdout}",
+        out.status
+    );
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        "",
+        "stderr of a fresh process"
+    );
+}
+
+/// The child side of `a_fresh_process_prints_nothing_on_stderr`.
+#[test]
+#[ignore = "runs only as a child process of a_fresh_process_prints_nothing_on_stderr"]
+fn quiet_child() {
+    if std::env::var_os(QUIET_CHILD).is_none() {
+        return;
+    }
+    let x = olympus::numpy::arange(5).unwrap();
+    let y = olympus::numpy::multiply(&x, 2).unwrap();
+    assert_eq!(y.to_vec::<i32>().unwrap(), [0, 2, 4, 6, 8]);
+    println!("QUIET CHILD OK");
+}
