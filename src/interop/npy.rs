@@ -6,7 +6,7 @@ use std::io::Read;
 use std::path::Path;
 
 use half::{bf16, f16};
-use npyz::{Order, TypeChar, WriterBuilder};
+use npyz::{Order, TypeChar};
 
 use crate::array::Array;
 use crate::convert::{operand, ArrayLike};
@@ -302,117 +302,109 @@ pub fn load_npz(path: impl AsRef<Path>) -> Result<BTreeMap<String, Array>> {
 }
 
 /// Writes `x` to a NumPy `.npy` file (little-endian, C order; bool as NumPy's one-byte
-/// bool, float16 as `<f2`), which `np.load` reads bit for bit.
+/// bool, float16 as `<f2`, bfloat16 as the raw `<V2` NumPy saves for ml_dtypes' type),
+/// byte for byte what `np.save` writes for the same array.
 pub fn save(path: impl AsRef<Path>, x: impl ArrayLike) -> Result<()> {
     let path = path.as_ref();
     let x = crate::convert::to_array("save", operand("save", 1, x)?)?;
-    let f = std::fs::File::create(path).map_err(|e| io_err("save", path, e))?;
-    write_into("save", path, &x, std::io::BufWriter::new(f))
+    let bytes = npy_bytes(&x)?;
+    std::fs::write(path, bytes).map_err(|e| io_err("save", path, e))
 }
 
-fn write_into<W: std::io::Write>(func: &str, path: &Path, x: &Array, w: W) -> Result<()> {
-    let shape: Vec<u64> = x.shape().iter().map(|&d| d as u64).collect();
-    let err = |e: std::io::Error| io_err(func, path, e);
-    macro_rules! put {
-        ($t:ty) => {{
-            let v = x.to_vec::<$t>()?;
-            let mut wr = npyz::WriteOptions::new()
-                .default_dtype()
-                .shape(&shape)
-                .writer(w)
-                .begin_nd()
-                .map_err(err)?;
-            wr.extend(v).map_err(err)?;
-            wr.finish().map_err(err)
-        }};
+/// The `.npy` file of `x` as NumPy's `np.save` writes it (format 1.0): the header is its
+/// dict text byte for byte (`{'descr': '<f4', 'fortran_order': False, 'shape': (3, 4), }`),
+/// with NumPy's room for growing the first axis (21 digits), padded with spaces and a
+/// newline so the data starts at a multiple of 64; then the elements in C order,
+/// little-endian.
+fn npy_bytes(x: &Array) -> Result<Vec<u8>> {
+    let descr = match x.dtype() {
+        DType::Bool => "|b1",
+        DType::Int8 => "|i1",
+        DType::UInt8 => "|u1",
+        DType::Int16 => "<i2",
+        DType::UInt16 => "<u2",
+        DType::Int32 => "<i4",
+        DType::UInt32 => "<u4",
+        DType::BFloat16 => "<V2",
+        DType::Float16 => "<f2",
+        DType::Float32 => "<f4",
+    };
+    // Python's repr of the shape tuple: (), (5,), (3, 4).
+    let shape = match x.shape() {
+        [] => "()".to_string(),
+        [d] => format!("({d},)"),
+        dims => format!(
+            "({})",
+            dims.iter()
+                .map(|d| d.to_string())
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+    };
+    let mut header = format!("{{'descr': '{descr}', 'fortran_order': False, 'shape': {shape}, }}");
+    if let Some(first) = x.shape().first() {
+        header.push_str(&" ".repeat(21usize.saturating_sub(first.to_string().len())));
+    }
+    // Magic (6 bytes), version (2), header length (2), then the header and its padding:
+    // NumPy pads to the next multiple of 64, a whole 64 when already aligned.
+    let hlen = header.len() + 1;
+    let pad = 64 - (10 + hlen) % 64;
+    let total = hlen + pad;
+    let Ok(total16) = u16::try_from(total) else {
+        return Err(Error::arg(
+            "save",
+            format!("a header of {total} bytes needs format 2.0 (shape {shape})"),
+        ));
+    };
+    let mut out = Vec::with_capacity(10 + total + x.size() * x.dtype().storage_bytes());
+    out.extend_from_slice(b"\x93NUMPY\x01\x00");
+    out.extend_from_slice(&total16.to_le_bytes());
+    out.extend_from_slice(header.as_bytes());
+    out.extend(std::iter::repeat_n(b' ', pad));
+    out.push(b'\n');
+    macro_rules! data {
+        ($t:ty) => {
+            for v in x.to_vec::<$t>()? {
+                out.extend_from_slice(&v.to_le_bytes());
+            }
+        };
     }
     match x.dtype() {
-        DType::Bool => put!(bool),
-        DType::Int8 => put!(i8),
-        DType::UInt8 => put!(u8),
-        DType::Int16 => put!(i16),
-        DType::UInt16 => put!(u16),
-        DType::Int32 => put!(i32),
-        DType::UInt32 => put!(u32),
-        DType::Float16 => put!(f16),
-        DType::Float32 => put!(f32),
-        DType::BFloat16 => {
-            let mut wr = npyz::WriteOptions::new()
-                .dtype(bf16_descr())
-                .shape(&shape)
-                .writer(w)
-                .begin_nd()
-                .map_err(err)?;
-            wr.extend(bf16_bytes(x)?).map_err(err)?;
-            wr.finish().map_err(err)
-        }
+        DType::Bool => out.extend(x.to_vec::<bool>()?.into_iter().map(u8::from)),
+        DType::Int8 => data!(i8),
+        DType::UInt8 => data!(u8),
+        DType::Int16 => data!(i16),
+        DType::UInt16 => data!(u16),
+        DType::Int32 => data!(i32),
+        DType::UInt32 => data!(u32),
+        DType::BFloat16 => data!(bf16),
+        DType::Float16 => data!(f16),
+        DType::Float32 => data!(f32),
     }
+    Ok(out)
 }
 
-/// The descriptor `np.save` writes for bfloat16 (JAX's and ml_dtypes' type is not one of
-/// NumPy's, so its data is saved as two-byte raw values, `<V2`); [`load`] reads such data
-/// back as bfloat16. In NumPy, `np.load(path).view(ml_dtypes.bfloat16)` does the same.
-fn bf16_descr() -> npyz::DType {
-    npyz::DType::Plain("<V2".parse().expect("a valid type string"))
-}
-
-fn bf16_bytes(x: &Array) -> Result<Vec<npyz::FixedSizeBytes<2>>> {
-    Ok(x.to_vec::<bf16>()?
-        .into_iter()
-        .map(|v| npyz::FixedSizeBytes(v.to_le_bytes()))
-        .collect())
-}
-
-/// Writes named arrays to a NumPy `.npz` archive (`np.savez`: uncompressed), which
-/// `np.load` opens as a dict-like of arrays.
+/// Writes named arrays to a NumPy `.npz` archive (`np.savez`: uncompressed, one
+/// `name.npy` member each, written as [`save`] writes files), which `np.load` opens as a
+/// dict-like of arrays.
 pub fn savez<S: AsRef<str>, A: ArrayLike>(
     path: impl AsRef<Path>,
     arrays: impl IntoIterator<Item = (S, A)>,
 ) -> Result<()> {
+    use std::io::Write;
     let path = path.as_ref();
-    let mut npz = npyz::npz::NpzWriter::create(path).map_err(|e| io_err("savez", path, e))?;
+    let err = |e: &dyn std::fmt::Display| io_err("savez", path, e);
+    let f = std::fs::File::create(path).map_err(|e| err(&e))?;
+    let mut zip = npyz::zip::ZipWriter::new(f);
     for (i, (name, a)) in arrays.into_iter().enumerate() {
         let x = crate::convert::to_array("savez", operand("savez", i + 1, a)?)?;
         let opts = npyz::zip::write::FileOptions::default()
-            .compression_method(npyz::zip::CompressionMethod::Stored);
-        let shape: Vec<u64> = x.shape().iter().map(|&d| d as u64).collect();
-        let err = |e: std::io::Error| io_err("savez", path, e);
-        macro_rules! put {
-            ($t:ty) => {{
-                let v = x.to_vec::<$t>()?;
-                let mut wr = npz
-                    .array::<$t>(name.as_ref(), opts)
-                    .map_err(err)?
-                    .default_dtype()
-                    .shape(&shape)
-                    .begin_nd()
-                    .map_err(err)?;
-                wr.extend(v).map_err(err)?;
-                wr.finish().map_err(err)?;
-            }};
-        }
-        match x.dtype() {
-            DType::Bool => put!(bool),
-            DType::Int8 => put!(i8),
-            DType::UInt8 => put!(u8),
-            DType::Int16 => put!(i16),
-            DType::UInt16 => put!(u16),
-            DType::Int32 => put!(i32),
-            DType::UInt32 => put!(u32),
-            DType::Float16 => put!(f16),
-            DType::Float32 => put!(f32),
-            DType::BFloat16 => {
-                let mut wr = npz
-                    .array::<npyz::FixedSizeBytes<2>>(name.as_ref(), opts)
-                    .map_err(err)?
-                    .dtype(bf16_descr())
-                    .shape(&shape)
-                    .begin_nd()
-                    .map_err(err)?;
-                wr.extend(bf16_bytes(&x)?).map_err(err)?;
-                wr.finish().map_err(err)?;
-            }
-        }
+            .compression_method(npyz::zip::CompressionMethod::Stored)
+            .large_file(x.size() * x.dtype().storage_bytes() >= u32::MAX as usize);
+        zip.start_file(format!("{}.npy", name.as_ref()), opts)
+            .map_err(|e| err(&e))?;
+        zip.write_all(&npy_bytes(&x)?).map_err(|e| err(&e))?;
     }
+    zip.finish().map_err(|e| err(&e))?;
     Ok(())
 }

@@ -32,6 +32,18 @@ save("i8", np.array([5, -7, 2**31 - 1], "<i8"))
 save("i8_overflow", np.array([2**40], "<i8"))
 save("u1", np.array([0, 200, 255], "u1"))
 save("i2", np.array([-300, 12, 32767], "<i2"))
+# Headers of every rank and of the narrow dtypes, which Olympus's writer must match byte
+# for byte (tests/core/npy.rs: files_olympus_writes_match_numpys).
+save("f4_256", (np.arange(256, dtype="<f4") * 0.5))
+save("i1_3d", (np.arange(24) - 12).astype("i1").reshape(2, 3, 4))
+save("u2_wide", np.arange(0, 70000, 7000).astype("<u2").reshape(1, 10))
+save("i4_long_axis", np.arange(12345678901 % 1000, dtype="<i4"))
+try:
+    import ml_dtypes
+
+    save("bf16", np.array([1.0, -2.5, 3.0e38, 0.0], dtype=ml_dtypes.bfloat16))
+except ImportError:
+    pass
 # Unsupported.
 save("c16", np.array([1 + 2j], "<c16"))
 save("object", np.array([{"a": 1}], dtype=object))
