@@ -282,7 +282,7 @@ impl HostData {
 #[diagnostic::on_unimplemented(
     message = "`{Self}` is not array-like",
     label = "olympus::numpy functions take arrays, Rust scalars, slices, Vecs and nested arrays",
-    note = "implement `olympus::SupportsOlympusArray` for `{Self}`, or convert it with `olympus::numpy::asarray` first"
+    note = "implement `olympus::SupportsOlympusArray` for `{Self}`, or build an array from its data first with `olympus::Array::from_slice(&data, &shape)`"
 )]
 pub trait ArrayLike {
     /// Converts the value to an operand; errors are reported by the caller with the

@@ -11,12 +11,17 @@ pub type Result<T> = std::result::Result<T, Error>;
 
 /// Formats a shape as NumPy does: `(2, 3)`, `(4,)`, `()`.
 pub fn fmt_shape(shape: &[usize]) -> String {
-    match shape {
+    fmt_tuple(shape)
+}
+
+/// Formats sizes as Python prints a tuple: `()`, `(5,)`, `(3, -1)`.
+pub(crate) fn fmt_tuple<T: std::fmt::Display>(items: &[T]) -> String {
+    match items {
         [] => "()".to_string(),
         [n] => format!("({n},)"),
         _ => format!(
             "({})",
-            shape
+            items
                 .iter()
                 .map(|d| d.to_string())
                 .collect::<Vec<_>>()
@@ -25,7 +30,6 @@ pub fn fmt_shape(shape: &[usize]) -> String {
     }
 }
 
-/// Formats a list of shapes as `(2, 3), (4,)`.
 pub(crate) fn fmt_shapes(shapes: &[Vec<usize>]) -> String {
     shapes
         .iter()

@@ -330,17 +330,7 @@ fn npy_bytes(x: &Array) -> Result<Vec<u8>> {
         DType::Float32 => "<f4",
     };
     // Python's repr of the shape tuple: (), (5,), (3, 4).
-    let shape = match x.shape() {
-        [] => "()".to_string(),
-        [d] => format!("({d},)"),
-        dims => format!(
-            "({})",
-            dims.iter()
-                .map(|d| d.to_string())
-                .collect::<Vec<_>>()
-                .join(", ")
-        ),
-    };
+    let shape = crate::error::fmt_shape(x.shape());
     let mut header = format!("{{'descr': '{descr}', 'fortran_order': False, 'shape': {shape}, }}");
     if let Some(first) = x.shape().first() {
         header.push_str(&" ".repeat(21usize.saturating_sub(first.to_string().len())));

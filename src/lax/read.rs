@@ -50,17 +50,27 @@ impl Array {
         }
     }
 
+    /// A read as `T` of an array whose dtype is not `T`'s: an error saying what to do,
+    /// `to_vec::<f32> of an int32 array: read it as to_vec::<i32>, or ...`.
     fn check_read<T: Element>(&self, func: &str) -> Result<()> {
         if T::DTYPE != self.dtype() {
-            return Err(Error::dtype(
-                func,
-                &[self.dtype(), T::DTYPE],
-                format!(
-                    "the array is {}; read it as {} or convert it with astype first",
-                    self.dtype(),
-                    rust_type(self.dtype())
+            let article = if self.dtype().name().starts_with('i') {
+                "an"
+            } else {
+                "a"
+            };
+            return Err(Error::InvalidArgument {
+                func: format!(
+                    "{func}::<{}> of {article} {} array",
+                    rust_type(T::DTYPE),
+                    self.dtype()
                 ),
-            ));
+                reason: format!(
+                    "read it as {func}::<{}>, or convert it first with astype(DType::{:?})",
+                    rust_type(self.dtype()),
+                    T::DTYPE
+                ),
+            });
         }
         Ok(())
     }
@@ -100,6 +110,8 @@ impl Array {
 
     /// The single element of a size-1 array.
     pub fn item<T: Element>(&self) -> Result<T> {
+        self.check_concrete("item")?;
+        self.check_read::<T>("item")?;
         if self.size() != 1 {
             return Err(Error::shape(
                 "item",

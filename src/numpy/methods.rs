@@ -649,7 +649,7 @@ impl Array {
     }
 
     /// [`numpy::reshape`](crate::numpy::reshape) with this array as `x`.
-    pub fn reshape(&self, shape: &[isize]) -> Result<Array> {
+    pub fn reshape(&self, shape: impl np::ShapeArg) -> Result<Array> {
         np::reshape(self, shape)
     }
 

@@ -71,6 +71,7 @@ pub use sets::{
 pub use shapes::{
     atleast_1d, atleast_2d, atleast_3d, broadcast_arrays, broadcast_to, expand_dims, flip, fliplr,
     flipud, matrix_transpose, moveaxis, permute_dims, ravel, reshape, squeeze, swapaxes, transpose,
+    ShapeArg,
 };
 pub use stats::{
     average, bincount, corrcoef, cov, diff, digitize, ediff1d, histogram, histogram2d,

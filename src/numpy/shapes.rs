@@ -13,6 +13,41 @@ fn arr(func: &str, x: impl ArrayLike) -> Result<Array> {
     super::asarray(op)
 }
 
+/// A shape argument: sizes as `isize`, one of them `-1` for a size inferred from the
+/// others (NumPy's and JAX's convention: `&[4, -1]`, `&vec![2, -1]`), or an array's own
+/// `usize` shape (`y.reshape(x.shape())`; a `Vec<usize>` as `v.as_slice()`). Integer
+/// literals infer as `isize`, as only `isize` arrays and vectors take them.
+pub trait ShapeArg {
+    /// The sizes as `isize` (a size past `isize::MAX` reads as an invalid `-2`).
+    fn dims(&self) -> Vec<isize>;
+}
+
+impl ShapeArg for &[isize] {
+    fn dims(&self) -> Vec<isize> {
+        self.to_vec()
+    }
+}
+
+impl<const N: usize> ShapeArg for &[isize; N] {
+    fn dims(&self) -> Vec<isize> {
+        self.to_vec()
+    }
+}
+
+impl ShapeArg for &Vec<isize> {
+    fn dims(&self) -> Vec<isize> {
+        self.to_vec()
+    }
+}
+
+impl ShapeArg for &[usize] {
+    fn dims(&self) -> Vec<isize> {
+        self.iter()
+            .map(|&d| isize::try_from(d).unwrap_or(-2))
+            .collect()
+    }
+}
+
 /// Gives `x` a new shape with the same number of elements, in C order; one entry may be
 /// -1 and is inferred. A view when `x` is contiguous.
 ///
@@ -22,7 +57,9 @@ fn arr(func: &str, x: impl ArrayLike) -> Result<Array> {
 /// assert_eq!(x.shape(), &[2, 3]);
 /// # Ok::<(), olympus::Error>(())
 /// ```
-pub fn reshape(x: impl ArrayLike, shape: &[isize]) -> Result<Array> {
+pub fn reshape(x: impl ArrayLike, shape: impl ShapeArg) -> Result<Array> {
+    let dims = shape.dims();
+    let shape: &[isize] = &dims;
     overridable!("reshape"; [one x]; [shape]);
     let x = arr("reshape", x)?;
     let size = x.size();
@@ -35,7 +72,10 @@ pub fn reshape(x: impl ArrayLike, shape: &[isize]) -> Result<Array> {
     if inferred > 1 || shape.iter().any(|&d| d < -1) {
         return Err(Error::arg(
             "reshape",
-            format!("invalid shape {shape:?}: at most one -1 and no other negative sizes"),
+            format!(
+                "invalid shape {}: at most one -1 and no other negative sizes",
+                crate::error::fmt_tuple(shape)
+            ),
         ));
     }
     let new: Vec<usize> = shape
@@ -49,10 +89,13 @@ pub fn reshape(x: impl ArrayLike, shape: &[isize]) -> Result<Array> {
         })
         .collect();
     if crate::shape::size_of(&new) != size {
-        return Err(Error::shape(
+        return Err(Error::arg(
             "reshape",
-            &[x.shape(), &new],
-            format!("cannot reshape an array of size {size} into shape {shape:?}"),
+            format!(
+                "cannot reshape {} ({size} elements) into {}",
+                crate::error::fmt_shape(x.shape()),
+                crate::error::fmt_tuple(shape)
+            ),
         ));
     }
     lax::reshape(&x, &new)

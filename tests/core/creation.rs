@@ -247,8 +247,23 @@ fn the_conversion_protocol_is_accepted_everywhere() {
 #[test]
 fn reading_back() {
     let x = np::array([1i32, 2, 3]).unwrap();
-    assert!(x.to_vec::<f32>().is_err());
-    assert!(x.item::<i32>().is_err());
+    // The message says what was asked and what to do instead (#47).
+    assert_eq!(
+        x.to_vec::<f32>().unwrap_err().to_string(),
+        "to_vec::<f32> of an int32 array: read it as to_vec::<i32>, or convert it first with \
+         astype(DType::Float32)"
+    );
+    let u = np::array([1u32]).unwrap();
+    let e = u.item::<f32>().unwrap_err().to_string();
+    assert!(
+        e.starts_with("item::<f32> of a uint32 array: read it as item::<u32>"),
+        "{e}"
+    );
+    let e = x.item::<i32>().unwrap_err().to_string();
+    assert!(
+        e.starts_with("item: ") && e.contains("exactly one element"),
+        "{e}"
+    );
     assert_eq!(
         np::asarray(7u32)
             .unwrap()

@@ -156,6 +156,17 @@ fn reading_values_while_tracing_is_a_clear_error() {
         msg.contains("to_vec") && msg.contains("scale_by_first"),
         "{msg}"
     );
+    // item names itself, not the to_vec it reads with.
+    let h = jit(|x: Array| -> Result<Array> {
+        let first = np::sum(&x, None, false)?.item::<f32>()?;
+        np::multiply(&x, f64::from(first))
+    })
+    .named("scale_by_sum");
+    let e = h
+        .call(np::ones(&[3], DType::Float32).unwrap())
+        .unwrap_err()
+        .to_string();
+    assert!(e.starts_with("item:") && e.contains("scale_by_sum"), "{e}");
     let g = jit(|x: Array| np::nonzero(&x, None, None)).named("nz");
     let e = g
         .call(np::ones(&[3], DType::Float32).unwrap())

@@ -88,8 +88,20 @@ fn reshape_ravel_squeeze_expand() {
     let y = np::reshape(&x, &[4, -1]).unwrap();
     assert_eq!(y.shape(), &[4, 6]);
     assert_eq!(y.to_f64_vec().unwrap(), v);
-    assert!(np::reshape(&x, &[5, -1]).is_err());
-    assert!(np::reshape(&x, &[-1, -1]).is_err());
+    // The message names the shape asked for, as given (#47).
+    let e = np::reshape(&x, &[5, -1]).unwrap_err().to_string();
+    assert_eq!(
+        e,
+        "reshape: cannot reshape (2, 3, 4) (24 elements) into (5, -1)"
+    );
+    let e = np::reshape(&x, &[-1, -1]).unwrap_err().to_string();
+    assert!(e.starts_with("reshape: invalid shape (-1, -1)"), "{e}");
+    // An array's own usize shape is a shape argument: y.reshape(x.shape()).
+    let back = y.reshape(x.shape()).unwrap();
+    assert_eq!(back.shape(), x.shape());
+    assert_eq!(back.to_f64_vec().unwrap(), v);
+    let sizes: Vec<isize> = vec![6, -1];
+    assert_eq!(np::reshape(&x, &sizes).unwrap().shape(), &[6, 4]);
     // Reshaping a transposed array copies it first: values follow C order of the view.
     let t = np::transpose(&x, None).unwrap();
     let flat = np::ravel(&t).unwrap();
