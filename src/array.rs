@@ -4,10 +4,10 @@ use std::cell::RefCell;
 use std::sync::Arc;
 
 use crate::dtype::{DType, Element};
-use crate::error::{Error, Result};
+use crate::error::{fmt_shape, Error, Result};
 use crate::runtime::{Device, Storage};
 pub use crate::shape::Aval;
-use crate::shape::{fmt_shape, Layout};
+use crate::shape::Layout;
 
 pub(crate) struct ArrayImpl {
     aval: Aval,

@@ -17,7 +17,7 @@ use half::{bf16, f16};
 use crate::array::{current_device, Array};
 use crate::dtype::{DType, TypeSpec};
 use crate::error::{Error, Result};
-use crate::lax::Literal;
+use crate::primitive::Literal;
 use crate::runtime::Device;
 
 /// The array-conversion protocol (`__olympus_array__`): a user type that can turn itself
@@ -198,7 +198,7 @@ impl Operand {
             Ok(arr)
         } else {
             crate::lax::bind(
-                crate::lax::Primitive::ConvertElementType {
+                crate::primitive::Primitive::ConvertElementType {
                     dtype: target.dtype,
                     weak: target.weak,
                 },

@@ -24,10 +24,10 @@
 
 use crate::array::Array;
 use crate::dtype::DType;
-use crate::error::{Error, Result};
-use crate::lax::{self, Literal, ThreefryOutput};
+use crate::error::{fmt_shape, Error, Result};
+use crate::lax;
 use crate::numpy as np;
-use crate::shape::fmt_shape;
+use crate::primitive::{Literal, ThreefryOutput};
 
 /// A key from a seed: `[seed >> 32, seed & 0xffffffff]` as uint32, as `jax.random.key`.
 pub fn key(seed: u64) -> Result<Array> {

@@ -9,6 +9,8 @@
 //!
 //! `no_module_cycles` fails on any cycle at either granularity and prints it, one shortest
 //! cycle and every edge inside the component, each with the file and line it comes from.
+//! `imports_name_the_defining_module` fails on a path through another top-level module's
+//! re-export, so the imports a reader sees are the real dependencies.
 //!
 //! The scan is lexical, not a parser. Comments, string literals and `#[cfg(test)]` items are
 //! skipped. `$crate::` paths in macro bodies are not counted: they are dependencies of the
@@ -73,12 +75,30 @@ fn imports_point_down_the_layers() -> Result<(), String> {
     Ok(())
 }
 
+/// Every path names the module that defines what it imports, never another top-level
+/// module that re-exports it (`crate::lax::Primitive` for `primitive`'s `Primitive`):
+/// reading the imports then shows the real dependencies. The crate root's re-exports
+/// (`crate::Result`) are the public facade and may be used anywhere.
+#[test]
+fn imports_name_the_defining_module() -> Result<(), String> {
+    let analysis = Analysis::load()?;
+    assert!(
+        analysis.through.is_empty(),
+        "paths through another module's re-export (name the defining module instead):\n{}",
+        analysis.through.join("\n")
+    );
+    Ok(())
+}
+
 /// The dependency graphs at both granularities.
 struct Analysis {
     /// Edges between files of one top-level module, with the first place each occurs.
     files: Graph,
     /// Edges between top-level modules.
     modules: Graph,
+    /// Paths through another top-level module's re-export, as `file:line: path (defined
+    /// in module)`.
+    through: Vec<String>,
 }
 
 /// Edges `(from, to)` with an example `file:line` for each.
@@ -109,8 +129,16 @@ impl Analysis {
             .collect();
         let aliases = module_aliases(&sources, &nodes);
         let mut all = Graph::new();
+        let mut through = Vec::new();
         for s in sources.iter().filter(|s| !s.node.is_empty()) {
-            for (target, line) in s.deps(&nodes, &aliases) {
+            let (deps, via) = s.deps(&nodes, &aliases);
+            through.extend(via.into_iter().map(|(named, target, line)| {
+                format!(
+                    "{}:{line}: through `{named}`, defined in `{target}`",
+                    s.path
+                )
+            }));
+            for (target, line) in deps {
                 if target != s.node {
                     all.entry((s.node.clone(), target))
                         .or_insert_with(|| format!("{}:{line}", s.path));
@@ -127,7 +155,11 @@ impl Analysis {
                 modules.entry((ta, tb)).or_insert(at);
             }
         }
-        Ok(Analysis { files, modules })
+        Ok(Analysis {
+            files,
+            modules,
+            through,
+        })
     }
 
     /// The components of both graphs, top-level modules first.
@@ -300,14 +332,30 @@ struct Source {
 }
 
 impl Source {
-    /// Every module this file depends on, with the line where it does.
-    fn deps(&self, nodes: &BTreeSet<String>, aliases: &Aliases) -> Vec<(String, usize)> {
+    /// Every module this file depends on, with the line where it does; and the paths that
+    /// reach a module through another top-level module's re-export (the module named, the
+    /// one defining the item, the line).
+    #[allow(clippy::type_complexity)]
+    fn deps(
+        &self,
+        nodes: &BTreeSet<String>,
+        aliases: &Aliases,
+    ) -> (Vec<(String, usize)>, Vec<(String, String, usize)>) {
         let toks = &self.toks;
         let module: Vec<String> = self.node.split('/').map(str::to_string).collect();
         // Inline modules (`mod name { ... }`) with the brace depth of their bodies.
         let mut inline: Vec<(String, usize)> = Vec::new();
         let mut depth = 0usize;
         let mut out = Vec::new();
+        let mut via = Vec::new();
+        // A path naming one top-level module for an item another one defines.
+        let mut check = |abs: &[String], target: &Option<String>, line: usize| {
+            if let (Some(named), Some(target)) = (named_module(abs, nodes), target) {
+                if top(&named) != top(target) {
+                    via.push((named, target.clone(), line));
+                }
+            }
+        };
         let mut i = 0;
         while i < toks.len() {
             let mut cur = module.clone();
@@ -326,8 +374,10 @@ impl Source {
                 for t in trees {
                     if let Some(abs) = absolute(&t.path, &cur, true, nodes) {
                         let inside = |n: &String| n.starts_with(&format!("{}/", self.node));
+                        let target = resolve(abs.clone(), nodes, aliases);
+                        check(&abs, &target, t.line);
                         out.extend(
-                            resolve(abs, nodes, aliases)
+                            target
                                 .filter(|n| !(facade && inside(n)))
                                 .map(|n| (n, t.line)),
                         );
@@ -371,13 +421,15 @@ impl Source {
                     i += 1;
                 }
                 if let Some(abs) = absolute(&path, &cur, false, nodes) {
-                    out.extend(resolve(abs, nodes, aliases).map(|n| (n, line)));
+                    let target = resolve(abs.clone(), nodes, aliases);
+                    check(&abs, &target, line);
+                    out.extend(target.map(|n| (n, line)));
                 }
                 continue;
             }
             i += 1;
         }
-        out
+        (out, via)
     }
 }
 
@@ -494,6 +546,15 @@ fn resolve(mut segs: Vec<String>, nodes: &BTreeSet<String>, aliases: &Aliases) -
         }
         segs = target.iter().chain(&segs[n + 1..]).cloned().collect();
     }
+    (1..=segs.len())
+        .rev()
+        .map(|n| segs[..n].join("/"))
+        .find(|n| nodes.contains(n))
+}
+
+/// The most specific module an absolute path names, before following re-exports; `None`
+/// for the crate root.
+fn named_module(segs: &[String], nodes: &BTreeSet<String>) -> Option<String> {
     (1..=segs.len())
         .rev()
         .map(|n| segs[..n].join("/"))

@@ -8,11 +8,11 @@
 mod ndarray;
 pub(crate) mod npy;
 
-use crate::array::{Array, Aval};
+use crate::array::Array;
 use crate::dtype::DType;
-use crate::error::{Error, Result};
+use crate::error::{fmt_shape, Error, Result};
 use crate::runtime::{Device, Storage};
-use crate::shape::{fmt_shape, Layout};
+use crate::shape::{Aval, Layout};
 
 /// A contiguous array's place in a wgpu buffer (see [`Array::wgpu_buffer`]).
 #[derive(Clone, Debug)]

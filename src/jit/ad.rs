@@ -12,13 +12,15 @@
 //! Only floating values carry derivatives; integer and bool values (comparisons, `argsort`
 //! positions, random bits) are constants, so their gradients are zero, as in JAX.
 
-use crate::array::{Array, Aval};
+use crate::array::Array;
 use crate::dtype::DType;
 use crate::error::{Error, Result};
-use crate::lax::{
-    self, BinaryOp, CompareOp, CumulativeOp, Literal, Primitive, ReduceOp, ScatterMode, UnaryOp,
+use crate::lax;
+use crate::primitive::{
+    BinaryOp, CompareOp, CumulativeOp, Literal, Primitive, ReduceOp, ScatterMode, UnaryOp,
 };
 use crate::runtime::Device;
+use crate::shape::Aval;
 
 // ----- small helpers over lax -----
 

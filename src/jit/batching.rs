@@ -8,14 +8,16 @@
 use std::sync::Arc;
 
 use super::custom::{bind_call, closed, rules_of, BwdFn, FwdFn, Residuals, Rules};
-use super::{leaves_device, trace_fn};
-use crate::array::{Array, Aval};
+use super::leaves_device;
+use crate::array::Array;
 use crate::dtype::DType;
 use crate::error::{Error, Result};
-use crate::lax::missing;
-use crate::lax::{self, BinaryOp, CompareOp, Literal, Primitive};
-use crate::primitive::CustomCall;
+use crate::lax::{self, missing};
+use crate::primitive::Graph;
+use crate::primitive::{BinaryOp, CompareOp, CustomCall, Literal, Primitive};
 use crate::runtime::Device;
+use crate::shape::Aval;
+use crate::trace::{trace_fn, Traced};
 use crate::tree::{tree_flatten, tree_unflatten, PyTree, TreeDef};
 
 /// Which axis of each leaf `vmap` maps over (`in_axes`) or puts the batch at (`out_axes`),
@@ -304,7 +306,7 @@ fn batch_single(prim: &Primitive, args: &[(&Array, bool)], b: usize) -> Result<A
 /// `graph` (closed) evaluated by the batching rules on `xs` (batched where `flags` say),
 /// every output then batched: the body of a batched call and of its batched rules.
 fn batched_body(
-    graph: &super::Graph,
+    graph: &Graph,
     consts: &[Array],
     xs: &[Array],
     flags: &[bool],
@@ -324,7 +326,7 @@ fn trace_flat(
     device: &Device,
     avals: &[Aval],
     f: impl FnOnce(Vec<Array>) -> Result<Vec<Array>>,
-) -> Result<super::Traced> {
+) -> Result<Traced> {
     let def = TreeDef::list(vec![TreeDef::leaf(); avals.len()]);
     trace_fn(name, device, &def, avals, f)
 }
@@ -424,7 +426,7 @@ fn batch_call(
                     out.push(match (g, got.next()) {
                         // A shared operand's cotangent sums over the examples.
                         (true, Some(c)) if !flags[k] => {
-                            Some(lax::reduce(crate::lax::ReduceOp::Sum, &c, &[0])?)
+                            Some(lax::reduce(crate::primitive::ReduceOp::Sum, &c, &[0])?)
                         }
                         (true, c) => c,
                         (false, _) => None,
@@ -587,7 +589,7 @@ fn vmap_call<T: PyTree, U: PyTree>(
 /// Evaluates `graph` with batched inputs (batch dimension first), binding unbatched
 /// equations as they are and batched ones through their batching rule.
 fn eval_batched(
-    graph: &super::Graph,
+    graph: &Graph,
     consts: &[Array],
     inputs: Vec<(Array, bool)>,
     b: usize,

@@ -19,12 +19,13 @@
 
 use std::collections::HashMap;
 
-use crate::array::{Array, Aval};
+use crate::array::Array;
 use crate::codegen::{Node, Program};
 use crate::error::Result;
-use crate::lax::{KernelCache, Primitive, ReduceOp};
-use crate::primitive::{var_name, Eqn, Graph};
+use crate::lax::KernelCache;
+use crate::primitive::{var_name, Eqn, Graph, Primitive, ReduceOp};
 use crate::runtime::Device;
+use crate::shape::Aval;
 
 /// One step of an executable.
 #[derive(Clone, Debug)]
@@ -92,7 +93,7 @@ fn fusible(p: &Primitive) -> bool {
 /// Broadcasts and reshapes of a constant become the constant at the new shape (so scalar
 /// constants fuse into the kernels that use them instead of getting a buffer).
 fn fold_constants(eqns: &[Eqn]) -> Vec<Eqn> {
-    let mut full: HashMap<usize, crate::lax::Literal> = HashMap::new();
+    let mut full: HashMap<usize, crate::primitive::Literal> = HashMap::new();
     eqns.iter()
         .map(|e| {
             let e = match (&e.prim, e.inputs.first().and_then(|i| full.get(i))) {
@@ -618,7 +619,8 @@ mod tests {
     use crate::codegen::tests::validate;
     use crate::codegen::{windows_for, Target};
     use crate::dtype::DType;
-    use crate::lax::{self, BinaryOp, CompareOp, Literal, ReduceOp, ThreefryOutput, UnaryOp};
+    use crate::lax::{self};
+    use crate::primitive::{BinaryOp, CompareOp, Literal, ReduceOp, ThreefryOutput, UnaryOp};
     use crate::shape::{contiguous_strides, Layout};
     use crate::tree::TreeDef;
 

@@ -14,12 +14,13 @@
 use std::marker::PhantomData;
 use std::sync::Arc;
 
-use super::{is_tracing, leaves_device, trace_fn, Traced};
+use super::leaves_device;
 use crate::array::Array;
 use crate::error::{Error, Result};
 use crate::lax;
 use crate::primitive::{CustomCall, Graph, Primitive};
 use crate::shape::{fmt_aval, Aval};
+use crate::trace::{is_tracing, trace_fn, Traced};
 use crate::tree::{tree_flatten, tree_unflatten, PyTree, TreeDef};
 
 /// A JVP rule on the call's operands: `(primals, tangents) -> (outputs, output tangents)`.

@@ -5,12 +5,16 @@ use std::marker::PhantomData;
 use std::sync::Arc;
 
 use super::ad::zeros;
+use super::leaves_device;
 use super::linearize::{jvp_graph, Linearized};
-use super::{leaves_device, trace_fn, Traced};
-use crate::array::{Array, Aval};
+use crate::array::Array;
 use crate::error::{Error, Result};
-use crate::lax::{self, Literal};
+use crate::lax;
+use crate::primitive::Literal;
 use crate::runtime::Device;
+use crate::shape::fmt_aval;
+use crate::shape::Aval;
+use crate::trace::{trace_fn, Traced};
 use crate::tree::{tree_flatten, tree_unflatten, PyTree, TreeDef};
 
 /// Chooses which part of a function's argument is differentiated, and the type of the
@@ -199,7 +203,7 @@ fn value_and_grad_impl<T: PyTree, S: Argnums<T>>(
                 format!(
                     "needs a function returning one floating scalar (a 0-d array), but `{name}` returned {} ({}); use `vjp` or `jacobian`-style vmap for non-scalar outputs",
                     fw.out_def,
-                    avals.iter().map(super::fmt_aval).collect::<Vec<_>>().join(", ")
+                    avals.iter().map(fmt_aval).collect::<Vec<_>>().join(", ")
                 ),
             ));
         }
@@ -357,9 +361,9 @@ impl<T: PyTree, U: PyTree> Vjp<T, U> {
                     &[c.shape(), &a.shape],
                     format!(
                         "a cotangent of {} {} was given for an output of {}",
-                        crate::shape::fmt_shape(c.shape()),
+                        crate::error::fmt_shape(c.shape()),
                         c.dtype(),
-                        super::fmt_aval(a)
+                        fmt_aval(a)
                     ),
                 ));
             }
@@ -443,9 +447,9 @@ where
                 &[p.shape(), t.shape()],
                 format!(
                     "a tangent of {} {} was given for a primal of {} {}",
-                    crate::shape::fmt_shape(t.shape()),
+                    crate::error::fmt_shape(t.shape()),
                     t.dtype(),
-                    crate::shape::fmt_shape(p.shape()),
+                    crate::error::fmt_shape(p.shape()),
                     p.dtype()
                 ),
             ));

@@ -6,11 +6,12 @@
 
 use super::ad::{add, jvp_rule, or_zeros, vjp_rule, zeros};
 use super::custom::{check_types, rules_of, Residuals, Rules};
-use crate::array::{Array, Aval};
+use crate::array::Array;
 use crate::error::{Error, Result};
-use crate::lax::{self, missing, Primitive};
-use crate::primitive::{CustomCall, Graph};
+use crate::lax::{self, missing};
+use crate::primitive::{CustomCall, Graph, Primitive};
 use crate::runtime::Device;
+use crate::shape::Aval;
 
 /// The JVP rule of any primitive: a custom call's own rule, else the table's.
 pub(crate) fn jvp_of(
@@ -106,7 +107,7 @@ fn custom_jvp_transposed(
         .collect::<Result<Vec<_>>>()?;
     let def = crate::tree::TreeDef::list(vec![crate::tree::TreeDef::leaf(); at_zero.len()]);
     let avals: Vec<Aval> = at_zero.iter().map(|a| a.aval().clone()).collect();
-    let traced = super::trace_fn(&call.name, &device, &def, &avals, |ts: Vec<Array>| {
+    let traced = crate::trace::trace_fn(&call.name, &device, &def, &avals, |ts: Vec<Array>| {
         let mut all: Vec<Option<Array>> = vec![None; x.len()];
         for (k, &i) in active.iter().enumerate() {
             all[i] = Some(ts[k].clone());

@@ -49,8 +49,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
 pub use crate::primitive::Graph;
-pub(crate) use crate::shape::fmt_aval;
-pub(crate) use crate::trace::{is_tracing, trace_fn, Traced};
+use crate::trace::{is_tracing, trace_fn};
 pub use batching::{vmap, Axes};
 pub use custom::{custom_jvp, custom_vjp, CustomJvp, CustomVjp};
 pub use grad::{
@@ -58,9 +57,10 @@ pub use grad::{
     TupleElement, Vjp, Whole,
 };
 
-use crate::array::{current_device, Array, Aval};
+use crate::array::{current_device, Array};
 use crate::error::Result;
 use crate::runtime::Device;
+use crate::shape::Aval;
 use crate::tree::{tree_flatten, tree_unflatten, PyTree, TreeDef};
 
 /// How many input buffers a fused kernel may read on `device`: its storage-buffer limit

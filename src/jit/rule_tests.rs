@@ -5,13 +5,14 @@
 use super::ad::{add, mul, scale, un};
 use super::custom::{Residuals, Rules};
 use super::linearize::{jvp_of, vjp_of};
-use crate::array::{Array, Aval};
+use crate::array::Array;
 use crate::dtype::DType;
-use crate::lax::{
-    self, BinaryOp, CumulativeOp, Literal, Primitive, ReduceOp, ScatterMode, ThreefryOutput,
-    UnaryOp,
-};
+use crate::lax;
 use crate::primitive::CustomCall;
+use crate::primitive::{
+    BinaryOp, CumulativeOp, Literal, Primitive, ReduceOp, ScatterMode, ThreefryOutput, UnaryOp,
+};
+use crate::shape::Aval;
 use rand::{Rng, SeedableRng};
 
 fn arr(v: &[f32], shape: &[usize]) -> Array {

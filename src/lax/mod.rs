@@ -450,7 +450,7 @@ pub fn bitcast_convert_type(x: &Array, dtype: DType) -> Result<Array> {
 pub(crate) struct Fusion<'a> {
     inputs: Vec<&'a Array>,
     shape: Vec<usize>,
-    avals: Vec<crate::array::Aval>,
+    avals: Vec<crate::shape::Aval>,
     nodes: Vec<crate::codegen::Node>,
 }
 
@@ -486,7 +486,7 @@ impl<'a> Fusion<'a> {
 
     /// Applies an elementwise primitive to earlier values; checks it with its shape rule.
     pub(crate) fn push(&mut self, prim: Primitive, args: &[usize]) -> Result<usize> {
-        let avals: Vec<crate::array::Aval> = args.iter().map(|&i| self.avals[i].clone()).collect();
+        let avals: Vec<crate::shape::Aval> = args.iter().map(|&i| self.avals[i].clone()).collect();
         let out = prim.abstract_eval(&avals)?;
         if prim.eval_kind() != EvalKind::Elementwise || out.shape != self.shape {
             return Err(crate::Error::arg(prim.name(), "cannot be fused here"));

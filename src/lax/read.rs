@@ -7,9 +7,9 @@ use std::future::Future;
 
 use crate::array::Array;
 use crate::dtype::{DType, Element};
-use crate::error::{Error, Result};
+use crate::error::{fmt_shape, Error, Result};
 use crate::runtime::Device;
-use crate::shape::{fmt_aval, fmt_shape, Layout};
+use crate::shape::{fmt_aval, Layout};
 
 impl Array {
     /// The same array with another weak-type flag (metadata only).
@@ -20,7 +20,7 @@ impl Array {
         if self.is_traced() {
             // The flag is part of the graph variable's type: record the change.
             return crate::lax::bind(
-                crate::lax::Primitive::ConvertElementType {
+                crate::primitive::Primitive::ConvertElementType {
                     dtype: self.dtype(),
                     weak,
                 },

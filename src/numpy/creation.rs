@@ -7,7 +7,8 @@ use crate::array::{current_device, Array};
 use crate::convert::{operand, operand_device, ArrayLike, Operand};
 use crate::dtype::{DType, TypeSpec};
 use crate::error::{Error, Result};
-use crate::lax::{self, CompareOp, Literal};
+use crate::lax;
+use crate::primitive::{CompareOp, Literal};
 
 /// The literal a scalar operand gives in `dtype`, or `None` for array operands. As JAX's
 /// `full` converts its value with NumPy's `astype`, integers wrap into integer dtypes

@@ -8,12 +8,13 @@ use std::collections::{BinaryHeap, HashMap};
 use std::fmt;
 
 use super::linalg::diag_impl;
-use super::overrides::{overridable, IntoParam, Param};
+use super::overrides::overridable;
 use crate::array::Array;
-use crate::convert::{operand, ArrayLike};
+use crate::convert::{operand, ArrayLike, IntoParam, Param};
 use crate::dtype::DType;
 use crate::error::{Error, Result};
-use crate::lax::{self, ReduceOp};
+use crate::lax;
+use crate::primitive::ReduceOp;
 
 /// How [`einsum_with`] and [`einsum_path`] order the pairwise contractions (JAX's
 /// `optimize`). Every order gives the same result up to rounding; the cost differs.

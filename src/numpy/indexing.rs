@@ -11,9 +11,10 @@ use super::overrides::overridable;
 use crate::array::Array;
 use crate::convert::{operand, ArrayLike, Operand};
 use crate::dtype::DType;
-use crate::error::{Error, Result};
-use crate::lax::{self, BinaryOp, CompareOp, Literal, ReduceOp};
-use crate::shape::{fmt_shape, normalize_axis};
+use crate::error::{fmt_shape, Error, Result};
+use crate::lax;
+use crate::primitive::{BinaryOp, CompareOp, Literal, ReduceOp};
+use crate::shape::normalize_axis;
 
 /// One entry of a basic index: see [`s!`](crate::s).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

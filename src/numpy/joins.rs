@@ -7,9 +7,10 @@ use super::overrides::overridable;
 use crate::array::Array;
 use crate::convert::{operand, ArrayLike, Operand};
 use crate::dtype::DType;
-use crate::error::{Error, Result};
-use crate::lax::{self, CompareOp, Literal};
-use crate::shape::{fmt_shape, normalize_axis};
+use crate::error::{fmt_shape, Error, Result};
+use crate::lax;
+use crate::primitive::{CompareOp, Literal};
+use crate::shape::normalize_axis;
 
 /// Converts a sequence of array-likes and promotes them to one dtype (no broadcasting).
 fn promoted<A: ArrayLike>(func: &str, arrays: impl IntoIterator<Item = A>) -> Result<Vec<Array>> {

@@ -297,7 +297,7 @@ pub(super) fn diag_impl(
         lead.push(0);
         return lax::full(
             &lead,
-            crate::lax::Literal::I32(0).cast(x.dtype()),
+            crate::primitive::Literal::I32(0).cast(x.dtype()),
             Some(x.device()),
         )
         .map(|a| a.with_weak(x.weak_type()));

@@ -24,6 +24,7 @@ mod shapes;
 mod stats;
 mod ufuncs;
 
+pub use crate::lax::PrintOptions;
 pub use creation::{
     arange, arange_with, array, asarray, astype, copy, empty, empty_like, eye, full, full_like,
     identity, linspace, linspace_with, ndim, ones, ones_like, shape, size, zeros, zeros_like,
@@ -52,7 +53,7 @@ pub use joins::{
 };
 pub use kinds::{
     can_cast, get_printoptions, isdtype, isscalar, issubdtype, printoptions, set_printoptions,
-    Casting, DTypeClass, Kind, PrintOptions,
+    Casting, DTypeClass, Kind,
 };
 pub use linalg::{diagonal, dot, inner, matmul, outer, tensordot, trace, vdot};
 pub use reductions::{

@@ -5,7 +5,8 @@ use crate::array::Array;
 use crate::convert::{operand, ArrayLike};
 use crate::dtype::DType;
 use crate::error::{Error, Result};
-use crate::lax::{self, Literal, ReduceOp};
+use crate::lax;
+use crate::primitive::{Literal, ReduceOp};
 use crate::shape::normalize_axes;
 
 fn prepare(func: &str, x: impl ArrayLike, axis: Option<&[isize]>) -> Result<(Array, Vec<usize>)> {

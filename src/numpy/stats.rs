@@ -13,7 +13,7 @@ use crate::convert::{operand, ArrayLike};
 use crate::dtype::DType;
 use crate::error::{Error, Result};
 use crate::lax;
-use crate::lax::ScatterMode;
+use crate::primitive::ScatterMode;
 use crate::shape::{normalize_axes, normalize_axis};
 
 /// `r`, with a tracing error (values needed while tracing) reworded for `func` by `hint`:

@@ -2,13 +2,13 @@
 //! rules, then binds `lax` primitives; every kernel comes from the one generator.
 
 use super::overrides::overridable;
+use super::promote_broadcast;
 use crate::array::Array;
 use crate::convert::{operand, ArrayLike};
 use crate::dtype::DType;
 use crate::error::{Error, Result};
-use crate::lax::{self, BinaryOp, CompareOp, UnaryOp};
-
-use super::promote_broadcast;
+use crate::lax;
+use crate::primitive::{BinaryOp, CompareOp, UnaryOp};
 
 /// One operand, promoted (to float when `inexact`).
 fn one(func: &str, x: impl ArrayLike, inexact: bool) -> Result<Array> {

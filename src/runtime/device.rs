@@ -7,8 +7,9 @@ use std::sync::{Arc, Mutex, OnceLock};
 
 use super::lock;
 use super::pool::{MemoryStats, Pool};
-use super::state::{Batch, StagedCache, TexturePool, TEXTURE_WIDTH};
+use super::state::{Batch, StagedCache, TexturePool};
 use crate::codegen::matmul::Variant as MatmulVariant;
+use crate::codegen::TEXTURE_WIDTH;
 use crate::error::{Error, Result};
 
 /// A graphics API wgpu can drive.

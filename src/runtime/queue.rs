@@ -12,8 +12,8 @@ use std::sync::Arc;
 use super::device::{Device, DeviceInner};
 use super::lock;
 use super::pool::{size_class, BufferKind};
-use super::state::TEXTURE_WIDTH;
 use super::state::{Batch, Kernel, Staged, STAGED_CACHE_BYTES, TEXTURE_POOL_BYTES};
+use crate::codegen::TEXTURE_WIDTH;
 use crate::dtype::DType;
 use crate::error::{Error, Result};
 

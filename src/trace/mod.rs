@@ -15,10 +15,11 @@ use std::rc::Rc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
-use crate::array::{Array, Aval, Tracer};
+use crate::array::{Array, Tracer};
 use crate::error::{Error, Result};
 use crate::primitive::{Graph, Primitive};
 use crate::runtime::Device;
+use crate::shape::Aval;
 use crate::tree::{tree_flatten, tree_unflatten, PyTree, TreeDef};
 
 /// The state of one trace in progress.

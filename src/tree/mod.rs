@@ -709,7 +709,7 @@ pub fn tree_all<T: PyTree>(tree: &T) -> Result<bool> {
                 "tree_all",
                 format!(
                     "the truth value of an array of shape {} is ambiguous (leaf {})",
-                    crate::shape::fmt_shape(x.shape()),
+                    crate::error::fmt_shape(x.shape()),
                     at_path(&path).trim_start_matches("at ")
                 ),
             ));

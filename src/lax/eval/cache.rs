@@ -4,12 +4,12 @@
 use std::sync::Arc;
 
 use super::windows::{input_windows, Operand};
-use crate::array::{Array, Aval};
+use crate::array::Array;
 use crate::codegen::{self, InputDesc, InputMap, Program, Target};
 use crate::error::Result;
 use crate::primitive::Primitive;
 use crate::runtime::{Device, Kernel};
-use crate::shape::Layout;
+use crate::shape::{Aval, Layout};
 
 /// Whether every value of `prim` depends only on its operands' elements at its own index
 /// (constants included), so that any part of its output is computed from the same part of

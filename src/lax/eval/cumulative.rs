@@ -5,12 +5,12 @@ use super::windows::{
     as_out, bind_windows, check_bindings, check_u32_elements, input_windows, max_bindings, place,
     target,
 };
-use crate::array::{Array, Aval};
+use crate::array::Array;
 use crate::codegen;
 use crate::dtype::DType;
 use crate::error::Result;
 use crate::runtime::{BufferKind, Device};
-use crate::shape::Layout;
+use crate::shape::{Aval, Layout};
 
 /// A cumulative sum or product along `axis`: the axis moved last in a contiguous copy (if
 /// it is not already), float16 widened to float32, then the scan kernels.
@@ -22,7 +22,7 @@ pub(super) fn cumulative(
     x: &Array,
     out: Aval,
 ) -> Result<Array> {
-    use crate::lax::Literal;
+    use crate::primitive::Literal;
     if out.size() == 0 {
         return crate::lax::full(&out.shape, Literal::I32(0).cast(out.dtype), Some(dev));
     }
@@ -127,8 +127,8 @@ pub(super) fn cumulative_in_blocks(
             run /= 2;
         }
         let combine = match op {
-            crate::primitive::CumulativeOp::Sum => crate::lax::BinaryOp::Add,
-            crate::primitive::CumulativeOp::Prod => crate::lax::BinaryOp::Mul,
+            crate::primitive::CumulativeOp::Sum => crate::primitive::BinaryOp::Add,
+            crate::primitive::CumulativeOp::Prod => crate::primitive::BinaryOp::Mul,
         };
         let mut starts: Vec<usize> = (0..n).step_by(run).collect();
         if reverse {

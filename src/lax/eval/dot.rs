@@ -8,13 +8,13 @@ use super::windows::{
     as_out, bind_windows_from, check_bindings, contiguous, input_windows, max_bindings, place,
     placeable, region_windows, target, Rebased, Region,
 };
-use crate::array::{Array, Aval};
+use crate::array::Array;
 use crate::codegen::{self, Node, Program};
 use crate::dtype::DType;
 use crate::error::Result;
 use crate::primitive::Primitive;
 use crate::runtime::{BufferKind, Device};
-use crate::shape::Layout;
+use crate::shape::{Aval, Layout};
 
 /// Runs the tiled matmul kernel on `[b, m, k] x [b, k, n]` operands (read through their
 /// layouts), then rounds float16 results from the float32 accumulator.
@@ -68,12 +68,12 @@ pub(super) fn long_dot(dev: &Device, a: &Array, b: &Array, out: &Aval) -> Result
     let program = Program::new(
         vec![d, d],
         vec![Node {
-            prim: Primitive::Binary(crate::lax::BinaryOp::Mul),
+            prim: Primitive::Binary(crate::primitive::BinaryOp::Mul),
             args: vec![0, 1],
             dtype: d,
         }],
     );
-    let sum = crate::lax::ReduceOp::Sum;
+    let sum = crate::primitive::ReduceOp::Sum;
     fused_reduce(
         dev,
         sum,
@@ -102,7 +102,8 @@ pub(super) const LONG_DOT_K: usize = 4096;
 /// workgroup-tiled kernel is one workgroup stepping through all of `k`).
 /// Float32 and integers only (float16 products would round before the sum).
 pub(super) fn skinny_dot(a: &Array, b: &Array, out: &Aval) -> Result<Option<Array>> {
-    use crate::lax::{self as lax, BinaryOp, ReduceOp};
+    use crate::lax;
+    use crate::primitive::{BinaryOp, ReduceOp};
     const MAX_PRODUCT: usize = 16 << 20;
     let (batch, m, k, n) = (a.shape()[0], a.shape()[1], a.shape()[2], b.shape()[2]);
     let exact = matches!(out.dtype, DType::Float32 | DType::Int32 | DType::UInt32);
@@ -164,7 +165,7 @@ pub(super) fn dot(dev: &Device, a: &Array, b: &Array, out: Aval) -> Result<Array
         let a3 = crate::lax::transpose(&crate::lax::reshape(a, &[m, s, kk])?, &[1, 0, 2])?;
         let b3 = crate::lax::reshape(b, &[s, kk, n])?;
         let parts = crate::lax::batch_matmul(&a3, &b3)?;
-        let sum = crate::lax::reduce(crate::lax::ReduceOp::Sum, &parts, &[0])?;
+        let sum = crate::lax::reduce(crate::primitive::ReduceOp::Sum, &parts, &[0])?;
         return crate::lax::reshape(&sum, &[1, m, n]).map(|r| r.with_weak(out.weak));
     }
     let acc = accumulator(out.dtype);
@@ -184,7 +185,7 @@ pub(super) fn dot(dev: &Device, a: &Array, b: &Array, out: Aval) -> Result<Array
         let part = dot_pass(dev, &sa, &sb, &out, acc)?;
         total = Some(match total {
             None => part,
-            Some(t) => crate::lax::binary(crate::lax::BinaryOp::Add, &t, &part)?,
+            Some(t) => crate::lax::binary(crate::primitive::BinaryOp::Add, &t, &part)?,
         });
     }
     as_out(total.expect("at least one slice of k"), &out)
@@ -288,7 +289,7 @@ pub(super) fn dot_in_blocks(
             let part = dot(dev, &sa, &sb, out.clone())?;
             total = Some(match total {
                 None => part,
-                Some(t) => crate::lax::binary(crate::lax::BinaryOp::Add, &t, &part)?,
+                Some(t) => crate::lax::binary(crate::primitive::BinaryOp::Add, &t, &part)?,
             });
         }
         return Ok(total);

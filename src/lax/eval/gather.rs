@@ -3,12 +3,13 @@
 
 use super::program::run;
 use super::windows::{max_bindings, region_windows, target, Region};
-use crate::array::{Array, Aval};
+use crate::array::Array;
 use crate::codegen::{Node, Program};
 use crate::dtype::DType;
 use crate::error::Result;
 use crate::primitive::Primitive;
 use crate::runtime::Device;
+use crate::shape::Aval;
 
 /// A gather from an array too large to bind in one kernel beside its indices and output
 /// (wgpu's GL backend binds 16 windows of 128 MiB): ranges along the gathered axis, each
@@ -22,7 +23,8 @@ pub(super) fn gather_in_ranges(
     idx: &Array,
     out: &Aval,
 ) -> Result<Option<Array>> {
-    use crate::lax::{self as lax, BinaryOp, CompareOp, Literal};
+    use crate::lax;
+    use crate::primitive::{BinaryOp, CompareOp, Literal};
     let len = x.shape()[axis];
     let Some(run) = axis_ranges(dev, x, axis, out)? else {
         return Ok(None);
@@ -119,7 +121,7 @@ pub(super) fn search_in_ranges(
         let count = crate::lax::search_sorted(&part, queries, axis, right)?;
         acc = Some(match acc {
             None => count,
-            Some(a) => crate::lax::binary(crate::lax::BinaryOp::Add, &a, &count)?,
+            Some(a) => crate::lax::binary(crate::primitive::BinaryOp::Add, &a, &count)?,
         });
     }
     Ok(acc)
@@ -144,7 +146,7 @@ pub(super) fn concatenate(
         shape[dimension] = 0;
         return crate::lax::full(
             &shape,
-            crate::lax::Literal::I32(0).cast(out.dtype),
+            crate::primitive::Literal::I32(0).cast(out.dtype),
             Some(dev),
         )
         .map(|a| a.with_weak(out.weak));

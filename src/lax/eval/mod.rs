@@ -26,13 +26,13 @@ use self::reduce::{arg_reduce, reduce};
 use self::scatter::scatter;
 use self::sort::{sort, top_k};
 use self::windows::as_out;
-use crate::array::{Array, Aval};
+use crate::array::Array;
 use crate::codegen::{widened, Node, Program};
 use crate::dtype::DType;
 use crate::error::{Error, Result};
 use crate::primitive::{EvalKind, Primitive};
 use crate::runtime::Device;
-use crate::shape::Layout;
+use crate::shape::{Aval, Layout};
 
 /// The device all operands live on (or `device`, or the current default for primitives
 /// without operands); an error naming the primitive when they differ.

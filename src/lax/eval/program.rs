@@ -11,13 +11,13 @@ use super::windows::{
     bind_windows, bind_windows_from, check_bindings, check_metadata, max_bindings, place,
     placeable, region_windows, target, Operand, Rebased, Region,
 };
-use crate::array::{Array, Aval};
+use crate::array::Array;
 use crate::codegen::{self, Node, Program, Target};
 use crate::dtype::DType;
 use crate::error::Result;
 use crate::primitive::Primitive;
 use crate::runtime::{BufferKind, Device};
-use crate::shape::Layout;
+use crate::shape::{Aval, Layout};
 
 /// Runs an elementwise program over `inputs`, producing a new contiguous array.
 pub(crate) fn run(dev: &Device, program: &Program, inputs: &[&Array], out: Aval) -> Result<Array> {
@@ -466,7 +466,7 @@ pub(super) fn block_plan(
                     nodes.push(node(Primitive::Full { shape, value }, 0, int));
                     let (a, b) = (k + nodes.len() - 2, k + nodes.len() - 1);
                     nodes.push(Node {
-                        prim: Primitive::Binary(crate::lax::BinaryOp::Add),
+                        prim: Primitive::Binary(crate::primitive::BinaryOp::Add),
                         args: vec![a, b],
                         dtype: int,
                     });

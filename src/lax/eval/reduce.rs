@@ -9,13 +9,13 @@ use super::windows::{
     as_out, bind_windows_from, check_bindings, check_metadata, input_windows, max_bindings, target,
     Rebased,
 };
-use crate::array::{Array, Aval};
+use crate::array::Array;
 use crate::codegen::{self, widened, Node, Program};
 use crate::dtype::DType;
 use crate::error::Result;
 use crate::primitive::Primitive;
 use crate::runtime::{BufferKind, Device};
-use crate::shape::Layout;
+use crate::shape::{Aval, Layout};
 
 /// [`Primitive::ArgReduce`]: the extreme `m` of each row (a reduction), then the least
 /// position of `x == m` (or of a NaN, which the extreme then is) as one fused program
@@ -28,7 +28,7 @@ pub(super) fn arg_reduce(
     x: &Array,
     out: Aval,
 ) -> Result<Array> {
-    use crate::lax::{CompareOp, Literal, ReduceOp, UnaryOp};
+    use crate::primitive::{CompareOp, Literal, ReduceOp, UnaryOp};
     let op = if max { ReduceOp::Max } else { ReduceOp::Min };
     let shape = x.shape().to_vec();
     let m = crate::lax::reduce(op, x, &[axis])?;
@@ -44,7 +44,7 @@ pub(super) fn arg_reduce(
     if d.is_floating() {
         nodes.push(node(Primitive::Unary(UnaryOp::IsNan), vec![0], DType::Bool));
         nodes.push(node(
-            Primitive::Binary(crate::lax::BinaryOp::Or),
+            Primitive::Binary(crate::primitive::BinaryOp::Or),
             vec![2, 3],
             DType::Bool,
         ));
@@ -86,8 +86,8 @@ pub(super) fn arg_reduce(
 }
 
 /// The binary operation that combines two partial results of a reduction or scan `op`.
-pub(super) fn combining(op: crate::lax::ReduceOp) -> crate::lax::BinaryOp {
-    use crate::lax::{BinaryOp, ReduceOp};
+pub(super) fn combining(op: crate::primitive::ReduceOp) -> crate::primitive::BinaryOp {
+    use crate::primitive::{BinaryOp, ReduceOp};
     match op {
         ReduceOp::Sum => BinaryOp::Add,
         ReduceOp::Prod => BinaryOp::Mul,
@@ -102,7 +102,7 @@ pub(super) fn combining(op: crate::lax::ReduceOp) -> crate::lax::BinaryOp {
 /// every row to partials, until one value per row is left.
 pub(super) fn reduce(
     dev: &Device,
-    op: crate::lax::ReduceOp,
+    op: crate::primitive::ReduceOp,
     x: &Array,
     axes: &[usize],
     out: Aval,
@@ -121,7 +121,7 @@ pub(super) fn reduce(
 /// none fits (then the reduction reports the bindings it needs).
 pub(super) fn reduce_in_slabs(
     dev: &Device,
-    op: crate::lax::ReduceOp,
+    op: crate::primitive::ReduceOp,
     x: &Array,
     axes: &[usize],
     out: &Aval,
@@ -227,7 +227,7 @@ pub(super) fn reduce_in_slabs(
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn fused_reduce(
     dev: &Device,
-    op: crate::lax::ReduceOp,
+    op: crate::primitive::ReduceOp,
     axes: &[usize],
     program: &Program,
     inputs: &[&Array],
@@ -299,7 +299,7 @@ pub(super) enum First<'a> {
 /// program's first pass reuses the kernel `cache` holds for its operands' layouts.
 pub(super) fn reduce_from(
     dev: &Device,
-    op: crate::lax::ReduceOp,
+    op: crate::primitive::ReduceOp,
     first: First<'_>,
     shape: &[usize],
     axes: &[usize],

@@ -3,16 +3,17 @@
 use super::windows::{
     bind_windows_from, check_bindings, contiguous, input_windows, max_bindings, target,
 };
-use crate::array::{Array, Aval};
+use crate::array::Array;
 use crate::codegen;
 use crate::error::Result;
 use crate::runtime::Device;
+use crate::shape::Aval;
 
 /// A fresh copy of the operand, then the scatter kernel writes the updates into it.
 pub(super) fn scatter(
     dev: &Device,
     inputs: &[&Array],
-    mode: crate::lax::ScatterMode,
+    mode: crate::primitive::ScatterMode,
     out: Aval,
 ) -> Result<Array> {
     let target = crate::lax::copy(inputs[0])?;

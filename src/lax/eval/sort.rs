@@ -9,14 +9,14 @@ use super::windows::{
     as_out, bind_windows, check_bindings, check_u32_elements, contiguous, max_bindings, place,
     placeable, target,
 };
-use crate::array::{Array, Aval};
+use crate::array::Array;
 use crate::codegen;
 use crate::dtype::DType;
 use crate::error::Result;
 use crate::lax::Fusion;
 use crate::primitive::Primitive;
 use crate::runtime::{BufferKind, Device};
-use crate::shape::Layout;
+use crate::shape::{Aval, Layout};
 
 /// `top_k` as a stable ascending argsort of a key that orders the values descending, then
 /// the first `k` positions of each row and a gather of their values. Rows along another
@@ -98,7 +98,7 @@ pub(super) fn to_u32() -> Primitive {
 
 /// bfloat16 bits (in a uint32) with every NaN made the quiet NaN of its sign.
 pub(super) fn quiet_bf16_nan(f: &mut crate::lax::Fusion, bits: usize) -> Result<usize> {
-    use crate::lax::{BinaryOp, CompareOp, Literal};
+    use crate::primitive::{BinaryOp, CompareOp, Literal};
     let sign = f.constant(Literal::U32(0x8000))?;
     let magnitude = f.constant(Literal::U32(0x7fff))?;
     let inf = f.constant(Literal::U32(0x7f80))?;
@@ -117,7 +117,7 @@ pub(super) fn quiet_bf16_nan(f: &mut crate::lax::Fusion, bits: usize) -> Result<
 /// smaller values), a positive one's with every bit below the sign flipped. Integers are
 /// complemented, which reverses their order; bool counts as 0 and 1. One fused kernel.
 pub(super) fn top_k_key(dev: &Device, d: DType, x: &Array) -> Result<Array> {
-    use crate::lax::{BinaryOp, CompareOp, Literal, UnaryOp};
+    use crate::primitive::{BinaryOp, CompareOp, Literal, UnaryOp};
     let mut f = Fusion::new(x.shape());
     let v = f.input(x);
     if d.is_floating() {
@@ -164,7 +164,7 @@ pub(super) const RADIX_FROM: usize = 1024;
 /// positions, the stages in place, then a view of the first `n` columns.
 pub(super) fn sort(dev: &Device, x: &Array, indices: bool, out: Aval) -> Result<Array> {
     use crate::codegen::sort::{key_dtype, stage};
-    use crate::lax::Literal;
+    use crate::primitive::Literal;
     let r = x.ndim();
     let n = x.shape()[r - 1];
     let rows: usize = x.shape()[..r - 1].iter().product();
@@ -270,7 +270,8 @@ pub(super) fn sort_long_row(
     n: usize,
     out: &Aval,
 ) -> Result<Array> {
-    use crate::lax::{self as lax, BinaryOp, CompareOp, Literal};
+    use crate::lax;
+    use crate::primitive::{BinaryOp, CompareOp, Literal};
     let t = target(dev);
     let fits = |c: usize| {
         2 * codegen::windows_for(c.next_power_of_two() as u64 * 4, &t) <= max_bindings(dev)
@@ -291,7 +292,7 @@ pub(super) fn sort_long_row(
         match kd {
             DType::Float32 => {
                 let negative = lax::compare(CompareOp::Ge, &bits, &sign)?;
-                let flipped = lax::unary(crate::lax::UnaryOp::Not, &bits)?;
+                let flipped = lax::unary(crate::primitive::UnaryOp::Not, &bits)?;
                 let raised = lax::binary(BinaryOp::Or, &bits, &sign)?;
                 let mut w = lax::select(&negative, &flipped, &raised)?;
                 let zero = lax::compare(CompareOp::Eq, &bits, &sign)?;
@@ -357,7 +358,7 @@ pub(super) fn sort_long_row(
             }
         }
         let updates = positions.as_ref().unwrap_or(values);
-        result = lax::scatter(&result, &rank, updates, crate::lax::ScatterMode::Set)?;
+        result = lax::scatter(&result, &rank, updates, crate::primitive::ScatterMode::Set)?;
     }
     debug_assert_eq!(result.dtype(), dtype);
     as_out(lax::reshape(&result, &out.shape)?, out)

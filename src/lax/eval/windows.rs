@@ -3,13 +3,13 @@
 
 use std::sync::Arc;
 
-use crate::array::{Array, Aval};
+use crate::array::Array;
 use crate::codegen::{self, Target};
 use crate::dtype::DType;
 use crate::error::{Error, Result};
 use crate::primitive::Primitive;
 use crate::runtime::{Binding, Device};
-use crate::shape::Layout;
+use crate::shape::{Aval, Layout};
 
 /// A box of an array: its first index and one past its last along each dimension.
 pub(super) type Region = (Vec<usize>, Vec<usize>);
