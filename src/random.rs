@@ -29,10 +29,58 @@ use crate::lax;
 use crate::numpy as np;
 use crate::primitive::{Literal, ThreefryOutput};
 
-/// A key from a seed: `[seed >> 32, seed & 0xffffffff]` as uint32, as `jax.random.key`.
-pub fn key(seed: u64) -> Result<Array> {
+/// A key from a seed (`jax.random.key`): a host integer `seed` gives `[seed >> 32,
+/// seed & 0xffffffff]` as uint32; a 0-d integer array (traced ones too, so a jitted step can
+/// derive its key) gives `[0, seed]`, its 32 bits read as uint32, as JAX's `threefry_seed`
+/// does for a 32-bit seed (negative int32 seeds wrap).
+///
+/// ```
+/// use olympus::{jit, random, Array};
+/// let seed = Array::from_slice(&[42i32], &[])?;
+/// let traced = jit(|s: Array| random::key(&s)).call(seed)?;
+/// assert_eq!(traced.to_vec::<u32>()?, random::key(42)?.to_vec::<u32>()?);
+/// # Ok::<(), olympus::Error>(())
+/// ```
+pub fn key(seed: impl KeySeed) -> Result<Array> {
     let _api = crate::error::ApiScope::enter("key");
-    Array::from_slice(&[(seed >> 32) as u32, seed as u32], &[2])
+    seed.into_key()
+}
+
+/// What [`key`] takes as a seed: a host `u64`, or a 0-d integer array.
+pub trait KeySeed {
+    /// The key's two uint32 words.
+    fn into_key(self) -> Result<Array>;
+}
+
+impl KeySeed for u64 {
+    fn into_key(self) -> Result<Array> {
+        Array::from_slice(&[(self >> 32) as u32, self as u32], &[2])
+    }
+}
+
+impl KeySeed for &Array {
+    fn into_key(self) -> Result<Array> {
+        let low = scalar_u32("key", "seed", self)?;
+        let high = lax::full(&[], Literal::U32(0), Some(self.device()))?;
+        np::stack([high, low], 0)
+    }
+}
+
+/// A 0-d integer array as the uint32 of its bits (sign-extended from narrower integers, as
+/// XLA converts them): how JAX reads seeds and fold-in data.
+fn scalar_u32(func: &str, what: &str, x: &Array) -> Result<Array> {
+    if !x.shape().is_empty() || !x.dtype().is_integer() {
+        return Err(Error::shape(
+            func,
+            &[x.shape()],
+            format!(
+                "the {what} must be a 0-d integer array, got {} of shape {}",
+                x.dtype(),
+                fmt_shape(x.shape())
+            ),
+        ));
+    }
+    lax::convert_element_type(x, DType::UInt32)
 }
 
 /// The uint32 words of a key array (keys are plain arrays: this checks and returns it).
@@ -130,15 +178,36 @@ pub fn split2(key: &Array) -> Result<(Array, Array)> {
 }
 
 /// A new key from `key` and 32 bits of data (`jax.random.fold_in`: the Threefry block of
-/// counter `(0, data)`).
-pub fn fold_in(key: &Array, data: u32) -> Result<Array> {
+/// counter `(0, data)`). `data` is a host `u32` or a 0-d integer array, traced ones too (a
+/// jitted training step folding in its step number); negative int32 data wraps to uint32,
+/// as JAX converts it.
+pub fn fold_in(key: &Array, data: impl FoldData) -> Result<Array> {
     let _api = crate::error::ApiScope::enter("fold_in");
     let (k0, k1) = key_words("fold_in", key, &[])?;
     let zero = lax::full(k0.shape(), Literal::U32(0), Some(key.device()))?;
-    let d = lax::full(k0.shape(), Literal::U32(data), Some(key.device()))?;
+    let d = data.word(k0.shape(), key.device())?;
     let a = lax::threefry2x32(&k0, &k1, &zero, &d, ThreefryOutput::First)?;
     let b = lax::threefry2x32(&k0, &k1, &zero, &d, ThreefryOutput::Second)?;
     np::stack([a, b], -1)
+}
+
+/// What [`fold_in`] folds into a key: a host `u32`, or a 0-d integer array.
+pub trait FoldData {
+    /// The data as uint32, broadcast to `shape` (the key batch).
+    fn word(self, shape: &[usize], device: &crate::runtime::Device) -> Result<Array>;
+}
+
+impl FoldData for u32 {
+    fn word(self, shape: &[usize], device: &crate::runtime::Device) -> Result<Array> {
+        lax::full(shape, Literal::U32(self), Some(device))
+    }
+}
+
+impl FoldData for &Array {
+    fn word(self, shape: &[usize], _device: &crate::runtime::Device) -> Result<Array> {
+        let d = scalar_u32("fold_in", "data", self)?;
+        lax::broadcast_in_dim(&d, shape, &[])
+    }
 }
 
 /// Uniform random uint32 bits of `shape` (`jax.random.bits`): for element `i`, the xor of

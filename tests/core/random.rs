@@ -763,3 +763,57 @@ fn gamma_and_beta_work_under_jit_and_vmap() {
         assert_eq!(words(&row), words(&one), "vmap(loggamma) row {i}");
     }
 }
+
+/// Keys from traced seeds and data folded in from traced step numbers (a jitted training
+/// step deriving its key), bit-identical to JAX 0.10.2:
+/// `jax.random.key_data(jax.jit(jax.random.PRNGKey)(jnp.int32(-7)))`,
+/// `jax.jit(jax.random.fold_in)(jax.random.PRNGKey(0), jnp.int32(-5))`, and
+/// `jax.vmap(lambda d: jax.random.fold_in(k, d))(jnp.arange(3))`.
+#[test]
+fn keys_and_fold_in_take_traced_arrays() {
+    use olympus::{jit, vmap, Array};
+    let int = |v: i32| Array::from_slice(&[v], &[]).unwrap();
+    let seeded = jit(|s: Array| random::key(&s));
+    assert_eq!(
+        seeded.call(int(-7)).unwrap().to_vec::<u32>().unwrap(),
+        [0, 4294967289]
+    );
+    assert_eq!(
+        seeded.call(int(42)).unwrap().to_vec::<u32>().unwrap(),
+        [0, 42]
+    );
+    assert_eq!(
+        random::key(&int(42)).unwrap().to_vec::<u32>().unwrap(),
+        [0, 42]
+    );
+    let k0 = random::key(0).unwrap();
+    let fold = jit(|(k, d): (Array, Array)| random::fold_in(&k, &d));
+    let got = |d: Array| fold.call((k0.clone(), d)).unwrap().to_vec::<u32>().unwrap();
+    assert_eq!(got(int(-5)), [1884968600, 2996023925]);
+    assert_eq!(got(int(7)), [2716826189, 292468403]);
+    assert_eq!(
+        got(int(7)),
+        random::fold_in(&k0, 7).unwrap().to_vec::<u32>().unwrap()
+    );
+    // Narrow integers sign-extend as XLA converts them: int8 -1 is 0xffffffff.
+    let m1 = Array::from_slice(&[-1i8], &[]).unwrap();
+    assert_eq!(got(m1), [743310391, 3789761811]);
+    assert_eq!(
+        random::fold_in(&k0, u32::MAX)
+            .unwrap()
+            .to_vec::<u32>()
+            .unwrap(),
+        [743310391, 3789761811]
+    );
+    let steps = np::arange(3).unwrap();
+    let per = vmap(|d: Array| random::fold_in(&k0, &d), 0, 0)(steps).unwrap();
+    assert_eq!(
+        per.to_vec::<u32>().unwrap(),
+        [1797259609, 2579123966, 928981903, 3453687069, 4146024105, 2718843009]
+    );
+    // A seed or data that is not a 0-d integer array is an error naming the function.
+    let e = random::key(&np::zeros(&[2], olympus::DType::Int32).unwrap()).unwrap_err();
+    assert!(e.to_string().starts_with("key:"), "{e}");
+    let e = random::fold_in(&k0, &np::zeros(&[], olympus::DType::Float32).unwrap()).unwrap_err();
+    assert!(e.to_string().starts_with("fold_in:"), "{e}");
+}
