@@ -6,10 +6,13 @@
 //! lattice and weak types, broadcasts them with NumPy's rules, and calls the `lax`
 //! primitives. Results are [`Array`]s; errors are [`Error`](crate::Error)s naming the function.
 
+mod arith;
+mod bits;
 mod creation;
 mod duck;
 mod einsum;
 mod floats;
+mod functional;
 mod grids;
 mod indexing;
 mod joins;
@@ -17,14 +20,21 @@ mod kinds;
 mod linalg;
 mod methods;
 pub mod overrides;
+mod polynomials;
 mod reductions;
 mod select;
 mod sets;
 mod shapes;
 mod stats;
 mod ufuncs;
+mod windows;
 
 pub use crate::lax::PrintOptions;
+pub use arith::{
+    append, around, array_equiv, cross, divmod, float_power, geomspace, gradient, kron, matvec,
+    modf, resize, rollaxis, unstack, unwrap, vecdot, vecmat,
+};
+pub use bits::{packbits, unpackbits, BitOrder};
 pub use creation::{
     arange, arange_with, array, asarray, astype, copy, empty, empty_like, eye, full, full_like,
     identity, linspace, linspace_with, ndim, ones, ones_like, shape, size, zeros, zeros_like,
@@ -33,15 +43,13 @@ pub use creation::{
 pub use duck::{duck_as, duckarray, DuckArray, IntoDuckArray};
 pub use einsum::{einsum, einsum_path, einsum_with, EinsumOptimize, EinsumPath, EinsumStep};
 pub use floats::{frexp, ldexp, nextafter, spacing};
+pub use functional::{
+    apply_along_axis, apply_over_axes, frombuffer, fromfile, fromfunction, fromiter, vectorize,
+};
 pub use grids::{
-    append, apply_along_axis, apply_over_axes, around, array_equiv, bartlett, blackman, convolve,
-    correlate, cross, diag, diag_indices, diag_indices_from, diagflat, divmod, fill_diagonal,
-    flatnonzero, float_power, frombuffer, fromfile, fromfunction, fromiter, geomspace, gradient,
-    hamming, hanning, i0, indices, ix_, kaiser, kron, mask_indices, matvec, meshgrid, modf,
-    packbits, poly, polyadd, polyder, polydiv, polyint, polymul, polysub, polyval, resize,
-    rollaxis, tril_indices, tril_indices_from, triu_indices, triu_indices_from, unpackbits,
-    unravel_index, unstack, unwrap, vander, vecdot, vecmat, vectorize, BitOrder, ConvMode,
-    Indexing,
+    diag, diag_indices, diag_indices_from, diagflat, fill_diagonal, flatnonzero, indices, ix_,
+    mask_indices, meshgrid, tril_indices, tril_indices_from, triu_indices, triu_indices_from,
+    unravel_index, Indexing,
 };
 pub use indexing::{
     compress, extract, take, take_along_axis, take_along_axis_with, take_with, At, AtIndex,
@@ -56,6 +64,10 @@ pub use kinds::{
     Casting, DTypeClass, Kind,
 };
 pub use linalg::{diagonal, dot, inner, matmul, outer, tensordot, trace, vdot};
+pub use polynomials::{
+    convolve, correlate, poly, polyadd, polyder, polydiv, polyint, polymul, polysub, polyval,
+    vander, ConvMode,
+};
 pub use reductions::{
     all, allclose, amax, amin, any, argmax, argmin, argsort, argsort_with, array_equal,
     count_nonzero, cumprod, cumsum, cumulative_prod, cumulative_sum, logsumexp, max, mean, median,
@@ -92,6 +104,7 @@ pub use ufuncs::{
     r#mod, r#where, rad2deg, radians, reciprocal, remainder, right_shift, rint, round, sign,
     signbit, sin, sinc, sinh, sqrt, square, subtract, tan, tanh, true_divide, trunc,
 };
+pub use windows::{bartlett, blackman, hamming, hanning, i0, kaiser};
 
 pub use crate::dtype::{promote_types, result_type, DType};
 pub use crate::interop::npy::{load, load_npz, save, savez};
