@@ -173,13 +173,16 @@ fn prepend(x: usize, v: &[usize]) -> Vec<usize> {
 }
 
 /// The batching rule: `prim` applied to operands of which those marked are batched along
-/// dimension 0 (size `b`); every output is batched along dimension 0.
+/// dimension 0 (size `b`; the interpreter moves every batched operand's batch dimension
+/// there first), giving each output with its batch dimension, or `None` for an output that
+/// is the same for every example (a loop's unbatched carry, a constant). The rules of the
+/// table's primitives give every output batched along dimension 0.
 pub(crate) fn batch_rule(
     prim: &Primitive,
     args: &[(&Array, bool)],
     b: usize,
-) -> Result<Vec<Array>> {
-    match prim {
+) -> Result<Vec<(Array, Option<usize>)>> {
+    let outs = match prim {
         Primitive::CustomJvpCall { call } | Primitive::CustomVjpCall { call } => batch_call(
             call,
             matches!(prim, Primitive::CustomJvpCall { .. }),
@@ -195,7 +198,8 @@ pub(crate) fn batch_rule(
             None,
         ),
         _ => Ok(vec![batch_single(prim, args, b)?]),
-    }
+    }?;
+    Ok(outs.into_iter().map(|a| (a, Some(0))).collect())
 }
 
 /// [`batch_rule`] of a single-output primitive.
@@ -586,6 +590,14 @@ fn vmap_call<T: PyTree, U: PyTree>(
     tree_unflatten(&t.out_def, outs)
 }
 
+/// A rule's output as the interpreter keeps values: batched along dimension 0, or not.
+fn batch_first(a: Array, dim: Option<usize>) -> Result<(Array, bool)> {
+    match dim {
+        None => Ok((a, false)),
+        Some(d) => Ok((move_axis(&a, d, 0)?, true)),
+    }
+}
+
 /// Evaluates `graph` with batched inputs (batch dimension first), binding unbatched
 /// equations as they are and batched ones through their batching rule.
 fn eval_batched(
@@ -613,15 +625,20 @@ fn eval_batched(
                     .ok_or_else(|| missing(i))
             })
             .collect::<Result<Vec<(&Array, bool)>>>()?;
-        let batched = args.iter().any(|&(_, bt)| bt);
-        let outs = if batched {
+        let outs: Vec<(Array, bool)> = if args.iter().any(|&(_, bt)| bt) {
             batch_rule(&e.prim, &args, b)?
+                .into_iter()
+                .map(|(a, dim)| batch_first(a, dim))
+                .collect::<Result<_>>()?
         } else {
             let refs: Vec<&Array> = args.iter().map(|&(a, _)| a).collect();
             lax::bind_all(e.prim.clone(), &refs, Some(device))?
+                .into_iter()
+                .map(|a| (a, false))
+                .collect()
         };
         for (&o, a) in e.outs.iter().zip(outs) {
-            env[o] = Some((a, batched));
+            env[o] = Some(a);
         }
     }
     graph
@@ -739,6 +756,17 @@ mod tests {
                     let got = batch_rule(&prim, &pairs, b)
                         .unwrap_or_else(|e| panic!("{prim:?} on {dtype} {mask:?}: {e}"));
                     assert_eq!(got.len(), per_example[0].len(), "{prim:?} outputs");
+                    let got: Vec<Array> = got
+                        .into_iter()
+                        .map(|(a, dim)| {
+                            let (a, batched) = batch_first(a, dim).unwrap();
+                            if batched {
+                                a
+                            } else {
+                                lift(&a, false, b).unwrap()
+                            }
+                        })
+                        .collect();
                     for (k, got) in got.iter().enumerate() {
                         let want = stack(
                             &per_example
