@@ -4,7 +4,8 @@
 //! `every_first_array_function_is_a_method` reads the sources: it takes the names from
 //! the `pub use` lists of `src/numpy/mod.rs`, parses each function's signature (macro
 //! generated ones through their macro) to see whether its first parameter is an array,
-//! and fails with the list of those that have no `pub fn NAME(&self` method.
+//! and fails with the list of those that have no method: a `pub fn NAME(&self` written out,
+//! or an entry of an `array_methods!` table in `src/numpy/methods.rs`.
 //! `methods_equal_functions` calls a sample of the methods and compares bit for bit.
 
 use std::path::{Path, PathBuf};
@@ -134,8 +135,25 @@ fn method_bodies<'a>(src: &'a str, name: &str) -> Vec<&'a str> {
         .collect()
 }
 
+/// The methods the `array_methods!` tables declare: after each table's docs and `;`, one
+/// line `name(first, args...) -> Output;` (the macro makes each call `np::name(self, ..)`).
+fn table_methods(src: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    for block in src.split("array_methods! {").skip(1) {
+        let block = &block[..block.find("\n}").expect("a table ends with `}`")];
+        let entries = &block[block.find("\n    ;\n").expect("docs, then `;`") + 7..];
+        for line in entries.lines().map(str::trim).filter(|l| !l.is_empty()) {
+            let open = line
+                .find('(')
+                .expect("an entry is `name(first, ...) -> T;`");
+            out.push(line[..open].to_string());
+        }
+    }
+    out
+}
+
 fn defines_method(src: &str, name: &str) -> bool {
-    !method_bodies(src, name).is_empty()
+    !method_bodies(src, name).is_empty() || table_methods(src).iter().any(|n| n == name)
 }
 
 #[test]
@@ -172,10 +190,14 @@ fn every_first_array_function_is_a_method() {
             [] => missing.push(name.clone()),
             ["src/numpy/methods.rs"] if !collision => {
                 // The method calls the function with itself as an argument (first, except
-                // where NumPy's method puts the data first: `a.compress(condition)`).
+                // where NumPy's method puts the data first: `a.compress(condition)`); the
+                // tables' methods do by construction.
                 let call = format!("np::{name}(");
                 let bodies = method_bodies(methods_rs, name);
-                let body = bodies[0].split("\n    }").next().unwrap_or("");
+                let Some(body) = bodies.first() else {
+                    continue;
+                };
+                let body = body.split("\n    }").next().unwrap_or("");
                 assert!(
                     body.contains(&format!("{call}self")) || body.contains(", self,"),
                     "`{name}` does not call `{call}` with self"
@@ -202,8 +224,19 @@ fn every_first_array_function_is_a_method() {
         );
     }
     // No method without its function: every method in methods.rs is an exported one.
-    for part in methods_rs.split("pub fn ").skip(1) {
-        let name = &part[..part.find('(').expect("a parameter list")];
+    let written = methods_rs
+        .split("pub fn ")
+        .skip(1)
+        .map(|part| part[..part.find('(').expect("a parameter list")].to_string())
+        .filter(|name| name != "$name");
+    let tables = table_methods(methods_rs);
+    assert!(
+        tables.len() > 200,
+        "only {} table methods parsed",
+        tables.len()
+    );
+    for name in written.chain(tables) {
+        let name = name.as_str();
         assert!(
             first_array.iter().any(|n| n == name),
             "`{name}` is no first-array function"
