@@ -11,6 +11,7 @@ mod bits;
 mod creation;
 mod duck;
 mod einsum;
+mod einsum_paths;
 mod floats;
 mod functional;
 mod grids;
@@ -41,7 +42,8 @@ pub use creation::{
     ArangeSpec,
 };
 pub use duck::{duck_as, duckarray, DuckArray, IntoDuckArray};
-pub use einsum::{einsum, einsum_path, einsum_with, EinsumOptimize, EinsumPath, EinsumStep};
+pub use einsum::{einsum, einsum_path, einsum_with, EinsumPath, EinsumStep};
+pub use einsum_paths::EinsumOptimize;
 pub use floats::{frexp, ldexp, nextafter, spacing};
 pub use functional::{
     apply_along_axis, apply_over_axes, frombuffer, fromfile, fromfunction, fromiter, vectorize,
