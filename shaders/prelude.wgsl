@@ -1017,6 +1017,11 @@ fn pow_f32(x: f32, y: f32) -> f32 {
     if (x < 0.0 && !is_int_f32(y)) {
         return f32_nan();
     }
+    // (-1)^y for an integer y (every float past 2^24 is an even one): the general path
+    // would split a y past 2^126 into halves that overflow.
+    if (ax == 1.0) {
+        return select(1.0, -1.0, odd);
+    }
     // Squares, cubes, fourth powers and square roots by multiplication and sqrt: correctly
     // rounded for squares and roots, within 1.5 ulp otherwise, where exp2(y * log2(x)) in
     // float32 is several ulp off (15 on NVIDIA, whose compiler fuses its steps).
@@ -1145,12 +1150,15 @@ fn gcd_i32(a: i32, b: i32) -> i32 {
     return bitcast<i32>(gcd_u32(abs_bits_i32(a), abs_bits_i32(b)));
 }
 
+// JAX's lcm: |a| * (|b| / gcd), the product wrapping (lcm(2^31 - 1, 32) is -32).
 fn lcm_i32(a: i32, b: i32) -> i32 {
-    let g = gcd_i32(a, b);
+    let x = abs(a);
+    let y = abs(b);
+    let g = gcd_i32(x, y);
     if (g == 0) {
         return 0;
     }
-    return abs(a * (b / g));
+    return x * (y / g);
 }
 
 fn lcm_u32(a: u32, b: u32) -> u32 {

@@ -1229,3 +1229,80 @@ fn transcendentals_full_sweep() {
         check_binary_transcendentals(1 << 22, 200 + seed);
     }
 }
+
+/// Powers of -1 and ±1 by huge and infinite exponents, and lcm's wrapping product, as JAX
+/// 0.10.2 gives them (`jnp.power(jnp.float32(-1), jnp.float32(-3e38))` is 1: every float
+/// past 2^24 is an even integer; `jnp.lcm(jnp.int32(2**31 - 1), 32)` is -32: JAX computes
+/// |a| * (|b| // gcd) and the product wraps), eagerly and under jit.
+#[test]
+fn power_of_minus_one_and_lcm_wrap_as_jax() {
+    use olympus::jit;
+    let pow_cases: [(f32, f32, f32); 10] = [
+        (-1.0, -3e38, 1.0),
+        (-1.0, 3e38, 1.0),
+        (1.0, 3e38, 1.0),
+        (-2.0, 16777216.0, f32::INFINITY),
+        (-1.0, 16777217.0, 1.0),
+        (-1.0, 8388609.0, -1.0),
+        (-1.0, f32::INFINITY, 1.0),
+        (-0.5, f32::NEG_INFINITY, f32::INFINITY),
+        (-2.0, f32::INFINITY, f32::INFINITY),
+        (-1.0, -7.0, -1.0),
+    ];
+    let (xs, ys): (Vec<f32>, Vec<f32>) = pow_cases.iter().map(|&(x, y, _)| (x, y)).unzip();
+    let want: Vec<f32> = pow_cases.iter().map(|c| c.2).collect();
+    let (x, y) = (
+        Array::from_slice(&xs, &[xs.len()]).unwrap(),
+        Array::from_slice(&ys, &[ys.len()]).unwrap(),
+    );
+    let eager = np::power(&x, &y).unwrap().to_vec::<f32>().unwrap();
+    let f = jit(|(a, b): (Array, Array)| np::power(&a, &b));
+    let jitted = f
+        .call((x.clone(), y.clone()))
+        .unwrap()
+        .to_vec::<f32>()
+        .unwrap();
+    assert_eq!(eager, want, "eager power");
+    assert_eq!(jitted, want, "jitted power");
+    // The narrow floats compute in float32 and round once: 2049 and 257 round to even
+    // integers in float16 and bfloat16.
+    for (d, y, w) in [
+        (DType::Float16, -65504.0, 1.0),
+        (DType::Float16, 2049.0, 1.0),
+        (DType::BFloat16, -3e38, 1.0),
+        (DType::BFloat16, 257.0, 1.0),
+        (DType::BFloat16, 255.0, -1.0),
+    ] {
+        let b = Array::from_slice(&[-1.0f32], &[1])
+            .unwrap()
+            .astype(d)
+            .unwrap();
+        let e = Array::from_slice(&[y], &[1]).unwrap().astype(d).unwrap();
+        let got = np::power(&b, &e).unwrap().astype(DType::Float32).unwrap();
+        assert_eq!(got.to_vec::<f32>().unwrap(), [w], "(-1)^{y} in {d}");
+    }
+    // lcm: int32, uint32 and the narrow integers, with JAX's values.
+    let lcm = |a: Array, b: Array| np::lcm(&a, &b).unwrap();
+    let i32s = |v: &[i32]| Array::from_slice(v, &[v.len()]).unwrap();
+    assert_eq!(
+        lcm(
+            i32s(&[2147483647, 65536, -4, -6, 0]),
+            i32s(&[32, 65537, -6, 4, 5])
+        )
+        .to_vec::<i32>()
+        .unwrap(),
+        [-32, 65536, 12, 12, 0]
+    );
+    let u = Array::from_slice(&[4294967295u32], &[1]).unwrap();
+    let two = Array::from_slice(&[2u32], &[1]).unwrap();
+    assert_eq!(lcm(u, two).to_vec::<u32>().unwrap(), [4294967294]);
+    let i8s = Array::from_slice(&[100i8], &[1]).unwrap();
+    let three = Array::from_slice(&[3i8], &[1]).unwrap();
+    assert_eq!(lcm(i8s, three).to_vec::<i8>().unwrap(), [44]);
+    let i16s = Array::from_slice(&[-300i16], &[1]).unwrap();
+    let seven = Array::from_slice(&[7i16], &[1]).unwrap();
+    assert_eq!(lcm(i16s, seven).to_vec::<i16>().unwrap(), [2100]);
+    let g = jit(|(a, b): (Array, Array)| np::lcm(&a, &b));
+    let got = g.call((i32s(&[2147483647]), i32s(&[32]))).unwrap();
+    assert_eq!(got.to_vec::<i32>().unwrap(), [-32]);
+}
