@@ -78,6 +78,7 @@ impl Array {
     /// # Ok::<(), olympus::Error>(())
     /// ```
     pub fn to_ndarray<T: Element>(&self) -> Result<ArrayD<T>> {
+        self.check_read::<T>("to_ndarray")?;
         let values = self.to_vec::<T>()?;
         shaped("to_ndarray", self.shape(), values)
     }
@@ -88,8 +89,12 @@ impl Array {
         &self,
     ) -> impl std::future::Future<Output = Result<ArrayD<T>>> + Send + 'static {
         let shape = self.shape().to_vec();
+        let checked = self.check_read::<T>("to_ndarray_async");
         let values = self.to_vec_async::<T>();
-        async move { shaped("to_ndarray_async", &shape, values.await?) }
+        async move {
+            checked?;
+            shaped("to_ndarray_async", &shape, values.await?)
+        }
     }
 }
 

@@ -52,7 +52,7 @@ impl Array {
 
     /// A read as `T` of an array whose dtype is not `T`'s: an error saying what to do,
     /// `to_vec::<f32> of an int32 array: read it as to_vec::<i32>, or ...`.
-    fn check_read<T: Element>(&self, func: &str) -> Result<()> {
+    pub(crate) fn check_read<T: Element>(&self, func: &str) -> Result<()> {
         if T::DTYPE != self.dtype() {
             let article = if self.dtype().name().starts_with('i') {
                 "an"
@@ -66,7 +66,10 @@ impl Array {
                     self.dtype()
                 ),
                 reason: format!(
-                    "read it as {func}::<{}>, or convert it first with astype(DType::{:?})",
+                    "{} reads {} arrays; read it as {func}::<{}>, or convert it first with \
+                     astype(DType::{:?})",
+                    rust_type(T::DTYPE),
+                    T::DTYPE,
                     rust_type(self.dtype()),
                     T::DTYPE
                 ),

@@ -250,13 +250,15 @@ fn reading_back() {
     // The message says what was asked and what to do instead (#47).
     assert_eq!(
         x.to_vec::<f32>().unwrap_err().to_string(),
-        "to_vec::<f32> of an int32 array: read it as to_vec::<i32>, or convert it first with \
-         astype(DType::Float32)"
+        "to_vec::<f32> of an int32 array: f32 reads float32 arrays; read it as to_vec::<i32>, \
+         or convert it first with astype(DType::Float32)"
     );
     let u = np::array([1u32]).unwrap();
     let e = u.item::<f32>().unwrap_err().to_string();
     assert!(
-        e.starts_with("item::<f32> of a uint32 array: read it as item::<u32>"),
+        e.starts_with(
+            "item::<f32> of a uint32 array: f32 reads float32 arrays; read it as item::<u32>"
+        ),
         "{e}"
     );
     let e = x.item::<i32>().unwrap_err().to_string();
