@@ -426,14 +426,16 @@ fn batch_call(
                 let mut got =
                     batched_body(&one.graph, &one.consts, &xs, &all, b, &device)?.into_iter();
                 let mut out: Vec<Option<Array>> = vec![None; nc];
-                for (k, g) in gets.iter().enumerate() {
-                    out.push(match (g, got.next()) {
+                // The traced rule gave a cotangent only for the operands that get one (not
+                // the original call's captured arrays): take them in order.
+                for (k, &g) in gets.iter().enumerate() {
+                    let c = if g { got.next() } else { None };
+                    out.push(match c {
                         // A shared operand's cotangent sums over the examples.
-                        (true, Some(c)) if !flags[k] => {
+                        Some(c) if !flags[k] => {
                             Some(lax::reduce(crate::primitive::ReduceOp::Sum, &c, &[0])?)
                         }
-                        (true, c) => c,
-                        (false, _) => None,
+                        c => c,
                     });
                 }
                 Ok(out)

@@ -381,3 +381,27 @@ fn stop_gradient_and_logsumexp_gradients_match_jax() {
         }
     }
 }
+
+/// A custom_vjp function that captures an array, under grad(vmap): the batched backward
+/// rule hands each cotangent to its own operand (the captured array gets none).
+#[test]
+fn custom_vjp_capturing_an_array_under_grad_of_vmap() {
+    let scale = arr(&[2.0, 3.0, 4.0]);
+    let s2 = scale.clone();
+    let f = custom_vjp(
+        |x: Array| np::multiply(&x, &scale),
+        move |x: Array| -> Result<(Array, Array)> { Ok((np::multiply(&x, &s2)?, x)) },
+        // The rule's cotangent: g * 10 (not the function's g * scale), so the test sees it.
+        |_x: Array, g: Array| np::multiply(&g, 10.0),
+    )
+    .named("scaled");
+    let m = Array::from_slice(&[0.5f32, -1.0, 2.0, 1.5, 0.0, -0.25], &[2, 3]).unwrap();
+    let loss = |m: Array| np::sum(vmap(|x: Array| f.call(x), 0, 0)(m)?, None, false);
+    close(
+        &vals(&grad(loss)(m.clone()).unwrap()),
+        &[10.0; 6],
+        "grad(vmap)",
+    );
+    let per = vmap(grad(|x: Array| np::sum(f.call(x)?, None, false)), 0, 0)(m).unwrap();
+    close(&vals(&per), &[10.0; 6], "vmap(grad)");
+}
