@@ -69,6 +69,37 @@ pub(crate) fn closed(traced: Traced) -> (Graph, Vec<Array>, TreeDef) {
     (graph, consts, out_def)
 }
 
+/// A custom function traced for its argument: the argument's leaves and structure, the
+/// closed graph, the arrays it captured (the graph's first inputs) and the output structure.
+struct Function {
+    leaves: Vec<Array>,
+    def: TreeDef,
+    fun: Graph,
+    consts: Vec<Array>,
+    out_def: TreeDef,
+}
+
+/// Traces `f` at `args` into a closed graph (the shared start of both calls).
+fn trace_function<T: PyTree, U: PyTree>(
+    name: &Arc<str>,
+    f: &impl Fn(T) -> Result<U>,
+    args: T,
+) -> Result<Function> {
+    let (leaves, def) = tree_flatten(&args);
+    drop(args);
+    let device = leaves_device(name, &leaves)?;
+    let avals: Vec<Aval> = leaves.iter().map(|a| a.aval().clone()).collect();
+    let traced = trace_fn(name, &device, &def, &avals, f)?;
+    let (fun, consts, out_def) = closed(traced);
+    Ok(Function {
+        leaves,
+        def,
+        fun,
+        consts,
+        out_def,
+    })
+}
+
 /// Binds a call of `fun` (closed, `consts` its first inputs) with `rules` to `consts`
 /// and `leaves`.
 pub(crate) fn bind_call(
@@ -180,12 +211,13 @@ where
         if !is_tracing() {
             return (self.f)(args);
         }
-        let (leaves, def) = tree_flatten(&args);
-        drop(args);
-        let device = leaves_device(&self.name, &leaves)?;
-        let avals: Vec<Aval> = leaves.iter().map(|a| a.aval().clone()).collect();
-        let traced = trace_fn(&self.name, &device, &def, &avals, |x: T| (self.f)(x))?;
-        let (fun, consts, out_def) = closed(traced);
+        let Function {
+            leaves,
+            def,
+            fun,
+            consts,
+            out_def,
+        } = trace_function(&self.name, &self.f, args)?;
         let nc = consts.len();
         let (jvp, in_def, outs_def) = (self.jvp.clone(), def.clone(), out_def.clone());
         let rule: Arc<JvpFn> = Arc::new(move |ops: &[Array], ts: &[Array]| {
@@ -276,12 +308,13 @@ where
         if !is_tracing() {
             return (self.f)(args);
         }
-        let (leaves, def) = tree_flatten(&args);
-        drop(args);
-        let device = leaves_device(&self.name, &leaves)?;
-        let avals: Vec<Aval> = leaves.iter().map(|a| a.aval().clone()).collect();
-        let traced = trace_fn(&self.name, &device, &def, &avals, |x: T| (self.f)(x))?;
-        let (fun, consts, out_def) = closed(traced);
+        let Function {
+            leaves,
+            def,
+            fun,
+            consts,
+            out_def,
+        } = trace_function(&self.name, &self.f, args)?;
         let nc = consts.len();
         let (fwd, in_def, outs_def) = (self.fwd.clone(), def.clone(), out_def.clone());
         let fwd_flat: Arc<FwdFn> = Arc::new(move |ops: &[Array]| {
