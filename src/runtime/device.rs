@@ -113,9 +113,11 @@ pub struct DeviceOptions {
     pub f16: F16Mode,
     /// Kernels recorded before the queue is submitted without a sync point.
     pub batch_limit: usize,
-    /// At most this many bytes of freed buffers are kept for reuse. Below it the pool keeps
-    /// no more than live arrays hold (at least 64 MiB), and freed buffers past that go back
-    /// to the driver at the next submit; [`Device::trim`] gives back the rest.
+    /// At most this many bytes of freed buffers are kept for reuse (default: no cap of its
+    /// own). Below it the pool keeps no more than live arrays hold (at least 64 MiB), and
+    /// freed buffers past that go back to the driver as arrays are dropped;
+    /// [`Device::trim`] gives back the rest. An allocation that runs out of memory empties
+    /// the pool and is tried once more.
     pub pool_limit_bytes: u64,
     /// Lower the largest storage binding used (bytes); tests use it to exercise chunked
     /// bindings on small arrays. `None` uses the adapter's limit.
@@ -147,12 +149,15 @@ pub struct DeviceOptions {
     /// textures. The size that counts is the larger of the buffer and the
     /// kernel's elements times four bytes, since every thread loads its operands (a
     /// broadcast scalar as often as a full array). `Some(u64::MAX)` turns it off; tests use
-    /// `Some(0)`. A staged copy stays with its array while the array lives (up to 1 GiB
-    /// in all, the least recently read giving way), so later kernels reading the same
-    /// array skip the copy; it goes when the array's buffer is freed or handed to the
-    /// application ([`Array::wgpu_buffer`](crate::Array::wgpu_buffer)). Other textures are
-    /// pooled (up to 512 MiB); both count in [`MemoryStats::texture_bytes`]. float16 is read
-    /// as packed words. Buffers over 256 MiB are read in place.
+    /// `Some(0)`. A staged copy stays with its array while the array lives (the least
+    /// recently read giving way), so later kernels reading the same array skip the copy;
+    /// it goes when the array's buffer is freed or handed to the application
+    /// ([`Array::wgpu_buffer`](crate::Array::wgpu_buffer)). Other textures are pooled.
+    /// Staged copies keep up to 1 GiB and pooled textures 512 MiB, or each as many bytes
+    /// as live arrays hold where that is more (a working set past the cap would otherwise
+    /// be staged again, into a new texture, by every kernel), and both count in
+    /// [`MemoryStats::texture_bytes`]. float16 is read as packed words. Buffers larger than
+    /// the tallest texture (1 GiB where textures may have 16384 rows) are read in place.
     pub texture_input_bytes: Option<u64>,
 }
 
@@ -164,7 +169,7 @@ impl Default for DeviceOptions {
             profile: KernelProfile::Auto,
             f16: F16Mode::Auto,
             batch_limit: 256,
-            pool_limit_bytes: 1 << 30,
+            pool_limit_bytes: u64::MAX,
             max_binding_bytes: None,
             max_workgroups_per_dim: None,
             max_storage_buffers: None,

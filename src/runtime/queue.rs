@@ -115,8 +115,10 @@ pub(crate) enum Binding<'a> {
 }
 
 impl DeviceInner {
-    fn new_buffer(&self, kind: BufferKind, class: u64) -> Option<wgpu::Buffer> {
-        if let Some(b) = lock(&self.pool).take(kind, class) {
+    /// A buffer from the pool or the driver; `recorded`: see
+    /// [`Pool::take`](super::pool::Pool::take).
+    fn new_buffer(&self, kind: BufferKind, class: u64, recorded: bool) -> Option<wgpu::Buffer> {
+        if let Some(b) = lock(&self.pool).take(kind, class, recorded) {
             return Some(b);
         }
         let oom = self.device.push_error_scope(wgpu::ErrorFilter::OutOfMemory);
@@ -551,6 +553,8 @@ impl DeviceInner {
     /// earlier: the inputs of one dispatch need distinct textures).
     fn release_textures(&self, textures: impl IntoIterator<Item = wgpu::Texture>) {
         const ROW: u64 = TEXTURE_WIDTH * 16;
+        // As many bytes as the buffer pool keeps, so that a working set's textures stay.
+        let budget = lock(&self.pool).budget();
         let mut pool = lock(&self.textures);
         for texture in textures {
             let rows = texture.height();
@@ -558,7 +562,7 @@ impl DeviceInner {
             pool.free.push((rows, texture));
         }
         // Dropped, not destroyed: a recorded bind group may still read it.
-        while pool.bytes > TEXTURE_POOL_BYTES {
+        while pool.bytes > TEXTURE_POOL_BYTES.max(budget) {
             let (r, _) = pool.free.remove(0);
             pool.bytes -= u64::from(r) * ROW;
         }
@@ -577,9 +581,12 @@ impl DeviceInner {
         if groups == 0 {
             return Ok(());
         }
+        // Past one grid row, rows of equal length: `max` wide would leave up to a row of
+        // idle groups (65534 of 131070 at 2^16 groups, which halved the throughput of
+        // lavapipe at 256M float32 elements).
         let max = u64::from(self.max_groups);
-        let x = groups.min(max);
-        let y = groups.div_ceil(x);
+        let y = groups.div_ceil(max);
+        let x = groups.div_ceil(y);
         if y > max {
             return Err(Error::arg(
                 "dispatch",
@@ -605,7 +612,7 @@ impl DeviceInner {
         }
         if b.meta_buf.is_none() {
             let buf = self
-                .new_buffer(BufferKind::Meta, META_BUFFER)
+                .new_buffer(BufferKind::Meta, META_BUFFER, false)
                 .ok_or_else(|| Error::Device {
                     func: crate::error::api_name("dispatch"),
                     reason: "out of memory allocating kernel metadata".into(),
@@ -627,6 +634,7 @@ impl DeviceInner {
         };
         let mut textures = Vec::new();
         let mut views = Vec::with_capacity(bindings.len());
+        let staged_cap = STAGED_CACHE_BYTES.max(lock(&self.pool).stats.live_bytes);
         {
             let mut staged = lock(&self.staged);
             // A buffer bound as storage may be written: its staged copy is stale after.
@@ -667,7 +675,7 @@ impl DeviceInner {
                     source_bytes: *bytes,
                     used: clock,
                 };
-                if written().any(|w| w == *buffer) || entry.texture_bytes() > STAGED_CACHE_BYTES {
+                if written().any(|w| w == *buffer) || entry.texture_bytes() > staged_cap {
                     textures.push(entry.texture);
                     continue;
                 }
@@ -676,7 +684,7 @@ impl DeviceInner {
                     staged.bytes -= old.texture_bytes();
                     textures.push(old.texture);
                 }
-                while staged.bytes > STAGED_CACHE_BYTES {
+                while staged.bytes > staged_cap {
                     let oldest = staged
                         .map
                         .iter()
@@ -753,7 +761,9 @@ impl DeviceInner {
 impl Device {
     /// A buffer of at least `bytes` bytes from the pool or freshly allocated, with
     /// out-of-memory caught in an error scope (the pool is emptied and the allocation
-    /// retried once before giving up).
+    /// retried once before giving up). Only commands recorded from now on may write it
+    /// (a kernel's output, a copy's destination); [`Self::upload`] is for data written
+    /// from the host.
     pub(crate) fn alloc(
         &self,
         kind: BufferKind,
@@ -761,6 +771,20 @@ impl Device {
         func: &str,
         shape: &[usize],
         dtype: DType,
+    ) -> Result<Arc<Storage>> {
+        // Staging buffers are mapped: only storage is taken before its submit.
+        let recorded = kind == BufferKind::Storage;
+        self.alloc_for(kind, bytes, func, shape, dtype, recorded)
+    }
+
+    fn alloc_for(
+        &self,
+        kind: BufferKind,
+        bytes: u64,
+        func: &str,
+        shape: &[usize],
+        dtype: DType,
+        recorded: bool,
     ) -> Result<Arc<Storage>> {
         let d = &self.0;
         d.check_alive()?;
@@ -776,13 +800,13 @@ impl Device {
         // Within 25% of the largest buffer a size class may not fit where the request does:
         // such a buffer is made to measure.
         let class = size_class(bytes.next_multiple_of(4)).min(bytes.max(max / 4 * 4));
-        let buffer = match d.new_buffer(kind, class) {
+        let buffer = match d.new_buffer(kind, class, recorded) {
             Some(b) => b,
             None => {
                 d.synchronize(func)?;
                 lock(&d.pool).clear();
                 d.clear_textures();
-                d.new_buffer(kind, class)
+                d.new_buffer(kind, class, recorded)
                     .ok_or_else(|| oom("the device is out of memory".into()))?
             }
         };
@@ -855,7 +879,14 @@ impl Device {
         shape: &[usize],
         dtype: DType,
     ) -> Result<Arc<Storage>> {
-        let s = self.alloc(BufferKind::Storage, data.len() as u64, func, shape, dtype)?;
+        let s = self.alloc_for(
+            BufferKind::Storage,
+            data.len() as u64,
+            func,
+            shape,
+            dtype,
+            false,
+        )?;
         let whole = data.len() / 4 * 4;
         if whole > 0 {
             self.0.queue.write_buffer(s.buffer(), 0, &data[..whole]);
