@@ -617,7 +617,7 @@ mod tests {
 
     use super::*;
     use crate::codegen::tests::validate;
-    use crate::codegen::{windows_for, Target};
+    use crate::codegen::Target;
     use crate::dtype::DType;
     use crate::lax::{self};
     use crate::primitive::{BinaryOp, CompareOp, Literal, ReduceOp, ThreefryOutput, UnaryOp};
@@ -871,15 +871,10 @@ mod tests {
                                         lax::Operand::new(l, t, buffer_bytes(l, t), &target)
                                     })
                                     .collect();
-                                let out_windows: Vec<u64> = outs
-                                    .iter()
-                                    .map(|&o| windows_for(lax::out_bytes(&exe.avals[o]), &target))
-                                    .collect();
                                 let g = lax::elementwise_kernel(
                                     program,
                                     &operands,
                                     &aval.shape,
-                                    &out_windows,
                                     &target,
                                 )
                                 .unwrap();

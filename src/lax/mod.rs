@@ -21,7 +21,7 @@ pub(crate) use eval::eval_all as eval_primitive;
 #[cfg(test)]
 pub(crate) use eval::input_maps;
 #[cfg(test)]
-pub(crate) use eval::{elementwise_kernel, out_bytes, Operand};
+pub(crate) use eval::{elementwise_kernel, Operand};
 pub(crate) use eval::{fused_reduce, run_cached as run_program_cached, KernelCache};
 // The primitive table sits below the kernel generator, which lowers it.
 pub(crate) use crate::primitive::EvalKind;

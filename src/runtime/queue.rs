@@ -98,6 +98,7 @@ impl Drop for Storage {
 }
 
 /// One binding of a dispatch.
+#[derive(Clone)]
 pub(crate) enum Binding<'a> {
     /// A byte range of a buffer, bound as a storage buffer.
     Buffer {

@@ -108,17 +108,16 @@ pub(crate) fn out_bytes(out: &Aval) -> u64 {
         .unwrap_or(u64::MAX)
 }
 
-/// The kernel [`run`] launches for `program` over `operands`, writing a contiguous output
-/// of `out_shape` bound as `out_windows` windows: source and this call's metadata.
+/// The kernel [`run`] launches for `program` over `operands`, writing contiguous outputs
+/// of `out_shape`: source and this call's metadata.
 pub(crate) fn elementwise_kernel(
     program: &Program,
     operands: &[Operand<'_>],
     out_shape: &[usize],
-    out_windows: &[u64],
     target: &Target,
 ) -> Result<codegen::Generated> {
     with_inputs(program, operands, out_shape, |descs| {
-        codegen::elementwise(program, descs, out_shape, out_windows, target)
+        codegen::elementwise(program, descs, out_shape, target)
     })
 }
 

@@ -13,7 +13,7 @@ mod windows;
 
 pub(crate) use cache::KernelCache;
 #[cfg(test)]
-pub(crate) use cache::{elementwise_kernel, input_maps, out_bytes};
+pub(crate) use cache::{elementwise_kernel, input_maps};
 pub(crate) use program::{run, run_cached};
 pub(crate) use reduce::fused_reduce;
 #[cfg(test)]

@@ -60,13 +60,11 @@ pub(super) fn run_program(
         })
         .collect::<Result<Vec<_>>>()?;
     if n > 0 {
-        let inner = &dev.0;
         let mut target = target(dev);
         target.written_out = target.vectors > 1 && n >= codegen::CPU_VECTORS_FROM;
         let (stores, operands) = operands_of(dev, inputs, n, &target)?;
-        let out_windows = written_windows(&storages, outs, &target);
-        let total: u64 =
-            out_windows.iter().sum::<u64>() + operands.iter().map(|o| o.windows).sum::<u64>();
+        let out_windows = vec![1; outs.len()];
+        let total: u64 = outs.len() as u64 + operands.iter().map(|o| o.windows).sum::<u64>();
         let bytes = out_bytes(&outs[0]);
         // Past the device's bindings: the parts of the buffers views read, else slabs
         // along the leading axis, else boxes of the output.
@@ -79,35 +77,70 @@ pub(super) fn run_program(
         }
         check_bindings(dev, program_name(program), total, bytes, &outs[0])?;
         let (kernel, meta) = cached_kernel(dev, cache, &operands, shape, &out_windows, || {
-            elementwise_kernel(program, &operands, shape, &out_windows, &target)
+            elementwise_kernel(program, &operands, shape, &target)
         })?;
         let buffers = stores
             .iter()
             .copied()
-            .zip(operands.iter().map(|o| o.windows))
-            .chain(storages.iter().zip(out_windows.iter().copied()));
+            .zip(operands.iter().map(|o| o.windows));
         let bindings = bind_windows(buffers, target.window_bytes);
-        let groups = n
-            .div_ceil(codegen::PER_THREAD * target.vectors)
-            .div_ceil(codegen::WORKGROUP);
         check_metadata(program_name(program), &meta, inputs, shape)?;
-        inner.dispatch(&kernel, &bindings, &meta, groups)?;
+        let outputs: Vec<_> = storages
+            .iter()
+            .zip(outs)
+            .map(|(st, o)| (st, 0, o))
+            .collect();
+        dispatch_spans(dev, &kernel, &meta, bindings, &outputs, n, &target)?;
     }
     Ok(finish(dev, storages, outs))
 }
 
-/// The windows each output buffer is bound as: those its elements fill (a pooled buffer
-/// may be larger).
-pub(super) fn written_windows(
-    storages: &[Arc<crate::runtime::Storage>],
-    outs: &[Aval],
+/// Dispatches an elementwise kernel over `n` output elements with its operands'
+/// `bindings`, each output (its buffer, the byte offset it starts at, its aval) bound as
+/// one binding: one dispatch per part of the output that fits a window of every output,
+/// its span in the metadata ([`codegen::ELEMENTWISE_SPAN`]).
+pub(super) fn dispatch_spans(
+    dev: &Device,
+    kernel: &crate::runtime::Kernel,
+    meta: &[u32],
+    bindings: Vec<crate::runtime::Binding<'_>>,
+    outputs: &[(&Arc<crate::runtime::Storage>, u64, &Aval)],
+    n: u64,
     t: &Target,
-) -> Vec<u64> {
-    storages
+) -> Result<()> {
+    if n == 0 {
+        return Ok(());
+    }
+    // Bytes of one vector index of each output (four elements).
+    let unit = |o: &Aval| codegen::PER_THREAD * o.dtype.storage_bytes() as u64;
+    let per = outputs
         .iter()
-        .zip(outs)
-        .map(|(st, o)| codegen::windows_for(out_bytes(o).min(st.bytes), t))
-        .collect()
+        .map(|(_, _, o)| t.window_bytes / unit(o))
+        .min()
+        .unwrap_or(u64::MAX)
+        .max(t.vectors);
+    let last = (n - 1) / codegen::PER_THREAD;
+    let mut meta = meta.to_vec();
+    let mut first = 0;
+    while first <= last {
+        let end = last.min(first + per - 1);
+        let mut all = bindings.clone();
+        for (st, base, o) in outputs {
+            let offset = base + first * unit(o);
+            all.push(crate::runtime::Binding::Buffer {
+                buffer: st.buffer(),
+                offset,
+                size: (st.bytes - offset).min((end - first + 1) * unit(o)),
+            });
+        }
+        (meta[0], meta[1]) = (first as u32, end as u32);
+        let groups = (end - first + 1)
+            .div_ceil(t.vectors)
+            .div_ceil(codegen::WORKGROUP);
+        dev.0.dispatch(kernel, &all, &meta, groups)?;
+        first = end + 1;
+    }
+    Ok(())
 }
 
 /// The arrays of a kernel's contiguous outputs.
@@ -162,7 +195,7 @@ pub(super) fn run_in_slabs(
         .iter()
         .map(|a| a.storage())
         .collect::<Result<Vec<_>>>()?;
-    let slab = |r0: u64, r1: u64| -> (Vec<usize>, Vec<Rebased>, Vec<(u64, u64)>) {
+    let slab = |r0: u64, r1: u64| -> (Vec<usize>, Vec<Rebased>, Vec<u64>) {
         let mut sub = shape.clone();
         sub[0] = (r1 - r0) as usize;
         let ins = inputs
@@ -178,25 +211,15 @@ pub(super) fn run_in_slabs(
                 Rebased::new(dev, layout, a.dtype(), st.bytes, &t)
             })
             .collect();
-        let outs = storages
+        // Each output from the slab's first element on, one binding (see `dispatch_spans`).
+        let bases = outs
             .iter()
-            .zip(outs)
-            .map(|(st, o)| {
-                let eb = o.dtype.storage_bytes() as u64;
-                let base = r0 * row * eb;
-                // The last slab writes up to the whole vector the output ends in.
-                let end = if r1 == rows {
-                    out_bytes(o).min(st.bytes)
-                } else {
-                    r1 * row * eb
-                };
-                (base, codegen::windows_for(end - base, &t))
-            })
+            .map(|o| r0 * row * o.dtype.storage_bytes() as u64)
             .collect();
-        (sub, ins, outs)
+        (sub, ins, bases)
     };
-    let windows = |(_, ins, outs): &(Vec<usize>, Vec<Rebased>, Vec<(u64, u64)>)| {
-        ins.iter().map(|r| r.windows).sum::<u64>() + outs.iter().map(|o| o.1).sum::<u64>()
+    let windows = |(_, ins, _): &(Vec<usize>, Vec<Rebased>, Vec<u64>)| {
+        ins.iter().map(|r| r.windows).sum::<u64>() + outs.len() as u64
     };
     let mut per = rows;
     while per > 0 && windows(&slab(0, per)) > max_bindings(dev) {
@@ -227,26 +250,21 @@ pub(super) fn run_in_slabs(
             .iter()
             .copied()
             .zip(ins)
-            .map(|(st, r)| (st, r.windows, r.base))
-            .chain(storages.iter().zip(outs_at).map(|(st, o)| (st, o.1, o.0)));
-        let out_windows: Vec<u64> = outs_at.iter().map(|o| o.1).collect();
-        dispatch_program(
-            dev,
-            &program,
-            inputs,
-            &operands,
-            buffers,
-            &out_windows,
-            sub,
-            &t,
-        )?;
+            .map(|(st, r)| (st, r.windows, r.base));
+        let outputs: Vec<_> = storages
+            .iter()
+            .zip(outs_at)
+            .zip(outs)
+            .map(|((st, &base), o)| (st, base, o))
+            .collect();
+        dispatch_program(dev, &program, inputs, &operands, buffers, &outputs, sub, &t)?;
     }
     Ok(true)
 }
 
 /// Generates `program`'s kernel over `operands` and an output of `shape` and dispatches it
-/// with `buffers` bound (each buffer, its windows and the byte offset they start at: the
-/// operands', then the outputs' in `out_windows` windows).
+/// with the operands' `buffers` bound (each buffer, its windows and the byte offset they
+/// start at) and `outputs` (as [`dispatch_spans`] takes them).
 #[allow(clippy::too_many_arguments)]
 pub(super) fn dispatch_program<'a>(
     dev: &Device,
@@ -254,18 +272,16 @@ pub(super) fn dispatch_program<'a>(
     inputs: &[&Array],
     operands: &[Operand<'_>],
     buffers: impl IntoIterator<Item = (&'a Arc<crate::runtime::Storage>, u64, u64)>,
-    out_windows: &[u64],
+    outputs: &[(&Arc<crate::runtime::Storage>, u64, &Aval)],
     shape: &[usize],
     t: &Target,
 ) -> Result<()> {
-    let g = elementwise_kernel(program, operands, shape, out_windows, t)?;
+    let g = elementwise_kernel(program, operands, shape, t)?;
     let kernel = dev.0.kernel(&g.body, || g.source())?;
     check_metadata(program_name(program), &g.meta, inputs, shape)?;
     let bindings = bind_windows_from(buffers, t.window_bytes);
-    let groups = (crate::shape::size_of(shape) as u64)
-        .div_ceil(codegen::PER_THREAD * t.vectors)
-        .div_ceil(codegen::WORKGROUP);
-    dev.0.dispatch(&kernel, &bindings, &g.meta, groups)
+    let n = crate::shape::size_of(shape) as u64;
+    dispatch_spans(dev, &kernel, &g.meta, bindings, outputs, n, t)
 }
 
 /// Runs `program` binding only the part of each operand's buffer its layout reads
@@ -297,8 +313,7 @@ pub(super) fn run_rebased(
         .zip(&rebased)
         .map(|(o, r)| r.as_ref().map_or_else(|| o.clone(), Rebased::operand))
         .collect();
-    let out_windows = written_windows(storages, outs, &t);
-    let total = out_windows.iter().sum::<u64>()
+    let total = outs.len() as u64
         + operands
             .iter()
             .map(|o| {
@@ -317,17 +332,14 @@ pub(super) fn run_rebased(
         .copied()
         .zip(&operands)
         .zip(&rebased)
-        .map(|((st, o), r)| (st, o.windows, r.as_ref().map_or(0, |r| r.base)))
-        .chain(storages.iter().zip(&out_windows).map(|(st, &w)| (st, w, 0)));
+        .map(|((st, o), r)| (st, o.windows, r.as_ref().map_or(0, |r| r.base)));
+    let outputs: Vec<_> = storages
+        .iter()
+        .zip(outs)
+        .map(|(st, o)| (st, 0, o))
+        .collect();
     dispatch_program(
-        dev,
-        program,
-        inputs,
-        &operands,
-        buffers,
-        &out_windows,
-        shape,
-        &t,
+        dev, program, inputs, &operands, buffers, &outputs, shape, &t,
     )?;
     Ok(true)
 }
