@@ -444,7 +444,13 @@ fn batch_call(
         }
     };
     let operands: Vec<&Array> = consts.iter().chain(&ops).collect();
-    bind_call(&call.name, graph, rules, jvp, &operands)
+    bind_call(
+        &call.name,
+        graph,
+        (rules, nc + call.captured),
+        jvp,
+        &operands,
+    )
 }
 
 /// Vectorises `f` over a batch axis (`jax.vmap`): `vmap(f, in_axes, out_axes)(xs)` equals

@@ -100,18 +100,19 @@ fn trace_function<T: PyTree, U: PyTree>(
     })
 }
 
-/// Binds a call of `fun` (closed, `consts` its first inputs) with `rules` to `consts`
-/// and `leaves`.
+/// Binds a call of `fun` (closed) with `rules` to `operands`, the first `captured` of
+/// them arrays the function captured.
 pub(crate) fn bind_call(
     name: &Arc<str>,
     fun: Graph,
-    rules: Rules,
+    (rules, captured): (Rules, usize),
     jvp: bool,
     operands: &[&Array],
 ) -> Result<Vec<Array>> {
     let call = CustomCall {
         name: name.clone(),
         fun: Arc::new(fun),
+        captured,
         rules: Arc::new(rules),
     };
     let prim = if jvp {
@@ -158,8 +159,9 @@ pub struct CustomJvp<T, U, F, J> {
 /// and `grad` differentiate `f` by the rule (reverse mode transposes it), where the
 /// function's own operations would give a wrong or unstable derivative; everything else
 /// (evaluation, `jit`, `vmap`) uses `f`. Tangents of integer arguments are zeros.
-/// Arrays `f` captures from its environment are constants: the rule gives no derivative
-/// with respect to them (pass them as arguments to differentiate them).
+/// Arrays `f` captures from its environment are constants; differentiating with respect
+/// to one (a value computed from what `grad` or `jvp` differentiates) is an error, as
+/// JAX's `UnexpectedTracerError`: pass it as an argument.
 ///
 /// ```
 /// use olympus::{custom_jvp, grad, numpy as np, Array, Result};
@@ -235,7 +237,7 @@ where
             Ok((ys, tys))
         });
         let operands: Vec<&Array> = consts.iter().chain(&leaves).collect();
-        let outs = bind_call(&self.name, fun, Rules::Jvp(rule), true, &operands)?;
+        let outs = bind_call(&self.name, fun, (Rules::Jvp(rule), nc), true, &operands)?;
         tree_unflatten(&out_def, outs)
     }
 }
@@ -254,7 +256,8 @@ pub struct CustomVjp<T, U, R, F, Fw, B> {
 /// and `vjp`, `fwd(x)` gives `(f(x), residuals)` and `bwd(residuals, cotangent of the
 /// output)` gives the cotangent of `x` (a value of `x`'s structure). Everything else
 /// (evaluation, `jit`, `vmap`) uses `f`. Forward mode (`jvp`) of such a function is an
-/// error, as in JAX. Arrays `f` captures are constants and get no cotangent.
+/// error, as in JAX. Arrays `f` captures are constants and get no cotangent;
+/// differentiating with respect to one is an error, as in JAX.
 ///
 /// ```
 /// use olympus::{custom_vjp, grad, numpy as np, Array, Result};
@@ -350,7 +353,7 @@ where
             bwd: bwd_flat,
         };
         let operands: Vec<&Array> = consts.iter().chain(&leaves).collect();
-        let outs = bind_call(&self.name, fun, rules, false, &operands)?;
+        let outs = bind_call(&self.name, fun, (rules, nc), false, &operands)?;
         tree_unflatten(&out_def, outs)
     }
 }

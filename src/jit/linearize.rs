@@ -49,6 +49,21 @@ pub(crate) fn vjp_of(
     }
 }
 
+/// A custom function differentiated with respect to an array it captured: an error, as
+/// JAX's `UnexpectedTracerError` (the rules take only the function's arguments, so the
+/// derivative would silently be zero).
+fn check_captured(call: &CustomCall, active: impl Fn(usize) -> bool) -> Result<()> {
+    if (0..call.captured).any(active) {
+        return Err(Error::arg(
+            &call.name,
+            "the custom function captured a value that is being differentiated; its rules \
+             take only its arguments, so pass the value as an argument (JAX raises \
+             UnexpectedTracerError)",
+        ));
+    }
+    Ok(())
+}
+
 /// A `custom_vjp` function under forward mode: an error, as in JAX.
 fn no_forward_mode(call: &CustomCall) -> Error {
     Error::arg(
@@ -171,6 +186,7 @@ pub(crate) fn jvp_graph(
         let ts: Vec<Option<Array>> = e.inputs.iter().map(|&i| tan[i].clone()).collect();
         if let (Primitive::CustomJvpCall { call }, true) = (&e.prim, ts.iter().any(Option::is_some))
         {
+            check_captured(call, |i| ts[i].is_some())?;
             // The rule gives the outputs too (JAX's custom_jvp uses its primal outputs).
             let (outs, touts) = custom_jvp(call, &ins, &ts)?;
             for ((&o, a), t) in e.outs.iter().zip(outs).zip(touts) {
@@ -238,9 +254,16 @@ impl Linearized {
                 .iter()
                 .map(|&i| env[i].as_ref().ok_or_else(|| missing(i)))
                 .collect::<Result<Vec<&Array>>>()?;
+            let live = e.inputs.iter().any(|&i| active[i]);
             let outs = match &e.prim {
+                // The rule's primal outputs are the outputs, as under jvp (and in JAX).
+                Primitive::CustomJvpCall { call } if live => {
+                    check_captured(call, |i| active[e.inputs[i]])?;
+                    custom_jvp(call, &ins, &vec![None; ins.len()])?.0
+                }
                 // A custom VJP runs its forward rule, keeping its residuals.
-                Primitive::CustomVjpCall { call } if e.inputs.iter().any(|&i| active[i]) => {
+                Primitive::CustomVjpCall { call } if live => {
+                    check_captured(call, |i| active[e.inputs[i]])?;
                     let Rules::Vjp { fwd, .. } = rules_of(call)? else {
                         return Err(Error::arg(&call.name, "a custom_vjp call without rules"));
                     };

@@ -59,6 +59,7 @@ fn custom_calls() -> [Primitive; 2] {
     let call = |rules: Rules| CustomCall {
         name: Arc::from("sin"),
         fun: fun.clone(),
+        captured: 0,
         rules: Arc::new(rules),
     };
     [

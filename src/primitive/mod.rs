@@ -838,6 +838,7 @@ impl CustomCall {
         CustomCall {
             name: std::sync::Arc::from("example"),
             fun: std::sync::Arc::new(g),
+            captured: 0,
             rules: std::sync::Arc::new(()),
         }
     }

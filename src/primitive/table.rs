@@ -31,6 +31,9 @@ pub struct CustomCall {
     pub(crate) name: Arc<str>,
     /// The function's graph, closed.
     pub(crate) fun: Arc<Graph>,
+    /// How many of the first operands are arrays the function captured (no argument of
+    /// the rules: differentiating with respect to one is an error, as in JAX).
+    pub(crate) captured: usize,
     /// The rules, for the transformations to read.
     pub(crate) rules: Arc<dyn Any + Send + Sync>,
 }

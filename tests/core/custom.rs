@@ -3,7 +3,8 @@
 //! either order; everything else evaluates the function; bad rules are clear errors.
 
 use olympus::{
-    custom_jvp, custom_vjp, grad, jit, jvp, lax, numpy as np, vjp, vmap, Array, Axes, DType, Result,
+    custom_jvp, custom_vjp, grad, jit, jvp, lax, numpy as np, value_and_grad, vjp, vmap, Array,
+    Axes, DType, Result,
 };
 
 fn arr(v: &[f32]) -> Array {
@@ -114,6 +115,101 @@ fn custom_jvp_primal_outputs_come_from_the_rule_under_jvp() {
     let (y, _) = jvp(|x: Array| f.call(x), arr(&[1.0]), arr(&[1.0])).unwrap();
     assert_eq!(vals(&y), [42.0]);
     assert_eq!(vals(&f.call(arr(&[0.0])).unwrap()), [0.0]);
+}
+
+/// JAX 0.10.2: `f = jax.custom_jvp(jnp.sin)` with `f.defjvp(lambda p, t: (jnp.sin(p[0]) +
+/// 100.0, jnp.cos(p[0]) * t[0]))`: `jax.vjp(f, 0.5)[0]`, `jax.value_and_grad(f)(0.5)` and
+/// its jit give 100.47942 (the rule's primal) and the derivative 0.87758255.
+#[test]
+fn custom_jvp_primal_outputs_come_from_the_rule_under_reverse_mode() {
+    let f = custom_jvp(
+        |x: Array| np::sin(&x),
+        |x: Array, t: Array| -> Result<(Array, Array)> {
+            Ok((
+                np::add(np::sin(&x)?, 100.0)?,
+                np::multiply(&t, np::cos(&x)?)?,
+            ))
+        },
+    );
+    let x = arr(&[0.5]);
+    let (y, back) = vjp(|x: Array| f.call(x), x.clone()).unwrap();
+    close(&vals(&y), &[100.47942], "vjp primal");
+    close(
+        &vals(&back.call(arr(&[1.0])).unwrap()),
+        &[0.87758255],
+        "vjp cotangent",
+    );
+    let summed = |x: Array| np::sum(f.call(x)?, None, false);
+    for (what, (v, g)) in [
+        ("value_and_grad", value_and_grad(summed)(x.clone()).unwrap()),
+        (
+            "jit(value_and_grad)",
+            jit(value_and_grad(summed)).call(x.clone()).unwrap(),
+        ),
+    ] {
+        close(&[v.item::<f32>().unwrap()], &[100.47942], what);
+        close(&vals(&g), &[0.87758255], what);
+    }
+    // Without derivatives the function itself runs.
+    close(&vals(&f.call(x).unwrap()), &[0.47942555], "f(x)");
+}
+
+/// JAX raises `UnexpectedTracerError` when a custom_jvp or custom_vjp function closes over
+/// a value being differentiated (the rules cannot see it): an error here too, never a
+/// silent zero. Capturing a constant stays fine.
+#[test]
+fn differentiating_through_a_captured_value_is_an_error() {
+    let through_jvp = |y: Array| -> Result<Array> {
+        let yr = y.clone();
+        let h = custom_jvp(
+            |x: Array| np::multiply(&x, &y),
+            move |x: Array, t: Array| -> Result<(Array, Array)> {
+                Ok((np::multiply(&x, &yr)?, np::multiply(&t, &yr)?))
+            },
+        )
+        .named("h_jvp");
+        np::sum(h.call(arr(&[2.0]))?, None, false)
+    };
+    let through_vjp = |y: Array| -> Result<Array> {
+        let (yf, yb) = (y.clone(), y.clone());
+        let h = custom_vjp(
+            |x: Array| np::multiply(&x, &y),
+            move |x: Array| -> Result<(Array, Array)> { Ok((np::multiply(&x, &yf)?, x)) },
+            move |_: Array, g: Array| np::multiply(&g, &yb),
+        )
+        .named("h_vjp");
+        np::sum(h.call(arr(&[2.0]))?, None, false)
+    };
+    for (name, err) in [
+        ("h_jvp", grad(through_jvp)(arr(&[3.0])).map(|_| ())),
+        (
+            "h_jvp",
+            jvp(through_jvp, arr(&[3.0]), arr(&[1.0])).map(|_| ()),
+        ),
+        ("h_vjp", grad(through_vjp)(arr(&[3.0])).map(|_| ())),
+    ] {
+        let err = err
+            .expect_err("a captured differentiated value")
+            .to_string();
+        assert!(
+            err.starts_with(name) && err.contains("captured") && err.contains("argument"),
+            "{err}"
+        );
+    }
+    // A captured constant: the derivative with respect to the argument only.
+    let y = arr(&[3.0]);
+    let g = grad(|x: Array| {
+        let yr = y.clone();
+        let h = custom_jvp(
+            |x: Array| np::multiply(&x, &y),
+            move |x: Array, t: Array| -> Result<(Array, Array)> {
+                Ok((np::multiply(&x, &yr)?, np::multiply(&t, &yr)?))
+            },
+        );
+        np::sum(h.call(x)?, None, false)
+    })(arr(&[2.0]))
+    .unwrap();
+    assert_eq!(vals(&g), [3.0]);
 }
 
 #[test]
