@@ -126,9 +126,12 @@ pub fn array_equiv(a1: impl ArrayLike, a2: impl ArrayLike) -> Result<Array> {
     super::all(super::equal(&a, &b)?, None, false)
 }
 
-/// `num` numbers spaced evenly on a log scale from `start` to `stop` (both non-zero and of
-/// one sign), endpoint included when `endpoint`; float32 unless `dtype` is given. The
-/// exponents are exact in f64 and each power is rounded once (JAX's differ by a few ulps).
+/// `num` numbers spaced evenly on a log scale from `start` to `stop`, endpoint included
+/// when `endpoint`; float32 unless `dtype` is given (integer dtypes truncate the float32
+/// values, as JAX converts them). JAX's formula, `sign(start) * 10 ** linspace(log10(start
+/// / sign), log10(stop / sign))`, in f64 with each value rounded once (JAX's float32
+/// values differ by a few ulps), so bounds that are zero or of opposite signs give NaN
+/// where JAX's do.
 ///
 /// ```
 /// use olympus::numpy as np;
@@ -147,21 +150,25 @@ pub fn geomspace(
     dtype: Option<DType>,
 ) -> Result<Array> {
     let func = "geomspace";
-    if start == 0.0
-        || stop == 0.0
-        || (start < 0.0) != (stop < 0.0)
-        || !start.is_finite()
-        || !stop.is_finite()
-    {
-        return Err(Error::arg(
-            func,
-            format!("start {start} and stop {stop} must be finite, non-zero and of one sign"),
-        ));
-    }
-    let sign = start.signum();
-    let (ls, le) = ((start * sign).log10(), (stop * sign).log10());
-    let r = super::multiply(super::logspace(ls, le, num, endpoint, 10.0)?, sign)?;
-    r.astype(dtype.unwrap_or(DType::Float32))
+    let dtype = dtype.unwrap_or(DType::Float32);
+    // JAX's `sign`: 0 for a zero start, whose every value is then NaN (0 / 0).
+    let sign = if start == 0.0 { 0.0 } else { start.signum() };
+    let (ls, le) = ((start / sign).log10(), (stop / sign).log10());
+    let div = if endpoint { num.saturating_sub(1) } else { num };
+    let exponent = |k: usize| {
+        if num == 1 {
+            ls
+        } else if endpoint && k == div {
+            le
+        } else {
+            let t = k as f64 / div as f64;
+            ls * (1.0 - t) + le * t
+        }
+    };
+    let device = crate::array::current_device()?;
+    let mut v = device.host_vec(num, func, &[num], dtype)?;
+    v.extend((0..num).map(|k| (sign * 10f64.powf(exponent(k))) as f32));
+    Array::from_slice_on(&device, &v, &[num])?.astype(dtype)
 }
 
 /// The cross product of 2- or 3-vectors along `axis` (the last by default) of `a` and `b`

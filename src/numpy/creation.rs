@@ -404,9 +404,10 @@ pub fn linspace_with(
     Array::from_slice_on(&device, &v, &[num])?.astype(dtype)
 }
 
-/// [`arange`] in `dtype`: the values of `spec` (in its own number type) converted, as
-/// JAX's `arange(..., dtype=)` gives them (`arange_with((-2.5, 2.0, 1.5), Int32)` is
-/// `[-2, -1, 0]`).
+/// [`arange`] in `dtype`, as JAX's `arange(..., dtype=)`: for an integer `dtype` the
+/// length comes from the bounds as given and the values are `start + i * step` with
+/// `start` and `step` converted first (`arange_with((0.5, 5.0, 1.5), Int32)` is
+/// `[0, 1, 2]`, and a step of 0.7 converts to 0); other dtypes convert `spec`'s values.
 ///
 /// ```
 /// use olympus::numpy::{self as np, DType};
@@ -415,7 +416,24 @@ pub fn linspace_with(
 /// # Ok::<(), olympus::Error>(())
 /// ```
 pub fn arange_with(spec: impl ArangeSpec, dtype: DType) -> Result<Array> {
-    arange(spec)?.astype(dtype)
+    let (start, stop, step, kind) = spec.bounds();
+    let finite = step != 0.0 && step.is_finite() && start.is_finite() && stop.is_finite();
+    if !dtype.is_integer() || kind.is_integer() || !finite {
+        return arange(Bounds(start, stop, step, kind))?.astype(dtype);
+    }
+    // The count from the float bounds, then integer arithmetic (converting truncates).
+    let n = ((stop - start) / step).ceil().max(0.0);
+    let i = arange(Bounds(0.0, n, 1.0, DType::Int32))?;
+    super::add(super::multiply(&i, step as i32)?, start as i32)?.astype(dtype)
+}
+
+/// Bounds already read from an [`ArangeSpec`].
+struct Bounds(f64, f64, f64, DType);
+
+impl ArangeSpec for Bounds {
+    fn bounds(self) -> (f64, f64, f64, DType) {
+        (self.0, self.1, self.2, self.3)
+    }
 }
 
 /// An `n × m` matrix (`m` defaults to `n`) with ones on diagonal `k` (0 the main one,

@@ -624,6 +624,14 @@ fn take_arrays(
         }
     };
     let n = x.shape()[axis];
+    if n == 0 && idx.size() > 0 {
+        // JAX's IndexError in every mode: there is no element to fill, clip or wrap to.
+        return Err(Error::shape(
+            func,
+            &[x.shape(), idx.shape()],
+            format!("cannot do a non-empty take from an empty axis ({axis})"),
+        ));
+    }
     let pre = &x.shape()[..axis];
     let post = &x.shape()[axis + 1..];
     let k = idx.ndim();

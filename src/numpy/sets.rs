@@ -521,6 +521,9 @@ pub fn setdiff1d(
 ) -> Result<Array> {
     overridable!("setdiff1d"; [one ar1, one ar2]; [assume_unique, size, fill_value]);
     let func = "setdiff1d";
+    // JAX keeps `ar1`'s dtype (its values are the answer); the comparison is promoted.
+    let ar1 = super::asarray(operand(func, 0, ar1)?)?;
+    let want = ar1.dtype();
     let (a, b) = flat_pair(func, ar1, ar2)?;
     let (a, first) = if assume_unique || size.is_none() {
         let a = distinct(&a, assume_unique)?;
@@ -535,7 +538,12 @@ pub fn setdiff1d(
         super::logical_not(in_sorted(&a, &super::sort(&b, None)?)?)?,
         first,
     )?;
-    compact(func, &a, &keep, size, Some(fill_value.unwrap_or(0.0)))
+    let out = compact(func, &a, &keep, size, Some(fill_value.unwrap_or(0.0)))?;
+    if out.dtype() == want {
+        Ok(out)
+    } else {
+        out.astype(want)
+    }
 }
 
 /// The sorted values in exactly one of the arrays (each made distinct first unless

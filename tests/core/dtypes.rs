@@ -1118,7 +1118,48 @@ fn jax_rule(
             Some(2),
             Some(-2.0),
         ),
+        "arange_int_half" => np::arange_with((0.5, 5.0, 1.5), DType::Int32),
+        "arange_int_frac_step" => np::arange_with((-2.5, 3.0, 0.7), DType::Int32),
+        "arange_int_neg_step" => np::arange_with((1.0, 0.0, -0.3), DType::Int32),
+        "arange_int_neg_start" => np::arange_with((-0.5, 3.0, 1.5), DType::Int32),
+        "arange_u8" => np::arange_with((0.5, 5.0, 1.5), DType::UInt8),
+        "arange_int_exact" => np::arange_with((1.0, 10.0, 3.0), DType::Int32),
+        "geomspace_i4" => np::geomspace(1.0, 1000.0, 4, true, Some(DType::Int32)),
+        "geomspace_i5" => np::geomspace(1.0, 1000.0, 5, true, Some(DType::Int32)),
+        "geomspace_i16" => np::geomspace(2.0, 3e4, 7, true, Some(DType::Int16)),
+        "geomspace_neg_i" => np::geomspace(-1.0, -100.0, 3, true, Some(DType::Int32)),
+        "geomspace_u8" => np::geomspace(1.0, 256.0, 9, true, Some(DType::UInt8)),
+        "geomspace_zero_start" => np::geomspace(0.0, 10.0, 3, true, None),
+        "geomspace_zero_stop" => np::geomspace(1.0, 0.0, 3, true, None),
+        "geomspace_signs" => np::geomspace(-1.0, 10.0, 3, true, None),
+        "geomspace_zeros" => np::geomspace(0.0, 0.0, 2, true, None),
+        "take_empty_axis" => np::take(
+            np::zeros(&[0, 3], DType::Float32).unwrap(),
+            ai(&[0]),
+            Some(0),
+        ),
+        "take_empty_flat" => np::take(np::zeros(&[0], DType::Float32).unwrap(), ai(&[1, 2]), None),
+        "take_empty_both" => np::take(
+            np::zeros(&[0, 3], DType::Float32).unwrap(),
+            ai(&[]),
+            Some(0),
+        ),
         _ if jitted => return None,
+        "setdiff1d_u8_i8" => np::setdiff1d(
+            np::array([1u8, 2, 3, 250]).unwrap(),
+            np::array([2i8, -3]).unwrap(),
+            false,
+            None,
+            None,
+        ),
+        "setdiff1d_i8_u8" => np::setdiff1d(
+            np::array([2i8, -3]).unwrap(),
+            np::array([1u8, 2, 3, 250]).unwrap(),
+            false,
+            None,
+            None,
+        ),
+        "setdiff1d_i_f" => np::setdiff1d(ai(&[1, 2, 3]), af(&[2.0]), false, None, None),
         "choose_raise" => np::choose(
             ai(&[0, 1, 1]),
             [ai(&[1, 2, 3]), ai(&[10, 20, 30])],
@@ -1262,5 +1303,5 @@ fn jax_rules_match() {
         checked += 1;
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
-    assert_eq!(checked, 471);
+    assert_eq!(checked, 492);
 }

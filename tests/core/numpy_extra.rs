@@ -462,7 +462,7 @@ fn bad_inputs_name_the_function() {
     );
     named(np::vander(&m, None, false), "vander");
     named(np::cross([1, 2, 3, 4], [1, 2, 3, 4], -1), "cross");
-    named(np::geomspace(0.0, 1.0, 3, true, None), "geomspace");
+    // (A zero bound is no error: JAX gives NaN, tests/data/jax_rules.txt.)
     named(np::polyint([1.0f32], 2, Some(&[1.0, 2.0, 3.0])), "polyint");
     named(
         np::mask_indices(3, |a, _| np::ravel(a), 0, None).map(|t| t.0),
