@@ -384,11 +384,26 @@ pub fn gradient(f: impl ArrayLike, spacing: &[f64], axis: Option<&[isize]>) -> R
 }
 
 /// `p` with jumps between neighbours along `axis` larger than `discont` (half the period by
-/// default) corrected by whole multiples of `period`, as JAX's `unwrap`.
-pub fn unwrap(p: impl ArrayLike, discont: Option<f64>, axis: isize, period: f64) -> Result<Array> {
-    overridable!("unwrap"; [one p]; [discont, axis, period]);
+/// default) corrected by whole multiples of `period` (JAX's default is `2 * pi`,
+/// [`std::f64::consts::TAU`]), as JAX's `unwrap`: `p` and `period` are promoted together,
+/// so an integer array with an integer period stays integer (half a period rounds down)
+/// and a float period makes the result float.
+///
+/// ```
+/// use olympus::numpy as np;
+/// let u = np::unwrap([0, 5, 11, 2], None, -1, 8)?;
+/// assert_eq!(u.to_vec::<i32>()?, vec![0, -3, -5, -6]);
+/// # Ok::<(), olympus::Error>(())
+/// ```
+pub fn unwrap(
+    p: impl ArrayLike,
+    discont: Option<f64>,
+    axis: isize,
+    period: impl ArrayLike,
+) -> Result<Array> {
+    overridable!("unwrap"; [one p, one period]; [discont, axis]);
     let func = "unwrap";
-    let p = super::asarray(operand(func, 0, p)?)?;
+    let (p, period) = super::promote_pair(func, p, period, false)?;
     let ax = normalize_axis(func, axis, p.ndim().max(1))?;
     if p.ndim() == 0 {
         return Err(Error::shape(func, &[p.shape()], "needs at least one axis"));
@@ -396,20 +411,27 @@ pub fn unwrap(p: impl ArrayLike, discont: Option<f64>, axis: isize, period: f64)
     if p.shape()[ax] == 0 {
         return Ok(p);
     }
-    // JAX promotes p with the (weak float) period: integers and bool become float32.
-    let p = if p.dtype().is_floating() {
-        p
+    let interval = if p.dtype().is_integer() {
+        super::floor_divide(&period, 2)?
     } else {
-        p.astype(DType::Float32)?
+        super::divide(&period, 2)?
     };
-    let interval = period / 2.0;
-    let discont = discont.unwrap_or(period / 2.0);
+    let discont = match discont {
+        Some(d) => super::asarray(d)?,
+        None => super::divide(&period, 2)?,
+    };
     let dd = super::diff(&p, 1, ax as isize, None, None)?;
-    let ddmod = super::subtract(super::r#mod(super::add(&dd, interval)?, period)?, interval)?;
-    let edge = super::logical_and(super::equal(&ddmod, -interval)?, super::greater(&dd, 0)?)?;
-    let ddmod = super::r#where(edge, interval, ddmod)?;
+    let ddmod = super::subtract(
+        super::r#mod(super::add(&dd, &interval)?, &period)?,
+        &interval,
+    )?;
+    let edge = super::logical_and(
+        super::equal(&ddmod, super::negative(&interval)?)?,
+        super::greater(&dd, 0)?,
+    )?;
+    let ddmod = super::r#where(edge, &interval, ddmod)?;
     let correct = super::r#where(
-        super::less(super::abs(&dd)?, discont)?,
+        super::less(super::abs(&dd)?, &discont)?,
         0,
         super::subtract(&ddmod, &dd)?,
     )?;

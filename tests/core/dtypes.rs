@@ -992,6 +992,12 @@ fn jax_rule(
             std::f64::consts::TAU,
         ),
         "unwrap_period" => np::unwrap(af(&[0.0, 5.0, 9.0, 13.0, 2.0]), None, -1, 8.0),
+        "unwrap_int_period" => np::unwrap(ai(&[0, 5, 11, 2]), None, -1, 8),
+        "unwrap_int_odd_period" => np::unwrap(ai(&[0, 5, 11, 2, 9]), None, -1, 7),
+        "unwrap_int_discont" => np::unwrap(ai(&[0, 5, 11, 2]), Some(3.0), -1, 8),
+        "unwrap_int_default" => np::unwrap(ai(&[0, 5, 11, 2]), None, -1, std::f64::consts::TAU),
+        "unwrap_int_float_period" => np::unwrap(ai(&[0, 5, 11, 2]), None, -1, 8.0),
+        "unwrap_bool_int_period" => np::unwrap(b, None, -1, 3),
         "unwrap_discont" => np::unwrap(
             af(&[0.0, 2.0, 5.0, 2.0]),
             Some(4.0),
@@ -1303,5 +1309,5 @@ fn jax_rules_match() {
         checked += 1;
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
-    assert_eq!(checked, 492);
+    assert_eq!(checked, 498);
 }
