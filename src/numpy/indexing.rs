@@ -758,6 +758,13 @@ fn take_along_axis_arrays(
     mode: IndexMode,
     fill_value: Option<f64>,
 ) -> Result<Array> {
+    // JAX converts uint32 indices to int32 here (unlike `take`): 2^31 and above wrap to
+    // negative indices, so u32::MAX is -1, the last element.
+    let idx = if idx.dtype() == DType::UInt32 {
+        idx.astype(DType::Int32)?
+    } else {
+        idx
+    };
     if idx.ndim() != x.ndim() {
         return Err(Error::shape(
             func,

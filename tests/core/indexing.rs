@@ -45,6 +45,68 @@ fn positions(start: Option<isize>, end: Option<isize>, step: isize, n: usize) ->
     out
 }
 
+/// uint32 indices of 2^31 and above: `lax::gather` and `take(mode=clip)` clamp them to
+/// the last element as JAX's gather does (they are not read as negative int32s), while
+/// JAX's `take_along_axis` converts them to int32 first, so 2^31 wraps to a negative index
+/// and clips to 0 and u32::MAX is -1. JAX 0.10.2, `x = [10, 20, 30, 40]` and indices
+/// `[0, 3, 4, 2^31 - 1, 2^31, 2^32 - 1]` as uint32: `jnp.take(x, i, mode='clip')` is
+/// `[10, 40, 40, 40, 40, 40]`, `jnp.take_along_axis(x, i, 0, mode='clip')`
+/// `[10, 40, 40, 40, 10, 40]`; the default (fill) modes give NaN past the end, and
+/// `take_along_axis` reads u32::MAX as -1. Eager and under jit.
+#[test]
+fn uint32_indices_past_i32_max_clamp_as_jax() {
+    use olympus::lax;
+    let x = np::array([10.0f32, 20.0, 30.0, 40.0]).unwrap();
+    let i = np::array([0u32, 3, 4, (1 << 31) - 1, 1 << 31, u32::MAX]).unwrap();
+    let nan = f32::NAN;
+    let cases: [(&str, fn(&Array, &Array) -> olympus::Result<Array>, [f32; 6]); 6] = [
+        (
+            "lax::gather",
+            |x, i| lax::gather(x, i, 0),
+            [10.0, 40.0, 40.0, 40.0, 40.0, 40.0],
+        ),
+        (
+            "take clip",
+            |x, i| np::take_with(x, i, None, np::IndexMode::Clip, None),
+            [10.0, 40.0, 40.0, 40.0, 40.0, 40.0],
+        ),
+        (
+            "take_along_axis clip",
+            |x, i| np::take_along_axis_with(x, i, 0, np::IndexMode::Clip, None),
+            [10.0, 40.0, 40.0, 40.0, 10.0, 40.0],
+        ),
+        (
+            "take",
+            |x, i| np::take(x, i, None),
+            [10.0, 40.0, nan, nan, nan, nan],
+        ),
+        (
+            "take wrap",
+            |x, i| np::take_with(x, i, None, np::IndexMode::Wrap, None),
+            [10.0, 40.0, 10.0, 40.0, 10.0, 40.0],
+        ),
+        (
+            "take_along_axis",
+            |x, i| np::take_along_axis(x, i, 0),
+            [10.0, 40.0, nan, nan, nan, 40.0],
+        ),
+    ];
+    for (name, f, want) in cases {
+        let bits = |v: Vec<f32>| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+        let want = bits(want.to_vec());
+        let eager = f(&x, &i).unwrap().to_vec::<f32>().unwrap();
+        assert_eq!(bits(eager), want, "{name}");
+        let jitted = jit(move |(x, i): (Array, Array)| f(&x, &i))
+            .call((x.clone(), i.clone()))
+            .unwrap();
+        assert_eq!(
+            bits(jitted.to_vec::<f32>().unwrap()),
+            want,
+            "{name} under jit"
+        );
+    }
+}
+
 #[test]
 fn basic_slices_are_views_with_numpy_arithmetic() {
     let mut r = rng();
