@@ -424,7 +424,9 @@ pub fn arange_with(spec: impl ArangeSpec, dtype: DType) -> Result<Array> {
     // The count from the float bounds, then integer arithmetic (converting truncates).
     let n = ((stop - start) / step).ceil().max(0.0);
     let i = arange(Bounds(0.0, n, 1.0, DType::Int32))?;
-    super::add(super::multiply(&i, step as i32)?, start as i32)?.astype(dtype)
+    let scalar = |v: f64| lax::full(i.shape(), Literal::I32(v as i32), Some(i.device()));
+    let wide = lax::add(&lax::mul(&i, &scalar(step)?)?, &scalar(start)?)?;
+    wide.astype(dtype)
 }
 
 /// Bounds already read from an [`ArangeSpec`].
