@@ -109,7 +109,7 @@ pub(crate) fn prelude_for(body: &str) -> String {
 }
 
 /// One node of a program: a primitive applied to earlier values.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq)]
 pub(crate) struct Node {
     pub(crate) prim: Primitive,
     /// Value ids: `0..inputs.len()` are the inputs, then one per node in order.
@@ -119,7 +119,7 @@ pub(crate) struct Node {
 
 /// An elementwise program: inputs, nodes, and the values it outputs (by default the last
 /// node; a fused kernel may store several values of its program).
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq)]
 pub(crate) struct Program {
     pub(crate) inputs: Vec<DType>,
     pub(crate) nodes: Vec<Node>,

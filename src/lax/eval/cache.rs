@@ -145,6 +145,41 @@ pub(super) fn with_inputs<R>(
     f(&descs)
 }
 
+/// The kernels of un-jitted calls of `program`, shared by every call of an equal program:
+/// an eager op generates, formats and hashes its WGSL source only on its first call with
+/// given layouts (the per-op cost a loop of eager ops paid every time). Programs are found
+/// by a hash of their structure, then compared; the table is emptied past a bound.
+pub(super) fn eager_cache(program: &Program) -> Arc<KernelCache> {
+    use std::collections::HashMap;
+    use std::hash::{Hash, Hasher};
+    type Table = HashMap<u64, Vec<(Program, Arc<KernelCache>)>>;
+    static TABLE: std::sync::OnceLock<std::sync::Mutex<Table>> = std::sync::OnceLock::new();
+    /// Programs kept at once, and per hash (a literal NaN never compares equal).
+    const PROGRAMS: usize = 4096;
+    const PER_HASH: usize = 8;
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    program.inputs.hash(&mut h);
+    program.outputs.hash(&mut h);
+    for n in &program.nodes {
+        (n.prim.name(), &n.args, n.dtype).hash(&mut h);
+    }
+    let key = h.finish();
+    let mut table = crate::runtime::lock(TABLE.get_or_init(Default::default));
+    if table.len() >= PROGRAMS {
+        table.clear();
+    }
+    let bucket = table.entry(key).or_default();
+    if let Some((_, c)) = bucket.iter().find(|(p, _)| p == program) {
+        return c.clone();
+    }
+    if bucket.len() >= PER_HASH {
+        bucket.remove(0);
+    }
+    let cache = Arc::new(KernelCache::default());
+    bucket.push((program.clone(), cache.clone()));
+    cache
+}
+
 /// Kernels [`run_cached`] made for one program, each with the metadata of its call, keyed
 /// by everything else the source and the metadata depend on: the device (its float16 mode
 /// and window size), the output's shape and windows, and each operand's layout, windows

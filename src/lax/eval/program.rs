@@ -4,8 +4,8 @@
 use std::sync::Arc;
 
 use super::cache::{
-    cached_kernel, elementwise_kernel, gcd, operands_of, out_bytes, pointwise, program_name,
-    KernelCache,
+    cached_kernel, eager_cache, elementwise_kernel, gcd, operands_of, out_bytes, pointwise,
+    program_name, KernelCache,
 };
 use super::windows::{
     bind_windows, bind_windows_from, check_bindings, check_metadata, max_bindings, place,
@@ -76,9 +76,18 @@ pub(super) fn run_program(
             return Ok(finish(dev, storages, outs));
         }
         check_bindings(dev, program_name(program), total, bytes, &outs[0])?;
-        let (kernel, meta) = cached_kernel(dev, cache, &operands, shape, &out_windows, || {
-            elementwise_kernel(program, &operands, shape, &target)
-        })?;
+        let eager;
+        let cache = match cache {
+            Some(c) => c,
+            None => {
+                eager = eager_cache(program);
+                &*eager
+            }
+        };
+        let (kernel, meta) =
+            cached_kernel(dev, Some(cache), &operands, shape, &out_windows, || {
+                elementwise_kernel(program, &operands, shape, &target)
+            })?;
         let buffers = stores
             .iter()
             .copied()
