@@ -482,6 +482,7 @@ table! {
     convolve => |w, x| one(np::convolve(w.w(&x.f), w.w(&x.idx), np::ConvMode::Same));
     correlate => |w, x| one(np::correlate(w.w(&x.g), w.w(&x.f), np::ConvMode::Full));
     polymul => |w, x| one(np::polymul(w.w(&x.f), w.w(&x.j)));
+    polymul_with => |w, x| one(np::polymul_with(w.w(&x.f), w.w(&x.j), true));
     polydiv => |w, x| { let (q, r) = np::polydiv(w.w(&x.g), w.w(&x.u1.slice(olympus::s![3..])?))?; Ok(vec![q, r]) };
     poly => |w, x| one(np::poly(w.w(&x.u1)));
     mask_indices => |w, x| { let (r, c) = np::mask_indices(3, |a, k| np::triu(a, k), 1, Some(4))?; Ok(vec![r, c]) };
@@ -748,6 +749,7 @@ const NEEDS_VALUES: &[&str] = &[
     "unique",
     "setxor1d",
     "trim_zeros",
+    "polymul_with",
 ];
 
 /// Distance in units in the last place between two words of `dtype` (0 for equal bits).

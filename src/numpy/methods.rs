@@ -398,6 +398,7 @@ array_methods! {
     convolve(a, v: impl ArrayLike, mode: ConvMode) -> Array;
     correlate(a, v: impl ArrayLike, mode: ConvMode) -> Array;
     polymul(a1, a2: impl ArrayLike) -> Array;
+    polymul_with(a1, a2: impl ArrayLike, trim_leading_zeros: bool) -> Array;
     polydiv(u, v: impl ArrayLike) -> (Array, Array);
     poly(seq_of_zeros) -> Array;
     histogramdd(sample, bins: &[Bins], range: Option<&[(f64, f64)]>, weights: Option<&Array>, density: bool) -> (Array, Vec<Array>);

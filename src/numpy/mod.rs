@@ -67,8 +67,8 @@ pub use kinds::{
 };
 pub use linalg::{diagonal, dot, inner, matmul, outer, tensordot, trace, vdot};
 pub use polynomials::{
-    convolve, correlate, poly, polyadd, polyder, polydiv, polyint, polymul, polysub, polyval,
-    vander, ConvMode,
+    convolve, correlate, poly, polyadd, polyder, polydiv, polyint, polymul, polymul_with, polysub,
+    polyval, vander, ConvMode,
 };
 pub use reductions::{
     all, allclose, amax, amin, any, argmax, argmin, argsort, argsort_with, array_equal,

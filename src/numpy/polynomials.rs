@@ -255,12 +255,48 @@ fn conv(
 }
 
 /// The product of two polynomials (1-d coefficient arrays, highest power first; inexact,
-/// as JAX's).
+/// as JAX's). Leading zeros are kept, as JAX's default; [`polymul_with`] trims them.
 pub fn polymul(a1: impl ArrayLike, a2: impl ArrayLike) -> Result<Array> {
     overridable!("polymul"; [one a1, one a2]; []);
+    let v = super::promote_pair("polymul", a1, a2, false)?;
+    polymul_arrays(v, false)
+}
+
+/// [`polymul`] with JAX's `trim_leading_zeros`: each operand's leading zeros are dropped
+/// first (an all-zero operand becomes `[0]`) where either has more than one coefficient.
+/// Trimming reads the values, so not under `jit` (as in JAX).
+///
+/// ```
+/// use olympus::numpy as np;
+/// let p = np::polymul_with([0, 1, 2], [0, 1, 1], true)?;
+/// assert_eq!(p.to_vec::<f32>()?, vec![1.0, 3.0, 2.0]);
+/// assert_eq!(np::polymul([0, 1, 2], [0, 1, 1])?.to_vec::<f32>()?, vec![0.0, 0.0, 1.0, 3.0, 2.0]);
+/// # Ok::<(), olympus::Error>(())
+/// ```
+pub fn polymul_with(
+    a1: impl ArrayLike,
+    a2: impl ArrayLike,
+    trim_leading_zeros: bool,
+) -> Result<Array> {
+    overridable!("polymul_with"; [one a1, one a2]; [trim_leading_zeros]);
+    let v = super::promote_pair("polymul", a1, a2, false)?;
+    polymul_arrays(v, trim_leading_zeros)
+}
+
+fn polymul_arrays((a, b): (Array, Array), trim_leading_zeros: bool) -> Result<Array> {
     let func = "polymul";
-    let v = super::promote_pair(func, a1, a2, false)?;
-    let (a, b) = (super::atleast_1d(&v.0)?, super::atleast_1d(&v.1)?);
+    let (mut a, mut b) = (super::atleast_1d(&a)?, super::atleast_1d(&b)?);
+    if trim_leading_zeros && (a.size() > 1 || b.size() > 1) {
+        let trim = |x: &Array| -> Result<Array> {
+            let t = super::trim_zeros(x, "f")?;
+            if t.size() == 0 {
+                super::zeros(&[1], x.dtype())
+            } else {
+                Ok(t)
+            }
+        };
+        (a, b) = (trim(&a)?, trim(&b)?);
+    }
     if a.size() == 0 || b.size() == 0 {
         return super::zeros(&[0], DType::Float32);
     }

@@ -1030,6 +1030,7 @@ fn jax_rule(
         ),
         "polymul_i" => np::polymul(ai(&[1, 2]), ai(&[1, -3, 2])),
         "polymul_f" => np::polymul(af(&[0.5, 2.0]), af(&[4.0])),
+        "polymul_leading" => np::polymul(ai(&[0, 1, 2]), ai(&[0, 1, 1])),
         "polydiv_q" => np::polydiv(af(&[1.0, -3.0, 2.0]), af(&[1.0, -1.0])).map(|t| t.0),
         "polydiv_r" => np::polydiv(af(&[2.0, 0.0, 1.0, 5.0]), af(&[1.0, 2.0])).map(|t| t.1),
         "poly_roots" => np::poly(af(&[1.0, 2.0, -3.0])),
@@ -1151,6 +1152,10 @@ fn jax_rule(
             Some(0),
         ),
         _ if jitted => return None,
+        "polymul_trim" => np::polymul_with(ai(&[0, 1, 2]), ai(&[0, 1, 1]), true),
+        "polymul_trim_zero" => np::polymul_with(ai(&[0, 0]), ai(&[1, 1]), true),
+        "polymul_trim_zeros" => np::polymul_with(af(&[0.0, 0.0]), af(&[0.0, 0.0]), true),
+        "polymul_trim_short" => np::polymul_with(af(&[0.0]), af(&[3.0]), true),
         "setdiff1d_u8_i8" => np::setdiff1d(
             np::array([1u8, 2, 3, 250]).unwrap(),
             np::array([2i8, -3]).unwrap(),
@@ -1309,5 +1314,5 @@ fn jax_rules_match() {
         checked += 1;
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
-    assert_eq!(checked, 498);
+    assert_eq!(checked, 503);
 }
