@@ -40,8 +40,8 @@ impl Array {
     ///
     /// The buffer's usage flags are `STORAGE | COPY_SRC | COPY_DST`. Pending Olympus work is
     /// submitted first, so the application's later submissions on the same queue see the
-    /// values. Keep the `Array` (or a clone) alive while the buffer is in use: when the last
-    /// handle drops, Olympus may reuse the buffer for another array. Kernels read a buffer
+    /// values. The buffer is never reused for another array, even after the `Array` is
+    /// dropped (wgpu frees it with the application's last handle). Kernels read a buffer
     /// handed out this way in place from then on, so they see what the application
     /// writes into it.
     pub fn wgpu_buffer(&self) -> Result<WgpuBufferView> {

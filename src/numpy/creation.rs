@@ -423,8 +423,22 @@ pub fn arange_with(spec: impl ArangeSpec, dtype: DType) -> Result<Array> {
     }
     // The count from the float bounds, then integer arithmetic (converting truncates).
     let n = ((stop - start) / step).ceil().max(0.0);
+    // uint32 in its own type (past 2^31); every other integer dtype in int32, wrapping.
+    let unsigned = dtype == DType::UInt32;
     let i = arange(Bounds(0.0, n, 1.0, DType::Int32))?;
-    let scalar = |v: f64| lax::full(i.shape(), Literal::I32(v as i32), Some(i.device()));
+    let i = if unsigned {
+        i.astype(DType::UInt32)?
+    } else {
+        i
+    };
+    let lit = |v: f64| {
+        if unsigned {
+            Literal::U32(v as i64 as u32)
+        } else {
+            Literal::I32(v as i64 as i32)
+        }
+    };
+    let scalar = |v: f64| lax::full(i.shape(), lit(v), Some(i.device()));
     let wide = lax::add(&lax::mul(&i, &scalar(step)?)?, &scalar(start)?)?;
     wide.astype(dtype)
 }

@@ -624,14 +624,6 @@ fn take_arrays(
         }
     };
     let n = x.shape()[axis];
-    if n == 0 && idx.size() > 0 {
-        // JAX's IndexError in every mode: there is no element to fill, clip or wrap to.
-        return Err(Error::shape(
-            func,
-            &[x.shape(), idx.shape()],
-            format!("cannot do a non-empty take from an empty axis ({axis})"),
-        ));
-    }
     let pre = &x.shape()[..axis];
     let post = &x.shape()[axis + 1..];
     let k = idx.ndim();
@@ -648,8 +640,7 @@ fn take_arrays(
         return lax::broadcast_in_dim(&lax::reshape(&x0, &squeezed)?, &out_shape, &dims);
     }
     crate::shape::checked_size(func, &out_shape)?;
-    if n == 0 && idx.size() > 0 {
-        // Every index is out of range of an empty axis.
+    if n == 0 {
         if !idx.dtype().is_integer() {
             return Err(Error::dtype(
                 func,
@@ -657,20 +648,18 @@ fn take_arrays(
                 "indices must be integers (int32 or uint32)",
             ));
         }
-        if mode != IndexMode::Fill {
-            return Err(out_of_range(func, x.shape(), axis, n));
+        if idx.size() == 0 {
+            // JAX returns the (empty) array itself here, whatever the indices' shape.
+            return Ok(x);
         }
-        return lax::full(
-            &out_shape,
-            fill_literal(x.dtype(), fill_value),
-            Some(x.device()),
-        );
+        // JAX's IndexError in every mode: there is no element to fill, clip or wrap to.
+        return Err(Error::shape(
+            func,
+            &[x.shape(), idx.shape()],
+            format!("cannot do a non-empty take from an empty axis ({axis})"),
+        ));
     }
-    let (idx, valid) = if n == 0 {
-        (idx.astype(DType::Int32)?, None)
-    } else {
-        resolve_indices(func, &idx, n, mode, false, x.shape(), axis)?
-    };
+    let (idx, valid) = resolve_indices(func, &idx, n, mode, false, x.shape(), axis)?;
     let gathered = gather_along(&x, &idx, axis, &out_shape)?;
     match valid {
         Some(v) => fill_invalid(

@@ -297,9 +297,15 @@ fn polymul_arrays((a, b): (Array, Array), trim_leading_zeros: bool) -> Result<Ar
         };
         (a, b) = (trim(&a)?, trim(&b)?);
     }
-    if a.size() == 0 || b.size() == 0 {
-        return super::zeros(&[0], DType::Float32);
-    }
+    // An empty operand is the zero polynomial, as in JAX: [] * [1, 2] is [0, 0].
+    let zero = |x: Array| -> Result<Array> {
+        if x.size() == 0 {
+            super::zeros(&[1], x.dtype())
+        } else {
+            Ok(x)
+        }
+    };
+    let (a, b) = (zero(a)?, zero(b)?);
     // As JAX's, through the convolution: integers promote to float32.
     conv(func, &a, &b, ConvMode::Full, false)
 }

@@ -41,8 +41,10 @@ pub enum ThreefryOutput {
     Xor,
 }
 
-/// A scalar in one dtype, as a primitive parameter (the value of `full`).
-#[derive(Clone, Copy, Debug, PartialEq)]
+/// A scalar in one dtype, as a primitive parameter (the value of `full`). Literals are
+/// equal when their dtypes and bits are: `-0.0` and `0.0` differ (a program holding one
+/// is not the program holding the other) and a NaN equals itself.
+#[derive(Clone, Copy, Debug)]
 pub enum Literal {
     /// A bool.
     Bool(bool),
@@ -64,6 +66,12 @@ pub enum Literal {
     F16(f16),
     /// A float32.
     F32(f32),
+}
+
+impl PartialEq for Literal {
+    fn eq(&self, other: &Literal) -> bool {
+        self.dtype() == other.dtype() && self.compute_bits() == other.compute_bits()
+    }
 }
 
 impl Literal {

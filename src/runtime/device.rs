@@ -114,9 +114,11 @@ pub struct DeviceOptions {
     /// Kernels recorded before the queue is submitted without a sync point.
     pub batch_limit: usize,
     /// At most this many bytes of freed buffers are kept for reuse (default: no cap of its
-    /// own). Below it the pool keeps no more than live arrays hold (at least 64 MiB), and
-    /// freed buffers past that go back to the driver as arrays are dropped;
-    /// [`Device::trim`] gives back the rest. An allocation that runs out of memory empties
+    /// own). Below it the pool keeps as many bytes as live arrays hold and room for the
+    /// largest buffer freed since it was last emptied (at least 64 MiB), so a loop that
+    /// makes and drops a large temporary reuses one buffer; freed buffers past that go back
+    /// to the driver as arrays are dropped, and [`Device::trim`] gives back the rest (and
+    /// forgets the largest buffer). An allocation that runs out of memory empties
     /// the pool and is tried once more.
     pub pool_limit_bytes: u64,
     /// Lower the largest storage binding used (bytes); tests use it to exercise chunked
@@ -310,6 +312,12 @@ impl fmt::Display for DeviceInfo {
 
 static NEXT_ID: AtomicU64 = AtomicU64::new(1);
 
+/// A program and what the evaluator keeps for it (see [`DeviceInner::eager`]).
+pub(crate) type EagerEntry = (
+    crate::codegen::Program,
+    Arc<dyn std::any::Any + Send + Sync>,
+);
+
 pub(crate) struct DeviceInner {
     pub(crate) id: u64,
     pub(crate) device: wgpu::Device,
@@ -331,6 +339,9 @@ pub(crate) struct DeviceInner {
     pub(crate) staged: Mutex<StagedCache>,
     pub(crate) batch: Mutex<Batch>,
     pub(crate) kernels: Mutex<HashMap<String, Arc<super::Kernel>>>,
+    /// The evaluator's kernels of un-jitted programs, by a hash of the program (its own
+    /// table type, opaque here); they go with the device.
+    pub(crate) eager: Mutex<HashMap<u64, Vec<EagerEntry>>>,
     /// Whether the adapter's WGSL `fma` rounds once; probed on first need.
     pub(crate) exact_fma: std::sync::OnceLock<bool>,
     /// Whether float32 division rounds correctly (probed on first use).
@@ -675,6 +686,7 @@ impl Device {
             staged: Mutex::new(Default::default()),
             batch: Mutex::new(Batch::default()),
             kernels: Mutex::new(HashMap::new()),
+            eager: Mutex::new(HashMap::new()),
             exact_fma: std::sync::OnceLock::new(),
             exact_div: std::sync::OnceLock::new(),
             exact_sqrt: std::sync::OnceLock::new(),
@@ -704,7 +716,8 @@ impl Device {
 
     /// Gives every pooled buffer and staging texture back to the driver, after the
     /// recorded work has finished; live arrays are untouched. The pool already keeps no
-    /// more than the live arrays hold (at least 64 MiB); this is for an application
+    /// more than the live arrays hold and room for the largest buffer freed since it was
+    /// last emptied (see [`DeviceOptions::pool_limit_bytes`]); this is for an application
     /// about to go idle or to hand memory to something else.
     pub fn trim(&self) -> Result<()> {
         self.0.synchronize("trim")?;

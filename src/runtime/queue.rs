@@ -86,7 +86,12 @@ impl Drop for Storage {
             // Its staged copy goes first: the buffer may next hold another array.
             self.device.forget_staged(&b);
             let mut pool = lock(&self.device.pool);
-            if self.discard.load(Ordering::Relaxed) {
+            if self.shared.load(Ordering::Relaxed) {
+                // Handed to the application, which may hold it still: never reused (wgpu
+                // frees it with the application's last handle).
+                pool.stats.live_bytes -= self.bytes;
+                pool.stats.live_buffers -= 1;
+            } else if self.discard.load(Ordering::Relaxed) {
                 pool.stats.live_bytes -= self.bytes;
                 pool.stats.live_buffers -= 1;
                 b.destroy();

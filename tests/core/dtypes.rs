@@ -1031,6 +1031,8 @@ fn jax_rule(
         "polymul_i" => np::polymul(ai(&[1, 2]), ai(&[1, -3, 2])),
         "polymul_f" => np::polymul(af(&[0.5, 2.0]), af(&[4.0])),
         "polymul_leading" => np::polymul(ai(&[0, 1, 2]), ai(&[0, 1, 1])),
+        "polymul_empty" => np::polymul(af(&[]), af(&[1.0, 2.0])),
+        "polymul_empty_i" => np::polymul(ai(&[]), ai(&[1, 2])),
         "polydiv_q" => np::polydiv(af(&[1.0, -3.0, 2.0]), af(&[1.0, -1.0])).map(|t| t.0),
         "polydiv_r" => np::polydiv(af(&[2.0, 0.0, 1.0, 5.0]), af(&[1.0, 2.0])).map(|t| t.1),
         "poly_roots" => np::poly(af(&[1.0, 2.0, -3.0])),
@@ -1130,6 +1132,7 @@ fn jax_rule(
         "arange_int_neg_step" => np::arange_with((1.0, 0.0, -0.3), DType::Int32),
         "arange_int_neg_start" => np::arange_with((-0.5, 3.0, 1.5), DType::Int32),
         "arange_u8" => np::arange_with((0.5, 5.0, 1.5), DType::UInt8),
+        "arange_u32_big" => np::arange_with((3e9, 3e9 + 3.0, 1.0), DType::UInt32),
         "arange_int_exact" => np::arange_with((1.0, 10.0, 3.0), DType::Int32),
         "geomspace_i4" => np::geomspace(1.0, 1000.0, 4, true, Some(DType::Int32)),
         "geomspace_i5" => np::geomspace(1.0, 1000.0, 5, true, Some(DType::Int32)),
@@ -1146,6 +1149,16 @@ fn jax_rule(
             Some(0),
         ),
         "take_empty_flat" => np::take(np::zeros(&[0], DType::Float32).unwrap(), ai(&[1, 2]), None),
+        "take_empty_2d_idx" => np::take(
+            np::zeros(&[0, 3], DType::Float32).unwrap(),
+            np::zeros(&[2, 0], DType::Int32).unwrap(),
+            Some(0),
+        ),
+        "take_empty_other_axis" => np::take(
+            np::zeros(&[0, 3], DType::Float32).unwrap(),
+            np::zeros(&[2, 0], DType::Int32).unwrap(),
+            Some(1),
+        ),
         "take_empty_both" => np::take(
             np::zeros(&[0, 3], DType::Float32).unwrap(),
             ai(&[]),
@@ -1314,5 +1327,5 @@ fn jax_rules_match() {
         checked += 1;
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
-    assert_eq!(checked, 503);
+    assert_eq!(checked, 508);
 }

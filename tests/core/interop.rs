@@ -83,6 +83,17 @@ fn olympus_computes_on_the_applications_device() {
         .map(|c| i32::from_le_bytes(c.try_into().unwrap()))
         .collect();
     assert_eq!(got, vec![0, 15, 3, 18, 6, 21, 9, 24, 12, 27]);
+    // That buffer held a copy no array keeps: it is never handed to a later array.
+    let later: Vec<Array> = olympus::with_device(&dev, || {
+        (0..4).map(|k| np::multiply(&y, 100 + k).unwrap()).collect()
+    });
+    later[3].block_until_ready().unwrap();
+    let bytes = app_read(&device, &queue, &v.buffer, v.offset, v.size);
+    let again: Vec<i32> = bytes
+        .chunks(4)
+        .map(|c| i32::from_le_bytes(c.try_into().unwrap()))
+        .collect();
+    assert_eq!(again, got, "a handed-out buffer was reused");
     // A view whose start cannot be bound (16 bytes in) is copied to a bindable start.
     let tail = y.slice(olympus::s![4..]).unwrap();
     let v = tail.wgpu_buffer().unwrap();

@@ -365,6 +365,23 @@ fn dropped_arrays_return_memory_without_a_submit() {
     });
 }
 
+/// An eager op's kernel is reused by equal programs only: filling with 0.0 and with -0.0
+/// are different programs (their literals' bits differ), in either order.
+#[test]
+fn eager_kernels_keep_the_sign_of_a_zero_literal() {
+    let dev = Device::new(DeviceOptions::default()).unwrap();
+    olympus::with_device(&dev, || {
+        for zero in [0.0f32, -0.0, 0.0, -0.0] {
+            let filled = lax::full(&[4], lax::Literal::F32(zero), None).unwrap();
+            let y = filled.to_vec::<f32>().unwrap();
+            assert!(
+                y.iter().all(|v| v.to_bits() == zero.to_bits()),
+                "full({zero:?}) gave {y:?}"
+            );
+        }
+    });
+}
+
 /// WebGPU's default and downlevel limits run every kernel; a device below them is refused
 /// with each missing limit named, and the open device meets them.
 #[test]

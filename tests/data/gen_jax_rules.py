@@ -364,6 +364,7 @@ cases = {
     "arange_int_neg_step": lambda: jnp.arange(1.0, 0.0, -0.3, dtype=jnp.int32),
     "arange_int_neg_start": lambda: jnp.arange(-0.5, 3.0, 1.5, dtype=jnp.int32),
     "arange_u8": lambda: jnp.arange(0.5, 5.0, 1.5, dtype=jnp.uint8),
+    "arange_u32_big": lambda: jnp.arange(3e9, 3e9 + 3, 1.0, dtype=jnp.uint32),
     "arange_int_exact": lambda: jnp.arange(1.0, 10.0, 3.0, dtype=jnp.int32),
     # geomspace: integer dtypes truncate, zero or opposite-sign bounds give NaN
     "geomspace_i4": lambda: jnp.geomspace(1, 1000, 4, dtype=jnp.int32),
@@ -379,6 +380,8 @@ cases = {
     "take_empty_axis": lambda: jnp.take(jnp.zeros((0, 3)), jnp.array([0]), axis=0),
     "take_empty_flat": lambda: jnp.take(jnp.zeros((0,)), jnp.array([1, 2])),
     "take_empty_both": lambda: jnp.take(jnp.zeros((0, 3)), jnp.array([], jnp.int32), axis=0),
+    "take_empty_2d_idx": lambda: jnp.take(jnp.zeros((0, 3)), jnp.zeros((2, 0), jnp.int32), axis=0),
+    "take_empty_other_axis": lambda: jnp.take(jnp.zeros((0, 3)), jnp.zeros((2, 0), jnp.int32), axis=1),
     # grids, diagonals, polynomials and small arithmetic
     "meshgrid_xy": lambda: jnp.meshgrid(jnp.arange(3), jnp.arange(2))[1],
     "meshgrid_ij_sparse": lambda: jnp.meshgrid(jnp.arange(3), f, indexing="ij", sparse=True)[1],
@@ -508,6 +511,8 @@ cases = {
     "polymul_trim": lambda: jnp.polymul(jnp.array([0, 1, 2]), jnp.array([0, 1, 1]), trim_leading_zeros=True),
     "polymul_trim_zero": lambda: jnp.polymul(jnp.array([0, 0]), jnp.array([1, 1]), trim_leading_zeros=True),
     "polymul_trim_zeros": lambda: jnp.polymul(jnp.array([0.0, 0.0]), jnp.array([0.0, 0.0]), trim_leading_zeros=True),
+    "polymul_empty": lambda: jnp.polymul(jnp.array([], jnp.float32), jnp.array([1.0, 2.0])),
+    "polymul_empty_i": lambda: jnp.polymul(jnp.array([], jnp.int32), jnp.array([1, 2])),
     "polymul_trim_short": lambda: jnp.polymul(jnp.array([0.0]), jnp.array([3.0]), trim_leading_zeros=True),
     "polydiv_q": lambda: jnp.polydiv(jnp.array([1.0, -3.0, 2.0]), jnp.array([1.0, -1.0]))[0],
     "polydiv_r": lambda: jnp.polydiv(jnp.array([2.0, 0.0, 1.0, 5.0]), jnp.array([1.0, 2.0]))[1],

@@ -145,18 +145,16 @@ pub(super) fn with_inputs<R>(
     f(&descs)
 }
 
-/// The kernels of un-jitted calls of `program`, shared by every call of an equal program:
-/// an eager op generates, formats and hashes its WGSL source only on its first call with
-/// given layouts (the per-op cost a loop of eager ops paid every time). Programs are found
-/// by a hash of their structure, then compared; the table is emptied past a bound.
-pub(super) fn eager_cache(program: &Program) -> Arc<KernelCache> {
-    use std::collections::HashMap;
+/// The kernels of un-jitted calls of `program` on `dev`, shared by every call of an equal
+/// program: an eager op generates, formats and hashes its WGSL source only on its first
+/// call with given layouts (the per-op cost a loop of eager ops paid every time). Programs
+/// are found by a hash of their structure, then compared (literals by their bits); the
+/// table is bounded, and goes with the device.
+pub(super) fn eager_cache(dev: &Device, program: &Program) -> Arc<KernelCache> {
     use std::hash::{Hash, Hasher};
-    type Table = HashMap<u64, Vec<(Program, Arc<KernelCache>)>>;
-    static TABLE: std::sync::OnceLock<std::sync::Mutex<Table>> = std::sync::OnceLock::new();
-    /// Programs kept at once, and per hash (a literal NaN never compares equal).
+    /// Programs kept at once, and per hash (the hash leaves out parameters such as shapes).
     const PROGRAMS: usize = 4096;
-    const PER_HASH: usize = 8;
+    const PER_HASH: usize = 64;
     let mut h = std::collections::hash_map::DefaultHasher::new();
     program.inputs.hash(&mut h);
     program.outputs.hash(&mut h);
@@ -164,13 +162,17 @@ pub(super) fn eager_cache(program: &Program) -> Arc<KernelCache> {
         (n.prim.name(), &n.args, n.dtype).hash(&mut h);
     }
     let key = h.finish();
-    let mut table = crate::runtime::lock(TABLE.get_or_init(Default::default));
+    let mut table = crate::runtime::lock(&dev.0.eager);
     if table.len() >= PROGRAMS {
         table.clear();
     }
     let bucket = table.entry(key).or_default();
-    if let Some((_, c)) = bucket.iter().find(|(p, _)| p == program) {
-        return c.clone();
+    let found = bucket
+        .iter()
+        .find(|(p, _)| p == program)
+        .and_then(|(_, c)| c.clone().downcast::<KernelCache>().ok());
+    if let Some(c) = found {
+        return c;
     }
     if bucket.len() >= PER_HASH {
         bucket.remove(0);

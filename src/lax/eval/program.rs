@@ -80,7 +80,7 @@ pub(super) fn run_program(
         let cache = match cache {
             Some(c) => c,
             None => {
-                eager = eager_cache(program);
+                eager = eager_cache(dev, program);
                 &*eager
             }
         };
@@ -122,12 +122,22 @@ pub(super) fn dispatch_spans(
     }
     // Bytes of one vector index of each output (four elements).
     let unit = |o: &Aval| codegen::PER_THREAD * o.dtype.storage_bytes() as u64;
+    // Vector indices per dispatch: a window of the widest output, and a multiple of what
+    // keeps every output's next span at an offset a binding may start at (with windows
+    // far larger than the alignment, as on every real device, nothing is lost).
+    let align = u64::from(dev.0.info.limits.min_storage_buffer_offset_alignment).max(4);
+    let step = outputs
+        .iter()
+        .map(|(_, _, o)| align / unit(o).min(align))
+        .max()
+        .unwrap_or(1)
+        .max(t.vectors);
     let per = outputs
         .iter()
         .map(|(_, _, o)| t.window_bytes / unit(o))
         .min()
-        .unwrap_or(u64::MAX)
-        .max(t.vectors);
+        .unwrap_or(u64::MAX);
+    let per = (per / step * step).max(step);
     let last = (n - 1) / codegen::PER_THREAD;
     let mut meta = meta.to_vec();
     let mut first = 0;
