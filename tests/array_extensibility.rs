@@ -370,6 +370,7 @@ table! {
     dsplit => |w, x| np::dsplit(w.w(&x.t), 2);
     column_stack => |w, x| one(np::column_stack(vec![w.w(&x.f), w.w(&x.g)]));
     logspace => |w, x| one(np::logspace(0.0, 2.0, 5, true, 10.0));
+    logspace_with => |w, x| one(np::logspace_with(0.0, 2.0, 5, true, 10.0, DType::Int32));
     tri => |w, x| one(np::tri(3, Some(4), 1, None));
     sign => |w, x| one(np::sign(w.w(&x.i)));
     signbit => |w, x| one(np::signbit(w.w(&x.f)));

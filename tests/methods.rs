@@ -358,6 +358,7 @@ const NOT_OVERRIDABLE: &[&str] = &[
     "eye",
     "identity",
     "logspace",
+    "logspace_with",
     "tri",
     "indices",
     "diag_indices",

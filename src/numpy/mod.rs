@@ -102,9 +102,9 @@ pub use ufuncs::{
     floor_divide, fmax, fmin, fmod, gcd, greater, greater_equal, heaviside, hypot, invert, isclose,
     isfinite, isinf, isnan, isneginf, isposinf, lcm, left_shift, less, less_equal, log, log10,
     log1p, log2, logaddexp, logaddexp2, logical_and, logical_not, logical_or, logical_xor,
-    logspace, maximum, minimum, multiply, nan_to_num, negative, not_equal, positive, pow, power,
-    r#mod, r#where, rad2deg, radians, reciprocal, remainder, right_shift, rint, round, sign,
-    signbit, sin, sinc, sinh, sqrt, square, subtract, tan, tanh, true_divide, trunc,
+    logspace, logspace_with, maximum, minimum, multiply, nan_to_num, negative, not_equal, positive,
+    pow, power, r#mod, r#where, rad2deg, radians, reciprocal, remainder, right_shift, rint, round,
+    sign, signbit, sin, sinc, sinh, sqrt, square, subtract, tan, tanh, true_divide, trunc,
 };
 pub use windows::{bartlett, blackman, hamming, hanning, i0, kaiser};
 

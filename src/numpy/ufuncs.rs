@@ -961,3 +961,31 @@ pub fn logspace(start: f64, stop: f64, num: usize, endpoint: bool, base: f64) ->
     let exponents = super::linspace(start, stop, num, endpoint)?;
     power(Array::scalar(base as f32)?, exponents)
 }
+
+/// [`logspace`] in `dtype` (JAX's `dtype=`): exponents and powers computed in `dtype`
+/// where it is a float, else in float32 and then converted (integers truncate, as JAX's:
+/// `logspace_with(0.0, 2.0, 5, true, 10.0, Int32)` is `[1, 3, 10, 31, 100]`).
+///
+/// ```
+/// use olympus::numpy::{self as np, DType};
+/// let x = np::logspace_with(0.0, 2.0, 5, true, 10.0, DType::Int32)?;
+/// assert_eq!(x.to_vec::<i32>()?, vec![1, 3, 10, 31, 100]);
+/// # Ok::<(), olympus::Error>(())
+/// ```
+pub fn logspace_with(
+    start: f64,
+    stop: f64,
+    num: usize,
+    endpoint: bool,
+    base: f64,
+    dtype: DType,
+) -> Result<Array> {
+    let compute = if dtype.is_floating() {
+        dtype
+    } else {
+        DType::Float32
+    };
+    let exponents = super::linspace_with(start, stop, num, endpoint, compute)?;
+    let base = Array::scalar(base as f32)?.astype(compute)?;
+    power(base, exponents)?.astype(dtype)
+}

@@ -483,6 +483,12 @@ fn jax_rule(
         }
         "logspace_10" => np::logspace(0.0, 3.0, 4, true, 10.0),
         "logspace_base2" => np::logspace(-1.0, 4.0, 6, false, 2.0),
+        "logspace_i32" => np::logspace_with(0.0, 2.0, 5, true, 10.0, DType::Int32),
+        "logspace_i32_exact" => np::logspace_with(0.0, 3.0, 4, true, 10.0, DType::Int32),
+        "logspace_u8_base2" => np::logspace_with(0.0, 7.0, 8, true, 2.0, DType::UInt8),
+        "logspace_f16" => np::logspace_with(0.0, 1.0, 3, true, 10.0, DType::Float16),
+        "logspace_i16_open" => np::logspace_with(0.0, 2.0, 5, false, 10.0, DType::Int16),
+        "logspace_i8_down" => np::logspace_with(1.0, 0.0, 3, true, 10.0, DType::Int8),
         "tri_3" => np::tri(3, None, 0, None),
         "tri_rect" => np::tri(2, Some(4), -1, Some(DType::Int32)),
         "diff_i" => np::diff(i, 1, -1, None, None),
@@ -1327,5 +1333,5 @@ fn jax_rules_match() {
         checked += 1;
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
-    assert_eq!(checked, 508);
+    assert_eq!(checked, 514);
 }

@@ -241,6 +241,12 @@ cases = {
     "column_stack_mixed": lambda: jnp.column_stack([jnp.arange(2), m, f[:2]]),
     "logspace_10": lambda: jnp.logspace(0.0, 3.0, 4),
     "logspace_base2": lambda: jnp.logspace(-1.0, 4.0, 6, endpoint=False, base=2.0),
+    "logspace_i32": lambda: jnp.logspace(0, 2, 5, dtype=jnp.int32),
+    "logspace_i32_exact": lambda: jnp.logspace(0, 3, 4, dtype=jnp.int32),
+    "logspace_u8_base2": lambda: jnp.logspace(0, 7, 8, base=2, dtype=jnp.uint8),
+    "logspace_f16": lambda: jnp.logspace(0.0, 1.0, 3, dtype=jnp.float16),
+    "logspace_i16_open": lambda: jnp.logspace(0, 2, 5, endpoint=False, dtype=jnp.int16),
+    "logspace_i8_down": lambda: jnp.logspace(1, 0, 3, dtype=jnp.int8),
     "tri_3": lambda: jnp.tri(3),
     "tri_rect": lambda: jnp.tri(2, 4, -1, dtype=jnp.int32),
     # statistics, searches and sets
