@@ -138,7 +138,7 @@ impl Pool {
     /// largest buffer freed since the pool was last emptied (at least [`POOL_FLOOR`]), within
     /// the device's limit. The room is what a loop that makes and drops a large temporary
     /// needs to reuse it; a fixed cap below it gives back the one buffer the loop needs and
-    /// makes a new one each time (4-35x slower once arrays reach the cap).
+    /// makes a new one each time (and the driver zero-fills it) once arrays reach the cap.
     pub(crate) fn budget(&self) -> u64 {
         let room = self.largest_freed.max(POOL_FLOOR);
         self.stats.live_bytes.saturating_add(room).min(self.limit)

@@ -587,9 +587,9 @@ impl DeviceInner {
         if groups == 0 {
             return Ok(());
         }
-        // Past one grid row, rows of equal length: `max` wide would leave up to a row of
-        // idle groups (65534 of 131070 at 2^16 groups, which halved the throughput of
-        // lavapipe at 256M float32 elements).
+        // Past one grid row, rows of equal length: rows `max` wide would leave up to a
+        // whole row of idle groups (nearly half the grid just past 65535 groups), and
+        // lavapipe still pays for every launched group.
         let max = u64::from(self.max_groups);
         let y = groups.div_ceil(max);
         let x = groups.div_ceil(y);
