@@ -157,9 +157,11 @@
 //!
 //! [`grad()`], [`value_and_grad()`], [`vjp()`] and [`jvp()`] differentiate a function over
 //! pytrees; [`vmap()`] vectorises it over a batch axis. Each traces the function into the
-//! same graph `jit` uses and rewrites it with per-primitive rules (a JVP and a VJP rule for
-//! every differentiable primitive, a batching rule for every primitive), binding `lax`
-//! primitives as it goes, so the results are plain functions that compose in any order:
+//! same graph `jit` uses and rewrites it with per-primitive rules (a JVP rule for every
+//! differentiable primitive, a transpose rule for the linear ones, a batching rule for every
+//! primitive); reverse mode traces the JVP into a linear graph, keeping its residuals, and
+//! transposes it, as JAX does. Rules bind `lax` primitives as they go, so the results are
+//! plain functions that compose in any order:
 //!
 //! ```
 //! use olympus::{grad, jit, vmap, numpy as np, Array, Result};
@@ -255,8 +257,8 @@ pub use convert::{ArrayLike, SupportsOlympusArray};
 pub use dtype::{promote_types, result_type, DType, Element, TypeSpec};
 pub use error::{Error, Result};
 pub use jit::{
-    custom_jvp, custom_vjp, grad, grad_argnums, jit, jvp, value_and_grad, value_and_grad_argnums,
-    vjp, vmap, Arg, Axes,
+    custom_jvp, custom_vjp, grad, grad_argnums, jit, jvp, linearize, value_and_grad,
+    value_and_grad_argnums, vjp, vmap, Arg, Axes,
 };
 pub use runtime::{
     Backend, Device, DeviceInfo, DeviceOptions, F16Mode, KernelProfile, MemoryStats,

@@ -259,6 +259,7 @@ pub(crate) fn emit(
         | Primitive::TopK { .. }
         | Primitive::CustomJvpCall { .. }
         | Primitive::CustomVjpCall { .. }
+        | Primitive::CustomLin { .. }
         | Primitive::Cumulative { .. }
         | Primitive::Scatter { .. }
         | Primitive::Transpose { .. }

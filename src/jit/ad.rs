@@ -1,14 +1,14 @@
-//! Automatic differentiation: each primitive's JVP rule (forward mode) and VJP rule
-//! (reverse mode). The interpreters that apply them to a traced graph, and the rules of
-//! custom calls, are in `linearize.rs`.
+//! Automatic differentiation: each primitive's JVP rule. Forward mode applies them; reverse
+//! mode traces them into a linear map and transposes it (`linearize.rs`, `transpose.rs`), so
+//! a primitive has no reverse-mode rule of its own, as in JAX.
 //!
 //! Rules are written with [`lax`] primitives, so they run eagerly on concrete arrays and are
 //! recorded when an enclosing function is being traced: `jit(grad(f))` compiles the
 //! backward pass, and `grad(grad(f))` differentiates the recorded backward pass again.
 //!
-//! Elementwise primitives share one table of partial derivatives ([`Partial`]) that both
-//! modes use (`t_out = Σ ∂_i · t_i`, `ct_i = ∂_i · ct`). Structural primitives are linear:
-//! their JVP applies the primitive to the tangent, and their VJP is the transposed map.
+//! A JVP rule must be linear in the tangents, and apply to them only primitives that have a
+//! transpose rule: elementwise primitives give their partial derivatives ([`Partial`]) and
+//! multiply (`t_out = Σ ∂_i · t_i`); structural primitives apply themselves to the tangent.
 //! Only floating values carry derivatives; integer and bool values (comparisons, `argsort`
 //! positions, random bits) are constants, so their gradients are zero, as in JAX.
 
@@ -33,13 +33,14 @@ fn lit(like: &Array, v: f64) -> Result<Array> {
     )
 }
 
-/// Zeros of an abstract value.
+/// Zeros of an abstract value: a scalar broadcast (a view, so the zeros a JVP rule pads a
+/// missing tangent with cost no memory when linearization keeps them as residuals).
 pub(crate) fn zeros(aval: &Aval, device: &Device) -> Result<Array> {
-    lax::full(
-        &aval.shape,
-        Literal::from_f64(0.0, aval.dtype),
-        Some(device),
-    )
+    let zero = lax::full(&[], Literal::from_f64(0.0, aval.dtype), Some(device))?;
+    if aval.shape.is_empty() {
+        return Ok(zero);
+    }
+    lax::broadcast_in_dim(&zero, &aval.shape, &[])
 }
 
 pub(super) fn un(op: UnaryOp, x: &Array) -> Result<Array> {
@@ -88,18 +89,18 @@ pub(super) fn scale(x: &Array, c: f64) -> Result<Array> {
 }
 
 /// `x` where `p`, zero elsewhere.
-fn where_or_zero(p: &Array, x: &Array) -> Result<Array> {
+pub(super) fn where_or_zero(p: &Array, x: &Array) -> Result<Array> {
     sel(p, x, &lit(x, 0.0)?)
 }
 
 /// `x` broadcast back over the `axes` a reduction of a `shape` operand removed.
-fn unreduce(x: &Array, shape: &[usize], axes: &[usize]) -> Result<Array> {
+pub(super) fn unreduce(x: &Array, shape: &[usize], axes: &[usize]) -> Result<Array> {
     let kept: Vec<usize> = (0..shape.len()).filter(|d| !axes.contains(d)).collect();
     lax::broadcast_in_dim(x, shape, &kept)
 }
 
 /// `sum(x)` over `axes` (nothing to do for no axes).
-fn sum_axes(x: &Array, axes: &[usize]) -> Result<Array> {
+pub(super) fn sum_axes(x: &Array, axes: &[usize]) -> Result<Array> {
     if axes.is_empty() {
         Ok(x.clone())
     } else {
@@ -109,7 +110,7 @@ fn sum_axes(x: &Array, axes: &[usize]) -> Result<Array> {
 
 /// Elements of `a` at flat positions `pos` (int32, any shape); positions outside `a` give
 /// zero (they were dropped by the scatter being differentiated).
-fn gather_flat(a: &Array, pos: &Array) -> Result<Array> {
+pub(super) fn gather_flat(a: &Array, pos: &Array) -> Result<Array> {
     let n = a.size();
     if n == 0 || pos.size() == 0 {
         return lax::full(
@@ -131,52 +132,9 @@ fn gather_flat(a: &Array, pos: &Array) -> Result<Array> {
     lax::reshape(&where_or_zero(&valid, &g)?, pos.shape())
 }
 
-/// The flat positions in `x` (of `shape`) that `gather(x, idx, axis)` reads, clamped as the
-/// gather clamps them.
-fn gather_positions(shape: &[usize], idx: &Array, axis: usize) -> Result<Array> {
-    let dev = idx.device();
-    let q = idx.shape();
-    let i32c = |v: usize| lax::full(q, Literal::I32(v as i32), Some(dev));
-    let hi = shape[axis].saturating_sub(1);
-    let coord = if idx.dtype() == DType::UInt32 {
-        let top = lax::full(q, Literal::U32(hi as u32), Some(dev))?;
-        lax::convert_element_type(&bin(BinaryOp::Min, idx, &top)?, DType::Int32)?
-    } else {
-        let c = lax::convert_element_type(idx, DType::Int32)?;
-        bin(
-            BinaryOp::Min,
-            &bin(BinaryOp::Max, &c, &i32c(0)?)?,
-            &i32c(hi)?,
-        )?
-    };
-    let mut stride = 1usize;
-    let mut pos: Option<Array> = None;
-    for d in (0..shape.len()).rev() {
-        let c = if d == axis {
-            coord.clone()
-        } else {
-            lax::iota(DType::Int32, q, d, Some(dev))?
-        };
-        let term = if stride == 1 {
-            c
-        } else {
-            mul(&c, &i32c(stride)?)?
-        };
-        pos = Some(match pos {
-            None => term,
-            Some(p) => add(&p, &term)?,
-        });
-        stride *= shape[d];
-    }
-    match pos {
-        Some(p) => Ok(p),
-        None => i32c(0),
-    }
-}
-
 /// Which updates of a replacing scatter land (for duplicate positions, the one the scatter
 /// keeps), found by scattering the updates' ids as JAX's rule does; bool, `pos`' shape.
-fn set_winners(shape: &[usize], pos: &Array) -> Result<Array> {
+pub(super) fn set_winners(shape: &[usize], pos: &Array) -> Result<Array> {
     let dev = pos.device();
     let ids = lax::reshape(
         &lax::iota(DType::Int32, &[pos.size()], 0, Some(dev))?,
@@ -597,6 +555,10 @@ fn jvp_single(
         P::TopK { .. } | P::CustomJvpCall { .. } | P::CustomVjpCall { .. } => {
             Err(Error::arg(prim.name(), "has several outputs (jvp_rule)"))
         }
+        P::CustomLin { .. } => Err(Error::arg(
+            prim.name(),
+            "is only transposed by reverse mode, never differentiated",
+        )),
     }
 }
 
@@ -607,228 +569,6 @@ impl Partial {
             None => Ok(None),
         }
     }
-}
-
-/// `f()` when `needed`.
-fn only(needed: bool, f: impl FnOnce() -> Result<Array>) -> Result<Option<Array>> {
-    if needed {
-        f().map(Some)
-    } else {
-        Ok(None)
-    }
-}
-
-/// The VJP rule: the cotangents of `prim`'s operands given the cotangents `cts` of its
-/// outputs (`None` for zero), `None` for operands that get none (integer operands,
-/// constants). Cotangents are computed only for operands marked in `needs` (the others may
-/// be `None` or not). Only called when some output has a cotangent and some operand needs
-/// one.
-pub(crate) fn vjp_rule(
-    prim: &Primitive,
-    x: &[&Array],
-    outs: &[Array],
-    cts: &[Option<Array>],
-    needs: &[bool],
-) -> Result<Vec<Option<Array>>> {
-    match (prim, cts) {
-        // The values' cotangent lands on the chosen positions.
-        (Primitive::TopK { axis, .. }, [Some(ct), _]) => {
-            let xa = x[0];
-            let pos = gather_positions(xa.shape(), &outs[1], *axis)?;
-            let base = zeros(xa.aval(), xa.device())?;
-            Ok(vec![Some(lax::scatter(&base, &pos, ct, ScatterMode::Add)?)])
-        }
-        (Primitive::CustomJvpCall { .. } | Primitive::CustomVjpCall { .. }, _) => {
-            Err(own_rules(prim))
-        }
-        (_, [Some(ct)]) => vjp_single(prim, x, &outs[0], ct, needs),
-        _ => Ok(vec![None; x.len()]),
-    }
-}
-
-/// [`vjp_rule`] of a single-output primitive.
-fn vjp_single(
-    prim: &Primitive,
-    x: &[&Array],
-    out: &Array,
-    ct: &Array,
-    needs: &[bool],
-) -> Result<Vec<Option<Array>>> {
-    use Primitive as P;
-    let xa = x[0];
-    Ok(match prim {
-        P::Unary(op) => vec![unary_partial(*op, xa, out)?.apply(ct)?],
-        P::Binary(op) => (0..2)
-            .map(|k| match needs[k] {
-                true => binary_partial(*op, k, x[0], x[1], out)?.apply(ct),
-                false => Ok(None),
-            })
-            .collect::<Result<_>>()?,
-        P::Fma => vec![
-            only(needs[0], || mul(ct, x[1]))?,
-            only(needs[1], || mul(ct, x[0]))?,
-            Some(ct.clone()),
-        ],
-        P::Select => {
-            let z = lit(ct, 0.0)?;
-            vec![
-                None,
-                only(needs[1], || sel(x[0], ct, &z))?,
-                only(needs[2], || sel(x[0], &z, ct))?,
-            ]
-        }
-        P::ConvertElementType { dtype, .. } => {
-            if !xa.dtype().is_floating() || !dtype.is_floating() {
-                vec![None]
-            } else {
-                vec![Some(lax::bind(
-                    P::ConvertElementType {
-                        dtype: xa.dtype(),
-                        weak: xa.weak_type(),
-                    },
-                    &[ct],
-                    None,
-                )?)]
-            }
-        }
-        P::Copy => vec![Some(ct.clone())],
-        P::BroadcastInDim {
-            shape,
-            broadcast_dimensions,
-        } => {
-            let axes: Vec<usize> = (0..shape.len())
-                .filter(|d| match broadcast_dimensions.iter().position(|b| b == d) {
-                    None => true,
-                    Some(i) => xa.shape()[i] == 1 && shape[*d] != 1,
-                })
-                .collect();
-            let s = sum_axes(ct, &axes)?;
-            vec![Some(if s.shape() == xa.shape() {
-                s
-            } else {
-                lax::reshape(&s, xa.shape())?
-            })]
-        }
-        P::Transpose { permutation } => {
-            let mut inv = vec![0; permutation.len()];
-            for (i, &p) in permutation.iter().enumerate() {
-                inv[p] = i;
-            }
-            vec![Some(lax::transpose(ct, &inv)?)]
-        }
-        P::Reshape { .. } => vec![Some(lax::reshape(ct, xa.shape())?)],
-        P::Rev { dimensions } => vec![Some(lax::rev(ct, dimensions)?)],
-        P::Reduce { op, axes } => match op {
-            ReduceOp::Sum => vec![Some(unreduce(ct, xa.shape(), axes)?)],
-            ReduceOp::And | ReduceOp::Or => vec![None],
-            _ => {
-                let d = reduce_partial(*op, xa, out, axes)?;
-                vec![Some(mul(&unreduce(ct, xa.shape(), axes)?, &d)?)]
-            }
-        },
-        P::Slice {
-            start_indices,
-            limit_indices,
-            strides,
-        } => vec![Some(slice_transpose(
-            ct,
-            xa.shape(),
-            start_indices,
-            limit_indices,
-            strides,
-        )?)],
-        P::Concatenate { dimension } => {
-            let mut start = 0;
-            let mut cts = Vec::with_capacity(x.len());
-            for a in x {
-                let mut lo = vec![0; ct.ndim()];
-                let mut hi = ct.shape().to_vec();
-                lo[*dimension] = start;
-                hi[*dimension] = start + a.shape()[*dimension];
-                start = hi[*dimension];
-                cts.push(Some(lax::slice(ct, &lo, &hi, None)?));
-            }
-            cts
-        }
-        P::Pad { low, high, value } => vec![Some(pad_transpose(
-            ct,
-            xa.shape(),
-            low,
-            high,
-            value.is_none(),
-        )?)],
-        P::Gather { axis } => {
-            let pos = gather_positions(xa.shape(), x[1], *axis)?;
-            let base = zeros(xa.aval(), xa.device())?;
-            vec![Some(lax::scatter(&base, &pos, ct, ScatterMode::Add)?), None]
-        }
-        P::BatchMatmul => vec![
-            only(needs[0], || {
-                lax::batch_matmul(ct, &lax::transpose(x[1], &[0, 2, 1])?)
-            })?,
-            only(needs[1], || {
-                lax::batch_matmul(&lax::transpose(x[0], &[0, 2, 1])?, ct)
-            })?,
-        ],
-        P::Cumulative {
-            op: CumulativeOp::Sum,
-            axis,
-            reverse,
-        } => vec![Some(lax::cumsum(ct, *axis, !*reverse)?)],
-        P::Cumulative { axis, reverse, .. } => {
-            vec![Some(cumprod_vjp(xa, ct, *axis, *reverse)?)]
-        }
-        P::Sort { indices: false } => {
-            let last = xa.ndim() - 1;
-            let perm = lax::sort(xa, true)?;
-            let inverse = lax::sort(&perm, true)?;
-            vec![Some(lax::gather(ct, &inverse, last)?)]
-        }
-        P::Scatter { mode } => {
-            let (base, pos, vals) = (x[0], x[1], x[2]);
-            match mode {
-                ScatterMode::Add => vec![
-                    Some(ct.clone()),
-                    None,
-                    only(needs[2], || gather_flat(ct, pos))?,
-                ],
-                ScatterMode::Set => {
-                    let cleared =
-                        lax::scatter(ct, pos, &zeros(vals.aval(), vals.device())?, *mode)?;
-                    let won = set_winners(base.shape(), pos)?;
-                    vec![
-                        Some(cleared),
-                        None,
-                        Some(where_or_zero(&won, &gather_flat(ct, pos)?)?),
-                    ]
-                }
-                ScatterMode::Min | ScatterMode::Max => {
-                    let base_won = cmp(CompareOp::Eq, base, out)?;
-                    let vals_won = cmp(CompareOp::Eq, vals, &gather_flat(out, pos)?)?;
-                    vec![
-                        Some(where_or_zero(&base_won, ct)?),
-                        None,
-                        Some(where_or_zero(&vals_won, &gather_flat(ct, pos)?)?),
-                    ]
-                }
-                ScatterMode::Mul => return Err(not_differentiable(
-                    prim,
-                    "a multiplying scatter has a derivative only for unique positions (as in JAX)",
-                )),
-            }
-        }
-        P::Compare(_)
-        | P::Full { .. }
-        | P::Iota { .. }
-        | P::Threefry { .. }
-        | P::BitcastConvertType { .. }
-        | P::SearchSorted { .. }
-        | P::ArgReduce { .. }
-        | P::Sort { indices: true } => vec![None; x.len()],
-        P::TopK { .. } | P::CustomJvpCall { .. } | P::CustomVjpCall { .. } => {
-            return Err(Error::arg(prim.name(), "has several outputs (vjp_rule)"))
-        }
-    })
 }
 
 /// `a` moved `k` places along `axis` (towards the end when `forward`), the vacated places
@@ -854,7 +594,7 @@ fn shift_along(a: &Array, axis: usize, k: usize, forward: bool, fill: f64) -> Re
 /// (1, 2, 4, ...), the products `p` of the `k`-element windows ending at every place and
 /// the same shifted `k` places (`q`). The scan's tangent map, linear, is
 /// `s -> p * shift(s, k) + q * s` level after level (the product rule; no division, so
-/// exact where `x` has zeros), and its transpose runs the levels backwards.
+/// exact where `x` has zeros).
 fn cumprod_levels(x: &Array, axis: usize, reverse: bool) -> Result<Vec<(usize, Array, Array)>> {
     let n = x.shape()[axis];
     let mut levels = Vec::new();
@@ -880,115 +620,4 @@ fn cumprod_jvp(x: &Array, t: &Array, axis: usize, reverse: bool) -> Result<Array
         )?;
     }
     Ok(s)
-}
-
-/// The cotangent of `x` for the cotangent `ct` of `cumprod(x)` along `axis`.
-fn cumprod_vjp(x: &Array, ct: &Array, axis: usize, reverse: bool) -> Result<Array> {
-    let mut c = ct.clone();
-    for (k, p, q) in cumprod_levels(x, axis, reverse)?.into_iter().rev() {
-        c = add(
-            &shift_along(&mul(&p, &c)?, axis, k, reverse, 0.0)?,
-            &mul(&q, &c)?,
-        )?;
-    }
-    Ok(c)
-}
-
-/// The transpose of `slice`: `ct` placed back at its window of a zero array of `shape`.
-fn slice_transpose(
-    ct: &Array,
-    shape: &[usize],
-    start: &[usize],
-    limit: &[usize],
-    strides: &[usize],
-) -> Result<Array> {
-    let mut cur = ct.clone();
-    for d in 0..shape.len() {
-        let s = strides[d];
-        // One element (or none) needs no spreading: the padding below places it (and a
-        // huge step would spread it over more elements than any array holds).
-        if s == 1 || cur.shape()[d] <= 1 {
-            continue;
-        }
-        // Interleave s - 1 zeros after each element: [.., m, ..] -> [.., m, s, ..] ->
-        // [.., m*s, ..], then keep the window's length.
-        let m = cur.shape()[d];
-        let mut split = cur.shape().to_vec();
-        split.insert(d + 1, 1);
-        let mut hi = vec![0; split.len()];
-        hi[d + 1] = s - 1;
-        let zero = Some(Literal::from_f64(0.0, ct.dtype()));
-        let spread = lax::pad(
-            &lax::reshape(&cur, &split)?,
-            &vec![0; split.len()],
-            &hi,
-            zero,
-        )?;
-        let mut merged = cur.shape().to_vec();
-        merged[d] = m * s;
-        let merged_arr = lax::reshape(&spread, &merged)?;
-        let mut lim = merged.clone();
-        lim[d] = limit[d] - start[d];
-        cur = lax::slice(&merged_arr, &vec![0; merged.len()], &lim, None)?;
-    }
-    let low = start.to_vec();
-    let high: Vec<usize> = (0..shape.len())
-        .map(|d| shape[d] - start[d] - cur.shape()[d])
-        .collect();
-    if low.iter().chain(&high).all(|&p| p == 0) {
-        return Ok(cur);
-    }
-    lax::pad(&cur, &low, &high, Some(Literal::from_f64(0.0, ct.dtype())))
-}
-
-/// The transpose of `pad`: the window of `ct` over the operand, plus (for edge padding) the
-/// padded regions summed into the edge elements they copied.
-fn pad_transpose(
-    ct: &Array,
-    shape: &[usize],
-    low: &[usize],
-    high: &[usize],
-    edge: bool,
-) -> Result<Array> {
-    let mut cur = ct.clone();
-    for d in 0..shape.len() {
-        if low[d] + high[d] == 0 {
-            continue;
-        }
-        let n = shape[d];
-        let window = |a: &Array, from: usize, to: usize| -> Result<Array> {
-            let mut lo = vec![0; a.ndim()];
-            let mut hi = a.shape().to_vec();
-            lo[d] = from;
-            hi[d] = to;
-            lax::slice(a, &lo, &hi, None)
-        };
-        let mut mid = window(&cur, low[d], low[d] + n)?;
-        if edge && n > 0 {
-            let zero = Some(Literal::from_f64(0.0, ct.dtype()));
-            let mut one = cur.shape().to_vec();
-            one[d] = 1;
-            let r = cur.ndim();
-            let onto = |region: Array, first: bool| -> Result<Array> {
-                let s = lax::reshape(&lax::reduce(ReduceOp::Sum, &region, &[d])?, &one)?;
-                let mut lo = vec![0; r];
-                let mut hi = vec![0; r];
-                if first {
-                    hi[d] = n - 1;
-                } else {
-                    lo[d] = n - 1;
-                }
-                lax::pad(&s, &lo, &hi, zero)
-            };
-            if low[d] > 0 {
-                mid = add(&mid, &onto(window(&cur, 0, low[d])?, true)?)?;
-            }
-            if high[d] > 0 {
-                let total = cur.shape()[d];
-                mid = add(&mid, &onto(window(&cur, total - high[d], total)?, false)?)?;
-            }
-        }
-        cur = mid;
-    }
-    Ok(cur)
 }

@@ -304,6 +304,11 @@ fn batch_single(prim: &Primitive, args: &[(&Array, bool)], b: usize) -> Result<A
         P::TopK { .. } | P::CustomJvpCall { .. } | P::CustomVjpCall { .. } => {
             Err(Error::arg(prim.name(), "has several outputs (batch_rule)"))
         }
+        // Made by linearization and transposed at once, inside any vmap trace.
+        P::CustomLin { .. } => Err(Error::arg(
+            prim.name(),
+            "is only transposed by reverse mode, never batched",
+        )),
     }
 }
 
@@ -441,6 +446,13 @@ fn batch_call(
                 Ok(out)
             });
             Rules::Vjp { fwd, bwd }
+        }
+        // `batch_rule` sends a custom_lin to its error before this.
+        Rules::Lin { .. } => {
+            return Err(Error::arg(
+                &call.name,
+                "internal: a custom_lin reached the custom calls' batching rule",
+            ))
         }
     };
     let operands: Vec<&Array> = consts.iter().chain(&ops).collect();
@@ -803,6 +815,11 @@ mod tests {
                 dtype: DType::Int32,
                 shape: vec![1],
                 dimension: 0,
+            }
+            .variant_index(),
+            // Made by linearization and transposed at once: never batched.
+            Primitive::CustomLin {
+                call: CustomCall::example(),
             }
             .variant_index(),
         ];

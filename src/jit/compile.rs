@@ -121,8 +121,9 @@ fn fold_constants(eqns: &[Eqn]) -> Vec<Eqn> {
 
 /// `g` with the sub-graphs of custom calls spliced in place of the calls: outside `grad`
 /// and `jvp` a custom call is its function, whose operations then fuse with their
-/// neighbours (JAX inlines them when lowering too).
-fn inline_calls(g: &Graph) -> Graph {
+/// neighbours (JAX inlines them when lowering too). A custom call a rule applied to
+/// tangents is inlined into the linear graph the same way, for transposition.
+pub(super) fn inline_calls(g: &Graph) -> Graph {
     let is_call = |p: &Primitive| {
         matches!(
             p,

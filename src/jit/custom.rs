@@ -4,8 +4,10 @@
 //! Called under a transformation, such a function is traced into a closed graph and bound
 //! as one primitive that carries the graph and its rules (`custom_jvp_call`,
 //! `custom_vjp_call`). Evaluation runs the graph; `jvp` and `grad` use the rules (the
-//! interpreters in `ad.rs`); `vmap` makes a new call whose graph and rules are the batched
-//! ones (`batching.rs`). Called outside every transformation it is the function itself.
+//! interpreters in `linearize.rs`, `transpose.rs`); `vmap` makes a new call whose graph and
+//! rules are the batched ones (`batching.rs`). Called outside every transformation (or on
+//! the tangents a rule gets in reverse mode, which are traced for transposition) it is the
+//! function itself.
 //!
 //! The rules are kept here in flat form: they take and give the call's operands as a list
 //! (the captured arrays first, then the argument's leaves) so the interpreters need not
@@ -47,6 +49,12 @@ pub(crate) enum Rules {
     Jvp(Arc<JvpFn>),
     /// `custom_vjp`'s forward and backward rules.
     Vjp { fwd: Arc<FwdFn>, bwd: Arc<BwdFn> },
+    /// A linearized `custom_vjp` call's (`custom_lin`): the backward rule and the residuals
+    /// its forward rule saved.
+    Lin {
+        bwd: Arc<BwdFn>,
+        residuals: Residuals,
+    },
 }
 
 /// The rules of `call` (an internal error for a call made elsewhere).

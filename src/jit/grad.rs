@@ -150,7 +150,7 @@ fn forward<T: PyTree, U: PyTree>(
         out_def,
     } = trace_fn(name, &device, &def, &avals, f)?;
     let mask: Vec<bool> = (0..leaves.len()).map(active).collect();
-    let lin = Linearized::new(graph, &consts, &leaves, &mask, &device)?;
+    let lin = Linearized::new(name, graph, &consts, &leaves, &mask, &device)?;
     Ok(Forward {
         leaves,
         def,
@@ -331,7 +331,8 @@ where
 }
 
 /// The pullback [`vjp`] returns: maps a cotangent of the output to the cotangent of the
-/// input. It keeps the forward pass's intermediate values, so it can be called many times.
+/// input. It keeps the linearized function (its residuals), so it can be called many times
+/// without evaluating the function again.
 pub struct Vjp<T, U> {
     fw: Forward,
     name: Arc<str>,
@@ -413,6 +414,102 @@ where
     ))
 }
 
+/// The linear map [`linearize`] returns: the JVP of the function at the point it was
+/// linearized, for any number of tangents, without evaluating the function again.
+pub struct Linearize<T, U> {
+    fw: Forward,
+    _types: PhantomData<fn(T) -> U>,
+}
+
+impl<T: PyTree, U: PyTree> Linearize<T, U> {
+    /// The output's tangent for the input tangent `t` (the input's structure, shapes and
+    /// dtypes); tangents of integer and bool inputs are ignored, and integer and bool
+    /// outputs get zero tangents.
+    pub fn call(&self, t: T) -> Result<U> {
+        let (tleaves, def) = tree_flatten(&t);
+        drop(t);
+        check_tangents("linearize", &self.fw.def, &def, &self.fw.leaves, &tleaves)?;
+        let touts = self.fw.lin.forward(&tleaves)?;
+        let outs = self.fw.lin.out_avals();
+        let touts = touts
+            .into_iter()
+            .zip(&outs)
+            .map(|(t, o)| match t {
+                Some(t) => Ok(t),
+                None => zeros(o, &self.fw.device),
+            })
+            .collect::<Result<Vec<_>>>()?;
+        tree_unflatten(&self.fw.out_def, touts)
+    }
+}
+
+/// `f(primals)` and its JVP at `primals` as a linear function (`jax.linearize`): the
+/// function is evaluated once, the tangent map is traced into a linear graph whose constants
+/// are the residuals, and each call of the returned map evaluates only that graph. Reverse
+/// mode ([`vjp`], [`grad`]) transposes the same graph.
+///
+/// ```
+/// use olympus::{linearize, numpy as np, Array, Result};
+///
+/// let (y, f_jvp) = linearize(|x: Array| np::sin(&x), np::array(&[0.0f32, 1.0])?)?;
+/// let dy = f_jvp.call(np::array(&[2.0f32, 1.0])?)?.to_vec::<f32>()?; // cos(x) t
+/// assert!((dy[0] - 2.0).abs() < 1e-6 && (dy[1] - 1.0f32.cos()).abs() < 1e-6);
+/// assert!((y.to_vec::<f32>()?[1] - 1.0f32.sin()).abs() < 1e-6);
+/// # Ok::<(), olympus::Error>(())
+/// ```
+///
+/// A `custom_vjp` function has no forward mode: evaluating the map through one is an error,
+/// as in JAX.
+pub fn linearize<T, U, F>(f: F, primals: T) -> Result<(U, Linearize<T, U>)>
+where
+    T: PyTree,
+    U: PyTree,
+    F: FnOnce(T) -> Result<U>,
+{
+    let name = fn_name::<F>();
+    let fw = forward(&name, "linearize", f, primals, |_| true)?;
+    let out: U = tree_unflatten(&fw.out_def, fw.lin.outputs()?)?;
+    Ok((
+        out,
+        Linearize {
+            fw,
+            _types: PhantomData,
+        },
+    ))
+}
+
+/// Checks that tangents match their primals in structure, shapes and dtypes.
+fn check_tangents(
+    func: &str,
+    def: &TreeDef,
+    tdef: &TreeDef,
+    leaves: &[Array],
+    tleaves: &[Array],
+) -> Result<()> {
+    if def != tdef {
+        return Err(Error::arg(
+            func,
+            format!("the tangents' structure {tdef} differs from the primals' {def}"),
+        ));
+    }
+    for (p, t) in leaves.iter().zip(tleaves) {
+        if p.shape() != t.shape() || p.dtype() != t.dtype() {
+            return Err(Error::shape(
+                func,
+                &[p.shape(), t.shape()],
+                format!(
+                    "a tangent of {} {} was given for a primal of {} {}",
+                    crate::error::fmt_shape(t.shape()),
+                    t.dtype(),
+                    crate::error::fmt_shape(p.shape()),
+                    p.dtype()
+                ),
+            ));
+        }
+    }
+    Ok(())
+}
+
 /// Forward mode (`jax.jvp`): `f(primals)` and its directional derivative along `tangents`
 /// (same structure, shapes and dtypes as `primals`). Tangents of integer and bool inputs
 /// are ignored; integer and bool outputs get zero tangents.
@@ -434,27 +531,7 @@ where
     let (leaves, def) = tree_flatten(&primals);
     let (tleaves, tdef) = tree_flatten(&tangents);
     drop((primals, tangents));
-    if def != tdef {
-        return Err(Error::arg(
-            "jvp",
-            format!("the tangents' structure {tdef} differs from the primals' {def}"),
-        ));
-    }
-    for (p, t) in leaves.iter().zip(&tleaves) {
-        if p.shape() != t.shape() || p.dtype() != t.dtype() {
-            return Err(Error::shape(
-                "jvp",
-                &[p.shape(), t.shape()],
-                format!(
-                    "a tangent of {} {} was given for a primal of {} {}",
-                    crate::error::fmt_shape(t.shape()),
-                    t.dtype(),
-                    crate::error::fmt_shape(p.shape()),
-                    p.dtype()
-                ),
-            ));
-        }
-    }
+    check_tangents("jvp", &def, &tdef, &leaves, &tleaves)?;
     let device = leaves_device("jvp", &leaves)?;
     let avals: Vec<Aval> = leaves.iter().map(|a| a.aval().clone()).collect();
     let t = trace_fn(&name, &device, &def, &avals, f)?;

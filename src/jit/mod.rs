@@ -41,6 +41,7 @@ mod custom;
 mod grad;
 mod linearize;
 mod rule_tests;
+mod transpose;
 
 use std::collections::HashMap;
 use std::fmt;
@@ -49,12 +50,12 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
 pub use crate::primitive::Graph;
-use crate::trace::{is_tracing, trace_fn};
+use crate::trace::{is_traced, trace_fn};
 pub use batching::{vmap, Axes};
 pub use custom::{custom_jvp, custom_vjp, CustomJvp, CustomVjp};
 pub use grad::{
-    grad, grad_argnums, jvp, value_and_grad, value_and_grad_argnums, vjp, Arg, Argnums,
-    TupleElement, Vjp, Whole,
+    grad, grad_argnums, jvp, linearize, value_and_grad, value_and_grad_argnums, vjp, Arg, Argnums,
+    Linearize, TupleElement, Vjp, Whole,
 };
 
 use crate::array::{current_device, Array};
@@ -157,10 +158,10 @@ where
     /// signature, then runs the cached executable. Inside another function being traced,
     /// `f` is traced inline into the outer graph.
     pub fn call(&self, args: T) -> Result<U> {
-        if is_tracing() {
+        let (leaves, def) = tree_flatten(&args);
+        if is_traced(&leaves.iter().collect::<Vec<_>>()) {
             return (self.f)(args);
         }
-        let (leaves, def) = tree_flatten(&args);
         drop(args);
         let (compiled, device) = self.compiled(def, &leaves)?;
         let outs = compiled.exe.run(&device, &leaves, &compiled.consts)?;

@@ -502,7 +502,7 @@ impl<'a> Fusion<'a> {
 
     /// Runs the program; the last node is the result.
     pub(crate) fn run(self, device: &Device) -> Result<Array> {
-        if crate::trace::is_tracing() {
+        if crate::trace::is_traced(&self.inputs) {
             // Under a trace the nodes are recorded one by one; jit fuses them again.
             let mut values: Vec<Array> = self.inputs.iter().map(|&a| a.clone()).collect();
             for node in self.nodes {

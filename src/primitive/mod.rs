@@ -118,6 +118,9 @@ impl Primitive {
             Primitive::CustomVjpCall {
                 call: CustomCall::example(),
             },
+            Primitive::CustomLin {
+                call: CustomCall::example(),
+            },
             Primitive::Cumulative {
                 op: CumulativeOp::Sum,
                 axis: 1,
@@ -183,7 +186,9 @@ impl Primitive {
             Primitive::Cumulative { .. } => EvalKind::Cumulative,
             Primitive::Scatter { .. } => EvalKind::Scatter,
             Primitive::TopK { .. } => EvalKind::TopK,
-            Primitive::CustomJvpCall { .. } | Primitive::CustomVjpCall { .. } => EvalKind::Call,
+            Primitive::CustomJvpCall { .. }
+            | Primitive::CustomVjpCall { .. }
+            | Primitive::CustomLin { .. } => EvalKind::Call,
             Primitive::Unary(_)
             | Primitive::Binary(_)
             | Primitive::Compare(_)
@@ -205,9 +210,9 @@ impl Primitive {
     /// Number of operands (`usize::MAX` for variadic primitives).
     pub(crate) fn arity(&self) -> usize {
         match self {
-            Primitive::CustomJvpCall { call } | Primitive::CustomVjpCall { call } => {
-                call.fun.invars.len()
-            }
+            Primitive::CustomJvpCall { call }
+            | Primitive::CustomVjpCall { call }
+            | Primitive::CustomLin { call } => call.fun.invars.len(),
             Primitive::Concatenate { .. } => usize::MAX,
             Primitive::Threefry { .. } => 4,
             Primitive::Select | Primitive::Scatter { .. } | Primitive::Fma => 3,
@@ -252,9 +257,9 @@ impl Primitive {
     pub fn num_outputs(&self) -> usize {
         match self {
             Primitive::TopK { .. } => 2,
-            Primitive::CustomJvpCall { call } | Primitive::CustomVjpCall { call } => {
-                call.fun.outvars.len()
-            }
+            Primitive::CustomJvpCall { call }
+            | Primitive::CustomVjpCall { call }
+            | Primitive::CustomLin { call } => call.fun.outvars.len(),
             _ => 1,
         }
     }
@@ -277,9 +282,9 @@ impl Primitive {
         let weak = inputs.iter().all(|a| a.weak);
         let one = match self {
             Primitive::TopK { k, axis } => return top_k_avals(name, *k, *axis, &inputs[0]),
-            Primitive::CustomJvpCall { call } | Primitive::CustomVjpCall { call } => {
-                return call.out_avals(inputs)
-            }
+            Primitive::CustomJvpCall { call }
+            | Primitive::CustomVjpCall { call }
+            | Primitive::CustomLin { call } => return call.out_avals(inputs),
             Primitive::Unary(op) => {
                 let x = &inputs[0];
                 if !op.accepts().ok(x.dtype) {
@@ -765,7 +770,10 @@ impl Primitive {
     /// The parameters as the jaxpr listing prints them (`[axes=(0,)]`), empty for plain
     /// elementwise ops.
     fn params_text(&self) -> String {
-        if let Primitive::CustomJvpCall { call } | Primitive::CustomVjpCall { call } = self {
+        if let Primitive::CustomJvpCall { call }
+        | Primitive::CustomVjpCall { call }
+        | Primitive::CustomLin { call } = self
+        {
             return format!("[{call:?}]");
         }
         let dbg = format!("{self:?}");

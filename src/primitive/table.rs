@@ -261,6 +261,14 @@ primitive_table! {
         /// The function and its rules.
         call: CustomCall,
     } [CustomVjpCall { .. } => "custom_vjp_call"],
+    /// The linear part of a `custom_vjp` call, made when reverse mode linearizes one (JAX's
+    /// `custom_lin`): its operands are the tangents of the call's operands, its outputs the
+    /// tangents of the call's outputs, and its rules the backward rule with the forward
+    /// rule's residuals. It is only ever transposed; evaluating it is an error.
+    CustomLin {
+        /// The function, with the backward rule and residuals as its rules.
+        call: CustomCall,
+    } [CustomLin { .. } => "custom_lin"],
     /// Inclusive cumulative sum or product along `axis` (`jax.lax.cumsum`, `cumprod`): a
     /// chunked scan, two passes over memory (see `codegen::cumulative`). `reverse` scans from
     /// the last element to the first. float16 accumulates in float32, int32 wraps.

@@ -32,6 +32,10 @@ struct TraceState {
     consts: Vec<Array>,
     /// Captured array (by handle identity) to its variable.
     const_vars: HashMap<usize, usize>,
+    /// A linearizing trace ([`trace_linear`]): it records only equations with an operand
+    /// of its own; the others are known values, evaluated (or recorded by an enclosing
+    /// trace) at once.
+    partial: bool,
 }
 
 thread_local! {
@@ -41,13 +45,40 @@ thread_local! {
 
 static NEXT_TRACE: AtomicU64 = AtomicU64::new(1);
 
-/// Whether a function is being traced on this thread.
+/// Whether a function is being traced on this thread. A linearizing trace alone does not
+/// count: what it does not record runs eagerly, so values can be read and compiled code run
+/// (on arrays it does not trace: see [`is_traced`]).
 pub(crate) fn is_tracing() -> bool {
-    TRACES.with(|t| !t.borrow().is_empty())
+    TRACES.with(|t| t.borrow().iter().any(|(_, s)| !s.borrow().partial))
 }
 
-fn current_trace() -> Option<Rc<RefCell<TraceState>>> {
-    TRACES.with(|t| t.borrow().last().map(|(_, s)| s.clone()))
+/// Whether an operation on `inputs` is recorded rather than run: a function is being traced,
+/// or an input is a linearizing trace's (a tangent).
+pub(crate) fn is_traced(inputs: &[&Array]) -> bool {
+    is_tracing() || inputs.iter().any(|a| a.tracer().is_some())
+}
+
+/// Whether `a` is concrete or traced by a trace still in progress (not escaped).
+pub(crate) fn is_live(a: &Array) -> bool {
+    a.tracer().is_none_or(|t| is_active(t.trace))
+}
+
+/// The trace that records an equation on `inputs`: the innermost one, passing over
+/// linearizing traces that own none of the operands (their known values are computed by
+/// the trace outside them, or eagerly).
+fn recording_trace(inputs: &[&Array]) -> Option<Rc<RefCell<TraceState>>> {
+    TRACES.with(|t| {
+        t.borrow()
+            .iter()
+            .rev()
+            .find(|(id, s)| {
+                !s.borrow().partial
+                    || inputs
+                        .iter()
+                        .any(|a| a.tracer().is_some_and(|t| t.trace == *id))
+            })
+            .map(|(_, s)| s.clone())
+    })
 }
 
 /// Whether trace `id` is in progress on this thread (an outer trace of the current one).
@@ -109,7 +140,7 @@ pub(crate) fn record(
     inputs: &[&Array],
     outs: &[Aval],
 ) -> Option<Result<Vec<Array>>> {
-    let Some(trace) = current_trace() else {
+    let Some(trace) = recording_trace(inputs) else {
         return inputs
             .iter()
             .find_map(|a| a.tracer())
@@ -149,6 +180,32 @@ pub(crate) fn trace_fn<T: PyTree, U: PyTree>(
     avals: &[Aval],
     f: impl FnOnce(T) -> Result<U>,
 ) -> Result<Traced> {
+    trace_with(name, device, def, avals, false, f)
+}
+
+/// Traces `f` as [`trace_fn`] does, but records only what depends on its traced leaves
+/// (JAX's partial evaluation): an equation whose operands are all known values (concrete,
+/// or an enclosing trace's) is evaluated at once, or recorded by the enclosing trace, and
+/// its result is a constant of the graph. Linearization traces the tangent map this way:
+/// the graph holds the linear part, and its constants are the residuals.
+pub(crate) fn trace_linear<T: PyTree, U: PyTree>(
+    name: &Arc<str>,
+    device: &Device,
+    def: &TreeDef,
+    avals: &[Aval],
+    f: impl FnOnce(T) -> Result<U>,
+) -> Result<Traced> {
+    trace_with(name, device, def, avals, true, f)
+}
+
+fn trace_with<T: PyTree, U: PyTree>(
+    name: &Arc<str>,
+    device: &Device,
+    def: &TreeDef,
+    avals: &[Aval],
+    partial: bool,
+    f: impl FnOnce(T) -> Result<U>,
+) -> Result<Traced> {
     let id = NEXT_TRACE.fetch_add(1, Ordering::Relaxed);
     let state = Rc::new(RefCell::new(TraceState {
         id,
@@ -157,6 +214,7 @@ pub(crate) fn trace_fn<T: PyTree, U: PyTree>(
         graph: Graph::default(),
         consts: Vec::new(),
         const_vars: HashMap::new(),
+        partial,
     }));
     let traced_leaves: Vec<Array> = {
         let mut st = state.borrow_mut();

@@ -501,3 +501,133 @@ fn custom_vjp_capturing_an_array_under_grad_of_vmap() {
     let per = vmap(grad(|x: Array| np::sum(f.call(x)?, None, false)), 0, 0)(m).unwrap();
     close(&vals(&per), &[10.0; 6], "vmap(grad)");
 }
+
+/// `linearize` evaluates the function once: its map, called many times, gives `jvp`'s
+/// tangents without running the function (or a custom rule's primal part) again, and a
+/// `vjp` pullback called many times reuses its residuals the same way.
+#[test]
+fn linearize_and_vjp_reuse_their_residuals() {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    use std::sync::Arc;
+    let runs = Arc::new(AtomicUsize::new(0));
+    let counted = runs.clone();
+    // sin, whose rule counts how often its primal part runs.
+    let f = custom_jvp(
+        |x: Array| np::sin(&x),
+        move |x: Array, t: Array| -> Result<(Array, Array)> {
+            counted.fetch_add(1, Ordering::SeqCst);
+            Ok((np::sin(&x)?, np::multiply(&t, np::cos(&x)?)?))
+        },
+    )
+    .named("counted_sin");
+    let g = |x: Array| -> Result<Array> { np::multiply(&f.call(x.clone())?, np::exp(&x)?) };
+    let xs = [0.5f32, -1.0, 2.0, 0.0];
+    let x = arr(&xs);
+    let (y, f_jvp) = olympus::linearize(g, x.clone()).unwrap();
+    close(
+        &vals(&y),
+        &xs.map(|v| v.sin() * v.exp()),
+        "linearize's output",
+    );
+    assert_eq!(runs.load(Ordering::SeqCst), 1);
+    for (k, tv) in [[1.0f32, 0.0, -2.0, 3.0], [0.25, 4.0, 1.0, -1.0]]
+        .iter()
+        .enumerate()
+    {
+        let got = vals(&f_jvp.call(arr(tv)).unwrap());
+        let (_, want) = jvp(g, x.clone(), arr(tv)).unwrap();
+        close(&got, &vals(&want), &format!("tangent {k}"));
+        let formula: Vec<f32> = xs
+            .iter()
+            .zip(tv)
+            .map(|(v, t)| t * (v.cos() + v.sin()) * v.exp())
+            .collect();
+        close(&got, &formula, &format!("tangent {k} by the formula"));
+    }
+    // Only the jvp calls above ran the rule again, once each.
+    assert_eq!(runs.load(Ordering::SeqCst), 3);
+    let (_, pullback) = vjp(g, x.clone()).unwrap();
+    assert_eq!(runs.load(Ordering::SeqCst), 4);
+    for c in [1.0f32, -3.0] {
+        let ct = vals(&pullback.call(arr(&[c; 4])).unwrap());
+        let want: Vec<f32> = xs
+            .iter()
+            .map(|v| c * (v.cos() + v.sin()) * v.exp())
+            .collect();
+        close(&ct, &want, "pullback");
+    }
+    assert_eq!(
+        runs.load(Ordering::SeqCst),
+        4,
+        "the pullback reran the rule"
+    );
+    // A tangent of the wrong shape is an error naming linearize.
+    let err = f_jvp.call(arr(&[1.0; 3])).unwrap_err().to_string();
+    assert!(
+        err.starts_with("linearize") && err.contains("(3,)"),
+        "{err}"
+    );
+    // Under jit, the same map is traced and compiled with the function.
+    let jitted = jit(|(x, t): (Array, Array)| {
+        let (_, f_jvp) = olympus::linearize(g, x)?;
+        f_jvp.call(t)
+    });
+    let t = arr(&[1.0, 2.0, 3.0, 4.0]);
+    let (_, want) = jvp(g, x.clone(), t.clone()).unwrap();
+    close(
+        &vals(&jitted.call((x.clone(), t)).unwrap()),
+        &vals(&want),
+        "jit(linearize)",
+    );
+    // A custom_vjp function has no forward mode, through linearize either (as in JAX);
+    // its reverse mode is the transposed linearization.
+    let h = custom_vjp(
+        |x: Array| np::sin(&x),
+        |x: Array| -> Result<(Array, Array)> { Ok((np::sin(&x)?, x)) },
+        |x: Array, g: Array| np::multiply(np::cos(&x)?, &g),
+    )
+    .named("sin_vjp");
+    let (_, h_jvp) = olympus::linearize(|x: Array| h.call(x), x.clone()).unwrap();
+    let err = h_jvp.call(arr(&[1.0; 4])).unwrap_err().to_string();
+    assert!(
+        err.starts_with("sin_vjp") && err.contains("transposed"),
+        "{err}"
+    );
+}
+
+/// A rule may apply other custom or jitted functions to its tangents: in reverse mode the
+/// tangents are traced for transposition, and those functions run inline on them (as JAX
+/// inlines them into the linear graph), so grad, vjp and jit(grad) give the rule's answer.
+#[test]
+fn rules_may_call_custom_and_jitted_functions_on_tangents() {
+    let double = custom_jvp(
+        |x: Array| np::multiply(&x, 2.0),
+        |x: Array, t: Array| -> Result<(Array, Array)> {
+            Ok((np::multiply(&x, 2.0)?, np::multiply(&t, 2.0)?))
+        },
+    )
+    .named("double");
+    let triple = jit(|t: Array| np::multiply(&t, 3.0));
+    // d/dx = 6 cos(x): the rule doubles and triples cos(x) t.
+    let f = custom_jvp(
+        |x: Array| np::sin(&x),
+        move |x: Array, t: Array| -> Result<(Array, Array)> {
+            let dt = triple.call(double.call(t)?)?;
+            Ok((np::sin(&x)?, np::multiply(&dt, np::cos(&x)?)?))
+        },
+    )
+    .named("sin_times_six");
+    let xs = [0.5f32, -1.0, 2.0];
+    let want: Vec<f32> = xs.iter().map(|v| 6.0 * v.cos()).collect();
+    let loss = |x: Array| np::sum(f.call(x)?, None, false);
+    close(&vals(&grad(loss)(arr(&xs)).unwrap()), &want, "grad");
+    close(
+        &vals(&jit(grad(loss)).call(arr(&xs)).unwrap()),
+        &want,
+        "jit(grad)",
+    );
+    let (_, t) = jvp(|x: Array| f.call(x), arr(&xs), arr(&[1.0; 3])).unwrap();
+    close(&vals(&t), &want, "jvp");
+    let (_, pullback) = vjp(|x: Array| f.call(x), arr(&xs)).unwrap();
+    close(&vals(&pullback.call(arr(&[1.0; 3])).unwrap()), &want, "vjp");
+}

@@ -72,6 +72,11 @@ pub(crate) fn eval_all(
             let dev = common_device(prim.name(), inputs, device)?;
             top_k(&dev, inputs[0], k, axis, &outs)
         }
+        Primitive::CustomLin { call } => Err(Error::arg(
+            &call.name,
+            "the linearized custom_vjp function (custom_lin) can only be transposed by \
+             reverse mode, not evaluated",
+        )),
         // Outside every transformation a function with custom rules is its graph.
         Primitive::CustomJvpCall { call } | Primitive::CustomVjpCall { call } => {
             let dev = common_device(&call.name, inputs, device)?;
