@@ -3,7 +3,9 @@
 use std::collections::HashMap;
 use std::fmt;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
+
+use parking_lot::{ReentrantMutex, ReentrantMutexGuard};
 
 use super::lock;
 use super::pool::{MemoryStats, Pool};
@@ -351,6 +353,27 @@ pub(crate) struct DeviceInner {
     /// Errors wgpu reported outside an error scope, surfaced at the next sync point.
     pub(crate) errors: Arc<Mutex<Vec<String>>>,
     pub(crate) lost: Arc<Mutex<Option<String>>>,
+    /// On the GL backend, held around every call into wgpu (see [`DeviceInner::gl`]).
+    gl: Option<ReentrantMutex<()>>,
+}
+
+/// A device mutex's guard that also holds the GL lock ([`DeviceInner::locked`]).
+pub(crate) struct Locked<'a, T> {
+    guard: MutexGuard<'a, T>,
+    _gl: Option<ReentrantMutexGuard<'a, ()>>,
+}
+
+impl<T> std::ops::Deref for Locked<'_, T> {
+    type Target = T;
+    fn deref(&self) -> &T {
+        &self.guard
+    }
+}
+
+impl<T> std::ops::DerefMut for Locked<'_, T> {
+    fn deref_mut(&mut self) -> &mut T {
+        &mut self.guard
+    }
 }
 
 /// A GPU (or software adapter) with its queue, buffer pool and pipeline cache.
@@ -692,6 +715,7 @@ impl Device {
             exact_sqrt: std::sync::OnceLock::new(),
             errors,
             lost,
+            gl: (backend == Backend::Gl).then(|| ReentrantMutex::new(())),
         })))
     }
 
@@ -704,8 +728,9 @@ impl Device {
     /// kept with live arrays).
     pub fn memory_stats(&self) -> MemoryStats {
         MemoryStats {
-            texture_bytes: lock(&self.0.textures).bytes() + lock(&self.0.staged).bytes(),
-            ..lock(&self.0.pool).stats
+            texture_bytes: self.0.locked(&self.0.textures).bytes()
+                + self.0.locked(&self.0.staged).bytes(),
+            ..self.0.locked(&self.0.pool).stats
         }
     }
 
@@ -721,8 +746,9 @@ impl Device {
     /// about to go idle or to hand memory to something else.
     pub fn trim(&self) -> Result<()> {
         self.0.synchronize("trim")?;
+        let _gl = self.0.gl();
         // Everything recorded has run, so buffers awaiting a submit are free too.
-        let mut pool = lock(&self.0.pool);
+        let mut pool = self.0.locked(&self.0.pool);
         pool.after_submit();
         pool.clear();
         drop(pool);
@@ -734,9 +760,10 @@ impl Device {
     /// arrays that live on it, returns [`Error::DeviceLost`] (as when a driver loses the
     /// device), never a panic.
     pub fn destroy(&self) {
+        let _gl = self.0.gl();
         let _ = self.0.flush();
         *lock(&self.0.lost) = Some("the device was destroyed with Device::destroy".into());
-        lock(&self.0.pool).clear();
+        self.0.locked(&self.0.pool).clear();
         self.0.device.destroy();
     }
 
@@ -756,11 +783,57 @@ impl Device {
 
     /// Number of compiled kernels in the pipeline cache.
     pub fn cached_kernels(&self) -> usize {
-        lock(&self.0.kernels).len()
+        self.0.locked(&self.0.kernels).len()
     }
 }
 
 impl DeviceInner {
+    /// Serialises calls into wgpu on a GL device: `None` elsewhere. wgpu's GL backend keeps
+    /// one GL context per device and a thread that waits over 6 s for it panics ("Could not
+    /// lock adapter context"), which a long kernel or compile on a software adapter under
+    /// load can cause. Olympus's threads wait here instead, with no time limit; the lock is
+    /// reentrant, taken before any of the device's mutexes (see [`Self::locked`]), and
+    /// released between the slices of a wait ([`Self::wait_for`]).
+    pub(crate) fn gl(&self) -> Option<ReentrantMutexGuard<'_, ()>> {
+        self.gl.as_ref().map(ReentrantMutex::lock)
+    }
+
+    /// Locks one of the device's mutexes, taking the GL lock first: a thread that holds a
+    /// device mutex holds the GL lock too, so the two can never wait for each other.
+    pub(crate) fn locked<'a, T>(&'a self, m: &'a Mutex<T>) -> Locked<'a, T> {
+        let gl = self.gl();
+        Locked {
+            guard: lock(m),
+            _gl: gl,
+        }
+    }
+
+    /// Waits until the work of submission `index` has run. On GL it waits in short slices,
+    /// letting other threads call into the device in between.
+    pub(crate) fn wait_for(&self, index: wgpu::SubmissionIndex, func: &str) -> Result<()> {
+        let slice = self
+            .gl
+            .as_ref()
+            .map(|_| std::time::Duration::from_millis(1));
+        loop {
+            let _gl = self.gl();
+            let poll = wgpu::PollType::Wait {
+                submission_index: Some(index.clone()),
+                timeout: slice,
+            };
+            match self.device.poll(poll) {
+                Ok(_) => return Ok(()),
+                Err(wgpu::PollError::Timeout) if slice.is_some() => continue,
+                Err(e) => {
+                    return Err(Error::Device {
+                        func: func.to_string(),
+                        reason: e.to_string(),
+                    })
+                }
+            }
+        }
+    }
+
     /// `Err(DeviceLost)` once the device is gone; called before recording work.
     pub(crate) fn check_alive(&self) -> Result<()> {
         if let Some(reason) = lock(&self.lost).clone() {
@@ -788,15 +861,11 @@ impl DeviceInner {
         let _ = self.flush();
         // An empty submission also flushes uploads queued with `write_buffer` since the last
         // one, so waiting for it waits for them too.
-        let index = self.queue.submit([]);
-        let poll = wgpu::PollType::Wait {
-            submission_index: Some(index),
-            timeout: None,
+        let index = {
+            let _gl = self.gl();
+            self.queue.submit([])
         };
-        self.device.poll(poll).map_err(|e| Error::Device {
-            func: func.to_string(),
-            reason: e.to_string(),
-        })?;
+        self.wait_for(index, func)?;
         self.take_errors(func)
     }
 }

@@ -10,7 +10,6 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
 use super::device::{Device, DeviceInner};
-use super::lock;
 use super::pool::{size_class, BufferKind};
 use super::state::{Batch, Kernel, Staged, STAGED_CACHE_BYTES, TEXTURE_POOL_BYTES};
 use crate::codegen::TEXTURE_WIDTH;
@@ -82,10 +81,12 @@ impl Drop for Storage {
         if self.external {
             return;
         }
+        // Held until the buffer is dropped or destroyed too (both call into wgpu).
+        let _gl = self.device.gl();
         if let Some(b) = self.buffer.take() {
             // Its staged copy goes first: the buffer may next hold another array.
             self.device.forget_staged(&b);
-            let mut pool = lock(&self.device.pool);
+            let mut pool = self.device.locked(&self.device.pool);
             if self.shared.load(Ordering::Relaxed) {
                 // Handed to the application, which may hold it still: never reused (wgpu
                 // frees it with the application's last handle).
@@ -124,7 +125,8 @@ impl DeviceInner {
     /// A buffer from the pool or the driver; `recorded`: see
     /// [`Pool::take`](super::pool::Pool::take).
     fn new_buffer(&self, kind: BufferKind, class: u64, recorded: bool) -> Option<wgpu::Buffer> {
-        if let Some(b) = lock(&self.pool).take(kind, class, recorded) {
+        let _gl = self.gl();
+        if let Some(b) = self.locked(&self.pool).take(kind, class, recorded) {
             return Some(b);
         }
         let oom = self.device.push_error_scope(wgpu::ErrorFilter::OutOfMemory);
@@ -138,13 +140,14 @@ impl DeviceInner {
             buffer.destroy();
             return None;
         }
-        lock(&self.pool).created(class);
+        self.locked(&self.pool).created(class);
         Some(buffer)
     }
 
     /// Submits everything recorded so far; returns the index of the last submission.
     pub(crate) fn flush(&self) -> Option<wgpu::SubmissionIndex> {
-        let mut b = lock(&self.batch);
+        let _gl = self.gl();
+        let mut b = self.locked(&self.batch);
         self.flush_locked(&mut b)
     }
 
@@ -159,7 +162,7 @@ impl DeviceInner {
             }
         }
         let index = self.queue.submit([encoder.finish()]);
-        let mut pool = lock(&self.pool);
+        let mut pool = self.locked(&self.pool);
         if let Some(mb) = b.meta_buf.take() {
             pool.release(BufferKind::Meta, META_BUFFER, mb);
         }
@@ -186,7 +189,8 @@ impl DeviceInner {
         if bytes == 0 {
             return Ok(());
         }
-        let mut b = lock(&self.batch);
+        let _gl = self.gl();
+        let mut b = self.locked(&self.batch);
         // Copies are recorded outside compute passes.
         b.pass = None;
         self.encoder(&mut b).copy_buffer_to_buffer(
@@ -209,7 +213,8 @@ impl DeviceInner {
     /// The compiled kernel identified by `key`, from the cache, or compiled from
     /// `source()` on a miss.
     pub(crate) fn kernel(&self, key: &str, source: impl FnOnce() -> String) -> Result<Arc<Kernel>> {
-        if let Some(k) = lock(&self.kernels).get(key) {
+        let _gl = self.gl();
+        if let Some(k) = self.locked(&self.kernels).get(key) {
             return Ok(k.clone());
         }
         let mut source = source();
@@ -233,7 +238,8 @@ impl DeviceInner {
         }
         let layout = pipeline.get_bind_group_layout(0);
         let k = Arc::new(Kernel { pipeline, layout });
-        lock(&self.kernels).insert(key.to_string(), k.clone());
+        self.locked(&self.kernels)
+            .insert(key.to_string(), k.clone());
         Ok(k)
     }
 
@@ -356,6 +362,7 @@ impl DeviceInner {
     /// `prelude`) for each case, computed by a one-off kernel outside the batch; `None`
     /// when it cannot run.
     fn probe(&self, prelude: &str, expr: &str, cases: &[[f32; 3]]) -> Option<Vec<f32>> {
+        let _gl = self.gl();
         let n = cases.len() as u64;
         let input: Vec<u8> = cases
             .iter()
@@ -412,12 +419,7 @@ impl DeviceInner {
         readback.slice(..).map_async(wgpu::MapMode::Read, move |r| {
             let _ = tx.send(r);
         });
-        self.device
-            .poll(wgpu::PollType::Wait {
-                submission_index: Some(index),
-                timeout: None,
-            })
-            .ok()?;
+        self.wait_for(index, "probe").ok()?;
         rx.recv().ok()?.ok()?;
         let got: Vec<f32> = readback
             .slice(..)
@@ -444,7 +446,7 @@ impl DeviceInner {
         let max_rows = u64::from(self.info.limits.max_texture_dimension_2d);
         let class = (size_class(rows * ROW) / ROW).min(max_rows) as u32;
         let texture = {
-            let mut pool = lock(&self.textures);
+            let mut pool = self.locked(&self.textures);
             match pool.free.iter().position(|(r, _)| *r == class) {
                 Some(i) => {
                     pool.bytes -= u64::from(class) * ROW;
@@ -528,19 +530,21 @@ impl DeviceInner {
 
     /// Drops every staged copy and pooled texture (memory is short).
     pub(crate) fn clear_textures(&self) {
-        let mut staged = lock(&self.staged);
+        let _gl = self.gl();
+        let mut staged = self.locked(&self.staged);
         staged.map.clear();
         staged.bytes = 0;
         drop(staged);
-        let mut pool = lock(&self.textures);
+        let mut pool = self.locked(&self.textures);
         pool.free.clear();
         pool.bytes = 0;
     }
 
     /// Drops the staged copy of `buffer`, if any, returning its texture to the pool.
     pub(crate) fn forget_staged(&self, buffer: &wgpu::Buffer) {
+        let _gl = self.gl();
         let old = {
-            let mut staged = lock(&self.staged);
+            let mut staged = self.locked(&self.staged);
             if staged.map.is_empty() {
                 return;
             }
@@ -558,10 +562,11 @@ impl DeviceInner {
     /// Returns textures to the pool once the dispatch that reads them is recorded (not
     /// earlier: the inputs of one dispatch need distinct textures).
     fn release_textures(&self, textures: impl IntoIterator<Item = wgpu::Texture>) {
+        let _gl = self.gl();
         const ROW: u64 = TEXTURE_WIDTH * 16;
         // As many bytes as the buffer pool keeps, so that a working set's textures stay.
-        let budget = lock(&self.pool).budget();
-        let mut pool = lock(&self.textures);
+        let budget = self.locked(&self.pool).budget();
+        let mut pool = self.locked(&self.textures);
         for texture in textures {
             let rows = texture.height();
             pool.bytes += u64::from(rows) * ROW;
@@ -587,6 +592,7 @@ impl DeviceInner {
         if groups == 0 {
             return Ok(());
         }
+        let _gl = self.gl();
         // Past one grid row, rows of equal length: rows `max` wide would leave up to a
         // whole row of idle groups (nearly half the grid just past 65535 groups), and
         // lavapipe still pays for every launched group.
@@ -612,7 +618,7 @@ impl DeviceInner {
                 ),
             ));
         }
-        let mut b = lock(&self.batch);
+        let mut b = self.locked(&self.batch);
         if (b.meta.len() as u64).next_multiple_of(align) + meta_len > META_ARENA {
             self.flush_locked(&mut b);
         }
@@ -640,9 +646,9 @@ impl DeviceInner {
         };
         let mut textures = Vec::new();
         let mut views = Vec::with_capacity(bindings.len());
-        let staged_cap = STAGED_CACHE_BYTES.max(lock(&self.pool).stats.live_bytes);
+        let staged_cap = STAGED_CACHE_BYTES.max(self.locked(&self.pool).stats.live_bytes);
         {
-            let mut staged = lock(&self.staged);
+            let mut staged = self.locked(&self.staged);
             // A buffer bound as storage may be written: its staged copy is stale after.
             if !staged.map.is_empty() {
                 for buffer in written() {
@@ -757,7 +763,7 @@ impl DeviceInner {
         pass.set_bind_group(0, &group, &[]);
         pass.dispatch_workgroups(x as u32, y as u32, 1);
         b.dispatches += 1;
-        if b.dispatches >= self.options.batch_limit || lock(&self.pool).wants_submit() {
+        if b.dispatches >= self.options.batch_limit || self.locked(&self.pool).wants_submit() {
             self.flush_locked(&mut b);
         }
         Ok(())
@@ -794,6 +800,7 @@ impl Device {
     ) -> Result<Arc<Storage>> {
         let d = &self.0;
         d.check_alive()?;
+        let _gl = d.gl();
         let oom = |reason: String| Error::OutOfMemory {
             func: crate::error::api_name(func),
             bytes,
@@ -810,7 +817,7 @@ impl Device {
             Some(b) => b,
             None => {
                 d.synchronize(func)?;
-                lock(&d.pool).clear();
+                d.locked(&d.pool).clear();
                 d.clear_textures();
                 d.new_buffer(kind, class, recorded)
                     .ok_or_else(|| oom("the device is out of memory".into()))?
@@ -893,6 +900,7 @@ impl Device {
             dtype,
             false,
         )?;
+        let _gl = self.0.gl();
         let whole = data.len() / 4 * 4;
         if whole > 0 {
             self.0.queue.write_buffer(s.buffer(), 0, &data[..whole]);
@@ -914,9 +922,10 @@ impl Device {
     ) -> Result<(Arc<Storage>, u64, wgpu::SubmissionIndex)> {
         let d = &self.0;
         d.check_alive()?;
+        let _gl = d.gl();
         let len = bytes.next_multiple_of(4).max(4);
         let staging = self.alloc(BufferKind::Staging, len, func, &[], DType::UInt32)?;
-        let mut b = lock(&d.batch);
+        let mut b = d.locked(&d.batch);
         b.pass = None;
         d.encoder(&mut b)
             .copy_buffer_to_buffer(src.buffer(), 0, staging.buffer(), 0, len);
@@ -932,6 +941,7 @@ impl Device {
         func: &str,
         decode: impl FnOnce(&[u8]) -> R,
     ) -> Result<R> {
+        let _gl = self.0.gl();
         let slice = staging.buffer().slice(0..len);
         let data = match slice.get_mapped_range() {
             Ok(view) => decode(&view[..bytes as usize]),
@@ -960,23 +970,20 @@ impl Device {
         let (staging, len, index) = self.stage(src, bytes, func)?;
         staging.discard.store(true, Ordering::Relaxed);
         let (tx, rx) = std::sync::mpsc::channel();
-        staging
-            .buffer()
-            .slice(0..len)
-            .map_async(wgpu::MapMode::Read, move |r| {
-                let _ = tx.send(r);
-            });
+        {
+            let _gl = self.0.gl();
+            staging
+                .buffer()
+                .slice(0..len)
+                .map_async(wgpu::MapMode::Read, move |r| {
+                    let _ = tx.send(r);
+                });
+        }
         let dev_err = |reason: String| Error::Device {
             func: func.to_string(),
             reason,
         };
-        self.0
-            .device
-            .poll(wgpu::PollType::Wait {
-                submission_index: Some(index),
-                timeout: None,
-            })
-            .map_err(|e| dev_err(e.to_string()))?;
+        self.0.wait_for(index, func)?;
         match rx.recv() {
             Ok(Ok(())) => self.finish_read(&staging, len, bytes, func, decode),
             Ok(Err(e)) => Err(dev_err(format!("mapping the readback buffer failed: {e}"))),
@@ -1003,18 +1010,18 @@ impl Device {
             let (staging, len, index) = staged?;
             staging.discard.store(true, Ordering::Relaxed);
             let (tx, rx) = futures::channel::oneshot::channel();
-            staging
-                .buffer()
-                .slice(0..len)
-                .map_async(wgpu::MapMode::Read, move |r| {
-                    let _ = tx.send(r);
-                });
-            let device = this.0.device.clone();
+            {
+                let _gl = this.0.gl();
+                staging
+                    .buffer()
+                    .slice(0..len)
+                    .map_async(wgpu::MapMode::Read, move |r| {
+                        let _ = tx.send(r);
+                    });
+            }
+            let inner = this.0.clone();
             std::thread::spawn(move || {
-                let _ = device.poll(wgpu::PollType::Wait {
-                    submission_index: Some(index),
-                    timeout: None,
-                });
+                let _ = inner.wait_for(index, func);
             });
             match rx.await {
                 Ok(Ok(())) => this.finish_read(&staging, len, bytes, func, decode),

@@ -497,3 +497,76 @@ fn quiet_child() {
     assert_eq!(y.to_vec::<i32>().unwrap(), [0, 2, 4, 6, 8]);
     println!("QUIET CHILD OK");
 }
+
+/// Threads sharing one device while the machine is loaded: one runs long kernels (each
+/// holds a software adapter for seconds), the others compile, allocate, drop and read
+/// back in between. On the GL backend wgpu panics when a thread waits over 6 s for the GL
+/// context another holds ("Could not lock adapter context"); Olympus serialises its GL
+/// calls on a lock of its own and waits in short slices, so every thread finishes.
+#[test]
+fn threads_share_one_device_under_cpu_load() {
+    use std::sync::atomic::{AtomicBool, Ordering};
+    use std::sync::Arc;
+    let stop = Arc::new(AtomicBool::new(false));
+    let cores = std::thread::available_parallelism().map_or(2, |n| n.get());
+    let busy: Vec<_> = (0..2 * cores)
+        .map(|_| {
+            let stop = stop.clone();
+            std::thread::spawn(move || {
+                let mut x = 0u64;
+                while !stop.load(Ordering::Relaxed) {
+                    x = std::hint::black_box(x.wrapping_mul(6364136223846793005).wrapping_add(1));
+                }
+            })
+        })
+        .collect();
+    // On GL a matmul of 3072² keeps llvmpipe busy for seconds, and wgpu's waits for it
+    // hold the GL context for up to 4 s each; elsewhere a smaller one still overlaps the
+    // other threads' work.
+    let gl = Device::default_device().unwrap().info().backend == olympus::Backend::Gl;
+    let (n, reps) = if gl { (3072, 2) } else { (1024, 3) };
+    let done = Arc::new(AtomicBool::new(false));
+    let finished = done.clone();
+    let long = std::thread::spawn(move || -> olympus::Result<f32> {
+        let a = np::ones(&[n, n], DType::Float32)?;
+        let mut total = 0.0;
+        for _ in 0..reps {
+            let c = np::matmul(&a, &a)?;
+            total += c.slice(olympus::s![0, 0])?.item::<f32>()?;
+        }
+        finished.store(true, Ordering::Relaxed);
+        Ok(total)
+    });
+    let short: Vec<_> = (0..3)
+        .map(|t| {
+            let done = done.clone();
+            std::thread::spawn(move || -> olympus::Result<usize> {
+                let mut round = 0;
+                while !done.load(Ordering::Relaxed) || round < 10 {
+                    let len = 1000 + 37 * round + t;
+                    let x = np::arange(len as f64)?.astype(DType::Float32)?;
+                    let y = np::sort(np::negative(&x)?, Some(-1))?;
+                    assert_eq!(y.slice(olympus::s![0])?.item::<f32>()?, -(len as f32 - 1.0));
+                    let s = np::sum(np::multiply(&x, 2.0 + round as f64)?, None, false)?;
+                    let want = (len * (len - 1)) as f64 * (2.0 + round as f64) / 2.0;
+                    assert!((f64::from(s.item::<f32>()?) - want).abs() <= want * 1e-5);
+                    round += 1;
+                }
+                Ok(round)
+            })
+        })
+        .collect();
+    let results: Vec<_> = short.into_iter().map(|h| h.join()).collect();
+    let long = long.join();
+    stop.store(true, Ordering::Relaxed);
+    for b in busy {
+        b.join().unwrap();
+    }
+    for r in results {
+        r.expect("a thread panicked").unwrap();
+    }
+    assert_eq!(
+        long.expect("the long thread panicked").unwrap(),
+        (reps * n) as f32
+    );
+}
