@@ -225,6 +225,8 @@ table! {
     count_nonzero => |w, x| one(np::count_nonzero(w.w(&x.i), None, false));
     cumprod => |w, x| one(np::cumprod(w.w(&x.g), None));
     cumsum => |w, x| one(np::cumsum(w.w(&x.i), None));
+    cumsum_with => |w, x| one(np::cumsum_with(w.w(&x.i), None, Some(DType::Int8)));
+    cumprod_with => |w, x| one(np::cumprod_with(w.w(&x.f), None, Some(DType::Float32)));
     logsumexp => |w, x| one(np::logsumexp(w.w(&x.f), None, false));
     max => |w, x| one(np::max(w.w(&x.m), Some(&[0]), false));
     mean => |w, x| one(np::mean(w.w(&x.m), None, true));
@@ -239,6 +241,12 @@ table! {
     sort_with => |w, x| one(np::sort_with(w.w(&x.m), Some(0), true, true));
     std => |w, x| one(np::std(w.w(&x.f), None, 1, false));
     sum => |w, x| one(np::sum(w.w(&x.t), Some(&[0, 2]), false));
+    sum_with => |w, x| one(np::sum_with(w.w(&x.t), Some(&[0, 2]), false, Some(DType::Int32)));
+    prod_with => |w, x| one(np::prod_with(w.w(&x.f), None, true, Some(DType::Float16)));
+    mean_with => |w, x| one(np::mean_with(w.w(&x.i), None, false, Some(DType::Int32)));
+    nansum_with => |w, x| one(np::nansum_with(w.w(&x.f), None, false, Some(DType::Int32)));
+    nanprod_with => |w, x| one(np::nanprod_with(w.w(&x.f), None, false, Some(DType::Float32)));
+    nanmean_with => |w, x| one(np::nanmean_with(w.w(&x.f), None, false, Some(DType::Float16)));
     var => |w, x| one(np::var(w.w(&x.f), None, 0, false));
     // shapes
     atleast_1d => |w, x| one(np::atleast_1d(w.w(&x.f)));
@@ -389,6 +397,8 @@ table! {
     trapezoid => |w, x| one(np::trapezoid(w.w(&x.m), Some(&x.n), 1.0, 0));
     average => |w, x| one(np::average(w.w(&x.m), Some(&[1]), Some(&x.n), false));
     cov => |w, x| one(np::cov(w.w(&x.m), Some(&x.n), false, false, None));
+    average_returned => |w, x| { let (a, s) = np::average_returned(w.w(&x.m), Some(&[1]), Some(&x.n), false)?; Ok(vec![a, s]) };
+    cov_with => |w, x| one(np::cov_with(w.w(&x.m), None, true, false, None, None, Some(&np::array([0.5f32, 1.0, 2.0])?)));
     corrcoef => |w, x| one(np::corrcoef(w.w(&x.t.slice(olympus::s![0])?), None, true));
     quantile => |w, x| one(np::quantile(w.w(&x.t), w.w(&np::array([0.1f32, 0.5, 0.8])?), Some(&[0, 2]), np::QuantileMethod::Linear, true));
     percentile => |w, x| one(np::percentile(w.w(&x.m), 30.0, Some(&[0]), np::QuantileMethod::Nearest, false));
@@ -452,6 +462,7 @@ table! {
     polyder => |w, x| one(np::polyder(w.w(&x.f), 2));
     polyint => |w, x| one(np::polyint(w.w(&x.g), 2, Some(&[1.0, -2.0])));
     cross => |w, x| one(np::cross(w.w(&x.m), w.w(&x.n), -1));
+    cross_with => |w, x| one(np::cross_with(w.w(&x.m), w.w(&x.n), 0, -1, 0));
     matvec => |w, x| one(np::matvec(w.w(&x.t.slice(olympus::s![.., .., ..3])?), w.w(&x.g.slice(olympus::s![..3])?)));
     vecmat => |w, x| one(np::vecmat(w.w(&x.g.slice(olympus::s![..3])?), w.w(&x.t)));
     vecdot => |w, x| one(np::vecdot(w.w(&x.m), w.w(&x.n), 0));

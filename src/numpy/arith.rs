@@ -182,16 +182,41 @@ pub fn geomspace(
 /// ```
 pub fn cross(a: impl ArrayLike, b: impl ArrayLike, axis: isize) -> Result<Array> {
     overridable!("cross"; [one a, one b]; [axis]);
-    let func = "cross";
+    cross_impl("cross", a, b, [axis; 3])
+}
+
+/// [`cross`] with JAX's `axisa=`, `axisb=` and `axisc=`: the vectors run along `axisa` of
+/// `a` and `axisb` of `b`, and the result's (for 3-vectors) along `axisc`.
+///
+/// ```
+/// use olympus::numpy as np;
+/// let a = np::array([[1, 0], [0, 1], [0, 0]])?; // vectors in columns
+/// let c = np::cross_with(&a, [[0, 0, 1]], 0, -1, -1)?; // x × z, y × z in rows
+/// assert_eq!(c.shape(), &[2, 3]);
+/// assert_eq!(c.to_vec::<i32>()?, vec![0, -1, 0, 1, 0, 0]);
+/// # Ok::<(), olympus::Error>(())
+/// ```
+pub fn cross_with(
+    a: impl ArrayLike,
+    b: impl ArrayLike,
+    axisa: isize,
+    axisb: isize,
+    axisc: isize,
+) -> Result<Array> {
+    overridable!("cross_with"; [one a, one b]; [axisa, axisb, axisc]);
+    cross_impl("cross_with", a, b, [axisa, axisb, axisc])
+}
+
+fn cross_impl(func: &str, a: impl ArrayLike, b: impl ArrayLike, axes: [isize; 3]) -> Result<Array> {
     let v = super::promote_pair(func, a, b, false)?;
-    let mv = |x: &Array| -> Result<Array> {
+    let mv = |x: &Array, axis: isize| -> Result<Array> {
         if x.ndim() == 0 {
             return Err(Error::shape(func, &[x.shape()], "needs vectors"));
         }
         let ax = normalize_axis(func, axis, x.ndim())?;
         super::moveaxis(x, &[ax as isize], &[-1])
     };
-    let (a, b) = (mv(&v.0)?, mv(&v.1)?);
+    let (a, b) = (mv(&v.0, axes[0])?, mv(&v.1, axes[1])?);
     let (na, nb) = (a.shape()[a.ndim() - 1], b.shape()[b.ndim() - 1]);
     if !matches!(na, 2 | 3) || !matches!(nb, 2 | 3) {
         return Err(Error::shape(
@@ -218,11 +243,7 @@ pub fn cross(a: impl ArrayLike, b: impl ArrayLike, axis: isize) -> Result<Array>
     let x = super::subtract(m(&a1, &b2)?, m(&a2, &b1)?)?;
     let y = super::subtract(m(&a2, &b0)?, m(&a0, &b2)?)?;
     let out = super::stack(super::broadcast_arrays([x, y, z])?, -1)?;
-    let ax = if axis < 0 {
-        axis
-    } else {
-        normalize_axis(func, axis, out.ndim())? as isize
-    };
+    let ax = normalize_axis(func, axes[2], out.ndim())? as isize;
     super::moveaxis(&out, &[-1], &[ax])
 }
 

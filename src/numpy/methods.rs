@@ -171,6 +171,8 @@ array_methods! {
     count_nonzero(x, axis: Option<&[isize]>, keepdims: bool) -> Array;
     cumprod(x, axis: Option<isize>) -> Array;
     cumsum(x, axis: Option<isize>) -> Array;
+    cumsum_with(x, axis: Option<isize>, dtype: Option<DType>) -> Array;
+    cumprod_with(x, axis: Option<isize>, dtype: Option<DType>) -> Array;
     logsumexp(x, axis: Option<&[isize]>, keepdims: bool) -> Array;
     max(x, axis: Option<&[isize]>, keepdims: bool) -> Array;
     mean(x, axis: Option<&[isize]>, keepdims: bool) -> Array;
@@ -185,6 +187,12 @@ array_methods! {
     sort_with(x, axis: Option<isize>, descending: bool, stable: bool) -> Array;
     std(x, axis: Option<&[isize]>, ddof: usize, keepdims: bool) -> Array;
     sum(x, axis: Option<&[isize]>, keepdims: bool) -> Array;
+    sum_with(x, axis: Option<&[isize]>, keepdims: bool, dtype: Option<DType>) -> Array;
+    prod_with(x, axis: Option<&[isize]>, keepdims: bool, dtype: Option<DType>) -> Array;
+    mean_with(x, axis: Option<&[isize]>, keepdims: bool, dtype: Option<DType>) -> Array;
+    nansum_with(x, axis: Option<&[isize]>, keepdims: bool, dtype: Option<DType>) -> Array;
+    nanprod_with(x, axis: Option<&[isize]>, keepdims: bool, dtype: Option<DType>) -> Array;
+    nanmean_with(x, axis: Option<&[isize]>, keepdims: bool, dtype: Option<DType>) -> Array;
     var(x, axis: Option<&[isize]>, ddof: usize, keepdims: bool) -> Array;
 }
 
@@ -321,7 +329,9 @@ array_methods! {
     ediff1d(ary, to_end: Option<&Array>, to_begin: Option<&Array>) -> Array;
     trapezoid(y, x: Option<&Array>, dx: f64, axis: isize) -> Array;
     average(a, axis: Option<&[isize]>, weights: Option<&Array>, keepdims: bool) -> Array;
+    average_returned(a, axis: Option<&[isize]>, weights: Option<&Array>, keepdims: bool) -> (Array, Array);
     cov(m, y: Option<&Array>, rowvar: bool, bias: bool, ddof: Option<usize>) -> Array;
+    cov_with(m, y: Option<&Array>, rowvar: bool, bias: bool, ddof: Option<usize>, fweights: Option<&Array>, aweights: Option<&Array>) -> Array;
     corrcoef(x, y: Option<&Array>, rowvar: bool) -> Array;
     quantile(a, q: impl ArrayLike, axis: Option<&[isize]>, method: QuantileMethod, keepdims: bool) -> Array;
     percentile(a, q: impl ArrayLike, axis: Option<&[isize]>, method: QuantileMethod, keepdims: bool) -> Array;
@@ -372,6 +382,7 @@ array_methods! {
     polyder(p, m: usize) -> Array;
     polyint(p, m: usize, k: Option<&[f64]>) -> Array;
     cross(a, b: impl ArrayLike, axis: isize) -> Array;
+    cross_with(a, b: impl ArrayLike, axisa: isize, axisb: isize, axisc: isize) -> Array;
     matvec(x1, x2: impl ArrayLike) -> Array;
     vecmat(x1, x2: impl ArrayLike) -> Array;
     vecdot(x1, x2: impl ArrayLike, axis: isize) -> Array;

@@ -8,6 +8,7 @@
 
 mod arith;
 mod bits;
+mod covariance;
 mod creation;
 mod duck;
 mod einsum;
@@ -32,10 +33,11 @@ mod windows;
 
 pub use crate::lax::PrintOptions;
 pub use arith::{
-    append, around, array_equiv, cross, divmod, float_power, geomspace, gradient, kron, matvec,
-    modf, resize, rollaxis, unstack, unwrap, vecdot, vecmat,
+    append, around, array_equiv, cross, cross_with, divmod, float_power, geomspace, gradient, kron,
+    matvec, modf, resize, rollaxis, unstack, unwrap, vecdot, vecmat,
 };
 pub use bits::{packbits, unpackbits, BitOrder};
+pub use covariance::{average, average_returned, corrcoef, cov, cov_with};
 pub use creation::{
     arange, arange_with, array, asarray, astype, copy, empty, empty_like, eye, full, full_like,
     identity, linspace, linspace_with, ndim, ones, ones_like, shape, size, zeros, zeros_like,
@@ -72,8 +74,10 @@ pub use polynomials::{
 };
 pub use reductions::{
     all, allclose, amax, amin, any, argmax, argmin, argsort, argsort_with, array_equal,
-    count_nonzero, cumprod, cumsum, cumulative_prod, cumulative_sum, logsumexp, max, mean, median,
-    min, nanmax, nanmean, nanmin, nansum, prod, ptp, sort, sort_with, std, sum, var,
+    count_nonzero, cumprod, cumprod_with, cumsum, cumsum_with, cumulative_prod, cumulative_sum,
+    logsumexp, max, mean, mean_with, median, min, nanmax, nanmean, nanmean_with, nanmin, nanprod,
+    nanprod_with, nansum, nansum_with, prod, prod_with, ptp, sort, sort_with, std, sum, sum_with,
+    var,
 };
 pub use select::{
     argpartition, block, choose, delete, insert, lexsort, partition, piecewise, place, put,
@@ -89,10 +93,9 @@ pub use shapes::{
     ShapeArg,
 };
 pub use stats::{
-    average, bincount, corrcoef, cov, diff, digitize, ediff1d, histogram, histogram2d,
-    histogram_bin_edges, histogramdd, interp, nanargmax, nanargmin, nancumprod, nancumsum,
-    nanmedian, nanpercentile, nanprod, nanquantile, nanstd, nanvar, percentile, quantile,
-    searchsorted, trapezoid, Bins, QuantileMethod, Side,
+    bincount, diff, digitize, ediff1d, histogram, histogram2d, histogram_bin_edges, histogramdd,
+    interp, nanargmax, nanargmin, nancumprod, nancumsum, nanmedian, nanpercentile, nanquantile,
+    nanstd, nanvar, percentile, quantile, searchsorted, trapezoid, Bins, QuantileMethod, Side,
 };
 pub use ufuncs::{
     abs, absolute, acos, acosh, add, arccos, arccosh, arcsin, arcsinh, arctan, arctan2, arctanh,

@@ -357,6 +357,257 @@ pub fn nansum(x: impl ArrayLike, axis: Option<&[isize]>, keepdims: bool) -> Resu
     sum(nan_as(&x, 0.0)?, axis, keepdims)
 }
 
+/// Product treating NaN as one.
+pub fn nanprod(x: impl ArrayLike, axis: Option<&[isize]>, keepdims: bool) -> Result<Array> {
+    overridable!("nanprod"; [one x]; [axis, keepdims]);
+    let x = super::asarray(operand("nanprod", 0, x)?)?;
+    prod(nan_as(&x, 1.0)?, axis, keepdims)
+}
+
+// ----- JAX's `dtype=` -----
+
+/// `op` over `axes` of `x` converted to `dtype` first, the result in `dtype`, as JAX's
+/// reductions with `dtype=` compute: integers wrap in `dtype` (they are summed in 32 bits,
+/// which wraps to the same value), a bool sum is a logical or and a bool product a logical
+/// and.
+fn reduce_as(x: &Array, axes: &[usize], op: ReduceOp, dtype: DType) -> Result<Array> {
+    let xd = x.astype(dtype)?;
+    let r = match (op, dtype) {
+        (ReduceOp::Sum, DType::Bool) => lax::reduce(ReduceOp::Or, &xd, axes)?,
+        (ReduceOp::Prod, DType::Bool) => lax::reduce(ReduceOp::And, &xd, axes)?,
+        (_, d) if d.is_integer() && d.compute_dtype() != d => {
+            lax::reduce(op, &xd.astype(d.compute_dtype())?, axes)?.astype(d)?
+        }
+        _ => lax::reduce(op, &xd, axes)?,
+    };
+    Ok(r)
+}
+
+/// [`sum`] with JAX's `dtype=` (`jnp.sum(x, dtype=...)`): the elements are converted to
+/// `dtype` and summed in it, so integers wrap in `dtype` (int8 `[100, 100, 100]` sums to 44)
+/// and a bool sum is a logical or. `None` is [`sum`], which promotes narrow integers.
+///
+/// ```
+/// use olympus::{numpy as np, DType};
+/// let x = np::array([100i8, 100, 100])?;
+/// assert_eq!(np::sum_with(&x, None, false, Some(DType::Int8))?.item::<i8>()?, 44);
+/// assert_eq!(np::sum_with([1.5f32, 2.5, 3.7], None, false, Some(DType::Int32))?.item::<i32>()?, 6);
+/// # Ok::<(), olympus::Error>(())
+/// ```
+pub fn sum_with(
+    x: impl ArrayLike,
+    axis: Option<&[isize]>,
+    keepdims: bool,
+    dtype: Option<DType>,
+) -> Result<Array> {
+    overridable!("sum_with"; [one x]; [axis, keepdims, dtype]);
+    let Some(d) = dtype else {
+        return sum(x, axis, keepdims);
+    };
+    let (x, axes) = prepare("sum_with", x, axis)?;
+    finish(
+        reduce_as(&x, &axes, ReduceOp::Sum, d)?,
+        x.shape(),
+        &axes,
+        keepdims,
+    )
+}
+
+/// [`prod`] with JAX's `dtype=`: as [`sum_with`], a product in `dtype` (a bool product is a
+/// logical and).
+pub fn prod_with(
+    x: impl ArrayLike,
+    axis: Option<&[isize]>,
+    keepdims: bool,
+    dtype: Option<DType>,
+) -> Result<Array> {
+    overridable!("prod_with"; [one x]; [axis, keepdims, dtype]);
+    let Some(d) = dtype else {
+        return prod(x, axis, keepdims);
+    };
+    let (x, axes) = prepare("prod_with", x, axis)?;
+    finish(
+        reduce_as(&x, &axes, ReduceOp::Prod, d)?,
+        x.shape(),
+        &axes,
+        keepdims,
+    )
+}
+
+/// [`mean`] with JAX's `dtype=`: the sum is taken in `dtype` (float32 for float16 and
+/// bfloat16, rounded to them at the end) and divided by the count in it, so an integer
+/// `dtype` gives the quotient rounded toward zero (`mean([1, 2, 4])` in int32 is 2); the
+/// elements are converted first (`mean([1.5, 2.5, 3.7])` in int32 is 2). A bool `dtype` is
+/// an error, as in JAX.
+pub fn mean_with(
+    x: impl ArrayLike,
+    axis: Option<&[isize]>,
+    keepdims: bool,
+    dtype: Option<DType>,
+) -> Result<Array> {
+    overridable!("mean_with"; [one x]; [axis, keepdims, dtype]);
+    let func = "mean_with";
+    let Some(d) = dtype else {
+        return mean(x, axis, keepdims);
+    };
+    let (x, axes) = prepare(func, x, axis)?;
+    if d == DType::Bool {
+        return Err(Error::dtype(
+            func,
+            &[d],
+            "a mean cannot be taken in bool (JAX's division accepts numbers only)",
+        ));
+    }
+    let count: usize = axes.iter().map(|&a| x.shape()[a]).product();
+    let comp = if matches!(d, DType::Float16 | DType::BFloat16) {
+        DType::Float32
+    } else {
+        d
+    };
+    let s = reduce_as(&x, &axes, ReduceOp::Sum, comp)?;
+    let m = if comp.is_floating() {
+        // As `mean`: XLA turns the division by a constant into a product by its reciprocal.
+        super::multiply(&s, f64::from(1.0f32 / count as f32))?.astype(comp)?
+    } else {
+        let n = lax::full(
+            s.shape(),
+            Literal::from_f64(count as f64, comp),
+            Some(s.device()),
+        )?;
+        div_toward_zero(&s, &n)?
+    };
+    finish(m.astype(d)?, x.shape(), &axes, keepdims)
+}
+
+/// [`nansum`] with JAX's `dtype=`: NaNs become zero, then as [`sum_with`].
+pub fn nansum_with(
+    x: impl ArrayLike,
+    axis: Option<&[isize]>,
+    keepdims: bool,
+    dtype: Option<DType>,
+) -> Result<Array> {
+    overridable!("nansum_with"; [one x]; [axis, keepdims, dtype]);
+    let x = super::asarray(operand("nansum_with", 0, x)?)?;
+    sum_with(nan_as(&x, 0.0)?, axis, keepdims, dtype)
+}
+
+/// [`nanprod`] with JAX's `dtype=`: NaNs become one, then as [`prod_with`].
+pub fn nanprod_with(
+    x: impl ArrayLike,
+    axis: Option<&[isize]>,
+    keepdims: bool,
+    dtype: Option<DType>,
+) -> Result<Array> {
+    overridable!("nanprod_with"; [one x]; [axis, keepdims, dtype]);
+    let x = super::asarray(operand("nanprod_with", 0, x)?)?;
+    prod_with(nan_as(&x, 1.0)?, axis, keepdims, dtype)
+}
+
+/// [`nanmean`] with JAX's `dtype=`: the NaN-free sum in `dtype` ([`nansum_with`]) divided
+/// by the count of non-NaN elements in `dtype` (an integer `dtype` divides rounding toward
+/// zero: `nanmean([1.5, NaN, 2.5])` in int32 is `(1 + 2) / 2 = 1`).
+pub fn nanmean_with(
+    x: impl ArrayLike,
+    axis: Option<&[isize]>,
+    keepdims: bool,
+    dtype: Option<DType>,
+) -> Result<Array> {
+    overridable!("nanmean_with"; [one x]; [axis, keepdims, dtype]);
+    let func = "nanmean_with";
+    let Some(d) = dtype else {
+        return nanmean(x, axis, keepdims);
+    };
+    let x = super::asarray(operand(func, 0, x)?)?;
+    if d == DType::Bool {
+        return Err(Error::dtype(
+            func,
+            &[d],
+            "a mean cannot be taken in bool (JAX's division accepts numbers only)",
+        ));
+    }
+    let s = nansum_with(&x, axis, keepdims, Some(d))?;
+    let n = sum_with(
+        super::logical_not(super::isnan(&x)?)?,
+        axis,
+        keepdims,
+        Some(d),
+    )?;
+    div_toward_zero(&s, &n)
+}
+
+/// `a / b` as JAX's `lax.div` divides: floats exactly, integers rounding toward zero.
+fn div_toward_zero(a: &Array, b: &Array) -> Result<Array> {
+    use crate::primitive::{BinaryOp, CompareOp};
+    if a.dtype().is_floating() {
+        return lax::binary(BinaryOp::Div, a, b);
+    }
+    let q = lax::binary(BinaryOp::FloorDiv, a, b)?;
+    if !a.dtype().is_signed_integer() {
+        return Ok(q);
+    }
+    // Floor division rounds down where the quotient is negative and inexact: one more.
+    let zero = lax::full(
+        a.shape(),
+        Literal::from_f64(0.0, a.dtype()),
+        Some(a.device()),
+    )?;
+    let negative = lax::binary(
+        BinaryOp::Xor,
+        &lax::compare(CompareOp::Lt, a, &zero)?,
+        &lax::compare(CompareOp::Lt, b, &zero)?,
+    )?;
+    let inexact = lax::compare(CompareOp::Ne, &lax::binary(BinaryOp::Mul, &q, b)?, a)?;
+    let one = lax::full(
+        a.shape(),
+        Literal::from_f64(1.0, a.dtype()),
+        Some(a.device()),
+    )?;
+    let up = lax::binary(BinaryOp::And, &negative, &inexact)?;
+    lax::select(&up, &lax::binary(BinaryOp::Add, &q, &one)?, &q)
+}
+
+/// [`cumsum`] with JAX's `dtype=`: the elements are converted to `dtype` and summed in it
+/// (integers wrap in `dtype`; a bool running sum is a running or).
+pub fn cumsum_with(x: impl ArrayLike, axis: Option<isize>, dtype: Option<DType>) -> Result<Array> {
+    overridable!("cumsum_with"; [one x]; [axis, dtype]);
+    let x = super::asarray(operand("cumsum_with", 0, x)?)?;
+    scan_as("cumsum_with", &x, axis, false, dtype)
+}
+
+/// [`cumprod`] with JAX's `dtype=`: as [`cumsum_with`], running products in `dtype`.
+pub fn cumprod_with(x: impl ArrayLike, axis: Option<isize>, dtype: Option<DType>) -> Result<Array> {
+    overridable!("cumprod_with"; [one x]; [axis, dtype]);
+    let x = super::asarray(operand("cumprod_with", 0, x)?)?;
+    scan_as("cumprod_with", &x, axis, true, dtype)
+}
+
+/// A running sum or product of `x` converted to `dtype` (when given), in `dtype`: narrow
+/// integers run in 32 bits and wrap back, bools run as counts and come back as "any so far"
+/// (sums) or "all so far" (products).
+fn scan_as(
+    func: &str,
+    x: &Array,
+    axis: Option<isize>,
+    product: bool,
+    dtype: Option<DType>,
+) -> Result<Array> {
+    let Some(d) = dtype else {
+        return scan(func, x, axis, product);
+    };
+    let xd = x.astype(d)?;
+    let xs = if d.is_integer() && d.compute_dtype() != d {
+        xd.astype(d.compute_dtype())?
+    } else {
+        xd
+    };
+    let r = scan(func, &xs, axis, product)?;
+    if r.dtype() == d {
+        Ok(r)
+    } else {
+        r.astype(d)
+    }
+}
+
 /// Mean of the non-NaN elements (NaN where all are NaN).
 pub fn nanmean(x: impl ArrayLike, axis: Option<&[isize]>, keepdims: bool) -> Result<Array> {
     overridable!("nanmean"; [one x]; [axis, keepdims]);
@@ -754,11 +1005,7 @@ fn cumulative(
             ))
         }
     };
-    let x = match dtype {
-        Some(d) => x.astype(d)?,
-        None => x,
-    };
-    let r = scan(func, &x, Some(axis), product)?;
+    let r = scan_as(func, &x, Some(axis), product, dtype)?;
     if !include_initial {
         return Ok(r);
     }

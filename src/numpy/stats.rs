@@ -203,124 +203,6 @@ pub fn trapezoid(y: impl ArrayLike, x: Option<&Array>, dx: f64, axis: isize) -> 
     super::multiply(super::sum(weighted, Some(&[-1]), false)?, 0.5)
 }
 
-/// The weighted mean over `axis` (the plain [`mean`](super::mean) without `weights`).
-/// `weights` has `a`'s shape, or is 1-d along a single `axis`; a zero sum of weights gives
-/// NaN or infinity, as in JAX.
-///
-/// ```
-/// use olympus::numpy as np;
-/// let w = np::array([1.0f32, 3.0])?;
-/// assert_eq!(np::average([2.0f32, 6.0], None, Some(&w), false)?.item::<f32>()?, 5.0);
-/// # Ok::<(), olympus::Error>(())
-/// ```
-pub fn average(
-    a: impl ArrayLike,
-    axis: Option<&[isize]>,
-    weights: Option<&Array>,
-    keepdims: bool,
-) -> Result<Array> {
-    overridable!("average"; [one a]; [axis, keepdims]);
-    let func = "average";
-    let a = super::asarray(operand(func, 0, a)?)?;
-    let Some(w) = weights else {
-        return super::mean(&a, axis, keepdims);
-    };
-    let v = super::promote(
-        func,
-        vec![operand(func, 0, &a)?, operand(func, 1, w)?],
-        true,
-    )?;
-    let (a, mut w) = (v[0].clone(), v[1].clone());
-    if w.shape() != a.shape() {
-        let ax = match axis {
-            Some(&[one]) => normalize_axis(func, one, a.ndim())?,
-            _ => {
-                return Err(Error::shape(
-                    func,
-                    &[a.shape(), w.shape()],
-                    "weights of another shape than a need one axis",
-                ))
-            }
-        };
-        if w.ndim() != 1 || w.size() != a.shape()[ax] {
-            return Err(Error::shape(
-                func,
-                &[a.shape(), w.shape()],
-                format!("1-d weights must have a's length along axis {ax}"),
-            ));
-        }
-        let mut s = vec![1; a.ndim()];
-        s[ax] = w.size();
-        w = super::broadcast_to(lax::reshape(&w, &s)?, a.shape())?;
-    }
-    let num = super::sum(super::multiply(&a, &w)?, axis, keepdims)?;
-    let den = super::sum(&w, axis, keepdims)?;
-    super::divide(num, den)
-}
-
-/// The covariance matrix of the variables in `m`'s rows (columns when `rowvar` is false),
-/// with `y`'s variables appended; normalised by `n - ddof` (`ddof` defaults to 1, or 0
-/// when `bias`). A single variable gives a 0-d array.
-pub fn cov(
-    m: impl ArrayLike,
-    y: Option<&Array>,
-    rowvar: bool,
-    bias: bool,
-    ddof: Option<usize>,
-) -> Result<Array> {
-    overridable!("cov"; [one m]; [rowvar, bias, ddof]);
-    let func = "cov";
-    let vars = |x: Array| -> Result<Array> {
-        if x.ndim() > 2 {
-            return Err(Error::shape(
-                func,
-                &[x.shape()],
-                "takes at most 2 dimensions",
-            ));
-        }
-        let x = inexact(super::atleast_2d(x)?)?;
-        if !rowvar && x.shape()[0] != 1 {
-            super::transpose(&x, None)
-        } else {
-            Ok(x)
-        }
-    };
-    let mut x = vars(super::asarray(operand(func, 0, m)?)?)?;
-    if x.shape()[0] == 0 {
-        return super::zeros(&[0, 0], x.dtype());
-    }
-    if let Some(y) = y {
-        x = super::concatenate([x, vars(y.clone())?], 0)?;
-    }
-    let ddof = ddof.unwrap_or(usize::from(!bias));
-    let n = x.shape()[1];
-    let f = n as f64 - ddof as f64;
-    let centred = super::subtract(&x, super::mean(&x, Some(&[1]), true)?)?;
-    let c = super::matmul(&centred, super::transpose(&centred, None)?)?;
-    super::squeeze(super::true_divide(c, f)?, None)
-}
-
-/// Pearson correlation coefficients: [`cov`] normalised by the standard deviations and
-/// clipped to `[-1, 1]`.
-pub fn corrcoef(x: impl ArrayLike, y: Option<&Array>, rowvar: bool) -> Result<Array> {
-    overridable!("corrcoef"; [one x]; [rowvar]);
-    let c = cov(
-        super::asarray(operand("corrcoef", 0, x)?)?,
-        y,
-        rowvar,
-        false,
-        None,
-    )?;
-    if c.ndim() == 0 {
-        return super::divide(&c, &c);
-    }
-    let d = super::sqrt(super::diagonal(&c, 0, 0, 1)?)?;
-    let k = d.size();
-    let c = super::divide(&c, lax::reshape(&d, &[k, 1])?)?;
-    let c = super::divide(&c, lax::reshape(&d, &[1, k])?)?;
-    super::clip(c, -1.0, 1.0)
-}
-
 /// How [`quantile`] picks a value between the two order statistics around a quantile's
 /// position `q * (n - 1)` (JAX's `method=`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
@@ -534,13 +416,6 @@ fn quantile_impl(
         shape.extend(&lead);
     }
     lax::reshape(&out, &shape)
-}
-
-/// Product treating NaN as one.
-pub fn nanprod(x: impl ArrayLike, axis: Option<&[isize]>, keepdims: bool) -> Result<Array> {
-    overridable!("nanprod"; [one x]; [axis, keepdims]);
-    let x = super::asarray(operand("nanprod", 0, x)?)?;
-    super::prod(nan_as(&x, 1.0)?, axis, keepdims)
 }
 
 /// Variance of the non-NaN elements, normalised by their count less `ddof` (NaN where

@@ -443,6 +443,49 @@ fn jax_rule(
         "cumulative_sum_bool" => np::cumulative_sum(b, None, None, false),
         "cumulative_sum_f16" => np::cumulative_sum(h, None, None, true),
         "cumulative_prod_dtype" => np::cumulative_prod(i, None, Some(DType::Float32), true),
+        "sum_with_i8_wrap" => np::sum_with([100i8, 100, 100], None, false, Some(DType::Int8)),
+        "sum_with_f_to_i32" => np::sum_with(af(&[1.5, 2.5, 3.7]), None, false, Some(DType::Int32)),
+        "sum_with_bool" => np::sum_with(af(&[0.5, 0.0, 0.25]), None, false, Some(DType::Bool)),
+        "sum_with_u8_to_f16" => np::sum_with([200u8, 100], None, false, Some(DType::Float16)),
+        "sum_with_axis_keep" => np::sum_with(m, Some(&[0]), true, Some(DType::Float32)),
+        "sum_with_bf16_to_f32" => np::sum_with(
+            af(&[1.5, 2.5, 1e-3]).astype(DType::BFloat16).unwrap(),
+            None,
+            false,
+            Some(DType::Float32),
+        ),
+        "prod_with_i8" => np::prod_with([100i8, 3], None, false, Some(DType::Int8)),
+        "prod_with_bool" => np::prod_with([true, false], None, false, Some(DType::Bool)),
+        "prod_with_i16" => np::prod_with([100i8, 100, 100], None, false, Some(DType::Int16)),
+        "mean_with_i32" => np::mean_with(ai(&[1, 2, 4]), None, false, Some(DType::Int32)),
+        "mean_with_neg" => np::mean_with(ai(&[-7, 0, 0]), None, false, Some(DType::Int32)),
+        "mean_with_f_to_i32" => {
+            np::mean_with(af(&[1.5, 2.5, 3.7]), None, false, Some(DType::Int32))
+        }
+        "mean_with_f16" => np::mean_with(f, None, false, Some(DType::Float16)),
+        "mean_with_axis" => np::mean_with(m, Some(&[1]), false, Some(DType::Float32)),
+        "mean_with_u8" => np::mean_with([250u8, 10], None, false, Some(DType::UInt8)),
+        "mean_with_bool" => np::mean_with(f, None, false, Some(DType::Bool)),
+        "nansum_with_i32" => np::nansum_with(af(&[1.5, nan, 2.5]), None, false, Some(DType::Int32)),
+        "nanprod_with_i32" => {
+            np::nanprod_with(af(&[1.5, nan, 2.5]), None, false, Some(DType::Int32))
+        }
+        "nanmean_with_i32" => {
+            np::nanmean_with(af(&[1.5, nan, 2.5]), None, false, Some(DType::Int32))
+        }
+        "nanmean_with_f16" => np::nanmean_with(
+            af(&[1.5, nan, 2.5, 1.0 / 3.0]),
+            None,
+            false,
+            Some(DType::Float16),
+        ),
+        "cumsum_with_i8" => np::cumsum_with([100i8, 100, 100], None, Some(DType::Int8)),
+        "cumsum_with_f_to_i32" => np::cumsum_with(af(&[1.5, 2.5, 3.7]), None, Some(DType::Int32)),
+        "cumsum_with_bool" => np::cumsum_with([false, true, false], None, Some(DType::Bool)),
+        "cumsum_with_f16" => np::cumsum_with(af(&[1.5, 2.5, 3.7]), None, Some(DType::Float16)),
+        "cumsum_with_m_axis" => np::cumsum_with(m, Some(0), Some(DType::UInt8)),
+        "cumprod_with_bool" => np::cumprod_with([true, false, true], None, Some(DType::Bool)),
+        "cumprod_with_f32" => np::cumprod_with([100i8, 100, 100], None, Some(DType::Float32)),
         "cumulative_prod_m0" => np::cumulative_prod(m, Some(0), None, false),
         "permute_dims_m" => np::permute_dims(m, &[1, 0]),
         "matrix_transpose_m" => np::matrix_transpose(m),
@@ -1170,6 +1213,86 @@ fn jax_rule(
             ai(&[]),
             Some(0),
         ),
+        "average_ret_none" => np::average_returned(
+            np::array([[1.0f32, 2.0, 3.0], [4.0, 5.0, 7.0]]).unwrap(),
+            Some(&[1]),
+            None,
+            false,
+        )
+        .map(|r| r.1),
+        "average_ret_all" => np::average_returned(i, None, None, false).map(|r| r.1),
+        "average_ret_w" | "average_ret_w_avg" => np::average_returned(
+            np::array([[1.0f32, 2.0, 3.0], [4.0, 5.0, 7.0]]).unwrap(),
+            Some(&[1]),
+            Some(&af(&[1.0, 2.0, 3.0])),
+            false,
+        )
+        .map(|r| if name == "average_ret_w" { r.1 } else { r.0 }),
+        "average_ret_keep" => np::average_returned(
+            np::array([[1.0f32, 2.0, 3.0], [4.0, 5.0, 7.0]]).unwrap(),
+            Some(&[0]),
+            Some(&ai(&[1, 3])),
+            true,
+        )
+        .map(|r| r.1),
+        "average_ret_int" => {
+            np::average_returned(ai(&[1, 2, 3]), None, Some(&ai(&[1, 1, 2])), false).map(|r| r.1)
+        }
+        "cov_fweights" | "cov_aweights" | "cov_both" | "cov_both_ddof0" | "cov_aweights_bias" => {
+            let x = np::array([[0.0f32, 1.0, 2.0, 4.0], [2.0, 1.0, 0.0, 3.0]]).unwrap();
+            let fw = ai(&[1, 2, 1, 3]);
+            let aw = af(&[0.5, 1.0, 2.0, 1.0]);
+            let (f, a) = match name {
+                "cov_fweights" => (Some(&fw), None),
+                "cov_aweights" | "cov_aweights_bias" => (None, Some(&aw)),
+                _ => (Some(&fw), Some(&aw)),
+            };
+            let ddof = (name == "cov_both_ddof0").then_some(0);
+            np::cov_with(x, None, true, name == "cov_aweights_bias", ddof, f, a)
+        }
+        "cov_fweights_1d" => np::cov_with(
+            af(&[0.0, 1.0, 2.0, 4.0]),
+            None,
+            true,
+            false,
+            None,
+            Some(&ai(&[1, 2, 1, 3])),
+            None,
+        ),
+        "cov_fweights_float" => np::cov_with(
+            af(&[0.0, 1.0, 2.0, 4.0]),
+            None,
+            true,
+            false,
+            None,
+            Some(&af(&[1.5, 2.0, 1.0, 3.0])),
+            None,
+        ),
+        "cross_axisa" => np::cross_with(
+            np::array([[1, 0], [0, 1], [0, 0]]).unwrap(),
+            [[0, 0, 1]],
+            0,
+            -1,
+            -1,
+        ),
+        "cross_axisc" => np::cross_with(
+            np::reshape(np::arange(6).unwrap(), &[2, 3]).unwrap(),
+            [[1, 2, 3], [0, 1, 0]],
+            -1,
+            -1,
+            0,
+        ),
+        "cross_axisa_b" => {
+            let a = np::reshape(np::arange(6.0).unwrap(), &[3, 2]).unwrap();
+            let b = np::subtract(np::reshape(np::arange(6.0).unwrap(), &[2, 3]).unwrap(), 2.0);
+            np::cross_with(a, b.unwrap(), 0, 1, -1)
+        }
+        "cross_axis_overrides" => {
+            let a = np::reshape(np::arange(6).unwrap(), &[3, 2]).unwrap();
+            np::cross(&a, np::add(&a, 1).unwrap(), 0)
+        }
+        "cross_axisc_2vec" => np::cross_with([[1, 2], [3, 4]], [[5, 6], [7, 9]], 0, 0, 0),
+        "cross_axisc_bad" => np::cross_with([1, 2, 3], [4, 5, 6], -1, -1, 1),
         _ if jitted => return None,
         "polymul_trim" => np::polymul_with(ai(&[0, 1, 2]), ai(&[0, 1, 1]), true),
         "polymul_trim_zero" => np::polymul_with(ai(&[0, 0]), ai(&[1, 1]), true),
@@ -1333,5 +1456,5 @@ fn jax_rules_match() {
         checked += 1;
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
-    assert_eq!(checked, 514);
+    assert_eq!(checked, 560);
 }
