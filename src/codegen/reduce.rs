@@ -173,11 +173,7 @@ impl Source {
         run: u64,
         t: &Target,
     ) -> Result<Source> {
-        let dtype = program
-            .nodes
-            .last()
-            .map(|n| n.dtype)
-            .unwrap_or_else(|| program.inputs[0]);
+        let dtype = program.dtype_of(program.outputs[0]);
         let vector = Source::program_reads_vectors(dtype, stored, run, t);
         let v = super::values(program, inputs, shape, 3, !vector, true, t)?;
         Ok(Source {

@@ -515,3 +515,26 @@ fn outputs_sharing_operands_are_stored_by_one_kernel() {
     assert_eq!(bits(&got.1), bits(&want.1));
     assert_eq!(f.lower(&x).unwrap().fused_kernels(), 2);
 }
+
+/// A reduction whose operand is made inside the jitted function (a fused program of
+/// constants, with no inputs) runs: it used to index the program's missing first input.
+#[test]
+fn reductions_of_values_made_inside_jit() {
+    let f = jit(|x: Array| -> Result<(Array, Array, Array)> {
+        let ones = np::ones(&[200], DType::Int32)?;
+        let s = np::sum(&ones, None, false)?;
+        let m = np::max(np::arange(7)?, None, false)?;
+        let w = np::sum_with(
+            np::ones(&[200], DType::Int8)?,
+            None,
+            false,
+            Some(DType::Int8),
+        )?;
+        Ok((np::add(&s, &x)?, m, w))
+    });
+    let (s, m, w) = f.call(Array::scalar(1i32).unwrap()).unwrap();
+    assert_eq!(s.item::<i32>().unwrap(), 201);
+    assert_eq!(m.item::<i32>().unwrap(), 6);
+    // 200 wraps to -56 in int8, as in JAX.
+    assert_eq!(w.item::<i8>().unwrap(), -56);
+}

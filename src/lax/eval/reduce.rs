@@ -268,7 +268,7 @@ pub(crate) fn fused_reduce(
         .sum::<Result<u64>>()?;
     let partials = elements * 4 / ROW_CHUNK.min(COLUMN_CHUNK) + out.size() as u64 * 4;
     if read + codegen::windows_for(partials, &t) > max_bindings(dev) {
-        let dtype = program.nodes.last().map_or(program.inputs[0], |n| n.dtype);
+        let dtype = program.dtype_of(program.outputs[0]);
         let values = run(
             dev,
             program,
@@ -365,7 +365,8 @@ pub(super) fn reduce_from(
     let mut k: u64 = axes.iter().map(|&i| shape[i] as u64).product();
     let in_dtype = match (&cur, &fused) {
         (Some(x), _) => x.dtype(),
-        (None, Some((p, _))) => p.nodes.last().map(|n| n.dtype).unwrap_or(p.inputs[0]),
+        // (A program of constants alone has no inputs.)
+        (None, Some((p, _))) => p.dtype_of(p.outputs[0]),
         (None, None) => unreachable!("a reduction reads an array or a program"),
     };
     let acc = accumulator(op, in_dtype);
