@@ -425,6 +425,7 @@ table! {
     unique_all => |w, x| { let u = np::unique_all(w.w(&x.f), Some(6), Some(0.5))?; Ok(vec![u.values, u.indices, u.inverse_indices, u.counts]) };
     isin => |w, x| one(np::isin(w.w(&x.j), w.w(&x.i), false));
     intersect1d => |w, x| one(np::intersect1d(w.w(&x.i), w.w(&x.j), false, Some(4), None));
+    intersect1d_indices => |w, x| { let (v, i, j) = np::intersect1d_indices(w.w(&x.i), w.w(&x.j), false, Some(4), None)?; Ok(vec![v, i, j]) };
     union1d => |w, x| one(np::union1d(w.w(&x.i), w.w(&x.j), Some(11), None));
     setdiff1d => |w, x| one(np::setdiff1d(w.w(&x.j), w.w(&x.i), false, Some(5), None));
     setxor1d => |w, x| one(np::setxor1d(w.w(&x.j), w.w(&x.i), false, None, None));
@@ -483,6 +484,7 @@ table! {
     insert => |w, x| one(np::insert(w.w(&x.m), &[0, 3], w.w(&x.g.slice(olympus::s![..2])?), Some(1)));
     trim_zeros => |w, x| one(np::trim_zeros(w.w(&x.u), "fb"));
     ravel_multi_index => |w, x| one(np::ravel_multi_index(vec![w.w(&x.idx), w.w(&x.j.slice(olympus::s![..3])?)], &[3, 5], np::IndexMode::Clip));
+    ravel_multi_index_with => |w, x| one(np::ravel_multi_index_with(vec![w.w(&x.idx), w.w(&x.j.slice(olympus::s![..3])?)], &[3, 5], np::IndexMode::Wrap, np::Order::F));
     lexsort => |w, x| one(np::lexsort(vec![w.w(&x.f), w.w(&x.b)], -1));
     partition => |w, x| one(np::partition(w.w(&x.t), 1, 1));
     argpartition => |w, x| one(np::argpartition(w.w(&x.f), -2, 0));

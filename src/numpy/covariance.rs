@@ -173,8 +173,10 @@ fn cov_impl(
                 "takes at most 2 dimensions",
             ));
         }
+        // A 1-d input is one variable either way; a 2-d one turns with `rowvar`.
+        let one_d = x.ndim() < 2;
         let x = inexact(super::atleast_2d(x)?)?;
-        if !rowvar && x.shape()[0] != 1 {
+        if !rowvar && !one_d {
             super::transpose(&x, None)
         } else {
             Ok(x)
@@ -209,10 +211,17 @@ fn cov_impl(
             ));
         }
         check(f, "fweights")?;
-        w = Some(f.clone());
+        // JAX takes the weights' magnitudes.
+        w = Some(super::abs(f)?);
     }
-    if let Some(a) = aweights {
-        check(a, "aweights")?;
+    let aweights = match aweights {
+        Some(a) => {
+            check(a, "aweights")?;
+            Some(super::abs(a)?)
+        }
+        None => None,
+    };
+    if let Some(a) = &aweights {
         w = Some(match w {
             None => a.clone(),
             Some(f) => super::multiply(&f, a)?,
@@ -226,7 +235,7 @@ fn cov_impl(
     };
     let (avg, wsum) = weighted_mean(func, &x, Some(&[1]), Some(&w), false)?;
     let wsum = lax::reshape(&super::take(&wsum, 0, None)?, &[])?;
-    let f = match (ddof, aweights) {
+    let f = match (ddof, &aweights) {
         (0, _) => wsum.clone(),
         (_, None) => super::subtract(&wsum, ddof as f64)?,
         (_, Some(a)) => {

@@ -345,6 +345,17 @@ fn range_window(start: Option<isize>, end: Option<isize>, step: i128, n: i128) -
     (a, count)
 }
 
+/// The order of a multi-dimensional index's dimensions in a flat index (NumPy's `order=`):
+/// `C`, the last dimension varying fastest (row-major), or `F`, the first (column-major).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum Order {
+    /// Row-major: the last dimension varies fastest.
+    #[default]
+    C,
+    /// Column-major (Fortran's): the first dimension varies fastest.
+    F,
+}
+
 /// How a gather or scatter treats indices outside the axis (JAX's `mode=`). Negative
 /// indices count from the end first (`-1` is the last), except in `take`'s `Clip`, which
 /// clamps them to 0 as JAX and NumPy do.
@@ -1187,4 +1198,4 @@ impl At<'_> {
     }
 }
 
-super::overrides::debug_param!(IndexMode);
+super::overrides::debug_param!(IndexMode, Order);

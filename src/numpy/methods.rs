@@ -358,6 +358,7 @@ array_methods! {
     unique_all(x, size: Option<usize>, fill_value: Option<f64>) -> UniqueAll;
     isin(element, test_elements: impl ArrayLike, invert: bool) -> Array;
     intersect1d(ar1, ar2: impl ArrayLike, assume_unique: bool, size: Option<usize>, fill_value: Option<f64>) -> Array;
+    intersect1d_indices(ar1, ar2: impl ArrayLike, assume_unique: bool, size: Option<usize>, fill_value: Option<f64>) -> (Array, Array, Array);
     union1d(ar1, ar2: impl ArrayLike, size: Option<usize>, fill_value: Option<f64>) -> Array;
     setdiff1d(ar1, ar2: impl ArrayLike, assume_unique: bool, size: Option<usize>, fill_value: Option<f64>) -> Array;
     setxor1d(ar1, ar2: impl ArrayLike, assume_unique: bool, size: Option<usize>, fill_value: Option<f64>) -> Array;

@@ -57,7 +57,7 @@ pub use grids::{
 };
 pub use indexing::{
     compress, extract, take, take_along_axis, take_along_axis_with, take_with, At, AtIndex,
-    Ellipsis, IndexMode, NewAxis, SliceElem, SliceSpec,
+    Ellipsis, IndexMode, NewAxis, Order, SliceElem, SliceSpec,
 };
 pub use joins::{
     array_split, column_stack, concat, concatenate, dsplit, dstack, hsplit, hstack, pad, repeat,
@@ -81,11 +81,12 @@ pub use reductions::{
 };
 pub use select::{
     argpartition, block, choose, delete, insert, lexsort, partition, piecewise, place, put,
-    put_along_axis, ravel_multi_index, select, trim_zeros, Block, Piece, PieceFn,
+    put_along_axis, ravel_multi_index, ravel_multi_index_with, select, trim_zeros, Block, Piece,
+    PieceFn,
 };
 pub use sets::{
-    argwhere, intersect1d, isin, nonzero, setdiff1d, setxor1d, union1d, unique, unique_all,
-    unique_counts, unique_inverse, unique_values, UniqueAll,
+    argwhere, intersect1d, intersect1d_indices, isin, nonzero, setdiff1d, setxor1d, union1d,
+    unique, unique_all, unique_counts, unique_inverse, unique_values, UniqueAll,
 };
 pub use shapes::{
     atleast_1d, atleast_2d, atleast_3d, broadcast_arrays, broadcast_to, expand_dims, flip, fliplr,

@@ -469,9 +469,10 @@ pub fn mean_with(
         // As `mean`: XLA turns the division by a constant into a product by its reciprocal.
         super::multiply(&s, f64::from(1.0f32 / count as f32))?.astype(comp)?
     } else {
+        // The count wraps into `dtype` as the sum does (JAX converts it with `astype`).
         let n = lax::full(
             s.shape(),
-            Literal::from_f64(count as f64, comp),
+            Literal::from_i64(count as i64, comp),
             Some(s.device()),
         )?;
         div_toward_zero(&s, &n)?
@@ -518,6 +519,10 @@ pub fn nanmean_with(
         return nanmean(x, axis, keepdims);
     };
     let x = super::asarray(operand(func, 0, x)?)?;
+    // Integers and bools hold no NaN: JAX takes their plain mean.
+    if !x.dtype().is_floating() {
+        return mean_with(&x, axis, keepdims, Some(d));
+    }
     if d == DType::Bool {
         return Err(Error::dtype(
             func,
@@ -535,35 +540,31 @@ pub fn nanmean_with(
     div_toward_zero(&s, &n)
 }
 
-/// `a / b` as JAX's `lax.div` divides: floats exactly, integers rounding toward zero.
+/// `a / b` as JAX's `lax.div` divides: floats exactly, integers rounding toward zero, and
+/// an integer divided by zero is -1 (all ones), as XLA gives it.
 fn div_toward_zero(a: &Array, b: &Array) -> Result<Array> {
     use crate::primitive::{BinaryOp, CompareOp};
     if a.dtype().is_floating() {
         return lax::binary(BinaryOp::Div, a, b);
     }
+    let c = |v: i64| lax::full(a.shape(), Literal::from_i64(v, a.dtype()), Some(a.device()));
+    let zero = c(0)?;
+    let by_zero = lax::compare(CompareOp::Eq, b, &zero)?;
     let q = lax::binary(BinaryOp::FloorDiv, a, b)?;
-    if !a.dtype().is_signed_integer() {
-        return Ok(q);
-    }
-    // Floor division rounds down where the quotient is negative and inexact: one more.
-    let zero = lax::full(
-        a.shape(),
-        Literal::from_f64(0.0, a.dtype()),
-        Some(a.device()),
-    )?;
-    let negative = lax::binary(
-        BinaryOp::Xor,
-        &lax::compare(CompareOp::Lt, a, &zero)?,
-        &lax::compare(CompareOp::Lt, b, &zero)?,
-    )?;
-    let inexact = lax::compare(CompareOp::Ne, &lax::binary(BinaryOp::Mul, &q, b)?, a)?;
-    let one = lax::full(
-        a.shape(),
-        Literal::from_f64(1.0, a.dtype()),
-        Some(a.device()),
-    )?;
-    let up = lax::binary(BinaryOp::And, &negative, &inexact)?;
-    lax::select(&up, &lax::binary(BinaryOp::Add, &q, &one)?, &q)
+    let q = if a.dtype().is_signed_integer() {
+        // Floor division rounds down where the quotient is negative and inexact: one more.
+        let negative = lax::binary(
+            BinaryOp::Xor,
+            &lax::compare(CompareOp::Lt, a, &zero)?,
+            &lax::compare(CompareOp::Lt, b, &zero)?,
+        )?;
+        let inexact = lax::compare(CompareOp::Ne, &lax::binary(BinaryOp::Mul, &q, b)?, a)?;
+        let up = lax::binary(BinaryOp::And, &negative, &inexact)?;
+        lax::select(&up, &lax::binary(BinaryOp::Add, &q, &c(1)?)?, &q)?
+    } else {
+        q
+    };
+    lax::select(&by_zero, &c(-1)?, &q)
 }
 
 /// [`cumsum`] with JAX's `dtype=`: the elements are converted to `dtype` and summed in it

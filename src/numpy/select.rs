@@ -486,7 +486,42 @@ pub fn ravel_multi_index<A: ArrayLike>(
     mode: super::IndexMode,
 ) -> Result<Array> {
     overridable!("ravel_multi_index"; [list multi_index]; [dims, mode]);
-    let func = "ravel_multi_index";
+    ravel_impl(
+        "ravel_multi_index",
+        multi_index,
+        dims,
+        mode,
+        super::Order::C,
+    )
+}
+
+/// [`ravel_multi_index`] with NumPy's `order=`: [`Order::F`](super::Order::F) numbers the
+/// positions column-major (the first dimension varying fastest).
+///
+/// ```
+/// use olympus::numpy as np;
+/// let (rows, cols) = (np::array([1, 2, 0])?, np::array([3, 0, 1])?);
+/// let f = np::ravel_multi_index_with([rows, cols], &[3, 4], np::IndexMode::Raise, np::Order::F)?;
+/// assert_eq!(f.to_vec::<i32>()?, vec![10, 2, 3]);
+/// # Ok::<(), olympus::Error>(())
+/// ```
+pub fn ravel_multi_index_with<A: ArrayLike>(
+    multi_index: impl IntoIterator<Item = A>,
+    dims: &[usize],
+    mode: super::IndexMode,
+    order: super::Order,
+) -> Result<Array> {
+    overridable!("ravel_multi_index_with"; [list multi_index]; [dims, mode, order]);
+    ravel_impl("ravel_multi_index_with", multi_index, dims, mode, order)
+}
+
+fn ravel_impl<A: ArrayLike>(
+    func: &str,
+    multi_index: impl IntoIterator<Item = A>,
+    dims: &[usize],
+    mode: super::IndexMode,
+    order: super::Order,
+) -> Result<Array> {
     let idx: Vec<Array> = multi_index
         .into_iter()
         .enumerate()
@@ -504,7 +539,12 @@ pub fn ravel_multi_index<A: ArrayLike>(
     let idx = super::broadcast_arrays(idx)?;
     let mut flat: Option<Array> = None;
     let mut stride: i64 = 1;
-    for (x, &d) in idx.iter().zip(dims).rev() {
+    // The dimension varying fastest comes first.
+    let mut pairs: Vec<(&Array, &usize)> = idx.iter().zip(dims).collect();
+    if order == super::Order::C {
+        pairs.reverse();
+    }
+    for (x, &d) in pairs {
         let x = x.astype(DType::Int32)?;
         let x = index_mode(func, &x, d, mode)?;
         let term = super::multiply(&x, stride)?;

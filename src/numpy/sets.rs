@@ -476,6 +476,69 @@ pub fn intersect1d(
     compact(func, &a, &keep, size, fill_value)
 }
 
+/// [`intersect1d`] with JAX's `return_indices=True`: the common values and, for each, the
+/// flat position of its first occurrence in `ar1` and in `ar2`. With `size`, the padding
+/// values are [`intersect1d`]'s and the padding positions are each array's length, as in
+/// JAX.
+///
+/// ```
+/// use olympus::numpy as np;
+/// let (v, i1, i2) = np::intersect1d_indices([5, 1, 3, 3, 7, 1], [3, 1, 1, 9, 5], false, None, None)?;
+/// assert_eq!(v.to_vec::<i32>()?, vec![1, 3, 5]);
+/// assert_eq!(i1.to_vec::<i32>()?, vec![1, 2, 0]);
+/// assert_eq!(i2.to_vec::<i32>()?, vec![1, 0, 4]);
+/// # Ok::<(), olympus::Error>(())
+/// ```
+pub fn intersect1d_indices(
+    ar1: impl ArrayLike,
+    ar2: impl ArrayLike,
+    assume_unique: bool,
+    size: Option<usize>,
+    fill_value: Option<f64>,
+) -> Result<(Array, Array, Array)> {
+    overridable!("intersect1d_indices"; [one ar1, one ar2]; [assume_unique, size, fill_value]);
+    let func = "intersect1d_indices";
+    let (a, b) = flat_pair(func, ar1, ar2)?;
+    let values = intersect1d(&a, &b, assume_unique, size, fill_value)?;
+    // A stable sort keeps equal values in their order, so the first of a value's run in
+    // the sorted array is its first occurrence.
+    let first = |x: &Array| -> Result<Array> {
+        let n = x.size();
+        if n == 0 || values.size() == 0 {
+            return super::full(values.shape(), n as f64, Some(DType::Int32));
+        }
+        let perm = super::argsort(x, None)?;
+        let sorted = super::take(x, &perm, None)?;
+        let pos = super::clip(
+            sorted_search(&sorted, &values, Side::Left)?,
+            0,
+            n as i32 - 1,
+        )?;
+        super::take(&perm, pos, None)
+    };
+    let (i1, i2) = (first(&a)?, first(&b)?);
+    let Some(size) = size else {
+        return Ok((values, i1, i2));
+    };
+    // Past the common values come the padding positions.
+    let sa = super::sort(&a, None)?;
+    let keep = in_sorted(&sa, &super::sort(&b, None)?)?;
+    let keep = match assume_unique {
+        true => keep,
+        false => super::logical_and(keep, first_of_runs(&sa, true)?)?,
+    };
+    let count = super::sum(&keep, None, false)?;
+    let valid = super::less(
+        lax::iota(DType::Int32, &[size], 0, Some(a.device()))?,
+        &count,
+    )?;
+    Ok((
+        values,
+        super::r#where(&valid, &i1, a.size() as i32)?,
+        super::r#where(&valid, &i2, b.size() as i32)?,
+    ))
+}
+
 /// Marks the first element of each run of equal values of the sorted 1-d `x` (with
 /// `equal_nan`, NaNs make one run).
 fn first_of_runs(x: &Array, equal_nan: bool) -> Result<Array> {

@@ -727,10 +727,13 @@ impl Device {
     /// Bytes held by live arrays, by the buffer pool, and by staging textures (pooled, or
     /// kept with live arrays).
     pub fn memory_stats(&self) -> MemoryStats {
+        // One mutex at a time: `dispatch` holds `staged` while it takes `textures`.
+        let textures = self.0.locked(&self.0.textures).bytes();
+        let staged = self.0.locked(&self.0.staged).bytes();
+        let stats = self.0.locked(&self.0.pool).stats;
         MemoryStats {
-            texture_bytes: self.0.locked(&self.0.textures).bytes()
-                + self.0.locked(&self.0.staged).bytes(),
-            ..self.0.locked(&self.0.pool).stats
+            texture_bytes: textures + staged,
+            ..stats
         }
     }
 
@@ -816,12 +819,19 @@ impl DeviceInner {
             .as_ref()
             .map(|_| std::time::Duration::from_millis(1));
         loop {
-            let _gl = self.gl();
+            // A device lost while waiting never signals.
+            self.check_alive()?;
+            let gl = self.gl();
             let poll = wgpu::PollType::Wait {
                 submission_index: Some(index.clone()),
                 timeout: slice,
             };
-            match self.device.poll(poll) {
+            let polled = self.device.poll(poll);
+            // Hand the lock to a thread waiting for it, if any, before the next slice.
+            if let Some(g) = gl {
+                ReentrantMutexGuard::unlock_fair(g);
+            }
+            match polled {
                 Ok(_) => return Ok(()),
                 Err(wgpu::PollError::Timeout) if slice.is_some() => continue,
                 Err(e) => {

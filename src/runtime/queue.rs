@@ -10,6 +10,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
 use super::device::{Device, DeviceInner};
+use super::lock;
 use super::pool::{size_class, BufferKind};
 use super::state::{Batch, Kernel, Staged, STAGED_CACHE_BYTES, TEXTURE_POOL_BYTES};
 use crate::codegen::TEXTURE_WIDTH;
@@ -78,11 +79,13 @@ impl Storage {
 
 impl Drop for Storage {
     fn drop(&mut self) {
-        if self.external {
-            return;
-        }
         // Held until the buffer is dropped or destroyed too (both call into wgpu).
         let _gl = self.device.gl();
+        if self.external {
+            // The application's handle may be gone: this may be the last one.
+            drop(self.buffer.take());
+            return;
+        }
         if let Some(b) = self.buffer.take() {
             // Its staged copy goes first: the buffer may next hold another array.
             self.device.forget_staged(&b);
@@ -267,6 +270,8 @@ impl DeviceInner {
     /// per device on products whose rounding changes the result; WGSL allows either, and
     /// lavapipe's rounds twice. A failed probe counts as not exact.
     pub(crate) fn exact_fma(&self) -> bool {
+        // The GL lock first: the probe takes it inside the once-cell's initialisation.
+        let _gl = self.gl();
         *self
             .exact_fma
             .get_or_init(|| self.probe_fma().unwrap_or(false))
@@ -299,6 +304,8 @@ impl DeviceInner {
     /// is 1 ulp off on a few of them, and 0 past 2^126; WGSL allows 2.5 ulp within
     /// [2^-126, 2^126]). A failed probe counts as not exact.
     pub(crate) fn exact_div(&self) -> bool {
+        // The GL lock first: the probe takes it inside the once-cell's initialisation.
+        let _gl = self.gl();
         *self
             .exact_div
             .get_or_init(|| self.probe_div().unwrap_or(false))
@@ -333,6 +340,8 @@ impl DeviceInner {
     /// Whether the adapter's float32 square root rounds correctly, probed once per device
     /// on 4096 values spread over [1, 4) (WGSL allows the error of `1 / inverseSqrt`).
     pub(crate) fn exact_sqrt(&self) -> bool {
+        // The GL lock first: the probe takes it inside the once-cell's initialisation.
+        let _gl = self.gl();
         *self
             .exact_sqrt
             .get_or_init(|| self.probe_sqrt().unwrap_or(false))
@@ -800,7 +809,6 @@ impl Device {
     ) -> Result<Arc<Storage>> {
         let d = &self.0;
         d.check_alive()?;
-        let _gl = d.gl();
         let oom = |reason: String| Error::OutOfMemory {
             func: crate::error::api_name(func),
             bytes,
@@ -1009,26 +1017,45 @@ impl Device {
         async move {
             let (staging, len, index) = staged?;
             staging.discard.store(true, Ordering::Relaxed);
-            let (tx, rx) = futures::channel::oneshot::channel();
+            // The map callback answers, or the waiting thread when the wait fails (then the
+            // callback may never run).
+            type Answer = std::sync::Mutex<Option<futures::channel::oneshot::Sender<Result<()>>>>;
+            let (tx, rx) = futures::channel::oneshot::channel::<Result<()>>();
+            let tx: Arc<Answer> = Arc::new(std::sync::Mutex::new(Some(tx)));
+            let answer = |tx: &Answer, r: Result<()>| {
+                if let Some(t) = lock(tx).take() {
+                    let _ = t.send(r);
+                }
+            };
             {
                 let _gl = this.0.gl();
+                let tx = tx.clone();
                 staging
                     .buffer()
                     .slice(0..len)
                     .map_async(wgpu::MapMode::Read, move |r| {
-                        let _ = tx.send(r);
+                        let r = r.map_err(|e| Error::Device {
+                            func: func.to_string(),
+                            reason: format!("mapping the readback buffer failed: {e}"),
+                        });
+                        answer(&tx, r);
                     });
             }
             let inner = this.0.clone();
-            std::thread::spawn(move || {
-                let _ = inner.wait_for(index, func);
-            });
+            std::thread::Builder::new()
+                .name("olympus readback".into())
+                .spawn(move || {
+                    if let Err(e) = inner.wait_for(index, func) {
+                        answer(&tx, Err(e));
+                    }
+                })
+                .map_err(|e| Error::Device {
+                    func: func.to_string(),
+                    reason: format!("could not start the thread that waits for the readback: {e}"),
+                })?;
             match rx.await {
                 Ok(Ok(())) => this.finish_read(&staging, len, bytes, func, decode),
-                Ok(Err(e)) => Err(Error::Device {
-                    func: func.to_string(),
-                    reason: format!("mapping the readback buffer failed: {e}"),
-                }),
+                Ok(Err(e)) => Err(e),
                 Err(_) => Err(Error::Device {
                     func: func.to_string(),
                     reason: "the readback was cancelled".into(),

@@ -486,6 +486,19 @@ fn jax_rule(
         "cumsum_with_m_axis" => np::cumsum_with(m, Some(0), Some(DType::UInt8)),
         "cumprod_with_bool" => np::cumprod_with([true, false, true], None, Some(DType::Bool)),
         "cumprod_with_f32" => np::cumprod_with([100i8, 100, 100], None, Some(DType::Float32)),
+        "sum_with_f16_overflow" => {
+            np::sum_with(af(&[7e4, -7e4]), None, false, Some(DType::Float16))
+        }
+        "sum_with_i32_to_f16" => np::sum_with(ai(&[2049, 1]), None, false, Some(DType::Float16)),
+        "mean_with_count_wraps" => np::mean_with(
+            np::ones(&[200], DType::Int8).unwrap(),
+            None,
+            false,
+            Some(DType::Int8),
+        ),
+        "nanmean_with_int_f16" => {
+            np::nanmean_with(ai(&[1, 2, 4]), None, false, Some(DType::Float16))
+        }
         "cumulative_prod_m0" => np::cumulative_prod(m, Some(0), None, false),
         "permute_dims_m" => np::permute_dims(m, &[1, 0]),
         "matrix_transpose_m" => np::matrix_transpose(m),
@@ -997,6 +1010,24 @@ fn jax_rule(
         "ravel_multi_index_clip" => {
             np::ravel_multi_index([ai(&[3, -1]), ai(&[4, 1])], &[2, 3], IndexMode::Clip)
         }
+        "ravel_multi_index_f" => np::ravel_multi_index_with(
+            [ai(&[1, 2, 0]), ai(&[3, 0, 1])],
+            &[3, 4],
+            IndexMode::Clip,
+            np::Order::F,
+        ),
+        "ravel_multi_index_f_clip3" => np::ravel_multi_index_with(
+            [ai(&[1, 5, -1]), ai(&[3, 0, 1]), ai(&[0, 1, 1])],
+            &[3, 4, 2],
+            IndexMode::Clip,
+            np::Order::F,
+        ),
+        "ravel_multi_index_f_wrap" => np::ravel_multi_index_with(
+            [ai(&[1, 5, -1]), ai(&[3, 0, 1])],
+            &[3, 4],
+            IndexMode::Wrap,
+            np::Order::F,
+        ),
         "lexsort_2" => np::lexsort([ai(&[1, 2, 3, 4]), ai(&[2, 1, 2, 1])], -1),
         "lexsort_m" => np::lexsort(
             [m2(&[3, 1, 2, 1, 1, 0], 2, 3), m2(&[0, 0, 1, 1, 0, 0], 2, 3)],
@@ -1259,6 +1290,22 @@ fn jax_rule(
             Some(&ai(&[1, 2, 1, 3])),
             None,
         ),
+        "cov_weights_negative" => np::cov_with(
+            np::array([[0.0f32, 1.0, 2.0, 4.0], [2.0, 1.0, 0.0, 3.0]]).unwrap(),
+            None,
+            true,
+            false,
+            None,
+            Some(&ai(&[1, -2, 1, 3])),
+            Some(&af(&[0.5, -1.0, 2.0, 1.0])),
+        ),
+        "cov_one_row_cols" => np::cov(
+            np::array([[1.0f32, 2.0, 4.0]]).unwrap(),
+            None,
+            false,
+            false,
+            None,
+        ),
         "cov_fweights_float" => np::cov_with(
             af(&[0.0, 1.0, 2.0, 4.0]),
             None,
@@ -1318,6 +1365,38 @@ fn jax_rule(
             [ai(&[1, 2, 3]), ai(&[10, 20, 30])],
             IndexMode::Raise,
         ),
+        "intersect1d_ind1"
+        | "intersect1d_ind2"
+        | "intersect1d_ind_size_v"
+        | "intersect1d_ind_size1"
+        | "intersect1d_ind_size2"
+        | "intersect1d_ind_short" => {
+            let size = match name {
+                "intersect1d_ind1" | "intersect1d_ind2" => None,
+                "intersect1d_ind_short" => Some(2),
+                _ => Some(5),
+            };
+            let fill = (name == "intersect1d_ind_short").then_some(-1.0);
+            let a = ai(&[5, 1, 3, 3, 7, 1]);
+            np::intersect1d_indices(a, ai(&[3, 1, 1, 9, 5]), false, size, fill).map(|(v, i, j)| {
+                match name {
+                    "intersect1d_ind_size_v" => v,
+                    "intersect1d_ind1" | "intersect1d_ind_size1" => i,
+                    _ => j,
+                }
+            })
+        }
+        "intersect1d_ind_unique" => {
+            np::intersect1d_indices(ai(&[1, 2, 3]), ai(&[3, 2, 8]), true, None, None).map(|r| r.2)
+        }
+        "intersect1d_ind_nan" => {
+            np::intersect1d_indices(af(&[1.0, nan, 2.0]), af(&[nan, 2.0]), false, None, None)
+                .map(|r| r.1)
+        }
+        "intersect1d_ind_2d" => {
+            np::intersect1d_indices(m2(&[1, 2, 3, 4], 2, 2), ai(&[4, 1]), false, None, None)
+                .map(|r| r.1)
+        }
         "trim_zeros_fb" => np::trim_zeros(ai(&[0, 0, 1, 0, 2, 0]), "fb"),
         "trim_zeros_f" => np::trim_zeros(ai(&[0, 0, 1, 0, 2, 0]), "f"),
         "trim_zeros_all" => np::trim_zeros(ai(&[0, 0]), "fb"),
@@ -1456,5 +1535,5 @@ fn jax_rules_match() {
         checked += 1;
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
-    assert_eq!(checked, 560);
+    assert_eq!(checked, 578);
 }
