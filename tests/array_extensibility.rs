@@ -492,6 +492,7 @@ table! {
     nextafter => |w, x| one(np::nextafter(w.w(&x.f), w.w(&x.g)));
     spacing => |w, x| one(np::spacing(w.w(&x.m)));
     gradient => |w, x| np::gradient(w.w(&x.t), &[0.5], Some(&[0, 2]));
+    gradient_with => |w, x| np::gradient_with(w.w(&x.t), &[np::Spacing::Step(0.5), x.g.slice(olympus::s![..4])?.into()], Some(&[0, 2]));
     unwrap => |w, x| one(np::unwrap(w.w(&np::multiply(&x.m, 3.0)?), None, 0, std::f64::consts::TAU));
     convolve => |w, x| one(np::convolve(w.w(&x.f), w.w(&x.idx), np::ConvMode::Same));
     correlate => |w, x| one(np::correlate(w.w(&x.g), w.w(&x.f), np::ConvMode::Full));

@@ -364,15 +364,68 @@ pub fn float_power(x1: impl ArrayLike, x2: impl ArrayLike) -> Result<Array> {
 /// value for every axis, or one per axis); one array per axis.
 pub fn gradient(f: impl ArrayLike, spacing: &[f64], axis: Option<&[isize]>) -> Result<Vec<Array>> {
     overridable!("gradient"; [one f]; [axis]);
-    let func = "gradient";
+    let spacing: Vec<Spacing> = spacing.iter().map(|&h| Spacing::Step(h)).collect();
+    gradient_impl("gradient", f, &spacing, axis)
+}
+
+/// The sample spacing along one axis of [`gradient_with`]: a uniform step, or the
+/// coordinates of the samples (1-d, one per sample along the axis), as JAX's `*varargs`.
+#[derive(Clone, Debug)]
+pub enum Spacing {
+    /// The same distance between neighbouring samples.
+    Step(f64),
+    /// The samples' coordinates, which need not be evenly spaced.
+    Coordinates(Array),
+}
+
+impl From<f64> for Spacing {
+    fn from(h: f64) -> Spacing {
+        Spacing::Step(h)
+    }
+}
+
+impl From<Array> for Spacing {
+    fn from(x: Array) -> Spacing {
+        Spacing::Coordinates(x)
+    }
+}
+
+/// [`gradient`] with JAX's spacing arguments: each a uniform step or the samples'
+/// coordinates along the axis (second-order accurate inside, first-order at the edges,
+/// as JAX computes them). One spacing serves every axis, or there is one per axis. JAX
+/// has no `edge_order=` (it raises), and neither does Olympus.
+///
+/// ```
+/// use olympus::numpy as np;
+/// let f = np::array([1.0f32, 2.0, 4.0, 7.0, 11.0])?;
+/// let x = np::array([0.0f32, 1.0, 1.5, 3.0, 4.0])?;
+/// let g = np::gradient_with(&f, &[x.into()], None)?.remove(0).to_vec::<f32>()?;
+/// assert!((g[0] - 1.0).abs() < 1e-6 && (g[4] - 4.0).abs() < 1e-6);
+/// # Ok::<(), olympus::Error>(())
+/// ```
+pub fn gradient_with(
+    f: impl ArrayLike,
+    spacing: &[Spacing],
+    axis: Option<&[isize]>,
+) -> Result<Vec<Array>> {
+    overridable!("gradient_with"; [one f]; [axis]);
+    gradient_impl("gradient_with", f, spacing, axis)
+}
+
+fn gradient_impl(
+    func: &str,
+    f: impl ArrayLike,
+    spacing: &[Spacing],
+    axis: Option<&[isize]>,
+) -> Result<Vec<Array>> {
     let a = inexact_of(func, f)?;
     let axes: Vec<usize> = match axis {
         None => (0..a.ndim()).collect(),
         Some(ax) => crate::shape::normalize_axes(func, ax, a.ndim())?,
     };
-    let h: Vec<f64> = match spacing.len() {
-        0 => vec![1.0; axes.len()],
-        1 => vec![spacing[0]; axes.len()],
+    let h: Vec<Spacing> = match spacing.len() {
+        0 => vec![Spacing::Step(1.0); axes.len()],
+        1 => vec![spacing[0].clone(); axes.len()],
         n if n == axes.len() => spacing.to_vec(),
         n => {
             return Err(Error::arg(
@@ -392,16 +445,61 @@ pub fn gradient(f: impl ArrayLike, spacing: &[f64], axis: Option<&[isize]>) -> R
                     format!("axis {ax} needs at least 2 samples"),
                 ));
             }
-            let s = |lo: usize, hi: usize| slice_axis(&a, ax, lo, hi);
-            let upper = super::divide(super::subtract(s(1, 2)?, s(0, 1)?)?, h)?;
-            let lower = super::divide(super::subtract(s(n - 1, n)?, s(n - 2, n - 1)?)?, h)?;
-            let inner = super::divide(
-                super::multiply(super::subtract(s(2, n)?, s(0, n - 2)?)?, 0.5)?,
-                h,
-            )?;
-            super::concatenate([upper, inner, lower], ax as isize)
+            match h {
+                Spacing::Step(h) => {
+                    let s = |lo: usize, hi: usize| slice_axis(&a, ax, lo, hi);
+                    let upper = super::divide(super::subtract(s(1, 2)?, s(0, 1)?)?, h)?;
+                    let lower = super::divide(super::subtract(s(n - 1, n)?, s(n - 2, n - 1)?)?, h)?;
+                    let inner = super::divide(
+                        super::multiply(super::subtract(s(2, n)?, s(0, n - 2)?)?, 0.5)?,
+                        h,
+                    )?;
+                    super::concatenate([upper, inner, lower], ax as isize)
+                }
+                Spacing::Coordinates(x) => along_coordinates(func, &a, &x, ax),
+            }
         })
         .collect()
+}
+
+/// The gradient of `a` along `ax` at samples with coordinates `x` (JAX's formula: one-sided
+/// differences at the edges, the second-order three-point formula inside).
+fn along_coordinates(func: &str, a: &Array, x: &Array, ax: usize) -> Result<Array> {
+    let n = a.shape()[ax];
+    if x.ndim() != 1 || x.size() != n {
+        return Err(Error::shape(
+            func,
+            &[a.shape(), x.shape()],
+            format!("coordinates must be 1-d with the {n} samples of axis {ax}"),
+        ));
+    }
+    let v = super::promote(func, vec![operand(func, 0, a)?, operand(func, 1, x)?], true)?;
+    let (a, x) = (&v[0], &v[1]);
+    let mut hs = vec![1; a.ndim()];
+    hs[ax] = n;
+    let x = lax::reshape(x, &hs)?;
+    let s = |lo: usize, hi: usize| slice_axis(a, ax, lo, hi);
+    let t = |lo: usize, hi: usize| slice_axis(&x, ax, lo, hi);
+    let d = |lo: usize, hi: usize, lo2: usize, hi2: usize| -> Result<Array> {
+        super::subtract(t(lo, hi)?, t(lo2, hi2)?)
+    };
+    let upper = super::divide(super::subtract(s(1, 2)?, s(0, 1)?)?, d(1, 2, 0, 1)?)?;
+    let lower = super::divide(
+        super::subtract(s(n - 1, n)?, s(n - 2, n - 1)?)?,
+        d(n - 1, n, n - 2, n - 1)?,
+    )?;
+    let dx1 = d(1, n - 1, 0, n - 2)?;
+    let dx2 = d(2, n, 1, n - 1)?;
+    let m = |p: &Array, q: &Array| super::multiply(p, q);
+    let sum12 = super::add(&dx1, &dx2)?;
+    let ca = super::negative(super::divide(&dx2, m(&dx1, &sum12)?)?)?;
+    let cb = super::divide(super::subtract(&dx2, &dx1)?, m(&dx1, &dx2)?)?;
+    let cc = super::divide(&dx1, m(&dx2, &sum12)?)?;
+    let inner = super::add(
+        super::add(m(&ca, &s(0, n - 2)?)?, m(&cb, &s(1, n - 1)?)?)?,
+        m(&cc, &s(2, n)?)?,
+    )?;
+    super::concatenate([upper, inner, lower], ax as isize)
 }
 
 /// `p` with jumps between neighbours along `axis` larger than `discont` (half the period by

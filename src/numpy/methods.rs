@@ -406,6 +406,7 @@ array_methods! {
     nextafter(x, y: impl ArrayLike) -> Array;
     spacing(x) -> Array;
     gradient(f, spacing: &[f64], axis: Option<&[isize]>) -> Vec<Array>;
+    gradient_with(f, spacing: &[np::Spacing], axis: Option<&[isize]>) -> Vec<Array>;
     unwrap(p, discont: Option<f64>, axis: isize, period: impl ArrayLike) -> Array;
     convolve(a, v: impl ArrayLike, mode: ConvMode) -> Array;
     correlate(a, v: impl ArrayLike, mode: ConvMode) -> Array;

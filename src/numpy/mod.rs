@@ -33,8 +33,8 @@ mod windows;
 
 pub use crate::lax::PrintOptions;
 pub use arith::{
-    append, around, array_equiv, cross, cross_with, divmod, float_power, geomspace, gradient, kron,
-    matvec, modf, resize, rollaxis, unstack, unwrap, vecdot, vecmat,
+    append, around, array_equiv, cross, cross_with, divmod, float_power, geomspace, gradient,
+    gradient_with, kron, matvec, modf, resize, rollaxis, unstack, unwrap, vecdot, vecmat, Spacing,
 };
 pub use bits::{packbits, unpackbits, BitOrder};
 pub use covariance::{average, average_returned, corrcoef, cov, cov_with};

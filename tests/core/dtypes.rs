@@ -1065,6 +1065,32 @@ fn jax_rule(
         )
         .map(|mut v| v.remove(0)),
         "gradient_m0" => np::gradient(m, &[], Some(&[0])).map(|mut v| v.remove(0)),
+        "gradient_coords_1d" => np::gradient_with(
+            af(&[1.0, 2.0, 4.0, 7.0, 11.0]),
+            &[af(&[0.0, 1.0, 1.5, 3.0, 4.0]).into()],
+            None,
+        )
+        .map(|mut v| v.remove(0)),
+        "gradient_coords_ax0" | "gradient_coords_ax1" | "gradient_mixed" => {
+            let m = np::array([[1.0f32, 2.0, 4.0], [2.0, 5.0, 9.0]]).unwrap();
+            let first: np::Spacing = match name {
+                "gradient_mixed" => 2.0.into(),
+                _ => af(&[0.0, 2.0]).into(),
+            };
+            let k = usize::from(name == "gradient_coords_ax1");
+            np::gradient_with(m, &[first, af(&[0.0, 1.0, 3.0]).into()], None)
+                .map(|mut v| v.remove(k))
+        }
+        "gradient_coords_2" => np::gradient_with(af(&[1.0, 3.0]), &[af(&[0.0, 4.0]).into()], None)
+            .map(|mut v| v.remove(0)),
+        "gradient_coords_int" => {
+            np::gradient_with(ai(&[1, 2, 4, 7]), &[ai(&[0, 1, 3, 4]).into()], None)
+                .map(|mut v| v.remove(0))
+        }
+        "gradient_coords_bad_len" => {
+            np::gradient_with(af(&[1.0, 2.0, 4.0]), &[af(&[0.0, 1.0]).into()], None)
+                .map(|mut v| v.remove(0))
+        }
         "unwrap_f" => np::unwrap(
             af(&[0.0, 3.0, 6.5, 0.5, -3.0, 12.0]),
             None,
@@ -1535,5 +1561,5 @@ fn jax_rules_match() {
         checked += 1;
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
-    assert_eq!(checked, 578);
+    assert_eq!(checked, 585);
 }
