@@ -422,6 +422,7 @@ table! {
     unique_values => |w, x| one(np::unique_values(w.w(&x.m), Some(12), Some(-1.0)));
     unique_counts => |w, x| { let (v, c) = np::unique_counts(w.w(&x.b), Some(3), None)?; Ok(vec![v, c]) };
     unique_inverse => |w, x| { let (v, i) = np::unique_inverse(w.w(&x.j), Some(5), None)?; Ok(vec![v, i]) };
+    unique_with => |w, x| { let o = np::UniqueOptions { return_index: true, return_inverse: true, return_counts: true, size: Some(6), ..Default::default() }; let u = np::unique_with(w.w(&x.f), o)?; Ok(vec![u.values, u.indices.unwrap(), u.inverse.unwrap(), u.counts.unwrap()]) };
     unique_all => |w, x| { let u = np::unique_all(w.w(&x.f), Some(6), Some(0.5))?; Ok(vec![u.values, u.indices, u.inverse_indices, u.counts]) };
     isin => |w, x| one(np::isin(w.w(&x.j), w.w(&x.i), false));
     intersect1d => |w, x| one(np::intersect1d(w.w(&x.i), w.w(&x.j), false, Some(4), None));

@@ -11,7 +11,8 @@ use crate::dtype::DType;
 use crate::error::Result;
 use crate::numpy as np;
 use crate::numpy::{
-    Bins, ConvMode, PadMode, Piece, QuantileMethod, Repeats, Sections, Side, UniqueAll,
+    Bins, ConvMode, PadMode, Piece, QuantileMethod, Repeats, Sections, Side, Unique, UniqueAll,
+    UniqueOptions,
 };
 
 /// Generates methods that call the numpy function of the same name with the array as its
@@ -356,6 +357,7 @@ array_methods! {
     unique_counts(x, size: Option<usize>, fill_value: Option<f64>) -> (Array, Array);
     unique_inverse(x, size: Option<usize>, fill_value: Option<f64>) -> (Array, Array);
     unique_all(x, size: Option<usize>, fill_value: Option<f64>) -> UniqueAll;
+    unique_with(x, options: UniqueOptions) -> Unique;
     isin(element, test_elements: impl ArrayLike, invert: bool) -> Array;
     intersect1d(ar1, ar2: impl ArrayLike, assume_unique: bool, size: Option<usize>, fill_value: Option<f64>) -> Array;
     intersect1d_indices(ar1, ar2: impl ArrayLike, assume_unique: bool, size: Option<usize>, fill_value: Option<f64>) -> (Array, Array, Array);

@@ -86,7 +86,8 @@ pub use select::{
 };
 pub use sets::{
     argwhere, intersect1d, intersect1d_indices, isin, nonzero, setdiff1d, setxor1d, union1d,
-    unique, unique_all, unique_counts, unique_inverse, unique_values, UniqueAll,
+    unique, unique_all, unique_counts, unique_inverse, unique_values, unique_with, Unique,
+    UniqueAll, UniqueOptions,
 };
 pub use shapes::{
     atleast_1d, atleast_2d, atleast_3d, broadcast_arrays, broadcast_to, expand_dims, flip, fliplr,

@@ -229,6 +229,91 @@ pub struct UniqueAll {
     pub counts: Array,
 }
 
+/// JAX's options of `jnp.unique` for [`unique_with`]: which results besides the values to
+/// compute, whether NaNs count as one value, and `size`/`fill_value` for `jit`. The default
+/// is [`unique`]'s (NaNs as one value, values only).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct UniqueOptions {
+    /// Compute each value's first position in the flattened input (`return_index`).
+    pub return_index: bool,
+    /// Compute each input element's value's position in the values (`return_inverse`), in
+    /// the input's shape.
+    pub return_inverse: bool,
+    /// Compute how often each value occurs (`return_counts`).
+    pub return_counts: bool,
+    /// Whether every NaN is one value (`equal_nan`, true by default as in JAX).
+    pub equal_nan: bool,
+    /// Exactly this many values: cut, or padded (required under `jit`).
+    pub size: Option<usize>,
+    /// The padding value (the smallest value by default).
+    pub fill_value: Option<f64>,
+}
+
+impl Default for UniqueOptions {
+    fn default() -> UniqueOptions {
+        UniqueOptions {
+            return_index: false,
+            return_inverse: false,
+            return_counts: false,
+            equal_nan: true,
+            size: None,
+            fill_value: None,
+        }
+    }
+}
+
+super::overrides::debug_param!(UniqueOptions);
+
+/// The results of [`unique_with`]: the values, and each part its options asked for.
+#[derive(Clone, Debug)]
+pub struct Unique {
+    /// The sorted distinct values.
+    pub values: Array,
+    /// Each value's first position in the flattened input (padding: the smallest value's).
+    pub indices: Option<Array>,
+    /// Each input element's value's position in `values`, in the input's shape.
+    pub inverse: Option<Array>,
+    /// How often each value occurs (0 in padding).
+    pub counts: Option<Array>,
+}
+
+/// `jnp.unique` with its options ([`UniqueOptions`]): the distinct values and, as asked,
+/// first positions, inverse positions and counts; `equal_nan = false` makes every NaN a
+/// value of its own (as [`unique_all`] and the other Array API functions do).
+///
+/// ```
+/// use olympus::numpy as np;
+/// let opts = np::UniqueOptions { return_index: true, return_counts: true, ..Default::default() };
+/// let u = np::unique_with([2, 1, 2, 5], opts)?;
+/// assert_eq!(u.values.to_vec::<i32>()?, vec![1, 2, 5]);
+/// assert_eq!(u.indices.unwrap().to_vec::<i32>()?, vec![1, 0, 3]);
+/// assert_eq!(u.counts.unwrap().to_vec::<i32>()?, vec![1, 2, 1]);
+/// assert!(u.inverse.is_none());
+/// # Ok::<(), olympus::Error>(())
+/// ```
+pub fn unique_with(ar: impl ArrayLike, options: UniqueOptions) -> Result<Unique> {
+    overridable!("unique_with"; [one ar]; [options]);
+    let want = Want {
+        indices: options.return_index,
+        inverse: options.return_inverse,
+        counts: options.return_counts,
+    };
+    let u = unique_impl(
+        "unique_with",
+        ar,
+        options.equal_nan,
+        options.size,
+        options.fill_value,
+        want,
+    )?;
+    Ok(Unique {
+        values: u.values,
+        indices: want.indices.then_some(u.indices),
+        inverse: want.inverse.then_some(u.inverse_indices),
+        counts: want.counts.then_some(u.counts),
+    })
+}
+
 /// What [`unique_impl`] computes besides the values.
 #[derive(Clone, Copy)]
 struct Want {

@@ -805,6 +805,36 @@ fn jax_rule(
         "unique_all_inverse" => {
             np::unique_all(ai(&[3, 1, 1, 7, 3]), Some(2), None).map(|u| u.inverse_indices)
         }
+        "unique_opt_size_values" | "unique_opt_size_index" | "unique_opt_size_counts" => {
+            let o = np::UniqueOptions {
+                return_index: true,
+                return_counts: true,
+                size: Some(6),
+                fill_value: Some(-1.0),
+                ..Default::default()
+            };
+            np::unique_with(
+                np::array([[3.0f32, 1.0], [nan, 3.0], [nan, 0.0]]).unwrap(),
+                o,
+            )
+            .map(|u| match name {
+                "unique_opt_size_values" => u.values,
+                "unique_opt_size_index" => u.indices.unwrap(),
+                _ => u.counts.unwrap(),
+            })
+        }
+        "unique_opt_cut_inverse" => {
+            let o = np::UniqueOptions {
+                return_inverse: true,
+                size: Some(2),
+                ..Default::default()
+            };
+            np::unique_with(
+                np::array([[3.0f32, 1.0], [nan, 3.0], [nan, 0.0]]).unwrap(),
+                o,
+            )
+            .map(|u| u.inverse.unwrap())
+        }
         "isin_i" => np::isin(ai(&[1, 2, 3, 4]), ai(&[4, 2]), false),
         "isin_invert" => np::isin(m, m2(&[4, 2, 0, 9], 2, 2), true),
         "isin_nan" => np::isin(af(&[2.0, nan, 1.0, nan, 2.0]), af(&[nan, 2.0]), false),
@@ -1423,6 +1453,30 @@ fn jax_rule(
             np::intersect1d_indices(m2(&[1, 2, 3, 4], 2, 2), ai(&[4, 1]), false, None, None)
                 .map(|r| r.1)
         }
+        n if n.starts_with("unique_opt_") => {
+            let o = np::UniqueOptions {
+                return_index: true,
+                return_inverse: true,
+                return_counts: true,
+                equal_nan: !n.starts_with("unique_opt_nan_"),
+                ..Default::default()
+            };
+            np::unique_with(
+                np::array([[3.0f32, 1.0], [nan, 3.0], [nan, 0.0]]).unwrap(),
+                o,
+            )
+            .map(|u| {
+                if n.ends_with("_values") {
+                    u.values
+                } else if n.ends_with("_index") {
+                    u.indices.unwrap()
+                } else if n.ends_with("_inverse") {
+                    u.inverse.unwrap()
+                } else {
+                    u.counts.unwrap()
+                }
+            })
+        }
         "trim_zeros_fb" => np::trim_zeros(ai(&[0, 0, 1, 0, 2, 0]), "fb"),
         "trim_zeros_f" => np::trim_zeros(ai(&[0, 0, 1, 0, 2, 0]), "f"),
         "trim_zeros_all" => np::trim_zeros(ai(&[0, 0]), "fb"),
@@ -1561,5 +1615,5 @@ fn jax_rules_match() {
         checked += 1;
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
-    assert_eq!(checked, 585);
+    assert_eq!(checked, 597);
 }
