@@ -370,6 +370,7 @@ pub fn gradient(f: impl ArrayLike, spacing: &[f64], axis: Option<&[isize]>) -> R
 
 /// The sample spacing along one axis of [`gradient_with`]: a uniform step, or the
 /// coordinates of the samples (1-d, one per sample along the axis), as JAX's `*varargs`.
+/// A 0-d array given as coordinates is a step, as in JAX (it may be a traced value).
 #[derive(Clone, Debug)]
 pub enum Spacing {
     /// The same distance between neighbouring samples.
@@ -418,7 +419,33 @@ fn gradient_impl(
     spacing: &[Spacing],
     axis: Option<&[isize]>,
 ) -> Result<Vec<Array>> {
-    let a = inexact_of(func, f)?;
+    // As JAX, `f` and every coordinate array are promoted together (steps are weak).
+    let coords: Vec<Operand> = spacing
+        .iter()
+        .filter_map(|s| match s {
+            Spacing::Coordinates(x) => Some(operand(func, 1, x)),
+            Spacing::Step(_) => None,
+        })
+        .collect::<Result<_>>()?;
+    let (a, promoted) = if coords.is_empty() {
+        (inexact_of(func, f)?, Vec::new())
+    } else {
+        let mut all = vec![operand(func, 0, f)?];
+        all.extend(coords);
+        let mut v = super::promote(func, all, true)?;
+        let a = v.remove(0);
+        (a, v)
+    };
+    let mut promoted = promoted.into_iter();
+    let spacing: Vec<Spacing> = spacing
+        .iter()
+        .map(|s| match s {
+            Spacing::Step(h) => Spacing::Step(*h),
+            Spacing::Coordinates(_) => {
+                Spacing::Coordinates(promoted.next().expect("one promoted array per coordinate"))
+            }
+        })
+        .collect();
     let axes: Vec<usize> = match axis {
         None => (0..a.ndim()).collect(),
         Some(ax) => crate::shape::normalize_axes(func, ax, a.ndim())?,
@@ -446,20 +473,27 @@ fn gradient_impl(
                 ));
             }
             match h {
-                Spacing::Step(h) => {
-                    let s = |lo: usize, hi: usize| slice_axis(&a, ax, lo, hi);
-                    let upper = super::divide(super::subtract(s(1, 2)?, s(0, 1)?)?, h)?;
-                    let lower = super::divide(super::subtract(s(n - 1, n)?, s(n - 2, n - 1)?)?, h)?;
-                    let inner = super::divide(
-                        super::multiply(super::subtract(s(2, n)?, s(0, n - 2)?)?, 0.5)?,
-                        h,
-                    )?;
-                    super::concatenate([upper, inner, lower], ax as isize)
-                }
+                Spacing::Step(h) => uniform(&a, ax, h),
+                // A 0-d array is a step (one that may be traced).
+                Spacing::Coordinates(x) if x.ndim() == 0 => uniform(&a, ax, &x),
                 Spacing::Coordinates(x) => along_coordinates(func, &a, &x, ax),
             }
         })
         .collect()
+}
+
+/// The gradient of `a` along `ax` for samples `h` apart: central differences inside,
+/// one-sided at the edges.
+fn uniform<H: ArrayLike + Copy>(a: &Array, ax: usize, h: H) -> Result<Array> {
+    let n = a.shape()[ax];
+    let s = |lo: usize, hi: usize| slice_axis(a, ax, lo, hi);
+    let upper = super::divide(super::subtract(s(1, 2)?, s(0, 1)?)?, h)?;
+    let lower = super::divide(super::subtract(s(n - 1, n)?, s(n - 2, n - 1)?)?, h)?;
+    let inner = super::divide(
+        super::multiply(super::subtract(s(2, n)?, s(0, n - 2)?)?, 0.5)?,
+        h,
+    )?;
+    super::concatenate([upper, inner, lower], ax as isize)
 }
 
 /// The gradient of `a` along `ax` at samples with coordinates `x` (JAX's formula: one-sided
@@ -473,8 +507,6 @@ fn along_coordinates(func: &str, a: &Array, x: &Array, ax: usize) -> Result<Arra
             format!("coordinates must be 1-d with the {n} samples of axis {ax}"),
         ));
     }
-    let v = super::promote(func, vec![operand(func, 0, a)?, operand(func, 1, x)?], true)?;
-    let (a, x) = (&v[0], &v[1]);
     let mut hs = vec![1; a.ndim()];
     hs[ax] = n;
     let x = lax::reshape(x, &hs)?;

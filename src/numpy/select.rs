@@ -536,6 +536,16 @@ fn ravel_impl<A: ArrayLike>(
     if let Some(x) = idx.iter().find(|x| !x.dtype().is_integer()) {
         return Err(Error::dtype(func, &[x.dtype()], "indices must be integers"));
     }
+    // Flat indices are int32, as in JAX (which raises for larger `dims` too).
+    let total = dims
+        .iter()
+        .try_fold(1u64, |acc, &d| acc.checked_mul(d as u64));
+    if total.is_none_or(|t| t > i32::MAX as u64 + 1) {
+        return Err(Error::arg(
+            func,
+            format!("the flat indices of dims {dims:?} do not fit int32"),
+        ));
+    }
     let idx = super::broadcast_arrays(idx)?;
     let mut flat: Option<Array> = None;
     let mut stride: i64 = 1;

@@ -279,7 +279,8 @@ pub struct Unique {
 
 /// `jnp.unique` with its options ([`UniqueOptions`]): the distinct values and, as asked,
 /// first positions, inverse positions and counts; `equal_nan = false` makes every NaN a
-/// value of its own (as [`unique_all`] and the other Array API functions do).
+/// value of its own (as [`unique_all`] and the other Array API functions do). An empty
+/// input with `size` gives positions and counts of `size` zeros (JAX's are empty).
 ///
 /// ```
 /// use olympus::numpy as np;
@@ -456,7 +457,9 @@ pub fn unique_inverse(
     Ok((u.values, u.inverse_indices))
 }
 
-/// The Array API's `unique_all`: values, first indices, inverse indices and counts.
+/// The Array API's `unique_all`: values, first indices, inverse indices and counts, each
+/// NaN a value of its own as in JAX's `unique_all` ([`unique_with`] has `jnp.unique`'s
+/// options, where NaNs count as one value by default).
 ///
 /// ```
 /// use olympus::numpy as np;
@@ -564,7 +567,8 @@ pub fn intersect1d(
 /// [`intersect1d`] with JAX's `return_indices=True`: the common values and, for each, the
 /// flat position of its first occurrence in `ar1` and in `ar2`. With `size`, the padding
 /// values are [`intersect1d`]'s and the padding positions are each array's length, as in
-/// JAX.
+/// JAX. With `assume_unique` and repeated values anyway, each position is the value's first
+/// (JAX leaves that case undefined).
 ///
 /// ```
 /// use olympus::numpy as np;

@@ -21,7 +21,8 @@ use crate::shape::{normalize_axes, normalize_axis};
 pub(super) fn concrete<T>(func: &str, r: Result<T>, hint: &str) -> Result<T> {
     r.map_err(|e| match e {
         Error::Tracing { traced, .. } => Error::Tracing {
-            func: func.to_string(),
+            // The function the caller called, not the helper that needed the values.
+            func: crate::error::api_name(func),
             traced,
             reason: hint.to_string(),
         },

@@ -1052,6 +1052,12 @@ fn jax_rule(
             IndexMode::Clip,
             np::Order::F,
         ),
+        "ravel_multi_index_too_big" => np::ravel_multi_index_with(
+            [ai(&[1]), ai(&[3])],
+            &[70000, 70000],
+            IndexMode::Clip,
+            np::Order::C,
+        ),
         "ravel_multi_index_f_wrap" => np::ravel_multi_index_with(
             [ai(&[1, 5, -1]), ai(&[3, 0, 1])],
             &[3, 4],
@@ -1117,6 +1123,27 @@ fn jax_rule(
             np::gradient_with(ai(&[1, 2, 4, 7]), &[ai(&[0, 1, 3, 4]).into()], None)
                 .map(|mut v| v.remove(0))
         }
+        "gradient_int_f16_coords" => np::gradient_with(
+            ai(&[1, 2, 4]),
+            &[af(&[0.0, 1.0, 3.0]).astype(DType::Float16).unwrap().into()],
+            None,
+        )
+        .map(|mut v| v.remove(0)),
+        "gradient_f16_mixed" => np::gradient_with(
+            np::array([[1.0f32, 2.0, 4.0], [2.0, 5.0, 9.0]])
+                .unwrap()
+                .astype(DType::Float16)
+                .unwrap(),
+            &[2.0.into(), af(&[0.0, 1.0, 3.0]).into()],
+            None,
+        )
+        .map(|mut v| v.remove(0)),
+        "gradient_0d_step" => np::gradient_with(
+            af(&[1.0, 2.0, 4.0]),
+            &[np::array(2.0f32).unwrap().into()],
+            None,
+        )
+        .map(|mut v| v.remove(0)),
         "gradient_coords_bad_len" => {
             np::gradient_with(af(&[1.0, 2.0, 4.0]), &[af(&[0.0, 1.0]).into()], None)
                 .map(|mut v| v.remove(0))
@@ -1615,5 +1642,5 @@ fn jax_rules_match() {
         checked += 1;
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
-    assert_eq!(checked, 597);
+    assert_eq!(checked, 601);
 }
