@@ -206,11 +206,13 @@ table! {
     // linear algebra
     diagonal => |w, x| one(np::diagonal(w.w(&x.m), 0, 0, 1));
     dot => |w, x| one(np::dot(w.w(&x.m), w.w(&x.n)));
+    dot_with => |w, x| one(np::dot_with(w.w(&x.m), w.w(&x.n), np::Precision::High));
     einsum => |w, x| one(np::einsum("ij,jk->ki", vec![w.w(&x.m), w.w(&x.n)]));
     einsum_with => |w, x| one(np::einsum_with("ij,jk,kl->li", vec![w.w(&x.m), w.w(&x.n), w.w(&x.m)], np::EinsumOptimize::Greedy));
     einsum_path => |w, x| one(np::asarray(np::einsum_path("ij,jk,kl", vec![w.w(&x.m), w.w(&x.n), w.w(&x.m)], np::EinsumOptimize::Auto)?.path.concat().iter().map(|&p| p as i32).collect::<Vec<_>>()));
     inner => |w, x| one(np::inner(w.w(&x.f), w.w(&x.g)));
     matmul => |w, x| one(np::matmul(w.w(&x.m), w.w(&x.n)));
+    matmul_with => |w, x| one(np::matmul_with(w.w(&x.m), w.w(&x.n), np::Precision::Highest));
     outer => |w, x| one(np::outer(w.w(&x.f), w.w(&x.g)));
     tensordot => |w, x| one(np::tensordot(w.w(&x.t), w.w(&x.m), &[1], &[0]));
     trace => |w, x| one(np::trace(w.w(&x.m), 0, 0, 1));

@@ -181,6 +181,47 @@ fn contract(func: &str, a: &Array, b: &Array, axes_a: &[isize], axes_b: &[isize]
     lax::reshape(&r, &shape)
 }
 
+/// JAX's `precision=` of [`matmul_with`] and [`dot_with`] (`jax.lax.Precision`): how many
+/// passes of reduced-precision arithmetic a product may use on hardware that has it (TPUs,
+/// and TF32 on NVIDIA GPUs under XLA). Olympus's kernels multiply and accumulate float32
+/// in float32 on every backend (Vulkan, Metal, DX12, GL and the software adapters; no
+/// TF32 or bfloat16 passes), and float16 and bfloat16 operands accumulate in float32 and
+/// round once, so every level gives the `Highest` result, as JAX does on its CPU backend.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum Precision {
+    /// The fastest the backend offers (`"default"`, `"bfloat16"` in JAX).
+    #[default]
+    Default,
+    /// A middle ground (`"high"`, `"tensorfloat32"` in JAX).
+    High,
+    /// Full float32 products and sums (`"highest"`, `"float32"` in JAX).
+    Highest,
+}
+
+super::overrides::debug_param!(Precision);
+
+/// [`matmul`] with JAX's `precision=` (see [`Precision`]: every level computes in full
+/// float32 here).
+///
+/// ```
+/// use olympus::numpy as np;
+/// let a = np::array([[1.0f32, 2.0], [3.0, 4.0]])?;
+/// let c = np::matmul_with(&a, &a, np::Precision::Highest)?;
+/// assert_eq!(c.to_vec::<f32>()?, np::matmul(&a, &a)?.to_vec::<f32>()?);
+/// # Ok::<(), olympus::Error>(())
+/// ```
+pub fn matmul_with(a: impl ArrayLike, b: impl ArrayLike, precision: Precision) -> Result<Array> {
+    overridable!("matmul_with"; [one a, one b]; [precision]);
+    matmul(a, b)
+}
+
+/// [`dot`] with JAX's `precision=` (see [`Precision`]: every level computes in full
+/// float32 here).
+pub fn dot_with(a: impl ArrayLike, b: impl ArrayLike, precision: Precision) -> Result<Array> {
+    overridable!("dot_with"; [one a, one b]; [precision]);
+    dot(a, b)
+}
+
 /// NumPy's `dot`: scalars multiply; 1-D with 1-D is the inner product; otherwise a sum over
 /// the last axis of `a` and the second-to-last of `b` (the last when `b` is 1-D).
 ///

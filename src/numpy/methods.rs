@@ -232,8 +232,10 @@ array_methods! {
     ;
     diagonal(x, offset: isize, axis1: isize, axis2: isize) -> Array;
     dot(a, b: impl ArrayLike) -> Array;
+    dot_with(a, b: impl ArrayLike, precision: np::Precision) -> Array;
     inner(a, b: impl ArrayLike) -> Array;
     matmul(a, b: impl ArrayLike) -> Array;
+    matmul_with(a, b: impl ArrayLike, precision: np::Precision) -> Array;
     outer(a, b: impl ArrayLike) -> Array;
     tensordot(a, b: impl ArrayLike, axes_a: &[isize], axes_b: &[isize]) -> Array;
     trace(x, offset: isize, axis1: isize, axis2: isize) -> Array;

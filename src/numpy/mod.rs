@@ -67,7 +67,9 @@ pub use kinds::{
     can_cast, get_printoptions, isdtype, isscalar, issubdtype, printoptions, set_printoptions,
     Casting, DTypeClass, Kind,
 };
-pub use linalg::{diagonal, dot, inner, matmul, outer, tensordot, trace, vdot};
+pub use linalg::{
+    diagonal, dot, dot_with, inner, matmul, matmul_with, outer, tensordot, trace, vdot, Precision,
+};
 pub use polynomials::{
     convolve, correlate, poly, polyadd, polyder, polydiv, polyint, polymul, polymul_with, polysub,
     polyval, vander, ConvMode,

@@ -432,3 +432,33 @@ fn staged_matmul_kernel_matches() {
         }
     });
 }
+
+/// JAX's `precision=`: every level gives the full-float32 product (Olympus has no
+/// reduced-precision passes), bit for bit the same as `matmul`/`dot`, eagerly and under
+/// `jit`, for float32 and float16 operands (float16 accumulates in float32 either way).
+#[test]
+fn precision_levels_give_the_full_float32_product() {
+    let mut r = rng();
+    for dtype in [DType::Float32, DType::Float16] {
+        let (a, _) = random_array(&mut r, &[7, 33], dtype, false);
+        let (b, _) = random_array(&mut r, &[33, 5], dtype, true);
+        let want = np::matmul(&a, &b).unwrap();
+        let want_dot = np::dot(&a, &b).unwrap();
+        let bits = |x: &Array| x.astype(DType::Float32).unwrap().to_vec::<f32>().unwrap();
+        for p in [
+            np::Precision::Default,
+            np::Precision::High,
+            np::Precision::Highest,
+        ] {
+            let got = np::matmul_with(&a, &b, p).unwrap();
+            assert_eq!(got.dtype(), dtype);
+            assert_eq!(bits(&got), bits(&want), "{p:?} {dtype}");
+            assert_eq!(bits(&np::dot_with(&a, &b, p).unwrap()), bits(&want_dot));
+            let jitted = olympus::jit(move |(a, b): (Array, Array)| np::matmul_with(&a, &b, p));
+            assert_eq!(
+                bits(&jitted.call((a.clone(), b.clone())).unwrap()),
+                bits(&want)
+            );
+        }
+    }
+}
