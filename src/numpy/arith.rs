@@ -440,12 +440,13 @@ fn gradient_impl(
     let spacing: Vec<Spacing> = spacing
         .iter()
         .map(|s| match s {
-            Spacing::Step(h) => Spacing::Step(*h),
-            Spacing::Coordinates(_) => {
-                Spacing::Coordinates(promoted.next().expect("one promoted array per coordinate"))
-            }
+            Spacing::Step(h) => Ok(Spacing::Step(*h)),
+            Spacing::Coordinates(_) => promoted
+                .next()
+                .map(Spacing::Coordinates)
+                .ok_or_else(|| Error::arg(func, "internal: a coordinate array went missing")),
         })
-        .collect();
+        .collect::<Result<_>>()?;
     let axes: Vec<usize> = match axis {
         None => (0..a.ndim()).collect(),
         Some(ax) => crate::shape::normalize_axes(func, ax, a.ndim())?,

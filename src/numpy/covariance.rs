@@ -2,21 +2,12 @@
 //! frequency and analytic weights) and `corrcoef`.
 
 use super::overrides::overridable;
+use super::stats::inexact;
 use crate::array::Array;
 use crate::convert::{operand, ArrayLike};
-use crate::dtype::DType;
 use crate::error::{Error, Result};
 use crate::lax;
 use crate::shape::normalize_axis;
-
-/// `x` in the float dtype statistics use (floats stay, everything else becomes float32).
-fn inexact(x: Array) -> Result<Array> {
-    if x.dtype().is_floating() {
-        Ok(x)
-    } else {
-        x.astype(DType::Float32)
-    }
-}
 
 /// The weighted mean over `axis` (the plain [`mean`](super::mean) without `weights`).
 /// `weights` has `a`'s shape, or is 1-d along a single `axis`; a zero sum of weights gives

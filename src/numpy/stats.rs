@@ -41,7 +41,7 @@ pub(super) fn slice_axis(x: &Array, axis: usize, start: usize, end: usize) -> Re
 
 /// `x` promoted to an inexact dtype (integers and bool to float32), as JAX's
 /// `promote_dtypes_inexact`.
-fn inexact(x: Array) -> Result<Array> {
+pub(super) fn inexact(x: Array) -> Result<Array> {
     if x.dtype().is_floating() {
         Ok(x)
     } else {
