@@ -246,6 +246,7 @@ pub mod lax;
 pub mod numpy;
 pub mod ops;
 mod primitive;
+mod prims;
 pub mod random;
 pub mod runtime;
 pub mod shape;

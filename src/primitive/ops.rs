@@ -363,7 +363,7 @@ impl CumulativeOp {
 
 /// Which dtypes an elementwise operation accepts.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(super) enum Accepts {
+pub(crate) enum Accepts {
     Any,
     /// Integers and floats.
     Numeric,
@@ -374,7 +374,7 @@ pub(super) enum Accepts {
 }
 
 impl Accepts {
-    pub(super) fn ok(self, d: DType) -> bool {
+    pub(crate) fn ok(self, d: DType) -> bool {
         match self {
             Accepts::Any => true,
             Accepts::Numeric => !d.is_bool(),
@@ -384,7 +384,7 @@ impl Accepts {
         }
     }
 
-    pub(super) fn describe(self) -> &'static str {
+    pub(crate) fn describe(self) -> &'static str {
         match self {
             Accepts::Any => "any dtype",
             Accepts::Numeric => "integer or floating dtypes",
@@ -486,7 +486,7 @@ impl UnaryOp {
         }
     }
 
-    pub(super) fn accepts(self) -> Accepts {
+    pub(crate) fn accepts(self) -> Accepts {
         use UnaryOp::*;
         match self {
             Neg | Sign | Abs | Square => Accepts::Numeric,
@@ -547,7 +547,7 @@ impl BinaryOp {
         }
     }
 
-    pub(super) fn accepts(self) -> Accepts {
+    pub(crate) fn accepts(self) -> Accepts {
         use BinaryOp::*;
         match self {
             Add | Mul | Max | Min => Accepts::Any,

@@ -12,6 +12,8 @@ use super::ops::{
     BinaryOp, CompareOp, CumulativeOp, Literal, ReduceOp, ScatterMode, ThreefryOutput, UnaryOp,
 };
 use crate::dtype::DType;
+use crate::error::Result;
+use crate::shape::Aval;
 
 /// A traced function as a graph of primitives (JAX's jaxpr): see [`graph::Graph`]'s
 /// methods. Its `Display` is the jaxpr-style listing.
@@ -50,13 +52,59 @@ impl fmt::Debug for CustomCall {
     }
 }
 
+/// The view of one variant that [`primitive_table!`] generates in [`params`]: its
+/// parameters borrowed from the variant (a tuple variant's one field named as the table
+/// names it), and the way back to the variant.
+macro_rules! view {
+    ($(#[$meta:meta])* $variant:ident ( $f:ident : $t:ty )) => {
+        $(#[$meta])*
+        pub(crate) struct $variant<'a> {
+            /// The variant's one parameter.
+            pub(crate) $f: &'a $t,
+        }
+        impl $variant<'_> {
+            /// The variant these parameters belong to (a copy).
+            pub(crate) fn primitive(&self) -> Primitive {
+                Primitive::$variant(self.$f.clone())
+            }
+        }
+    };
+    ($(#[$meta:meta])* $variant:ident { $( $(#[$fmeta:meta])* $f:ident : $t:ty ),* }) => {
+        $(#[$meta])*
+        pub(crate) struct $variant<'a> {
+            $( $(#[$fmeta])* pub(crate) $f: &'a $t ),*
+        }
+        impl $variant<'_> {
+            /// The variant these parameters belong to (a copy).
+            pub(crate) fn primitive(&self) -> Primitive {
+                Primitive::$variant { $( $f: self.$f.clone() ),* }
+            }
+        }
+    };
+    ($(#[$meta:meta])* $variant:ident) => {
+        $(#[$meta])*
+        pub(crate) struct $variant;
+        impl $variant {
+            /// The variant.
+            pub(crate) fn primitive(&self) -> Primitive {
+                Primitive::$variant
+            }
+        }
+    };
+}
+
 /// Generates [`Primitive`] from the table below: each entry is a variant as it would be
-/// declared (docs, tuple or named fields), then `[pattern => name, ...]` giving its name.
+/// declared (docs, a named tuple field or named fields), then `[pattern => name, ...]`
+/// giving its name. It also generates, per variant, the view in [`params`] that the
+/// variant's rules are implemented for, and `with_params!`, which matches a primitive and
+/// runs an expression with its view: a rule trait called through it must be implemented by
+/// every view, so the compiler lists each rule a new primitive still needs. The leading
+/// `($)` passes a `$` to the generated macro.
 macro_rules! primitive_table {
-    ($(
+    (($d:tt) $(
         $(#[$meta:meta])*
         $variant:ident
-        $( ( $($tty:ty),* ) )?
+        $( ( $tname:ident : $tty:ty ) )?
         $( { $( $(#[$fmeta:meta])* $field:ident : $fty:ty ),* $(,)? } )?
         [ $( $pat:pat => $name:expr ),+ $(,)? ]
     ),* $(,)?) => {
@@ -67,10 +115,44 @@ macro_rules! primitive_table {
             $(
                 $(#[$meta])*
                 $variant
-                $( ( $($tty),* ) )?
+                $( ( $tty ) )?
                 $( { $( $(#[$fmeta])* $field : $fty ),* } )?
             ),*
         }
+
+        /// Each primitive's parameters, borrowed from its variant: the types the rules are
+        /// implemented for (one per variant, named as the variant; see `prims/`).
+        // A view holds every parameter and a way back to its variant, whether or not the
+        // rules read each.
+        #[allow(dead_code)]
+        pub(crate) mod params {
+            use super::*;
+            $(
+                view!($(#[$meta])* $variant $( ( $tname : $tty ) )? $( { $( $(#[$fmeta])* $field : $fty ),* } )?);
+            )*
+        }
+
+        /// `with_params!(prim, p => body)`: `body` with `p` bound to the view of the
+        /// `&Primitive` `prim` (its type in [`params`] differs per variant, so `body` is
+        /// compiled once per variant).
+        macro_rules! with_params {
+            ($d prim:expr, $d p:ident => $d body:expr) => {{
+                let prim: &$crate::primitive::Primitive = $d prim;
+                match prim {
+                    $(
+                        $crate::primitive::Primitive::$variant
+                            $( ($tname) )?
+                            $( { $($field),* } )? => {
+                            let $d p = &$crate::primitive::params::$variant
+                                $( { $tname } )?
+                                $( { $($field),* } )?;
+                            $d body
+                        }
+                    )*
+                }
+            }};
+        }
+        pub(crate) use with_params;
 
         /// The variants without their parameters, in table order.
         #[cfg(test)]
@@ -106,17 +188,50 @@ macro_rules! primitive_table {
             pub(crate) fn variant_index(&self) -> usize {
                 self.kind() as usize
             }
+
+            /// One instance of every variant with every parameter value that changes the
+            /// generated code (for rule-coverage and kernel-validation tests), from each
+            /// view's [`ShapeRule::examples`].
+            #[cfg(test)]
+            pub(crate) fn examples() -> Vec<Primitive> {
+                let mut all = Vec::new();
+                $( all.extend(<params::$variant as ShapeRule>::examples()); )*
+                all
+            }
         }
     };
 }
 
+/// The shape and dtype rule of one primitive (JAX's abstract evaluation), implemented by
+/// the primitive's view in [`params`] in its family's file under `prims/`, beside its other
+/// rules. No method has a default: the compiler asks a new primitive for each.
+pub(crate) trait ShapeRule {
+    /// Number of operands (`usize::MAX` for a variadic primitive, which takes at least one).
+    fn arity(&self) -> usize;
+
+    /// Number of outputs (one for most primitives).
+    fn num_outputs(&self) -> usize;
+
+    /// The abstract values of the outputs for operands of types `inputs` (already checked
+    /// against [`ShapeRule::arity`]), or an error naming the primitive, the shapes and the
+    /// dtypes.
+    fn abstract_eval(&self, inputs: &[Aval]) -> Result<Vec<Aval>>;
+
+    /// Instances of the variant with every parameter value that changes the generated code.
+    #[cfg(test)]
+    fn examples() -> Vec<Primitive>
+    where
+        Self: Sized;
+}
+
 primitive_table! {
+    ($)
     /// An elementwise function of one operand.
-    Unary(UnaryOp) [Unary(op) => op.name()],
+    Unary(op: UnaryOp) [Unary(op) => op.name()],
     /// An elementwise function of two operands of the same dtype and shape.
-    Binary(BinaryOp) [Binary(op) => op.name()],
+    Binary(op: BinaryOp) [Binary(op) => op.name()],
     /// An elementwise comparison.
-    Compare(CompareOp) [Compare(op) => op.name()],
+    Compare(op: CompareOp) [Compare(op) => op.name()],
     /// `pred ? on_true : on_false` elementwise, operands `(pred, on_true, on_false)`
     /// (`jax.lax.select`; two-way, not JAX's n-way `select_n`, whose cases come in the
     /// other order).

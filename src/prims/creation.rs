@@ -1,0 +1,70 @@
+//! Arrays made from nothing but their shape: `full` and `iota`. Both lower to one
+//! expression of the fused kernel (so a constant costs no buffer inside `jit`).
+
+#[cfg(test)]
+use crate::dtype::DType;
+use crate::error::{Error, Result};
+use crate::primitive::params::{Full, Iota};
+use crate::primitive::ShapeRule;
+#[cfg(test)]
+use crate::primitive::{Literal, Primitive};
+use crate::shape::{checked_size, Aval};
+
+impl ShapeRule for Full<'_> {
+    fn arity(&self) -> usize {
+        0
+    }
+    fn num_outputs(&self) -> usize {
+        1
+    }
+    fn abstract_eval(&self, _inputs: &[Aval]) -> Result<Vec<Aval>> {
+        checked_size("full", self.shape)?;
+        Ok(vec![Aval::new(self.shape.clone(), self.value.dtype(), false)])
+    }
+    #[cfg(test)]
+    fn examples() -> Vec<Primitive> {
+        DType::ALL
+            .iter()
+            .map(|&d| Primitive::Full {
+                shape: vec![3],
+                value: Literal::F32(1.0).cast(d),
+            })
+            .collect()
+    }
+}
+
+impl ShapeRule for Iota<'_> {
+    fn arity(&self) -> usize {
+        0
+    }
+    fn num_outputs(&self) -> usize {
+        1
+    }
+    fn abstract_eval(&self, _inputs: &[Aval]) -> Result<Vec<Aval>> {
+        let (shape, dimension, dtype) = (self.shape, *self.dimension, *self.dtype);
+        checked_size("iota", shape)?;
+        if dimension >= shape.len() {
+            return Err(Error::shape(
+                "iota",
+                &[shape],
+                format!("dimension {dimension} is out of range"),
+            ));
+        }
+        if dtype.is_bool() {
+            return Err(Error::dtype("iota", &[dtype], "iota needs a numeric dtype"));
+        }
+        Ok(vec![Aval::new(shape.clone(), dtype, false)])
+    }
+    #[cfg(test)]
+    fn examples() -> Vec<Primitive> {
+        DType::ALL
+            .iter()
+            .filter(|d| !d.is_bool())
+            .map(|&dtype| Primitive::Iota {
+                dtype,
+                shape: vec![2, 3],
+                dimension: 1,
+            })
+            .collect()
+    }
+}

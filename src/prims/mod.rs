@@ -1,0 +1,63 @@
+//! Each primitive's rules, one file per family: a primitive's view (`primitive::params`)
+//! implements the rule traits the layers below define (`primitive::ShapeRule`, ...), so
+//! everything about a primitive sits in its family's file. Nothing imports this module:
+//! the layers reach the rules through `primitive::with_params!`, and a view missing a rule
+//! is a compile error there.
+
+mod bits;
+mod calls;
+mod contraction;
+mod creation;
+mod elementwise;
+mod indexing;
+mod reductions;
+mod sorting;
+mod structural;
+
+use crate::dtype::DType;
+use crate::error::{Error, Result};
+use crate::shape::Aval;
+
+/// Whether every operand is weakly typed (so an elementwise result is too).
+fn all_weak(inputs: &[Aval]) -> bool {
+    inputs.iter().all(|a| a.weak)
+}
+
+/// An error unless the operands have one shape (lax does not broadcast).
+fn same_shapes(name: &str, avals: &[Aval]) -> Result<()> {
+    if avals.windows(2).any(|w| w[0].shape != w[1].shape) {
+        let shapes: Vec<&[usize]> = avals.iter().map(|a| a.shape.as_slice()).collect();
+        return Err(Error::shape(
+            name,
+            &shapes,
+            "lax operands must have equal shapes (numpy functions broadcast)",
+        ));
+    }
+    Ok(())
+}
+
+/// An error unless the operands have one dtype (lax does not promote).
+fn same_dtypes(name: &str, avals: &[Aval]) -> Result<()> {
+    if avals.windows(2).any(|w| w[0].dtype != w[1].dtype) {
+        let dtypes: Vec<DType> = avals.iter().map(|a| a.dtype).collect();
+        return Err(Error::dtype(
+            name,
+            &dtypes,
+            "lax operands must have equal dtypes (numpy functions promote)",
+        ));
+    }
+    Ok(())
+}
+
+/// An error when a dimension of `x` longer than int32 can count is indexed by int32
+/// positions.
+fn int32_positions(name: &str, shapes: &[&[usize]], len: usize) -> Result<()> {
+    if len > i32::MAX as usize {
+        return Err(Error::shape(
+            name,
+            shapes,
+            "int32 positions number at most 2^31 - 1 elements along the axis",
+        ));
+    }
+    Ok(())
+}
