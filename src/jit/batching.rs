@@ -10,11 +10,10 @@ use std::sync::Arc;
 use super::custom::{bind_call, closed, rules_of, BwdFn, FwdFn, Residuals, Rules};
 use super::leaves_device;
 use crate::array::Array;
-use crate::dtype::DType;
 use crate::error::{Error, Result};
 use crate::lax::{self, missing};
 use crate::primitive::Graph;
-use crate::primitive::{BinaryOp, CompareOp, CustomCall, Literal, Primitive};
+use crate::primitive::{with_params, CustomCall, Primitive};
 use crate::runtime::Device;
 use crate::shape::Aval;
 use crate::trace::{trace_fn, Traced};
@@ -152,7 +151,7 @@ fn move_axis(a: &Array, from: usize, to: usize) -> Result<Array> {
 }
 
 /// `a` broadcast to have a leading batch dimension of size `b`.
-fn lift(a: &Array, batched: bool, b: usize) -> Result<Array> {
+pub(crate) fn lift(a: &Array, batched: bool, b: usize) -> Result<Array> {
     if batched {
         return Ok(a.clone());
     }
@@ -162,154 +161,56 @@ fn lift(a: &Array, batched: bool, b: usize) -> Result<Array> {
     lax::broadcast_in_dim(a, &shape, &dims)
 }
 
-fn shifted(v: &[usize]) -> Vec<usize> {
+/// Dimensions shifted past a leading batch dimension.
+pub(crate) fn shifted(v: &[usize]) -> Vec<usize> {
     v.iter().map(|d| d + 1).collect()
 }
 
-fn prepend(x: usize, v: &[usize]) -> Vec<usize> {
+/// `v` with `x` in front.
+pub(crate) fn prepend(x: usize, v: &[usize]) -> Vec<usize> {
     let mut out = vec![x];
     out.extend_from_slice(v);
     out
 }
 
-/// The batching rule: `prim` applied to operands of which those marked are batched along
-/// dimension 0 (size `b`; the interpreter moves every batched operand's batch dimension
-/// there first), giving each output with its batch dimension, or `None` for an output that
-/// is the same for every example (a loop's unbatched carry, a constant). The rules of the
-/// table's primitives give every output batched along dimension 0.
+/// The batching rule of one primitive, implemented by its view (`primitive::params`) in
+/// its family's file under `prims/`: the primitive applied to operands of which those
+/// marked are batched along dimension 0 (size `b`; the interpreter moves every batched
+/// operand's batch dimension there first, and calls a rule only when some operand is
+/// batched), giving each output with its batch dimension, or `None` for an output that is
+/// the same for every example (a loop's unbatched carry, a constant).
+pub(crate) trait BatchRule {
+    /// The outputs, each with its batch dimension.
+    fn batch(&self, args: &[(&Array, bool)], b: usize) -> Result<Vec<(Array, Option<usize>)>>;
+}
+
+/// [`BatchRule::batch`] of `prim`.
 pub(crate) fn batch_rule(
     prim: &Primitive,
     args: &[(&Array, bool)],
     b: usize,
 ) -> Result<Vec<(Array, Option<usize>)>> {
-    let outs = match prim {
-        Primitive::CustomJvpCall { call } | Primitive::CustomVjpCall { call } => batch_call(
-            call,
-            matches!(prim, Primitive::CustomJvpCall { .. }),
-            args,
-            b,
-        ),
-        Primitive::TopK { k, axis } => lax::bind_all(
-            Primitive::TopK {
-                k: *k,
-                axis: axis + 1,
-            },
-            &[&lift(args[0].0, args[0].1, b)?],
-            None,
-        ),
-        _ => Ok(vec![batch_single(prim, args, b)?]),
-    }?;
-    Ok(outs.into_iter().map(|a| (a, Some(0))).collect())
+    with_params!(prim, p => p.batch(args, b))
 }
 
-/// [`batch_rule`] of a single-output primitive.
-fn batch_single(prim: &Primitive, args: &[(&Array, bool)], b: usize) -> Result<Array> {
-    use Primitive as P;
-    let x = args[0].0;
-    let all_lifted =
-        || -> Result<Vec<Array>> { args.iter().map(|&(a, bt)| lift(a, bt, b)).collect() };
-    let same = |p: Primitive| -> Result<Array> {
-        let lifted = all_lifted()?;
-        let refs: Vec<&Array> = lifted.iter().collect();
-        lax::bind(p, &refs, None)
-    };
-    match prim {
-        // Elementwise, and sort along the last dimension: batch dimension first is just
-        // another leading dimension.
-        P::Unary(_)
-        | P::Binary(_)
-        | P::Compare(_)
-        | P::Select
-        | P::ConvertElementType { .. }
-        | P::Copy
-        | P::Threefry { .. }
-        | P::BitcastConvertType { .. }
-        | P::Fma
-        | P::Sort { .. } => same(prim.clone()),
-        P::Concatenate { dimension } => same(P::Concatenate {
-            dimension: dimension + 1,
-        }),
-        P::Gather { axis } => same(P::Gather { axis: axis + 1 }),
-        P::ArgReduce { max, axis } => same(P::ArgReduce {
-            max: *max,
-            axis: axis + 1,
-        }),
-        P::SearchSorted { axis, right } => same(P::SearchSorted {
-            axis: axis + 1,
-            right: *right,
-        }),
-        P::Cumulative { op, axis, reverse } => same(P::Cumulative {
-            op: *op,
-            axis: axis + 1,
-            reverse: *reverse,
-        }),
-        P::BroadcastInDim {
-            shape,
-            broadcast_dimensions,
-        } => lax::broadcast_in_dim(
-            x,
-            &prepend(b, shape),
-            &prepend(0, &shifted(broadcast_dimensions)),
-        ),
-        P::Transpose { permutation } => lax::transpose(x, &prepend(0, &shifted(permutation))),
-        P::Reshape { new_sizes } => lax::reshape(x, &prepend(b, new_sizes)),
-        P::Rev { dimensions } => lax::rev(x, &shifted(dimensions)),
-        P::Reduce { op, axes } => lax::reduce(*op, x, &shifted(axes)),
-        P::Slice {
-            start_indices,
-            limit_indices,
-            strides,
-        } => lax::slice(
-            x,
-            &prepend(0, start_indices),
-            &prepend(b, limit_indices),
-            Some(&prepend(1, strides)),
-        ),
-        P::Pad { low, high, value } => lax::pad(x, &prepend(0, low), &prepend(0, high), *value),
-        P::BatchMatmul => {
-            let (l, r) = (
-                lift(args[0].0, args[0].1, b)?,
-                lift(args[1].0, args[1].1, b)?,
-            );
-            let (ls, rs) = (l.shape().to_vec(), r.shape().to_vec());
-            let l3 = lax::reshape(&l, &[b * ls[1], ls[2], ls[3]])?;
-            let r3 = lax::reshape(&r, &[b * rs[1], rs[2], rs[3]])?;
-            lax::reshape(&lax::batch_matmul(&l3, &r3)?, &[b, ls[1], ls[2], rs[3]])
-        }
-        P::Scatter { mode } => {
-            // Flat positions address one example; shift them into the example's block of
-            // the batched operand, keeping out-of-range positions out of range.
-            let base = lift(args[0].0, args[0].1, b)?;
-            let vals = lift(args[2].0, args[2].1, b)?;
-            let pos = lift(args[1].0, args[1].1, b)?;
-            let n = base.size() / b.max(1);
-            let dev = pos.device();
-            let c = |v: i64| lax::full(pos.shape(), Literal::I32(v as i32), Some(dev));
-            let valid = lax::binary(
-                BinaryOp::And,
-                &lax::compare(CompareOp::Ge, &pos, &c(0)?)?,
-                &lax::compare(CompareOp::Lt, &pos, &c(n as i64)?)?,
-            )?;
-            let offset = lax::binary(
-                BinaryOp::Mul,
-                &lax::iota(DType::Int32, pos.shape(), 0, Some(dev))?,
-                &c(n as i64)?,
-            )?;
-            let shifted_pos =
-                lax::select(&valid, &lax::binary(BinaryOp::Add, &pos, &offset)?, &c(-1)?)?;
-            lax::scatter(&base, &shifted_pos, &vals, *mode)
-        }
-        // No operands: never batched.
-        P::Full { .. } | P::Iota { .. } => lax::bind(prim.clone(), &[], Some(x.device())),
-        P::TopK { .. } | P::CustomJvpCall { .. } | P::CustomVjpCall { .. } => {
-            Err(Error::arg(prim.name(), "has several outputs (batch_rule)"))
-        }
-        // Made by linearization and transposed at once, inside any vmap trace.
-        P::CustomLin { .. } => Err(Error::arg(
-            prim.name(),
-            "is only transposed by reverse mode, never batched",
-        )),
-    }
+/// `prim` bound to the operands with every one batched (unbatched ones broadcast): the
+/// rule of a primitive for which a leading batch dimension is just another dimension.
+pub(crate) fn bind_lifted(
+    prim: Primitive,
+    args: &[(&Array, bool)],
+    b: usize,
+) -> Result<Vec<(Array, Option<usize>)>> {
+    let lifted = args
+        .iter()
+        .map(|&(a, bt)| lift(a, bt, b))
+        .collect::<Result<Vec<_>>>()?;
+    let refs: Vec<&Array> = lifted.iter().collect();
+    batched_first(lax::bind_all(prim, &refs, None)?)
+}
+
+/// Outputs batched along dimension 0.
+pub(crate) fn batched_first(outs: Vec<Array>) -> Result<Vec<(Array, Option<usize>)>> {
+    Ok(outs.into_iter().map(|a| (a, Some(0))).collect())
 }
 
 /// `graph` (closed) evaluated by the batching rules on `xs` (batched where `flags` say),
@@ -352,7 +253,7 @@ fn per_example(avals: &[Aval]) -> Vec<Aval> {
 /// the batched graph and whose rules are the batched rules (each rule traced for one
 /// example, then evaluated by the batching rules), so the custom derivative still applies
 /// under `grad(vmap(f))`. Every output is batched.
-fn batch_call(
+pub(crate) fn batch_call(
     call: &CustomCall,
     jvp: bool,
     args: &[(&Array, bool)],
@@ -447,7 +348,7 @@ fn batch_call(
             });
             Rules::Vjp { fwd, bwd }
         }
-        // `batch_rule` sends a custom_lin to its error before this.
+        // A custom_lin's batching rule is an error before this.
         Rules::Lin { .. } => {
             return Err(Error::arg(
                 &call.name,
@@ -674,6 +575,8 @@ mod tests {
     //! batched operands, in every dtype the primitive takes.
 
     use super::*;
+    use crate::dtype::DType;
+    use crate::primitive::Literal;
     use crate::jit::rule_tests::{operands_of, test_primitives};
     use rand::SeedableRng;
 

@@ -34,14 +34,14 @@
 //! the cache key, so a new value retraces. Arrays the function captures from its
 //! environment become constants of the graph.
 
-mod ad;
-mod batching;
+pub(crate) mod ad;
+pub(crate) mod batching;
 mod compile;
 mod custom;
 mod grad;
 mod linearize;
 mod rule_tests;
-mod transpose;
+pub(crate) mod transpose;
 
 use std::collections::HashMap;
 use std::fmt;

@@ -12,8 +12,8 @@ pub use ops::{
     BinaryOp, CompareOp, CumulativeOp, Literal, ReduceOp, ScatterMode, ThreefryOutput, UnaryOp,
 };
 pub(crate) use table::Eqn;
-pub use table::{CustomCall, Graph, Primitive};
 pub(crate) use table::{params, with_params, ShapeRule};
+pub use table::{CustomCall, Graph, Primitive};
 
 use crate::dtype::DType;
 use crate::error::{Error, Result};

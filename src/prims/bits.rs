@@ -82,3 +82,11 @@ impl ShapeRule for Threefry<'_> {
         .collect()
     }
 }
+
+// Bits and random bits are integers: no tangent.
+no_tangent!(BitcastConvertType<'_>, Threefry<'_>);
+
+// Bits are not linear in anything.
+not_linear!(BitcastConvertType<'_>, Threefry<'_>);
+
+batch_as_leading!(BitcastConvertType<'_>, Threefry<'_>);

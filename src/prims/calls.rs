@@ -3,7 +3,11 @@
 //! leaves (`custom_lin`). Their transformation rules live with the rules they carry
 //! (`jit/custom.rs`, `jit/linearize.rs`).
 
-use crate::error::Result;
+use crate::array::Array;
+use crate::error::{Error, Result};
+use crate::jit::ad::JvpRule;
+use crate::jit::batching::{batch_call, batched_first, BatchRule};
+use crate::jit::transpose::{TransposeRule, Transposing};
 use crate::primitive::params::{CustomJvpCall, CustomLin, CustomVjpCall};
 use crate::primitive::ShapeRule;
 #[cfg(test)]
@@ -32,3 +36,63 @@ macro_rules! call_shape_rule {
 }
 
 call_shape_rule!(CustomJvpCall, CustomVjpCall, CustomLin);
+
+/// A custom call reaching the table's JVP rules: the interpreters apply its own rules
+/// (`jit/linearize.rs`).
+macro_rules! own_jvp {
+    ($($view:ident),*) => {$(
+        impl JvpRule for $view<'_> {
+            fn jvp(&self, _: &[&Array], _: &[Array], _: &[Option<Array>]) -> Result<Vec<Option<Array>>> {
+                Err(Error::arg(
+                    self.primitive().name(),
+                    "is differentiated by its own rules (jit/linearize.rs), not the table's",
+                ))
+            }
+        }
+    )*};
+}
+
+own_jvp!(CustomJvpCall, CustomVjpCall);
+
+impl JvpRule for CustomLin<'_> {
+    fn jvp(&self, _: &[&Array], _: &[Array], _: &[Option<Array>]) -> Result<Vec<Option<Array>>> {
+        Err(Error::arg(
+            "custom_lin",
+            "is only transposed by reverse mode, never differentiated",
+        ))
+    }
+}
+
+// A call applied to tangents is inlined before transposition (`jit/compile.rs`).
+not_linear!(CustomJvpCall<'_>, CustomVjpCall<'_>);
+
+impl TransposeRule for CustomLin<'_> {
+    fn transpose(&self, _: &Transposing, _: &Array) -> Result<Vec<Option<Array>>> {
+        Err(Error::arg(
+            "custom_lin",
+            "is transposed by transpose_graph, not by a rule",
+        ))
+    }
+}
+
+impl BatchRule for CustomJvpCall<'_> {
+    fn batch(&self, args: &[(&Array, bool)], b: usize) -> Result<Vec<(Array, Option<usize>)>> {
+        batched_first(batch_call(self.call, true, args, b)?)
+    }
+}
+
+impl BatchRule for CustomVjpCall<'_> {
+    fn batch(&self, args: &[(&Array, bool)], b: usize) -> Result<Vec<(Array, Option<usize>)>> {
+        batched_first(batch_call(self.call, false, args, b)?)
+    }
+}
+
+impl BatchRule for CustomLin<'_> {
+    /// Made by linearization and transposed at once, inside any vmap trace.
+    fn batch(&self, _: &[(&Array, bool)], _: usize) -> Result<Vec<(Array, Option<usize>)>> {
+        Err(Error::arg(
+            "custom_lin",
+            "is only transposed by reverse mode, never batched",
+        ))
+    }
+}

@@ -2,7 +2,12 @@
 //! to, with its tiled kernel (`codegen/matmul.rs`).
 
 use super::{all_weak, same_dtypes};
+use crate::array::Array;
 use crate::error::{Error, Result};
+use crate::jit::ad::{sum_terms, JvpRule};
+use crate::jit::batching::{batched_first, lift, BatchRule};
+use crate::jit::transpose::{TransposeRule, Transposing};
+use crate::lax;
 use crate::primitive::params::BatchMatmul;
 #[cfg(test)]
 use crate::primitive::Primitive;
@@ -37,5 +42,55 @@ impl ShapeRule for BatchMatmul {
     #[cfg(test)]
     fn examples() -> Vec<Primitive> {
         vec![Primitive::BatchMatmul]
+    }
+}
+
+impl JvpRule for BatchMatmul {
+    /// The product rule: `ta·b + a·tb`.
+    fn jvp(&self, x: &[&Array], _: &[Array], t: &[Option<Array>]) -> Result<Vec<Option<Array>>> {
+        Ok(vec![sum_terms(vec![
+            t[0].as_ref()
+                .map(|ta| lax::batch_matmul(ta, x[1]))
+                .transpose()?,
+            t[1].as_ref()
+                .map(|tb| lax::batch_matmul(x[0], tb))
+                .transpose()?,
+        ])?])
+    }
+}
+
+impl TransposeRule for BatchMatmul {
+    /// Linear in either operand while the other is known.
+    fn transpose(&self, cx: &Transposing, ct: &Array) -> Result<Vec<Option<Array>>> {
+        if let (true, Some(b)) = (cx.lin(0), cx.x[1].known()) {
+            Ok(vec![
+                Some(lax::batch_matmul(ct, &lax::transpose(b, &[0, 2, 1])?)?),
+                None,
+            ])
+        } else if let (true, Some(a)) = (cx.lin(1), cx.x[0].known()) {
+            Ok(vec![
+                None,
+                Some(lax::batch_matmul(&lax::transpose(a, &[0, 2, 1])?, ct)?),
+            ])
+        } else {
+            Err(cx.not_linear(1))
+        }
+    }
+}
+
+impl BatchRule for BatchMatmul {
+    /// The batch dimension folded into the product's own batch dimension.
+    fn batch(&self, args: &[(&Array, bool)], b: usize) -> Result<Vec<(Array, Option<usize>)>> {
+        let (l, r) = (
+            lift(args[0].0, args[0].1, b)?,
+            lift(args[1].0, args[1].1, b)?,
+        );
+        let (ls, rs) = (l.shape().to_vec(), r.shape().to_vec());
+        let l3 = lax::reshape(&l, &[b * ls[1], ls[2], ls[3]])?;
+        let r3 = lax::reshape(&r, &[b * rs[1], rs[2], rs[3]])?;
+        batched_first(vec![lax::reshape(
+            &lax::batch_matmul(&l3, &r3)?,
+            &[b, ls[1], ls[2], rs[3]],
+        )?])
     }
 }

@@ -1,9 +1,11 @@
 //! Arrays made from nothing but their shape: `full` and `iota`. Both lower to one
 //! expression of the fused kernel (so a constant costs no buffer inside `jit`).
 
+use crate::array::Array;
 #[cfg(test)]
 use crate::dtype::DType;
 use crate::error::{Error, Result};
+use crate::jit::batching::BatchRule;
 use crate::primitive::params::{Full, Iota};
 use crate::primitive::ShapeRule;
 #[cfg(test)]
@@ -19,7 +21,11 @@ impl ShapeRule for Full<'_> {
     }
     fn abstract_eval(&self, _inputs: &[Aval]) -> Result<Vec<Aval>> {
         checked_size("full", self.shape)?;
-        Ok(vec![Aval::new(self.shape.clone(), self.value.dtype(), false)])
+        Ok(vec![Aval::new(
+            self.shape.clone(),
+            self.value.dtype(),
+            false,
+        )])
     }
     #[cfg(test)]
     fn examples() -> Vec<Primitive> {
@@ -68,3 +74,22 @@ impl ShapeRule for Iota<'_> {
             .collect()
     }
 }
+
+// No operands, so no tangent.
+no_tangent!(Full<'_>, Iota<'_>);
+
+// Constants are not linear in anything.
+not_linear!(Full<'_>, Iota<'_>);
+
+/// Never batched: the interpreter calls a batching rule only for a batched operand.
+macro_rules! no_operands_batch {
+    ($($view:ident),*) => {$(
+        impl BatchRule for $view<'_> {
+            fn batch(&self, _: &[(&Array, bool)], _: usize) -> Result<Vec<(Array, Option<usize>)>> {
+                Err(Error::arg(self.primitive().name(), "has no operands to batch"))
+            }
+        }
+    )*};
+}
+
+no_operands_batch!(Full, Iota);

@@ -2,14 +2,21 @@
 //! dtype conversion and copies. All lower to one expression of the fused kernel.
 
 use super::{all_weak, same_dtypes, same_shapes};
+use crate::array::Array;
 use crate::dtype::DType;
 use crate::error::{Error, Result};
+use crate::jit::ad::{
+    add, bin, cmp, div, linear, lit, mul, neg, or_zeros, recip, scale, sel, sub, sum_terms, un,
+    where_or_zero, JvpRule, Partial,
+};
+use crate::jit::transpose::{TransposeRule, Transposing};
+use crate::lax;
 use crate::primitive::params::{
     Binary, Compare, ConvertElementType, Copy as CopyP, Fma, Select, Unary,
 };
-use crate::primitive::ShapeRule;
-#[cfg(test)]
-use crate::primitive::{BinaryOp, CompareOp, Primitive, UnaryOp};
+use crate::primitive::Literal;
+use crate::primitive::Primitive;
+use crate::primitive::{BinaryOp, CompareOp, ShapeRule, UnaryOp};
 use crate::shape::Aval;
 
 impl ShapeRule for Unary<'_> {
@@ -65,7 +72,10 @@ impl ShapeRule for Binary<'_> {
     }
     #[cfg(test)]
     fn examples() -> Vec<Primitive> {
-        BinaryOp::ALL.iter().map(|&o| Primitive::Binary(o)).collect()
+        BinaryOp::ALL
+            .iter()
+            .map(|&o| Primitive::Binary(o))
+            .collect()
     }
 }
 
@@ -84,7 +94,10 @@ impl ShapeRule for Compare<'_> {
     }
     #[cfg(test)]
     fn examples() -> Vec<Primitive> {
-        CompareOp::ALL.iter().map(|&o| Primitive::Compare(o)).collect()
+        CompareOp::ALL
+            .iter()
+            .map(|&o| Primitive::Compare(o))
+            .collect()
     }
 }
 
@@ -177,3 +190,302 @@ impl ShapeRule for CopyP {
         vec![Primitive::Copy]
     }
 }
+
+// ----- transpose rules -----
+
+impl TransposeRule for Unary<'_> {
+    fn transpose(&self, cx: &Transposing, ct: &Array) -> Result<Vec<Option<Array>>> {
+        match self.op {
+            UnaryOp::Neg => Ok(vec![Some(neg(ct)?)]),
+            _ => Err(cx.nonlinear()),
+        }
+    }
+}
+
+impl TransposeRule for Binary<'_> {
+    fn transpose(&self, cx: &Transposing, ct: &Array) -> Result<Vec<Option<Array>>> {
+        let mut out = cx.none();
+        match self.op {
+            BinaryOp::Add => {
+                for k in (0..2).filter(|&k| cx.lin(k)) {
+                    out[k] = Some(ct.clone());
+                }
+            }
+            BinaryOp::Sub => {
+                if cx.lin(0) {
+                    out[0] = Some(ct.clone());
+                }
+                if cx.lin(1) {
+                    out[1] = Some(neg(ct)?);
+                }
+            }
+            BinaryOp::Mul => {
+                let k = if cx.lin(0) { 0 } else { 1 };
+                cx.only_linear(k)?;
+                let other = cx.x[1 - k].known().ok_or_else(|| cx.not_linear(k))?;
+                out[k] = Some(mul(ct, other)?);
+            }
+            BinaryOp::Div => out[0] = Some(div(ct, cx.known(1)?)?),
+            _ => return Err(cx.nonlinear()),
+        }
+        Ok(out)
+    }
+}
+
+not_linear!(Compare<'_>);
+
+impl TransposeRule for Select {
+    /// Linear in the two cases, for a known predicate.
+    fn transpose(&self, cx: &Transposing, ct: &Array) -> Result<Vec<Option<Array>>> {
+        let p = cx.known(0)?;
+        let z = lax::full(
+            ct.shape(),
+            Literal::from_f64(0.0, ct.dtype()),
+            Some(ct.device()),
+        )?;
+        let mut out = cx.none();
+        if cx.lin(1) {
+            out[1] = Some(lax::select(p, ct, &z)?);
+        }
+        if cx.lin(2) {
+            out[2] = Some(lax::select(p, &z, ct)?);
+        }
+        Ok(out)
+    }
+}
+
+impl TransposeRule for Fma {
+    /// `a * b + c`: linear in `c`, and in one of `a`, `b` when the other is known.
+    fn transpose(&self, cx: &Transposing, ct: &Array) -> Result<Vec<Option<Array>>> {
+        if cx.lin(0) && cx.lin(1) {
+            return Err(cx.not_linear(1));
+        }
+        let mut out = cx.none();
+        if let (true, Some(b)) = (cx.lin(0), cx.x[1].known()) {
+            out[0] = Some(mul(ct, b)?);
+        }
+        if let (true, Some(a)) = (cx.lin(1), cx.x[0].known()) {
+            out[1] = Some(mul(ct, a)?);
+        }
+        if cx.lin(2) {
+            out[2] = Some(ct.clone());
+        }
+        Ok(out)
+    }
+}
+
+impl TransposeRule for ConvertElementType<'_> {
+    /// The cotangent converted back to the operand's dtype (and weak flag).
+    fn transpose(&self, cx: &Transposing, ct: &Array) -> Result<Vec<Option<Array>>> {
+        let aval = cx.x[0].aval();
+        if ct.dtype() == aval.dtype && ct.weak_type() == aval.weak {
+            return Ok(vec![Some(ct.clone())]);
+        }
+        let back = Primitive::ConvertElementType {
+            dtype: aval.dtype,
+            weak: aval.weak,
+        };
+        Ok(vec![Some(lax::bind(back, &[ct], None)?)])
+    }
+}
+
+impl TransposeRule for CopyP {
+    fn transpose(&self, _: &Transposing, ct: &Array) -> Result<Vec<Option<Array>>> {
+        Ok(vec![Some(ct.clone())])
+    }
+}
+
+// ----- JVP rules -----
+
+impl JvpRule for Unary<'_> {
+    fn jvp(&self, x: &[&Array], outs: &[Array], t: &[Option<Array>]) -> Result<Vec<Option<Array>>> {
+        Ok(vec![
+            unary_partial(*self.op, x[0], &outs[0])?.apply_opt(&t[0])?
+        ])
+    }
+}
+
+impl JvpRule for Binary<'_> {
+    fn jvp(&self, x: &[&Array], outs: &[Array], t: &[Option<Array>]) -> Result<Vec<Option<Array>>> {
+        let mut terms = Vec::with_capacity(2);
+        for (k, tk) in t.iter().enumerate() {
+            if let Some(tk) = tk {
+                terms.push(binary_partial(*self.op, k, x[0], x[1], &outs[0])?.apply(tk)?);
+            }
+        }
+        Ok(vec![sum_terms(terms)?])
+    }
+}
+
+// Comparisons give bool: no tangent.
+no_tangent!(Compare<'_>);
+
+impl JvpRule for Select {
+    fn jvp(&self, x: &[&Array], outs: &[Array], t: &[Option<Array>]) -> Result<Vec<Option<Array>>> {
+        if t[1].is_none() && t[2].is_none() {
+            return Ok(vec![None]);
+        }
+        let out = &outs[0];
+        Ok(vec![Some(sel(
+            x[0],
+            &or_zeros(&t[1], out)?,
+            &or_zeros(&t[2], out)?,
+        )?)])
+    }
+}
+
+impl JvpRule for Fma {
+    fn jvp(&self, x: &[&Array], _: &[Array], t: &[Option<Array>]) -> Result<Vec<Option<Array>>> {
+        Ok(vec![sum_terms(vec![
+            Partial::By(x[1].clone()).apply_opt(&t[0])?,
+            Partial::By(x[0].clone()).apply_opt(&t[1])?,
+            t[2].clone(),
+        ])?])
+    }
+}
+
+impl JvpRule for ConvertElementType<'_> {
+    fn jvp(&self, x: &[&Array], _: &[Array], t: &[Option<Array>]) -> Result<Vec<Option<Array>>> {
+        if !x[0].dtype().is_floating() || !self.dtype.is_floating() {
+            return Ok(vec![None]);
+        }
+        linear(self.primitive(), &t[0])
+    }
+}
+
+impl JvpRule for CopyP {
+    fn jvp(&self, _: &[&Array], _: &[Array], t: &[Option<Array>]) -> Result<Vec<Option<Array>>> {
+        linear(self.primitive(), &t[0])
+    }
+}
+
+/// `∂y/∂x` for `y = op(x)`, in terms of `x` and `y`.
+fn unary_partial(op: UnaryOp, x: &Array, y: &Array) -> Result<Partial> {
+    use UnaryOp::*;
+    if !x.dtype().is_floating() {
+        return Ok(Partial::Zero);
+    }
+    let one = || lit(x, 1.0);
+    let sq = |a: &Array| mul(a, a);
+    Ok(Partial::By(match op {
+        Neg => return Ok(Partial::MinusOne),
+        Sign | Floor | Ceil | Round | Trunc | Not | IsNan | IsInf | IsFinite | SignBit
+        | StopGradient | PopulationCount => return Ok(Partial::Zero),
+        Abs => un(Sign, x)?,
+        Square => scale(x, 2.0)?,
+        Reciprocal => neg(&sq(y)?)?,
+        Exp => y.clone(),
+        Exp2 => scale(y, std::f64::consts::LN_2)?,
+        Expm1 => add(y, &one()?)?,
+        Log => recip(x)?,
+        Log2 => recip(&scale(x, std::f64::consts::LN_2)?)?,
+        Log10 => recip(&scale(x, std::f64::consts::LN_10)?)?,
+        Log1p => recip(&add(x, &one()?)?)?,
+        Sqrt => div(&lit(x, 0.5)?, y)?,
+        Cbrt => div(&lit(x, 1.0 / 3.0)?, &sq(y)?)?,
+        Sin => un(Cos, x)?,
+        Cos => neg(&un(Sin, x)?)?,
+        Tan => add(&one()?, &sq(y)?)?,
+        Asin => recip(&un(Sqrt, &sub(&one()?, &sq(x)?)?)?)?,
+        Acos => neg(&recip(&un(Sqrt, &sub(&one()?, &sq(x)?)?)?)?)?,
+        Atan => recip(&add(&one()?, &sq(x)?)?)?,
+        Sinh => un(Cosh, x)?,
+        Cosh => un(Sinh, x)?,
+        Tanh => sub(&one()?, &sq(y)?)?,
+        Asinh => recip(&un(Sqrt, &add(&sq(x)?, &one()?)?)?)?,
+        Acosh => recip(&un(Sqrt, &mul(&sub(x, &one()?)?, &add(x, &one()?)?)?)?)?,
+        Atanh => recip(&sub(&one()?, &sq(x)?)?)?,
+        ErfInv => mul(
+            &lit(x, std::f64::consts::PI.sqrt() / 2.0)?,
+            &un(Exp, &sq(y)?)?,
+        )?,
+    }))
+}
+
+/// `∂z/∂x` (`k = 0`) or `∂z/∂y` (`k = 1`) for `z = op(x, y)`; only the one asked for is
+/// computed.
+fn binary_partial(op: BinaryOp, k: usize, x: &Array, y: &Array, z: &Array) -> Result<Partial> {
+    use BinaryOp::*;
+    if !x.dtype().is_floating() {
+        return Ok(Partial::Zero);
+    }
+    // `a` is the operand differentiated, `b` the other one.
+    let (a, b) = if k == 0 { (x, y) } else { (y, x) };
+    let c = |v: f64| lit(x, v);
+    // 1 where `a` is chosen, 1/2 on ties, 0 elsewhere (JAX's balanced max/min gradient).
+    let chosen = |win: CompareOp| -> Result<Partial> {
+        Ok(Partial::By(sel(
+            &cmp(win, a, b)?,
+            &c(1.0)?,
+            &sel(&cmp(CompareOp::Eq, a, b)?, &c(0.5)?, &c(0.0)?)?,
+        )?))
+    };
+    // fmax/fmin take `y` where `pick_y`, else `x`: the derivative follows the pick.
+    let picked = |pick_y: Array| -> Result<Partial> {
+        let (on, off) = if k == 0 { (0.0, 1.0) } else { (1.0, 0.0) };
+        Ok(Partial::By(sel(&pick_y, &c(on)?, &c(off)?)?))
+    };
+    Ok(match op {
+        Add => Partial::One,
+        Sub if k == 0 => Partial::One,
+        Sub => Partial::MinusOne,
+        Mul => Partial::By(b.clone()),
+        Div if k == 0 => Partial::By(recip(y)?),
+        Div => Partial::By(neg(&div(z, y)?)?),
+        FloorDiv | And | Or | Xor | ShiftLeft | ShiftRight | Gcd | Lcm => Partial::Zero,
+        Rem | Fmod if k == 0 => Partial::One,
+        Rem => Partial::By(neg(&un(UnaryOp::Floor, &div(x, y)?)?)?),
+        Fmod => Partial::By(neg(&un(UnaryOp::Trunc, &div(x, y)?)?)?),
+        // JAX's rules: 0 where y == 0 for x; log(x) with x == 0 replaced by 1 for y.
+        Pow if k == 0 => {
+            let y_zero = cmp(CompareOp::Eq, y, &c(0.0)?)?;
+            Partial::By(where_or_zero(
+                &un(UnaryOp::Not, &y_zero)?,
+                &mul(y, &bin(Pow, x, &sub(y, &c(1.0)?)?)?)?,
+            )?)
+        }
+        Pow => {
+            let x_safe = sel(&cmp(CompareOp::Eq, x, &c(0.0)?)?, &c(1.0)?, x)?;
+            Partial::By(mul(&un(UnaryOp::Log, &x_safe)?, z)?)
+        }
+        Max => chosen(CompareOp::Gt)?,
+        Min => chosen(CompareOp::Lt)?,
+        Fmax => picked(bin(
+            Or,
+            &cmp(CompareOp::Lt, x, y)?,
+            &un(UnaryOp::IsNan, x)?,
+        )?)?,
+        Fmin => picked(bin(
+            Or,
+            &cmp(CompareOp::Gt, x, y)?,
+            &un(UnaryOp::IsNan, x)?,
+        )?)?,
+        Atan2 => {
+            let den = add(&mul(x, x)?, &mul(y, y)?)?;
+            if k == 0 {
+                Partial::By(div(y, &den)?)
+            } else {
+                Partial::By(neg(&div(x, &den)?)?)
+            }
+        }
+        Hypot => Partial::By(div(a, z)?),
+        Copysign if k == 0 => {
+            let flip = sel(&un(UnaryOp::SignBit, y)?, &c(-1.0)?, &c(1.0)?)?;
+            Partial::By(mul(&un(UnaryOp::Sign, x)?, &flip)?)
+        }
+        Copysign => Partial::Zero,
+        LogAddExp => Partial::By(un(UnaryOp::Exp, &sub(a, z)?)?),
+        LogAddExp2 => Partial::By(un(UnaryOp::Exp2, &sub(a, z)?)?),
+    })
+}
+
+// A leading batch dimension is one more elementwise dimension.
+batch_as_leading!(
+    Unary<'_>,
+    Binary<'_>,
+    Compare<'_>,
+    Select,
+    Fma,
+    ConvertElementType<'_>,
+    CopyP
+);

@@ -2,12 +2,19 @@
 //! and `search_sorted` (a binary search per query, elementwise).
 
 use super::{int32_positions, same_dtypes};
+use crate::array::Array;
 use crate::dtype::DType;
 use crate::error::{Error, Result};
+use crate::jit::ad::{
+    add, cmp, gather_flat, mul, not_differentiable, or_zeros, set_winners, sum_terms,
+    where_or_zero, zeros, JvpRule,
+};
+use crate::jit::batching::{batched_first, bind_lifted, lift, BatchRule};
+use crate::jit::transpose::{TransposeRule, Transposing};
+use crate::lax;
 use crate::primitive::params::{Gather, Scatter, SearchSorted};
-use crate::primitive::ShapeRule;
-#[cfg(test)]
-use crate::primitive::{Primitive, ScatterMode};
+use crate::primitive::Primitive;
+use crate::primitive::{BinaryOp, CompareOp, Literal, ScatterMode, ShapeRule};
 use crate::shape::Aval;
 
 impl ShapeRule for Gather<'_> {
@@ -126,5 +133,212 @@ impl ShapeRule for SearchSorted<'_> {
                 right: true,
             },
         ]
+    }
+}
+
+// ----- JVP rules -----
+
+impl JvpRule for Gather<'_> {
+    fn jvp(&self, x: &[&Array], _: &[Array], t: &[Option<Array>]) -> Result<Vec<Option<Array>>> {
+        Ok(vec![match &t[0] {
+            Some(t) => Some(lax::gather(t, x[1], *self.axis)?),
+            None => None,
+        }])
+    }
+}
+
+impl JvpRule for Scatter<'_> {
+    fn jvp(&self, x: &[&Array], outs: &[Array], t: &[Option<Array>]) -> Result<Vec<Option<Array>>> {
+        let (base, pos, vals, out) = (x[0], x[1], x[2], &outs[0]);
+        let tangent =
+            match self.mode {
+                ScatterMode::Add => Some(lax::scatter(
+                    &or_zeros(&t[0], base)?,
+                    pos,
+                    &or_zeros(&t[2], vals)?,
+                    ScatterMode::Add,
+                )?),
+                ScatterMode::Set => {
+                    // Clear the written positions, then add the winning updates' tangents.
+                    let cleared = lax::scatter(
+                        &or_zeros(&t[0], base)?,
+                        pos,
+                        &zeros(vals.aval(), vals.device())?,
+                        ScatterMode::Set,
+                    )?;
+                    let won = set_winners(base.shape(), pos)?;
+                    let tv = where_or_zero(&won, &or_zeros(&t[2], vals)?)?;
+                    Some(lax::scatter(&cleared, pos, &tv, ScatterMode::Add)?)
+                }
+                ScatterMode::Min | ScatterMode::Max => {
+                    // The winner's tangent (ties add up).
+                    let from_base = match &t[0] {
+                        Some(tb) => Some(where_or_zero(&cmp(CompareOp::Eq, base, out)?, tb)?),
+                        None => None,
+                    };
+                    let from_vals = match &t[2] {
+                        Some(tv) => {
+                            let won = cmp(CompareOp::Eq, vals, &gather_flat(out, pos)?)?;
+                            Some(lax::scatter(
+                                &zeros(out.aval(), out.device())?,
+                                pos,
+                                &where_or_zero(&won, tv)?,
+                                ScatterMode::Add,
+                            )?)
+                        }
+                        None => None,
+                    };
+                    sum_terms(vec![from_base, from_vals])?
+                }
+                ScatterMode::Mul => return Err(not_differentiable(
+                    &self.primitive(),
+                    "a multiplying scatter has a derivative only for unique positions (as in JAX)",
+                )),
+            };
+        Ok(vec![tangent])
+    }
+}
+
+// Positions are integers: no tangent.
+no_tangent!(SearchSorted<'_>);
+
+// ----- batching rules (batched operands have their batch dimension first) -----
+
+impl BatchRule for Gather<'_> {
+    fn batch(&self, args: &[(&Array, bool)], b: usize) -> Result<Vec<(Array, Option<usize>)>> {
+        bind_lifted(
+            Primitive::Gather {
+                axis: self.axis + 1,
+            },
+            args,
+            b,
+        )
+    }
+}
+
+impl BatchRule for SearchSorted<'_> {
+    fn batch(&self, args: &[(&Array, bool)], b: usize) -> Result<Vec<(Array, Option<usize>)>> {
+        let prim = Primitive::SearchSorted {
+            axis: self.axis + 1,
+            right: *self.right,
+        };
+        bind_lifted(prim, args, b)
+    }
+}
+
+impl BatchRule for Scatter<'_> {
+    /// Flat positions address one example: they are shifted into the example's block of
+    /// the batched operand, out-of-range positions kept out of range.
+    fn batch(&self, args: &[(&Array, bool)], b: usize) -> Result<Vec<(Array, Option<usize>)>> {
+        let base = lift(args[0].0, args[0].1, b)?;
+        let vals = lift(args[2].0, args[2].1, b)?;
+        let pos = lift(args[1].0, args[1].1, b)?;
+        let n = base.size() / b.max(1);
+        let dev = pos.device();
+        let c = |v: i64| lax::full(pos.shape(), Literal::I32(v as i32), Some(dev));
+        let valid = lax::binary(
+            BinaryOp::And,
+            &lax::compare(CompareOp::Ge, &pos, &c(0)?)?,
+            &lax::compare(CompareOp::Lt, &pos, &c(n as i64)?)?,
+        )?;
+        let offset = lax::binary(
+            BinaryOp::Mul,
+            &lax::iota(DType::Int32, pos.shape(), 0, Some(dev))?,
+            &c(n as i64)?,
+        )?;
+        let shifted_pos =
+            lax::select(&valid, &lax::binary(BinaryOp::Add, &pos, &offset)?, &c(-1)?)?;
+        batched_first(vec![lax::scatter(&base, &shifted_pos, &vals, *self.mode)?])
+    }
+}
+
+// ----- transpose rules -----
+
+impl TransposeRule for Gather<'_> {
+    /// Linear in the operand for known indices: the cotangent added at the positions read.
+    fn transpose(&self, cx: &Transposing, ct: &Array) -> Result<Vec<Option<Array>>> {
+        cx.only_linear(0)?;
+        let idx = cx.known(1)?;
+        let x = cx.x[0];
+        let pos = gather_positions(x.shape(), idx, *self.axis)?;
+        let base = zeros(x.aval(), ct.device())?;
+        Ok(vec![
+            Some(lax::scatter(&base, &pos, ct, ScatterMode::Add)?),
+            None,
+        ])
+    }
+}
+
+impl TransposeRule for Scatter<'_> {
+    /// Adding and setting scatters are linear in the operand and the updates, for known
+    /// positions; min, max and mul are not.
+    fn transpose(&self, cx: &Transposing, ct: &Array) -> Result<Vec<Option<Array>>> {
+        let mode = *self.mode;
+        if !matches!(mode, ScatterMode::Add | ScatterMode::Set) {
+            return Err(cx.nonlinear());
+        }
+        let pos = cx.known(1)?;
+        let vals = cx.x[2].aval();
+        let mut out = cx.none();
+        if cx.lin(0) {
+            out[0] = Some(match mode {
+                ScatterMode::Add => ct.clone(),
+                // The written positions take the updates, not the operand.
+                _ => lax::scatter(ct, pos, &zeros(vals, ct.device())?, mode)?,
+            });
+        }
+        if cx.lin(2) {
+            let g = gather_flat(ct, pos)?;
+            out[2] = Some(match mode {
+                ScatterMode::Add => g,
+                _ => where_or_zero(&set_winners(cx.x[0].shape(), pos)?, &g)?,
+            });
+        }
+        Ok(out)
+    }
+}
+
+not_linear!(SearchSorted<'_>);
+
+/// The flat positions in `x` (of `shape`) that `gather(x, idx, axis)` reads, clamped as the
+/// gather clamps them.
+fn gather_positions(shape: &[usize], idx: &Array, axis: usize) -> Result<Array> {
+    let dev = idx.device();
+    let q = idx.shape();
+    let i32c = |v: usize| lax::full(q, Literal::I32(v as i32), Some(dev));
+    let hi = shape[axis].saturating_sub(1);
+    let coord = if idx.dtype() == DType::UInt32 {
+        let top = lax::full(q, Literal::U32(hi as u32), Some(dev))?;
+        lax::convert_element_type(&lax::binary(BinaryOp::Min, idx, &top)?, DType::Int32)?
+    } else {
+        let c = lax::convert_element_type(idx, DType::Int32)?;
+        lax::binary(
+            BinaryOp::Min,
+            &lax::binary(BinaryOp::Max, &c, &i32c(0)?)?,
+            &i32c(hi)?,
+        )?
+    };
+    let mut stride = 1usize;
+    let mut pos: Option<Array> = None;
+    for d in (0..shape.len()).rev() {
+        let c = if d == axis {
+            coord.clone()
+        } else {
+            lax::iota(DType::Int32, q, d, Some(dev))?
+        };
+        let term = if stride == 1 {
+            c
+        } else {
+            mul(&c, &i32c(stride)?)?
+        };
+        pos = Some(match pos {
+            None => term,
+            Some(p) => add(&p, &term)?,
+        });
+        stride *= shape[d];
+    }
+    match pos {
+        Some(p) => Ok(p),
+        None => i32c(0),
     }
 }

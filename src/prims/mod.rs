@@ -4,6 +4,57 @@
 //! the layers reach the rules through `primitive::with_params!`, and a view missing a rule
 //! is a compile error there.
 
+/// Implements [`JvpRule`](crate::jit::ad::JvpRule) for views whose outputs never carry a
+/// tangent (integer or bool results, no operands): every output's tangent is zero.
+macro_rules! no_tangent {
+    ($($view:ty),*) => {$(
+        impl crate::jit::ad::JvpRule for $view {
+            fn jvp(
+                &self,
+                _: &[&crate::array::Array],
+                outs: &[crate::array::Array],
+                _: &[Option<crate::array::Array>],
+            ) -> crate::error::Result<Vec<Option<crate::array::Array>>> {
+                Ok(vec![None; outs.len()])
+            }
+        }
+    )*};
+}
+
+/// Implements [`TransposeRule`](crate::jit::transpose::TransposeRule) for views of
+/// primitives that are not linear: no JVP rule applies them to a tangent, so reaching one
+/// in a linear graph is an error naming the operand.
+macro_rules! not_linear {
+    ($($view:ty),*) => {$(
+        impl crate::jit::transpose::TransposeRule for $view {
+            fn transpose(
+                &self,
+                cx: &crate::jit::transpose::Transposing,
+                _: &crate::array::Array,
+            ) -> crate::error::Result<Vec<Option<crate::array::Array>>> {
+                Err(cx.nonlinear())
+            }
+        }
+    )*};
+}
+
+/// Implements [`BatchRule`](crate::jit::batching::BatchRule) for views of primitives to
+/// which a leading batch dimension is one more dimension (elementwise ones, sorting along
+/// the last dimension): every operand batched, then the primitive itself.
+macro_rules! batch_as_leading {
+    ($($view:ty),*) => {$(
+        impl crate::jit::batching::BatchRule for $view {
+            fn batch(
+                &self,
+                args: &[(&crate::array::Array, bool)],
+                b: usize,
+            ) -> crate::error::Result<Vec<(crate::array::Array, Option<usize>)>> {
+                crate::jit::batching::bind_lifted(self.primitive(), args, b)
+            }
+        }
+    )*};
+}
+
 mod bits;
 mod calls;
 mod contraction;

@@ -3,12 +3,16 @@
 //! `codegen/cumulative.rs`).
 
 use super::int32_positions;
+use crate::array::Array;
 use crate::dtype::DType;
 use crate::error::{Error, Result};
+use crate::jit::ad::{add, cmp, div, linear, lit, mul, sel, unreduce, where_or_zero, JvpRule};
+use crate::jit::batching::{batched_first, bind_lifted, shifted, BatchRule};
+use crate::jit::transpose::{TransposeRule, Transposing};
+use crate::lax;
 use crate::primitive::params::{ArgReduce, Cumulative, Reduce};
-use crate::primitive::{ReduceOp, ShapeRule};
-#[cfg(test)]
-use crate::primitive::{CumulativeOp, Primitive};
+use crate::primitive::Primitive;
+use crate::primitive::{CompareOp, CumulativeOp, Literal, ReduceOp, ShapeRule};
 use crate::shape::Aval;
 
 impl ShapeRule for Reduce<'_> {
@@ -138,4 +142,175 @@ impl ShapeRule for Cumulative<'_> {
             },
         ]
     }
+}
+
+// ----- transpose rules -----
+
+impl TransposeRule for Reduce<'_> {
+    /// A sum is linear: its cotangent spreads back over the reduced axes.
+    fn transpose(&self, cx: &Transposing, ct: &Array) -> Result<Vec<Option<Array>>> {
+        match self.op {
+            ReduceOp::Sum => Ok(vec![Some(unreduce(ct, cx.x[0].shape(), self.axes)?)]),
+            _ => Err(cx.nonlinear()),
+        }
+    }
+}
+
+not_linear!(ArgReduce<'_>);
+
+impl TransposeRule for Cumulative<'_> {
+    /// A cumulative sum is linear: its transpose sums from the other end.
+    fn transpose(&self, cx: &Transposing, ct: &Array) -> Result<Vec<Option<Array>>> {
+        match self.op {
+            CumulativeOp::Sum => Ok(vec![Some(lax::cumsum(ct, *self.axis, !*self.reverse)?)]),
+            CumulativeOp::Prod => Err(cx.nonlinear()),
+        }
+    }
+}
+
+// ----- batching rules (batched operands have their batch dimension first) -----
+
+impl BatchRule for Reduce<'_> {
+    fn batch(&self, args: &[(&Array, bool)], _: usize) -> Result<Vec<(Array, Option<usize>)>> {
+        batched_first(vec![lax::reduce(*self.op, args[0].0, &shifted(self.axes))?])
+    }
+}
+
+impl BatchRule for ArgReduce<'_> {
+    fn batch(&self, args: &[(&Array, bool)], b: usize) -> Result<Vec<(Array, Option<usize>)>> {
+        let prim = Primitive::ArgReduce {
+            max: *self.max,
+            axis: self.axis + 1,
+        };
+        bind_lifted(prim, args, b)
+    }
+}
+
+impl BatchRule for Cumulative<'_> {
+    fn batch(&self, args: &[(&Array, bool)], b: usize) -> Result<Vec<(Array, Option<usize>)>> {
+        let prim = Primitive::Cumulative {
+            op: *self.op,
+            axis: self.axis + 1,
+            reverse: *self.reverse,
+        };
+        bind_lifted(prim, args, b)
+    }
+}
+
+// ----- JVP rules -----
+
+impl JvpRule for Reduce<'_> {
+    fn jvp(&self, x: &[&Array], outs: &[Array], t: &[Option<Array>]) -> Result<Vec<Option<Array>>> {
+        match self.op {
+            ReduceOp::Sum => linear(self.primitive(), &t[0]),
+            ReduceOp::And | ReduceOp::Or => Ok(vec![None]),
+            op => Ok(vec![match &t[0] {
+                Some(t) => {
+                    let d = reduce_partial(*op, x[0], &outs[0], self.axes)?;
+                    Some(lax::reduce(ReduceOp::Sum, &mul(t, &d)?, self.axes)?)
+                }
+                None => None,
+            }]),
+        }
+    }
+}
+
+// Positions are integers: no tangent.
+no_tangent!(ArgReduce<'_>);
+
+impl JvpRule for Cumulative<'_> {
+    fn jvp(&self, x: &[&Array], _: &[Array], t: &[Option<Array>]) -> Result<Vec<Option<Array>>> {
+        match (self.op, &t[0]) {
+            (CumulativeOp::Sum, _) => linear(self.primitive(), &t[0]),
+            (CumulativeOp::Prod, Some(t)) => {
+                Ok(vec![Some(cumprod_jvp(x[0], t, *self.axis, *self.reverse)?)])
+            }
+            (CumulativeOp::Prod, None) => Ok(vec![None]),
+        }
+    }
+}
+
+/// `∂out/∂x` elementwise for a nonlinear reduction (`out` reduced `x` over `axes`).
+fn reduce_partial(op: ReduceOp, x: &Array, out: &Array, axes: &[usize]) -> Result<Array> {
+    let shape = x.shape();
+    match op {
+        ReduceOp::Max | ReduceOp::Min => {
+            // Ties share the gradient equally (JAX's rule).
+            let hit = cmp(CompareOp::Eq, x, &unreduce(out, shape, axes)?)?;
+            let mask = lax::convert_element_type(&hit, x.dtype())?;
+            let count = lax::reduce(ReduceOp::Sum, &mask, axes)?;
+            div(&mask, &unreduce(&count, shape, axes)?)
+        }
+        ReduceOp::Prod => {
+            // The product of the other elements, exact when some are zero.
+            let is_zero = cmp(CompareOp::Eq, x, &lit(x, 0.0)?)?;
+            let zeros = lax::reduce(
+                ReduceOp::Sum,
+                &lax::convert_element_type(&is_zero, x.dtype())?,
+                axes,
+            )?;
+            let nonzero = sel(&is_zero, &lit(x, 1.0)?, x)?;
+            let p = unreduce(&lax::reduce(ReduceOp::Prod, &nonzero, axes)?, shape, axes)?;
+            let zeros = unreduce(&zeros, shape, axes)?;
+            let none = cmp(CompareOp::Eq, &zeros, &lit(x, 0.0)?)?;
+            let one = cmp(CompareOp::Eq, &zeros, &lit(x, 1.0)?)?;
+            sel(
+                &is_zero,
+                &where_or_zero(&one, &p)?,
+                &where_or_zero(&none, &div(&p, &nonzero)?)?,
+            )
+        }
+        ReduceOp::Sum | ReduceOp::And | ReduceOp::Or => Ok(lit(x, 1.0)?),
+    }
+}
+
+/// `a` moved `k` places along `axis` (towards the end when `forward`), the vacated places
+/// holding `fill`.
+fn shift_along(a: &Array, axis: usize, k: usize, forward: bool, fill: f64) -> Result<Array> {
+    let r = a.ndim();
+    let n = a.shape()[axis];
+    let (mut low, mut high) = (vec![0; r], vec![0; r]);
+    let mut start = vec![0; r];
+    let mut limit = a.shape().to_vec();
+    if forward {
+        low[axis] = k;
+    } else {
+        high[axis] = k;
+        start[axis] = k;
+        limit[axis] = n + k;
+    }
+    let padded = lax::pad(a, &low, &high, Some(Literal::from_f64(fill, a.dtype())))?;
+    lax::slice(&padded, &start, &limit, None)
+}
+
+/// The levels of a Hillis–Steele product scan of `x` along `axis`: at each shift `k`
+/// (1, 2, 4, ...), the products `p` of the `k`-element windows ending at every place and
+/// the same shifted `k` places (`q`). The scan's tangent map, linear, is
+/// `s -> p * shift(s, k) + q * s` level after level (the product rule; no division, so
+/// exact where `x` has zeros).
+fn cumprod_levels(x: &Array, axis: usize, reverse: bool) -> Result<Vec<(usize, Array, Array)>> {
+    let n = x.shape()[axis];
+    let mut levels = Vec::new();
+    let mut p = x.clone();
+    let mut k = 1;
+    while k < n {
+        let q = shift_along(&p, axis, k, !reverse, 1.0)?;
+        let next = mul(&q, &p)?;
+        levels.push((k, p, q));
+        p = next;
+        k *= 2;
+    }
+    Ok(levels)
+}
+
+/// The tangent of `cumprod(x)` along `axis` for the tangent `t`.
+fn cumprod_jvp(x: &Array, t: &Array, axis: usize, reverse: bool) -> Result<Array> {
+    let mut s = t.clone();
+    for (k, p, q) in cumprod_levels(x, axis, reverse)? {
+        s = add(
+            &mul(&shift_along(&s, axis, k, !reverse, 0.0)?, &p)?,
+            &mul(&q, &s)?,
+        )?;
+    }
+    Ok(s)
 }

@@ -2,10 +2,13 @@
 //! `top_k`, whose two outputs come from a descending sort of positions.
 
 use super::int32_positions;
+use crate::array::Array;
 use crate::dtype::DType;
 use crate::error::{Error, Result};
+use crate::jit::ad::JvpRule;
+use crate::jit::batching::{batched_first, lift, BatchRule};
+use crate::lax;
 use crate::primitive::params::{Sort, TopK};
-#[cfg(test)]
 use crate::primitive::Primitive;
 use crate::primitive::ShapeRule;
 use crate::shape::Aval;
@@ -75,5 +78,51 @@ impl ShapeRule for TopK<'_> {
             Primitive::TopK { k: 2, axis: 1 },
             Primitive::TopK { k: 1, axis: 0 },
         ]
+    }
+}
+
+// ----- JVP rules -----
+
+impl JvpRule for Sort<'_> {
+    fn jvp(&self, x: &[&Array], _: &[Array], t: &[Option<Array>]) -> Result<Vec<Option<Array>>> {
+        Ok(vec![match (&t[0], *self.indices) {
+            // The tangent moves with its element: sorted by the operand's sorting positions.
+            (Some(t), false) => {
+                let perm = lax::sort(x[0], true)?;
+                Some(lax::gather(t, &perm, x[0].ndim() - 1)?)
+            }
+            // Positions are integers: no tangent.
+            _ => None,
+        }])
+    }
+}
+
+impl JvpRule for TopK<'_> {
+    /// The values' tangent is the operand's tangent at the chosen positions.
+    fn jvp(&self, _: &[&Array], outs: &[Array], t: &[Option<Array>]) -> Result<Vec<Option<Array>>> {
+        let values = match &t[0] {
+            Some(t) => Some(lax::gather(t, &outs[1], *self.axis)?),
+            None => None,
+        };
+        Ok(vec![values, None])
+    }
+}
+
+not_linear!(Sort<'_>, TopK<'_>);
+
+// Sorting runs along the last dimension, which a leading batch dimension leaves in place.
+batch_as_leading!(Sort<'_>);
+
+impl BatchRule for TopK<'_> {
+    fn batch(&self, args: &[(&Array, bool)], b: usize) -> Result<Vec<(Array, Option<usize>)>> {
+        let prim = Primitive::TopK {
+            k: *self.k,
+            axis: self.axis + 1,
+        };
+        batched_first(lax::bind_all(
+            prim,
+            &[&lift(args[0].0, args[0].1, b)?],
+            None,
+        )?)
     }
 }

@@ -3,11 +3,15 @@
 //! pick a source per output position).
 
 use super::{all_weak, same_dtypes};
+use crate::array::Array;
 use crate::error::{Error, Result};
+use crate::jit::ad::{add, linear, or_zeros, sum_axes, JvpRule};
+use crate::jit::batching::{batched_first, bind_lifted, prepend, shifted, BatchRule};
+use crate::jit::transpose::{TransposeRule, Transposing};
+use crate::lax;
 use crate::primitive::params::{BroadcastInDim, Concatenate, Pad, Reshape, Rev, Slice, Transpose};
-use crate::primitive::ShapeRule;
-#[cfg(test)]
-use crate::primitive::{Literal, Primitive};
+use crate::primitive::Primitive;
+use crate::primitive::{Literal, ReduceOp, ShapeRule};
 use crate::shape::{checked_size, dim_sum, Aval};
 
 impl ShapeRule for BroadcastInDim<'_> {
@@ -254,5 +258,305 @@ impl ShapeRule for Pad<'_> {
                 value,
             })
             .collect()
+    }
+}
+
+// ----- JVP rules -----
+
+/// Views are linear: each applies itself to the tangent.
+macro_rules! self_linear_jvp {
+    ($($view:ty),*) => {$(
+        impl JvpRule for $view {
+            fn jvp(&self, _: &[&Array], _: &[Array], t: &[Option<Array>]) -> Result<Vec<Option<Array>>> {
+                linear(self.primitive(), &t[0])
+            }
+        }
+    )*};
+}
+
+self_linear_jvp!(
+    BroadcastInDim<'_>,
+    Transpose<'_>,
+    Reshape<'_>,
+    Rev<'_>,
+    Slice<'_>
+);
+
+impl JvpRule for Pad<'_> {
+    fn jvp(&self, _: &[&Array], _: &[Array], t: &[Option<Array>]) -> Result<Vec<Option<Array>>> {
+        linear(
+            crate::primitive::Primitive::Pad {
+                low: self.low.clone(),
+                high: self.high.clone(),
+                // The padding value is a constant: its tangent is zero.
+                value: self.value.map(|v| Literal::from_f64(0.0, v.dtype())),
+            },
+            &t[0],
+        )
+    }
+}
+
+impl JvpRule for Concatenate<'_> {
+    fn jvp(&self, x: &[&Array], _: &[Array], t: &[Option<Array>]) -> Result<Vec<Option<Array>>> {
+        let parts = t
+            .iter()
+            .zip(x)
+            .map(|(t, x)| or_zeros(t, x))
+            .collect::<Result<Vec<_>>>()?;
+        let refs: Vec<&Array> = parts.iter().collect();
+        Ok(vec![Some(lax::bind(self.primitive(), &refs, None)?)])
+    }
+}
+
+// ----- transpose rules -----
+
+impl TransposeRule for BroadcastInDim<'_> {
+    /// Sums over the dimensions the broadcast added or stretched.
+    fn transpose(&self, cx: &Transposing, ct: &Array) -> Result<Vec<Option<Array>>> {
+        let (shape, dims) = (self.shape, self.broadcast_dimensions);
+        let xs = cx.x[0].shape();
+        let axes: Vec<usize> = (0..shape.len())
+            .filter(|d| match dims.iter().position(|b| b == d) {
+                None => true,
+                Some(i) => xs[i] == 1 && shape[*d] != 1,
+            })
+            .collect();
+        let s = sum_axes(ct, &axes)?;
+        Ok(vec![Some(if s.shape() == xs {
+            s
+        } else {
+            lax::reshape(&s, xs)?
+        })])
+    }
+}
+
+impl TransposeRule for Transpose<'_> {
+    /// The inverse permutation.
+    fn transpose(&self, _: &Transposing, ct: &Array) -> Result<Vec<Option<Array>>> {
+        let mut inv = vec![0; self.permutation.len()];
+        for (i, &p) in self.permutation.iter().enumerate() {
+            inv[p] = i;
+        }
+        Ok(vec![Some(lax::transpose(ct, &inv)?)])
+    }
+}
+
+impl TransposeRule for Reshape<'_> {
+    fn transpose(&self, cx: &Transposing, ct: &Array) -> Result<Vec<Option<Array>>> {
+        Ok(vec![Some(lax::reshape(ct, cx.x[0].shape())?)])
+    }
+}
+
+impl TransposeRule for Rev<'_> {
+    fn transpose(&self, _: &Transposing, ct: &Array) -> Result<Vec<Option<Array>>> {
+        Ok(vec![Some(lax::rev(ct, self.dimensions)?)])
+    }
+}
+
+impl TransposeRule for Slice<'_> {
+    fn transpose(&self, cx: &Transposing, ct: &Array) -> Result<Vec<Option<Array>>> {
+        Ok(vec![Some(slice_transpose(
+            ct,
+            cx.x[0].shape(),
+            self.start_indices,
+            self.limit_indices,
+            self.strides,
+        )?)])
+    }
+}
+
+impl TransposeRule for Concatenate<'_> {
+    /// Each linear operand's window of the cotangent.
+    fn transpose(&self, cx: &Transposing, ct: &Array) -> Result<Vec<Option<Array>>> {
+        let dimension = *self.dimension;
+        let mut out = cx.none();
+        let mut start = 0;
+        for (k, a) in cx.x.iter().enumerate() {
+            let mut lo = vec![0; ct.ndim()];
+            let mut hi = ct.shape().to_vec();
+            lo[dimension] = start;
+            hi[dimension] = start + a.shape()[dimension];
+            start = hi[dimension];
+            if a.is_linear() {
+                out[k] = Some(lax::slice(ct, &lo, &hi, None)?);
+            }
+        }
+        Ok(out)
+    }
+}
+
+impl TransposeRule for Pad<'_> {
+    /// The padding value is a constant (zero in the JVP rule): only the operand is linear.
+    fn transpose(&self, cx: &Transposing, ct: &Array) -> Result<Vec<Option<Array>>> {
+        Ok(vec![Some(pad_transpose(
+            ct,
+            cx.x[0].shape(),
+            self.low,
+            self.high,
+            self.value.is_none(),
+        )?)])
+    }
+}
+
+/// The transpose of `slice`: `ct` placed back at its window of a zero array of `shape`.
+fn slice_transpose(
+    ct: &Array,
+    shape: &[usize],
+    start: &[usize],
+    limit: &[usize],
+    strides: &[usize],
+) -> Result<Array> {
+    let mut cur = ct.clone();
+    for d in 0..shape.len() {
+        let s = strides[d];
+        // One element (or none) needs no spreading: the padding below places it (and a
+        // huge step would spread it over more elements than any array holds).
+        if s == 1 || cur.shape()[d] <= 1 {
+            continue;
+        }
+        // Interleave s - 1 zeros after each element: [.., m, ..] -> [.., m, s, ..] ->
+        // [.., m*s, ..], then keep the window's length.
+        let m = cur.shape()[d];
+        let mut split = cur.shape().to_vec();
+        split.insert(d + 1, 1);
+        let mut hi = vec![0; split.len()];
+        hi[d + 1] = s - 1;
+        let zero = Some(Literal::from_f64(0.0, ct.dtype()));
+        let spread = lax::pad(
+            &lax::reshape(&cur, &split)?,
+            &vec![0; split.len()],
+            &hi,
+            zero,
+        )?;
+        let mut merged = cur.shape().to_vec();
+        merged[d] = m * s;
+        let merged_arr = lax::reshape(&spread, &merged)?;
+        let mut lim = merged.clone();
+        lim[d] = limit[d] - start[d];
+        cur = lax::slice(&merged_arr, &vec![0; merged.len()], &lim, None)?;
+    }
+    let low = start.to_vec();
+    let high: Vec<usize> = (0..shape.len())
+        .map(|d| shape[d] - start[d] - cur.shape()[d])
+        .collect();
+    if low.iter().chain(&high).all(|&p| p == 0) {
+        return Ok(cur);
+    }
+    lax::pad(&cur, &low, &high, Some(Literal::from_f64(0.0, ct.dtype())))
+}
+
+/// The transpose of `pad`: the window of `ct` over the operand, plus (for edge padding) the
+/// padded regions summed into the edge elements they copied.
+fn pad_transpose(
+    ct: &Array,
+    shape: &[usize],
+    low: &[usize],
+    high: &[usize],
+    edge: bool,
+) -> Result<Array> {
+    let mut cur = ct.clone();
+    for d in 0..shape.len() {
+        if low[d] + high[d] == 0 {
+            continue;
+        }
+        let n = shape[d];
+        let window = |a: &Array, from: usize, to: usize| -> Result<Array> {
+            let mut lo = vec![0; a.ndim()];
+            let mut hi = a.shape().to_vec();
+            lo[d] = from;
+            hi[d] = to;
+            lax::slice(a, &lo, &hi, None)
+        };
+        let mut mid = window(&cur, low[d], low[d] + n)?;
+        if edge && n > 0 {
+            let zero = Some(Literal::from_f64(0.0, ct.dtype()));
+            let mut one = cur.shape().to_vec();
+            one[d] = 1;
+            let r = cur.ndim();
+            let onto = |region: Array, first: bool| -> Result<Array> {
+                let s = lax::reshape(&lax::reduce(ReduceOp::Sum, &region, &[d])?, &one)?;
+                let mut lo = vec![0; r];
+                let mut hi = vec![0; r];
+                if first {
+                    hi[d] = n - 1;
+                } else {
+                    lo[d] = n - 1;
+                }
+                lax::pad(&s, &lo, &hi, zero)
+            };
+            if low[d] > 0 {
+                mid = add(&mid, &onto(window(&cur, 0, low[d])?, true)?)?;
+            }
+            if high[d] > 0 {
+                let total = cur.shape()[d];
+                mid = add(&mid, &onto(window(&cur, total - high[d], total)?, false)?)?;
+            }
+        }
+        cur = mid;
+    }
+    Ok(cur)
+}
+
+// ----- batching rules (batched operands have their batch dimension first) -----
+
+impl BatchRule for BroadcastInDim<'_> {
+    fn batch(&self, args: &[(&Array, bool)], b: usize) -> Result<Vec<(Array, Option<usize>)>> {
+        batched_first(vec![lax::broadcast_in_dim(
+            args[0].0,
+            &prepend(b, self.shape),
+            &prepend(0, &shifted(self.broadcast_dimensions)),
+        )?])
+    }
+}
+
+impl BatchRule for Transpose<'_> {
+    fn batch(&self, args: &[(&Array, bool)], _: usize) -> Result<Vec<(Array, Option<usize>)>> {
+        batched_first(vec![lax::transpose(
+            args[0].0,
+            &prepend(0, &shifted(self.permutation)),
+        )?])
+    }
+}
+
+impl BatchRule for Reshape<'_> {
+    fn batch(&self, args: &[(&Array, bool)], b: usize) -> Result<Vec<(Array, Option<usize>)>> {
+        batched_first(vec![lax::reshape(args[0].0, &prepend(b, self.new_sizes))?])
+    }
+}
+
+impl BatchRule for Rev<'_> {
+    fn batch(&self, args: &[(&Array, bool)], _: usize) -> Result<Vec<(Array, Option<usize>)>> {
+        batched_first(vec![lax::rev(args[0].0, &shifted(self.dimensions))?])
+    }
+}
+
+impl BatchRule for Slice<'_> {
+    fn batch(&self, args: &[(&Array, bool)], b: usize) -> Result<Vec<(Array, Option<usize>)>> {
+        batched_first(vec![lax::slice(
+            args[0].0,
+            &prepend(0, self.start_indices),
+            &prepend(b, self.limit_indices),
+            Some(&prepend(1, self.strides)),
+        )?])
+    }
+}
+
+impl BatchRule for Concatenate<'_> {
+    fn batch(&self, args: &[(&Array, bool)], b: usize) -> Result<Vec<(Array, Option<usize>)>> {
+        let prim = Primitive::Concatenate {
+            dimension: self.dimension + 1,
+        };
+        bind_lifted(prim, args, b)
+    }
+}
+
+impl BatchRule for Pad<'_> {
+    fn batch(&self, args: &[(&Array, bool)], _: usize) -> Result<Vec<(Array, Option<usize>)>> {
+        batched_first(vec![lax::pad(
+            args[0].0,
+            &prepend(0, self.low),
+            &prepend(0, self.high),
+            *self.value,
+        )?])
     }
 }
