@@ -764,19 +764,10 @@ pub(crate) fn values(
         // Narrow values are rounded or wrapped once per operation; a store packs (so
         // rounds or wraps) the output. Operations that move values, and conversions
         // (which narrow themselves), need no narrowing.
-        let moves = matches!(
-            node.prim,
-            Primitive::ConvertElementType { .. }
-                | Primitive::BitcastConvertType { .. }
-                | Primitive::Copy
-                | Primitive::Select
-                | Primitive::Full { .. }
-                | Primitive::Iota { .. }
-                | Primitive::Concatenate { .. }
-                | Primitive::Pad { .. }
-                | Primitive::Gather { .. }
-        );
-        if (!last || round) && !moves && !rules::is_narrowed(node.dtype, &e) {
+        if (!last || round)
+            && !rules::moves_values(&node.prim)
+            && !rules::is_narrowed(node.dtype, &e)
+        {
             e = rules::narrow(node.dtype, &e);
         }
         let _ = writeln!(body, "    let x{} = {e};", n_in + j);

@@ -1,4 +1,7 @@
-//! The WGSL rule of each elementwise primitive: operand expressions in, one expression out.
+//! The elementwise lowering: the [`Lowering`] trait each primitive implements in its
+//! family's file under `prims/` (operand expressions in, one expression out), and the WGSL
+//! the rules share (compute types, narrowing, conversions, each unary, binary and
+//! comparison operation).
 //!
 //! Expressions are in the *compute type* of their dtype: `bool`, `i32` for the signed
 //! integers, `u32` for the unsigned ones and `f32` for every float; a value of a narrow
@@ -6,7 +9,7 @@
 
 use crate::dtype::DType;
 use crate::error::{Error, Result};
-use crate::primitive::{BinaryOp, CompareOp, Primitive, ThreefryOutput, UnaryOp};
+use crate::primitive::{with_params, BinaryOp, CompareOp, Primitive, UnaryOp};
 
 /// Collects scalar parameters for the metadata while rules are emitted.
 pub(crate) struct Ctx {
@@ -77,7 +80,7 @@ pub(crate) fn encode(d: DType, x: &str) -> String {
 /// The bits of `x`, a float16 or bfloat16 value in its float32 compute type, exactly as
 /// stored (NaN payloads and signalling NaNs kept, as a bitcast must; [`encode`] rounds a
 /// computed value and quiets its NaNs).
-fn float16_bits(d: DType, x: &str) -> String {
+pub(crate) fn float16_bits(d: DType, x: &str) -> String {
     match d {
         DType::BFloat16 => format!("(bitcast<u32>({x}) >> 16u)"),
         _ => format!("f16_bits({x})"),
@@ -134,8 +137,46 @@ pub(crate) fn convert(x: &str, from: DType, to: DType) -> String {
     }
 }
 
-/// The expression computing `prim` on `args` (compute-type expressions of `arg_dtypes`),
-/// giving a value of dtype `out`.
+/// How a primitive's values are computed in the generator's elementwise kernels.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Elementwise {
+    /// Each output element from the operands' elements at its own position (constants
+    /// included), so any part of the output comes from the same part of the operands:
+    /// fused into chains by `jit` and split into blocks freely.
+    Pointwise,
+    /// Each output element from its position alone (`iota`): fused, but blocks of the
+    /// output need their own offsets.
+    Positional,
+    /// Each output element from operand elements at other positions, which the kernel
+    /// reads through input maps (`concatenate`, `pad`, `gather`, `search_sorted`): one
+    /// such primitive per kernel, not fused.
+    Indexed,
+}
+
+/// The elementwise lowering of one primitive, implemented by its view
+/// (`primitive::params`) in its family's file under `prims/`.
+pub(crate) trait Lowering {
+    /// How the primitive runs in elementwise kernels; `None` for a primitive with kernels
+    /// of its own (views, reductions, sorts, matmul, scans, scatter) or none at all.
+    fn elementwise(&self) -> Option<Elementwise>;
+
+    /// Whether the expression only moves or converts values, so a narrow result needs no
+    /// rounding or wrapping after it.
+    fn moves_values(&self) -> bool;
+
+    /// The expression computing the primitive on `args` (compute-type expressions of
+    /// `arg_dtypes`), giving a value of dtype `out`; an error for a primitive that is not
+    /// elementwise.
+    fn emit(
+        &self,
+        args: &[String],
+        arg_dtypes: &[DType],
+        out: DType,
+        ctx: &mut Ctx,
+    ) -> Result<String>;
+}
+
+/// [`Lowering::emit`] of `prim`.
 pub(crate) fn emit(
     prim: &Primitive,
     args: &[String],
@@ -143,147 +184,29 @@ pub(crate) fn emit(
     out: DType,
     ctx: &mut Ctx,
 ) -> Result<String> {
-    let a = args.first().map(String::as_str).unwrap_or("");
-    let b = args.get(1).map(String::as_str).unwrap_or("");
-    let d = arg_dtypes.first().copied().unwrap_or(out);
-    Ok(match prim {
-        Primitive::Unary(op) => unary(*op, a, d),
-        Primitive::Binary(op) => binary(*op, a, b, d),
-        Primitive::Compare(op) => compare(*op, a, b, d),
-        Primitive::Select => format!("select({}, {}, {})", args[2], args[1], args[0]),
-        Primitive::ConvertElementType { dtype, .. } => convert(&args[0], arg_dtypes[0], *dtype),
-        Primitive::Copy => args[0].clone(),
-        Primitive::Full { value, .. } => {
-            let m = ctx.param(value.compute_bits());
-            match out.compute_dtype() {
-                DType::Bool => format!("({m} != 0u)"),
-                DType::Int32 => format!("bitcast<i32>({m})"),
-                DType::UInt32 => m,
-                _ => format!("bitcast<f32>({m})"),
-            }
-        }
-        Primitive::Iota {
-            shape, dimension, ..
-        } => {
-            // (i / stride) % len, without the division where the axis is innermost or
-            // the modulo where it is outermost: software adapters divide lane by lane, so
-            // a fused reduction over an iota (argmax's second pass) was bound by them.
-            let stride: usize = shape[dimension + 1..].iter().product();
-            let outer: usize = shape[..*dimension].iter().product();
-            let s = ctx.param(stride as u32);
-            let d = ctx.param(shape[*dimension] as u32);
-            let idx = match (stride == 1, outer == 1) {
-                (true, true) => "i".to_string(),
-                (true, false) => format!("(i % {d})"),
-                (false, true) => format!("(i / {s})"),
-                (false, false) => format!("((i / {s}) % {d})"),
-            };
-            convert(&idx, DType::UInt32, out)
-        }
-        Primitive::Fma => format!("fma_rn({}, {}, {})", args[0], args[1], args[2]),
-        Primitive::Threefry { output } => {
-            let t = format!(
-                "threefry2x32({}, {}, {}, {})",
-                args[0], args[1], args[2], args[3]
-            );
-            match output {
-                ThreefryOutput::First => format!("{t}.x"),
-                ThreefryOutput::Second => format!("{t}.y"),
-                ThreefryOutput::Xor => format!("threefry_xor({t})"),
-            }
-        }
-        Primitive::BitcastConvertType { dtype } => {
-            let from = arg_dtypes[0];
-            match (from, *dtype) {
-                (a, b) if a == b => a_or(args),
-                // 16-bit floats compute as f32: their bits are the pattern of the value,
-                // read from (or written to) the low bits of an integer.
-                (_, DType::Float16 | DType::BFloat16) => {
-                    let bits = match from.compute_dtype() {
-                        DType::Int32 => format!("bitcast<u32>({})", args[0]),
-                        DType::Float32 => float16_bits(from, &args[0]),
-                        _ => args[0].clone(),
-                    };
-                    decode(*dtype, &format!("({bits} & 0xffffu)"))
-                }
-                (DType::Float16 | DType::BFloat16, to) => {
-                    convert(&float16_bits(from, &args[0]), DType::UInt32, to)
-                }
-                (_, to) => match to.compute_dtype() {
-                    DType::Float32 => format!("bitcast<f32>({})", args[0]),
-                    DType::Int32 => narrow(to, &format!("bitcast<i32>({})", args[0])),
-                    _ => narrow(to, &format!("bitcast<u32>({})", args[0])),
-                },
-            }
-        }
-        Primitive::Concatenate { .. } => {
-            // Operand k covers the output where its coordinates are in range; the last
-            // covers the rest.
-            let mut e = args[args.len() - 1].clone();
-            for a in args[..args.len() - 1].iter().rev() {
-                e = format!("select({e}, {a}, inb_{a}(i))");
-            }
-            e
-        }
-        Primitive::Pad { value, .. } => match value {
-            None => args[0].clone(),
-            Some(v) => {
-                let fill = emit(
-                    &Primitive::Full {
-                        shape: vec![],
-                        value: *v,
-                    },
-                    &[],
-                    &[],
-                    out,
-                    ctx,
-                )?;
-                format!("select({fill}, {a}, inb_{a}(i))")
-            }
-        },
-        Primitive::Gather { .. } => {
-            let j = match arg_dtypes[1].compute_dtype() {
-                DType::UInt32 => format!("i32(min({b}, 0x7fffffffu))"),
-                _ => b.to_string(),
-            };
-            format!("ld_{a}(i, {j})")
-        }
-        // The binary search [`super::values`] declares for the sorted operand.
-        Primitive::SearchSorted { right, .. } => {
-            format!("search_{}_{a}(i, {b})", if *right { "r" } else { "l" })
-        }
-        Primitive::BroadcastInDim { .. }
-        | Primitive::Slice { .. }
-        | Primitive::BatchMatmul
-        | Primitive::Sort { .. }
-        | Primitive::TopK { .. }
-        | Primitive::CustomJvpCall { .. }
-        | Primitive::CustomVjpCall { .. }
-        | Primitive::CustomLin { .. }
-        | Primitive::Cumulative { .. }
-        | Primitive::Scatter { .. }
-        | Primitive::Transpose { .. }
-        | Primitive::Reshape { .. }
-        | Primitive::Rev { .. }
-        | Primitive::Reduce { .. }
-        | Primitive::ArgReduce { .. } => {
-            return Err(Error::arg(
-                prim.name(),
-                "is not elementwise (a view, a reduction or a matmul)",
-            ))
-        }
-    })
+    with_params!(prim, p => p.emit(args, arg_dtypes, out, ctx))
 }
 
-fn a_or(args: &[String]) -> String {
-    args[0].clone()
+/// [`Lowering::elementwise`] of `prim`.
+pub(crate) fn elementwise(prim: &Primitive) -> Option<Elementwise> {
+    with_params!(prim, p => p.elementwise())
 }
 
-fn float_bits(x: &str) -> String {
+/// [`Lowering::moves_values`] of `prim`.
+pub(crate) fn moves_values(prim: &Primitive) -> bool {
+    with_params!(prim, p => p.moves_values())
+}
+
+/// The error of [`Lowering::emit`] for a primitive that is not elementwise.
+pub(crate) fn not_elementwise(name: &str) -> Error {
+    Error::arg(name, "is not elementwise (a view, a reduction or a matmul)")
+}
+
+pub(crate) fn float_bits(x: &str) -> String {
     format!("bitcast<u32>({x})")
 }
 
-fn unary(op: UnaryOp, x: &str, d: DType) -> String {
+pub(crate) fn unary(op: UnaryOp, x: &str, d: DType) -> String {
     use UnaryOp::*;
     let int = d.is_signed_integer();
     let uint = d.is_unsigned_integer();
@@ -352,7 +275,7 @@ fn unary(op: UnaryOp, x: &str, d: DType) -> String {
     }
 }
 
-fn binary(op: BinaryOp, a: &str, b: &str, d: DType) -> String {
+pub(crate) fn binary(op: BinaryOp, a: &str, b: &str, d: DType) -> String {
     use BinaryOp::*;
     let (int, uint, boolean) = (
         d.is_signed_integer(),
@@ -420,7 +343,7 @@ fn binary(op: BinaryOp, a: &str, b: &str, d: DType) -> String {
     }
 }
 
-fn compare(op: CompareOp, a: &str, b: &str, d: DType) -> String {
+pub(crate) fn compare(op: CompareOp, a: &str, b: &str, d: DType) -> String {
     // bool has no ordering in WGSL: compare as 0/1.
     let (a, b) = if d == DType::Bool {
         (

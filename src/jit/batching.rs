@@ -576,8 +576,8 @@ mod tests {
 
     use super::*;
     use crate::dtype::DType;
-    use crate::primitive::Literal;
     use crate::jit::rule_tests::{operands_of, test_primitives};
+    use crate::primitive::Literal;
     use rand::SeedableRng;
 
     /// `xs` stacked along a new first dimension.

@@ -20,6 +20,7 @@
 use std::collections::HashMap;
 
 use crate::array::Array;
+use crate::codegen::rules::{elementwise, Elementwise};
 use crate::codegen::{Node, Program};
 use crate::error::Result;
 use crate::lax::KernelCache;
@@ -76,17 +77,8 @@ pub(crate) struct Executable {
 /// output index and has the output's shape).
 fn fusible(p: &Primitive) -> bool {
     matches!(
-        p,
-        Primitive::Unary(_)
-            | Primitive::Binary(_)
-            | Primitive::Compare(_)
-            | Primitive::Select
-            | Primitive::ConvertElementType { .. }
-            | Primitive::Full { .. }
-            | Primitive::Iota { .. }
-            | Primitive::Threefry { .. }
-            | Primitive::BitcastConvertType { .. }
-            | Primitive::Fma
+        elementwise(p),
+        Some(Elementwise::Pointwise | Elementwise::Positional)
     )
 }
 
@@ -687,7 +679,8 @@ mod tests {
             let perm: Vec<usize> = (0..rank).rev().collect();
             acc = lax::transpose(&lax::transpose(&acc, &perm)?, &perm)?;
         }
-        // Conversions to every dtype and back, bitcasts, threefry, constants, iota, fma.
+        // Conversions to every dtype and back, bitcasts, threefry, constants, iota, fma,
+        // copy.
         for t in DType::ALL {
             let c = convert(&acc, t);
             acc = fold(p, &acc, &c);
@@ -724,6 +717,9 @@ mod tests {
             }
         }
         if let Some(r) = apply(Primitive::Fma, &[&acc, x, y]) {
+            acc = r;
+        }
+        if let Some(r) = apply(Primitive::Copy, &[&acc]) {
             acc = r;
         }
         outs.push(acc.clone());

@@ -5,17 +5,21 @@
 //! [`olympus::numpy`](crate::numpy), as JEP 28661 decides; `lax` functions take `&Array`
 //! and check shapes and dtypes strictly (no broadcasting, no promotion), like `jax.lax`.
 //!
-//! Every operation is one variant of [`Primitive`], the one primitive table. Each variant
-//! has, in one findable place per concern, its shape/dtype rule ([`Primitive::abstract_eval`]
-//! here), its evaluation rule (view or kernel, in `eval.rs`), and its WGSL rule
-//! (`codegen/rules.rs`).
+//! Every operation is one variant of [`Primitive`], the one primitive table; its rules
+//! (shape, lowering, evaluation, JVP, transpose, batching) sit together in its family's
+//! file under `prims/` (see ARCHITECTURE.md). `bind` applies the shape rule and records an
+//! equation under a trace or evaluates it (`eval/`).
 
-mod eval;
+pub(crate) mod eval;
 mod read;
 
 pub use read::PrintOptions;
 pub(crate) use read::{print_options, replace_print_options};
 
+pub use crate::primitive::{
+    BinaryOp, CompareOp, CumulativeOp, Literal, Primitive, ReduceOp, ScatterMode, ThreefryOutput,
+    UnaryOp,
+};
 pub(crate) use eval::common_device;
 pub(crate) use eval::eval_all as eval_primitive;
 #[cfg(test)]
@@ -23,12 +27,6 @@ pub(crate) use eval::input_maps;
 #[cfg(test)]
 pub(crate) use eval::{elementwise_kernel, Operand};
 pub(crate) use eval::{fused_reduce, run_cached as run_program_cached, KernelCache};
-// The primitive table sits below the kernel generator, which lowers it.
-pub(crate) use crate::primitive::EvalKind;
-pub use crate::primitive::{
-    BinaryOp, CompareOp, CumulativeOp, Literal, Primitive, ReduceOp, ScatterMode, ThreefryOutput,
-    UnaryOp,
-};
 
 use crate::array::Array;
 use crate::dtype::DType;
@@ -488,7 +486,7 @@ impl<'a> Fusion<'a> {
     pub(crate) fn push(&mut self, prim: Primitive, args: &[usize]) -> Result<usize> {
         let avals: Vec<crate::shape::Aval> = args.iter().map(|&i| self.avals[i].clone()).collect();
         let out = prim.abstract_eval(&avals)?;
-        if prim.eval_kind() != EvalKind::Elementwise || out.shape != self.shape {
+        if crate::codegen::rules::elementwise(&prim).is_none() || out.shape != self.shape {
             return Err(crate::Error::arg(prim.name(), "cannot be fused here"));
         }
         self.nodes.push(crate::codegen::Node {

@@ -1,6 +1,8 @@
-//! Each primitive's shape/dtype rule, arity and evaluation kind, over the table of
-//! primitives (`table.rs`), their parameters (`ops.rs`) and the typed graph of primitives
-//! that traces record (`graph.rs`).
+//! The primitives: the table (`table.rs`: the `Primitive` enum, each variant's parameter
+//! view, `with_params!` and the `ShapeRule` trait), the operations' parameter types
+//! (`ops.rs`), the typed graph of primitives that traces record (`graph.rs`), and the
+//! conveniences over the shape rules here. Each primitive's rules are in its family's file
+//! under `prims/`.
 
 mod graph;
 mod ops;
@@ -19,64 +21,7 @@ use crate::dtype::DType;
 use crate::error::{Error, Result};
 use crate::shape::Aval;
 
-/// How a primitive is evaluated eagerly.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum EvalKind {
-    /// Metadata only: a new layout over the same buffer.
-    View,
-    /// One elementwise kernel from the generator.
-    Elementwise,
-    /// Reduction kernels (one pass per level of the tree).
-    Reduce,
-    /// The tiled matmul kernel.
-    Matmul,
-    /// Bitonic sort stages.
-    Sort,
-    /// The chunked cumulative kernels: chunk totals, their running totals, every chunk.
-    Cumulative,
-    /// A copy, then the atomic scatter kernel.
-    Scatter,
-    /// A descending argsort of the rows, then gathers of its first `k` columns.
-    TopK,
-    /// The carried sub-graph, evaluated equation by equation.
-    Call,
-}
-
 impl Primitive {
-    pub(crate) fn eval_kind(&self) -> EvalKind {
-        match self {
-            Primitive::BroadcastInDim { .. }
-            | Primitive::Transpose { .. }
-            | Primitive::Reshape { .. }
-            | Primitive::Rev { .. }
-            | Primitive::Slice { .. } => EvalKind::View,
-            Primitive::Reduce { .. } | Primitive::ArgReduce { .. } => EvalKind::Reduce,
-            Primitive::BatchMatmul => EvalKind::Matmul,
-            Primitive::Sort { .. } => EvalKind::Sort,
-            Primitive::Cumulative { .. } => EvalKind::Cumulative,
-            Primitive::Scatter { .. } => EvalKind::Scatter,
-            Primitive::TopK { .. } => EvalKind::TopK,
-            Primitive::CustomJvpCall { .. }
-            | Primitive::CustomVjpCall { .. }
-            | Primitive::CustomLin { .. } => EvalKind::Call,
-            Primitive::Unary(_)
-            | Primitive::Binary(_)
-            | Primitive::Compare(_)
-            | Primitive::Select
-            | Primitive::ConvertElementType { .. }
-            | Primitive::Copy
-            | Primitive::Full { .. }
-            | Primitive::Iota { .. }
-            | Primitive::Concatenate { .. }
-            | Primitive::Pad { .. }
-            | Primitive::Gather { .. }
-            | Primitive::SearchSorted { .. }
-            | Primitive::Threefry { .. }
-            | Primitive::BitcastConvertType { .. }
-            | Primitive::Fma => EvalKind::Elementwise,
-        }
-    }
-
     /// Number of operands (`usize::MAX` for variadic primitives).
     pub(crate) fn arity(&self) -> usize {
         with_params!(self, p => p.arity())
@@ -102,7 +47,7 @@ impl Primitive {
 
     /// The shape/dtype rule: the abstract values of the outputs, or an error naming the
     /// primitive, the shapes and the dtypes. Checks the operand count, then applies the
-    /// primitive's [`ShapeRule`] (in its family's file under `prims/`).
+    /// primitive's `ShapeRule` (in its family's file under `prims/`).
     pub fn abstract_eval_all(&self, inputs: &[Aval]) -> Result<Vec<Aval>> {
         let arity = self.arity();
         let variadic = arity == usize::MAX;

@@ -2,12 +2,13 @@
 //! function behind `random`. Both lower to one expression of the fused kernel.
 
 use super::same_shapes;
+use crate::codegen::rules::{convert, decode, float16_bits, narrow, Ctx, Elementwise, Lowering};
 use crate::dtype::DType;
 use crate::error::{Error, Result};
 use crate::primitive::params::{BitcastConvertType, Threefry};
-use crate::primitive::ShapeRule;
 #[cfg(test)]
-use crate::primitive::{Primitive, ThreefryOutput};
+use crate::primitive::Primitive;
+use crate::primitive::{ShapeRule, ThreefryOutput};
 use crate::shape::Aval;
 
 impl ShapeRule for BitcastConvertType<'_> {
@@ -90,3 +91,59 @@ no_tangent!(BitcastConvertType<'_>, Threefry<'_>);
 not_linear!(BitcastConvertType<'_>, Threefry<'_>);
 
 batch_as_leading!(BitcastConvertType<'_>, Threefry<'_>);
+
+impl Lowering for BitcastConvertType<'_> {
+    fn elementwise(&self) -> Option<Elementwise> {
+        Some(Elementwise::Pointwise)
+    }
+    fn moves_values(&self) -> bool {
+        true
+    }
+    fn emit(&self, args: &[String], arg_dtypes: &[DType], _: DType, _: &mut Ctx) -> Result<String> {
+        let (x, from) = (&args[0], arg_dtypes[0]);
+        Ok(match (from, *self.dtype) {
+            (a, b) if a == b => x.clone(),
+            // 16-bit floats compute as f32: their bits are the pattern of the value, read
+            // from (or written to) the low bits of an integer.
+            (_, to @ (DType::Float16 | DType::BFloat16)) => {
+                let bits = match from.compute_dtype() {
+                    DType::Int32 => format!("bitcast<u32>({x})"),
+                    DType::Float32 => float16_bits(from, x),
+                    _ => x.clone(),
+                };
+                decode(to, &format!("({bits} & 0xffffu)"))
+            }
+            (DType::Float16 | DType::BFloat16, to) => {
+                convert(&float16_bits(from, x), DType::UInt32, to)
+            }
+            (_, to) => match to.compute_dtype() {
+                DType::Float32 => format!("bitcast<f32>({x})"),
+                DType::Int32 => narrow(to, &format!("bitcast<i32>({x})")),
+                _ => narrow(to, &format!("bitcast<u32>({x})")),
+            },
+        })
+    }
+}
+
+impl Lowering for Threefry<'_> {
+    fn elementwise(&self) -> Option<Elementwise> {
+        Some(Elementwise::Pointwise)
+    }
+    fn moves_values(&self) -> bool {
+        false
+    }
+    /// The prelude's `threefry2x32` block function.
+    fn emit(&self, args: &[String], _: &[DType], _: DType, _: &mut Ctx) -> Result<String> {
+        let t = format!(
+            "threefry2x32({}, {}, {}, {})",
+            args[0], args[1], args[2], args[3]
+        );
+        Ok(match self.output {
+            ThreefryOutput::First => format!("{t}.x"),
+            ThreefryOutput::Second => format!("{t}.y"),
+            ThreefryOutput::Xor => format!("threefry_xor({t})"),
+        })
+    }
+}
+
+evaluate_elementwise!(BitcastConvertType<'_>, Threefry<'_>);

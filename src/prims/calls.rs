@@ -8,10 +8,12 @@ use crate::error::{Error, Result};
 use crate::jit::ad::JvpRule;
 use crate::jit::batching::{batch_call, batched_first, BatchRule};
 use crate::jit::transpose::{TransposeRule, Transposing};
+use crate::lax::eval::Evaluate;
 use crate::primitive::params::{CustomJvpCall, CustomLin, CustomVjpCall};
 use crate::primitive::ShapeRule;
 #[cfg(test)]
 use crate::primitive::{CustomCall, Primitive};
+use crate::runtime::Device;
 use crate::shape::Aval;
 
 /// Implements the shape rule of a call primitive: the graph's inputs and outputs.
@@ -93,6 +95,39 @@ impl BatchRule for CustomLin<'_> {
         Err(Error::arg(
             "custom_lin",
             "is only transposed by reverse mode, never batched",
+        ))
+    }
+}
+
+// A call runs its graph.
+own_kernels!(CustomJvpCall<'_>, CustomVjpCall<'_>, CustomLin<'_>);
+
+/// Outside every transformation a function with custom rules is its graph.
+macro_rules! evaluate_graph {
+    ($($view:ident),*) => {$(
+        impl Evaluate for $view<'_> {
+            fn evaluate(&self, dev: &Device, inputs: &[&Array], _: Vec<Aval>) -> Result<Vec<Array>> {
+                let args: Vec<Array> = inputs.iter().map(|&a| a.clone()).collect();
+                let env = crate::lax::eval_graph(&self.call.fun, &[], &args, dev)?;
+                self.call
+                    .fun
+                    .outvars
+                    .iter()
+                    .map(|&o| env[o].clone().ok_or_else(|| crate::lax::missing(o)))
+                    .collect()
+            }
+        }
+    )*};
+}
+
+evaluate_graph!(CustomJvpCall, CustomVjpCall);
+
+impl Evaluate for CustomLin<'_> {
+    fn evaluate(&self, _: &Device, _: &[&Array], _: Vec<Aval>) -> Result<Vec<Array>> {
+        Err(Error::arg(
+            &self.call.name,
+            "the linearized custom_vjp function (custom_lin) can only be transposed by \
+             reverse mode, not evaluated",
         ))
     }
 }

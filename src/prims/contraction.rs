@@ -8,10 +8,13 @@ use crate::jit::ad::{sum_terms, JvpRule};
 use crate::jit::batching::{batched_first, lift, BatchRule};
 use crate::jit::transpose::{TransposeRule, Transposing};
 use crate::lax;
+use crate::lax::eval::dot::dot;
+use crate::lax::eval::{single, widened_if_narrow, Evaluate};
 use crate::primitive::params::BatchMatmul;
 #[cfg(test)]
 use crate::primitive::Primitive;
 use crate::primitive::ShapeRule;
+use crate::runtime::Device;
 use crate::shape::{checked_size, Aval};
 
 impl ShapeRule for BatchMatmul {
@@ -92,5 +95,17 @@ impl BatchRule for BatchMatmul {
             &lax::batch_matmul(&l3, &r3)?,
             &[b, ls[1], ls[2], rs[3]],
         )?])
+    }
+}
+
+// The tiled matmul kernel.
+own_kernels!(BatchMatmul);
+
+impl Evaluate for BatchMatmul {
+    /// The tiled matmul kernel; narrow dtypes accumulate in 32 bits.
+    fn evaluate(&self, dev: &Device, inputs: &[&Array], outs: Vec<Aval>) -> Result<Vec<Array>> {
+        let out = single("batch_matmul", outs)?;
+        let r = widened_if_narrow(inputs, out, |x, out| dot(dev, x[0], x[1], out))?;
+        Ok(vec![r])
     }
 }

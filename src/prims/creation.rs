@@ -2,7 +2,7 @@
 //! expression of the fused kernel (so a constant costs no buffer inside `jit`).
 
 use crate::array::Array;
-#[cfg(test)]
+use crate::codegen::rules::{convert, Ctx, Elementwise, Lowering};
 use crate::dtype::DType;
 use crate::error::{Error, Result};
 use crate::jit::batching::BatchRule;
@@ -93,3 +93,50 @@ macro_rules! no_operands_batch {
 }
 
 no_operands_batch!(Full, Iota);
+
+impl Lowering for Full<'_> {
+    fn elementwise(&self) -> Option<Elementwise> {
+        Some(Elementwise::Pointwise)
+    }
+    fn moves_values(&self) -> bool {
+        true
+    }
+    /// The value's bits, a parameter of the kernel (so one kernel serves every value).
+    fn emit(&self, _: &[String], _: &[DType], out: DType, ctx: &mut Ctx) -> Result<String> {
+        let m = ctx.param(self.value.compute_bits());
+        Ok(match out.compute_dtype() {
+            DType::Bool => format!("({m} != 0u)"),
+            DType::Int32 => format!("bitcast<i32>({m})"),
+            DType::UInt32 => m,
+            _ => format!("bitcast<f32>({m})"),
+        })
+    }
+}
+
+impl Lowering for Iota<'_> {
+    fn elementwise(&self) -> Option<Elementwise> {
+        Some(Elementwise::Positional)
+    }
+    fn moves_values(&self) -> bool {
+        true
+    }
+    /// `(i / stride) % len`, without the division where the axis is innermost or the
+    /// modulo where it is outermost: software adapters divide lane by lane, so a fused
+    /// reduction over an iota (argmax's second pass) was bound by them.
+    fn emit(&self, _: &[String], _: &[DType], out: DType, ctx: &mut Ctx) -> Result<String> {
+        let (shape, dimension) = (self.shape, *self.dimension);
+        let stride: usize = shape[dimension + 1..].iter().product();
+        let outer: usize = shape[..dimension].iter().product();
+        let s = ctx.param(stride as u32);
+        let d = ctx.param(shape[dimension] as u32);
+        let idx = match (stride == 1, outer == 1) {
+            (true, true) => "i".to_string(),
+            (true, false) => format!("(i % {d})"),
+            (false, true) => format!("(i / {s})"),
+            (false, false) => format!("((i / {s}) % {d})"),
+        };
+        Ok(convert(&idx, DType::UInt32, out))
+    }
+}
+
+evaluate_elementwise!(Full<'_>, Iota<'_>);

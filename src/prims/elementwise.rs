@@ -3,6 +3,7 @@
 
 use super::{all_weak, same_dtypes, same_shapes};
 use crate::array::Array;
+use crate::codegen::rules::{binary, compare, convert, unary, Ctx, Elementwise, Lowering};
 use crate::dtype::DType;
 use crate::error::{Error, Result};
 use crate::jit::ad::{
@@ -188,6 +189,93 @@ impl ShapeRule for CopyP {
     #[cfg(test)]
     fn examples() -> Vec<Primitive> {
         vec![Primitive::Copy]
+    }
+}
+
+// ----- lowering -----
+
+impl Lowering for Unary<'_> {
+    fn elementwise(&self) -> Option<Elementwise> {
+        Some(Elementwise::Pointwise)
+    }
+    fn moves_values(&self) -> bool {
+        false
+    }
+    fn emit(&self, args: &[String], arg_dtypes: &[DType], _: DType, _: &mut Ctx) -> Result<String> {
+        Ok(unary(*self.op, &args[0], arg_dtypes[0]))
+    }
+}
+
+impl Lowering for Binary<'_> {
+    fn elementwise(&self) -> Option<Elementwise> {
+        Some(Elementwise::Pointwise)
+    }
+    fn moves_values(&self) -> bool {
+        false
+    }
+    fn emit(&self, args: &[String], arg_dtypes: &[DType], _: DType, _: &mut Ctx) -> Result<String> {
+        Ok(binary(*self.op, &args[0], &args[1], arg_dtypes[0]))
+    }
+}
+
+impl Lowering for Compare<'_> {
+    fn elementwise(&self) -> Option<Elementwise> {
+        Some(Elementwise::Pointwise)
+    }
+    fn moves_values(&self) -> bool {
+        false
+    }
+    fn emit(&self, args: &[String], arg_dtypes: &[DType], _: DType, _: &mut Ctx) -> Result<String> {
+        Ok(compare(*self.op, &args[0], &args[1], arg_dtypes[0]))
+    }
+}
+
+impl Lowering for Select {
+    fn elementwise(&self) -> Option<Elementwise> {
+        Some(Elementwise::Pointwise)
+    }
+    fn moves_values(&self) -> bool {
+        true
+    }
+    fn emit(&self, args: &[String], _: &[DType], _: DType, _: &mut Ctx) -> Result<String> {
+        Ok(format!("select({}, {}, {})", args[2], args[1], args[0]))
+    }
+}
+
+impl Lowering for Fma {
+    fn elementwise(&self) -> Option<Elementwise> {
+        Some(Elementwise::Pointwise)
+    }
+    fn moves_values(&self) -> bool {
+        false
+    }
+    /// One rounding: the prelude's `fma_rn`, exact where WGSL's `fma` may not be.
+    fn emit(&self, args: &[String], _: &[DType], _: DType, _: &mut Ctx) -> Result<String> {
+        Ok(format!("fma_rn({}, {}, {})", args[0], args[1], args[2]))
+    }
+}
+
+impl Lowering for ConvertElementType<'_> {
+    fn elementwise(&self) -> Option<Elementwise> {
+        Some(Elementwise::Pointwise)
+    }
+    fn moves_values(&self) -> bool {
+        true
+    }
+    fn emit(&self, args: &[String], arg_dtypes: &[DType], _: DType, _: &mut Ctx) -> Result<String> {
+        Ok(convert(&args[0], arg_dtypes[0], *self.dtype))
+    }
+}
+
+impl Lowering for CopyP {
+    fn elementwise(&self) -> Option<Elementwise> {
+        Some(Elementwise::Pointwise)
+    }
+    fn moves_values(&self) -> bool {
+        true
+    }
+    fn emit(&self, args: &[String], _: &[DType], _: DType, _: &mut Ctx) -> Result<String> {
+        Ok(args[0].clone())
     }
 }
 
@@ -481,6 +569,18 @@ fn binary_partial(op: BinaryOp, k: usize, x: &Array, y: &Array, z: &Array) -> Re
 
 // A leading batch dimension is one more elementwise dimension.
 batch_as_leading!(
+    Unary<'_>,
+    Binary<'_>,
+    Compare<'_>,
+    Select,
+    Fma,
+    ConvertElementType<'_>,
+    CopyP
+);
+
+// ----- evaluation -----
+
+evaluate_elementwise!(
     Unary<'_>,
     Binary<'_>,
     Compare<'_>,

@@ -3,6 +3,7 @@
 
 use super::{int32_positions, same_dtypes};
 use crate::array::Array;
+use crate::codegen::rules::{Ctx, Elementwise, Lowering};
 use crate::dtype::DType;
 use crate::error::{Error, Result};
 use crate::jit::ad::{
@@ -12,9 +13,13 @@ use crate::jit::ad::{
 use crate::jit::batching::{batched_first, bind_lifted, lift, BatchRule};
 use crate::jit::transpose::{TransposeRule, Transposing};
 use crate::lax;
+use crate::lax::eval::gather::{gather_in_ranges, search_in_ranges};
+use crate::lax::eval::scatter::scatter;
+use crate::lax::eval::{elementwise_node, single, Evaluate};
 use crate::primitive::params::{Gather, Scatter, SearchSorted};
 use crate::primitive::Primitive;
 use crate::primitive::{BinaryOp, CompareOp, Literal, ScatterMode, ShapeRule};
+use crate::runtime::Device;
 use crate::shape::Aval;
 
 impl ShapeRule for Gather<'_> {
@@ -201,6 +206,77 @@ impl JvpRule for Scatter<'_> {
 
 // Positions are integers: no tangent.
 no_tangent!(SearchSorted<'_>);
+
+// ----- lowering -----
+
+impl Lowering for Gather<'_> {
+    fn elementwise(&self) -> Option<Elementwise> {
+        Some(Elementwise::Indexed)
+    }
+    fn moves_values(&self) -> bool {
+        true
+    }
+    /// The operand's input map read at the index (`ld_`, which clamps it); uint32 indices
+    /// past int32's range clamp to its largest.
+    fn emit(&self, args: &[String], arg_dtypes: &[DType], _: DType, _: &mut Ctx) -> Result<String> {
+        let (a, b) = (&args[0], &args[1]);
+        let j = match arg_dtypes[1].compute_dtype() {
+            DType::UInt32 => format!("i32(min({b}, 0x7fffffffu))"),
+            _ => b.to_string(),
+        };
+        Ok(format!("ld_{a}(i, {j})"))
+    }
+}
+
+impl Lowering for SearchSorted<'_> {
+    fn elementwise(&self) -> Option<Elementwise> {
+        Some(Elementwise::Indexed)
+    }
+    fn moves_values(&self) -> bool {
+        false
+    }
+    /// The binary search the generator declares for the sorted operand.
+    fn emit(&self, args: &[String], _: &[DType], _: DType, _: &mut Ctx) -> Result<String> {
+        let side = if *self.right { "r" } else { "l" };
+        Ok(format!("search_{side}_{}(i, {})", args[0], args[1]))
+    }
+}
+
+// Scatter has its own atomic kernel.
+own_kernels!(Scatter<'_>);
+
+// ----- evaluation -----
+
+impl Evaluate for Gather<'_> {
+    /// An elementwise kernel, run by ranges of rows where the operand is past one binding.
+    fn evaluate(&self, dev: &Device, inputs: &[&Array], outs: Vec<Aval>) -> Result<Vec<Array>> {
+        let out = single("gather", outs)?;
+        if let Some(r) = gather_in_ranges(dev, *self.axis, inputs[0], inputs[1], &out)? {
+            return Ok(vec![r]);
+        }
+        Ok(vec![elementwise_node(dev, self.primitive(), inputs, out)?])
+    }
+}
+
+impl Evaluate for SearchSorted<'_> {
+    /// An elementwise kernel, run by ranges of rows where the operand is past one binding.
+    fn evaluate(&self, dev: &Device, inputs: &[&Array], outs: Vec<Aval>) -> Result<Vec<Array>> {
+        let out = single("search_sorted", outs)?;
+        let params = (*self.axis, *self.right);
+        if let Some(r) = search_in_ranges(dev, params, inputs[0], inputs[1], &out)? {
+            return Ok(vec![r]);
+        }
+        Ok(vec![elementwise_node(dev, self.primitive(), inputs, out)?])
+    }
+}
+
+impl Evaluate for Scatter<'_> {
+    /// A copy of the operand, then the atomic scatter kernel.
+    fn evaluate(&self, dev: &Device, inputs: &[&Array], outs: Vec<Aval>) -> Result<Vec<Array>> {
+        let out = single("scatter", outs)?;
+        Ok(vec![scatter(dev, inputs, *self.mode, out)?])
+    }
+}
 
 // ----- batching rules (batched operands have their batch dimension first) -----
 

@@ -55,6 +55,49 @@ macro_rules! batch_as_leading {
     )*};
 }
 
+/// Implements [`Lowering`](crate::codegen::rules::Lowering) for views of primitives with
+/// kernels of their own (or none): not elementwise.
+macro_rules! own_kernels {
+    ($($view:ty),*) => {$(
+        impl crate::codegen::rules::Lowering for $view {
+            fn elementwise(&self) -> Option<crate::codegen::rules::Elementwise> {
+                None
+            }
+            fn moves_values(&self) -> bool {
+                false
+            }
+            fn emit(
+                &self,
+                _: &[String],
+                _: &[crate::dtype::DType],
+                _: crate::dtype::DType,
+                _: &mut crate::codegen::rules::Ctx,
+            ) -> crate::error::Result<String> {
+                Err(crate::codegen::rules::not_elementwise(self.primitive().name()))
+            }
+        }
+    )*};
+}
+
+/// Implements [`Evaluate`](crate::lax::eval::Evaluate) for views of elementwise
+/// primitives: a one-node program of the elementwise generator.
+macro_rules! evaluate_elementwise {
+    ($($view:ty),*) => {$(
+        impl crate::lax::eval::Evaluate for $view {
+            fn evaluate(
+                &self,
+                dev: &crate::runtime::Device,
+                inputs: &[&crate::array::Array],
+                outs: Vec<crate::shape::Aval>,
+            ) -> crate::error::Result<Vec<crate::array::Array>> {
+                let prim = self.primitive();
+                let out = crate::lax::eval::single(prim.name(), outs)?;
+                Ok(vec![crate::lax::eval::elementwise_node(dev, prim, inputs, out)?])
+            }
+        }
+    )*};
+}
+
 mod bits;
 mod calls;
 mod contraction;

@@ -10,9 +10,13 @@ use crate::jit::ad::{add, cmp, div, linear, lit, mul, sel, unreduce, where_or_ze
 use crate::jit::batching::{batched_first, bind_lifted, shifted, BatchRule};
 use crate::jit::transpose::{TransposeRule, Transposing};
 use crate::lax;
+use crate::lax::eval::cumulative::cumulative;
+use crate::lax::eval::reduce::{arg_reduce, reduce};
+use crate::lax::eval::{single, widened_if_narrow, Evaluate};
 use crate::primitive::params::{ArgReduce, Cumulative, Reduce};
 use crate::primitive::Primitive;
 use crate::primitive::{CompareOp, CumulativeOp, Literal, ReduceOp, ShapeRule};
+use crate::runtime::Device;
 use crate::shape::Aval;
 
 impl ShapeRule for Reduce<'_> {
@@ -168,6 +172,46 @@ impl TransposeRule for Cumulative<'_> {
     }
 }
 
+// ----- evaluation -----
+
+impl Evaluate for Reduce<'_> {
+    /// Reduction kernels (one pass per level of the tree), on 32-bit values.
+    fn evaluate(&self, dev: &Device, inputs: &[&Array], outs: Vec<Aval>) -> Result<Vec<Array>> {
+        let out = single(self.op.name(), outs)?;
+        let r = widened_if_narrow(inputs, out, |x, out| {
+            reduce(dev, *self.op, x[0], self.axes, out)
+        })?;
+        Ok(vec![r])
+    }
+}
+
+impl Evaluate for ArgReduce<'_> {
+    /// Two reduction trees: the extreme, then the first position holding it.
+    fn evaluate(&self, dev: &Device, inputs: &[&Array], outs: Vec<Aval>) -> Result<Vec<Array>> {
+        let out = single("argmax", outs)?;
+        let r = widened_if_narrow(inputs, out, |x, out| {
+            arg_reduce(dev, *self.max, *self.axis, x[0], out)
+        })?;
+        Ok(vec![r])
+    }
+}
+
+impl Evaluate for Cumulative<'_> {
+    /// The chunked cumulative kernels. bfloat16 scans round after every operation, as
+    /// float16's do (`lax/eval/cumulative.rs`), so they are not widened first.
+    fn evaluate(&self, dev: &Device, inputs: &[&Array], outs: Vec<Aval>) -> Result<Vec<Array>> {
+        let out = single(self.op.name(), outs)?;
+        let (op, axis, reverse) = (*self.op, *self.axis, *self.reverse);
+        let run = |x: &[&Array], out: Aval| cumulative(dev, op, axis, reverse, x[0], out);
+        let r = if inputs[0].dtype() == DType::BFloat16 {
+            run(inputs, out)?
+        } else {
+            widened_if_narrow(inputs, out, run)?
+        };
+        Ok(vec![r])
+    }
+}
+
 // ----- batching rules (batched operands have their batch dimension first) -----
 
 impl BatchRule for Reduce<'_> {
@@ -314,3 +358,6 @@ fn cumprod_jvp(x: &Array, t: &Array, axis: usize, reverse: bool) -> Result<Array
     }
     Ok(s)
 }
+
+// Reductions and scans have kernels of their own.
+own_kernels!(Reduce<'_>, ArgReduce<'_>, Cumulative<'_>);

@@ -8,9 +8,12 @@ use crate::error::{Error, Result};
 use crate::jit::ad::JvpRule;
 use crate::jit::batching::{batched_first, lift, BatchRule};
 use crate::lax;
+use crate::lax::eval::sort::{sort, top_k};
+use crate::lax::eval::{single, widened_if_narrow, Evaluate};
 use crate::primitive::params::{Sort, TopK};
 use crate::primitive::Primitive;
 use crate::primitive::ShapeRule;
+use crate::runtime::Device;
 use crate::shape::Aval;
 
 impl ShapeRule for Sort<'_> {
@@ -124,5 +127,24 @@ impl BatchRule for TopK<'_> {
             &[&lift(args[0].0, args[0].1, b)?],
             None,
         )?)
+    }
+}
+
+// Sorting networks are kernels of their own.
+own_kernels!(Sort<'_>, TopK<'_>);
+
+impl Evaluate for Sort<'_> {
+    /// The bitonic network's compare-exchange stages, on 32-bit values.
+    fn evaluate(&self, dev: &Device, inputs: &[&Array], outs: Vec<Aval>) -> Result<Vec<Array>> {
+        let out = single("sort", outs)?;
+        let r = widened_if_narrow(inputs, out, |x, out| sort(dev, x[0], *self.indices, out))?;
+        Ok(vec![r])
+    }
+}
+
+impl Evaluate for TopK<'_> {
+    /// A descending argsort of the rows, then gathers of its first `k` columns.
+    fn evaluate(&self, dev: &Device, inputs: &[&Array], outs: Vec<Aval>) -> Result<Vec<Array>> {
+        top_k(dev, inputs[0], *self.k, *self.axis, &outs)
     }
 }

@@ -4,15 +4,20 @@
 
 use super::{all_weak, same_dtypes};
 use crate::array::Array;
+use crate::codegen::rules::{emit, Ctx, Elementwise, Lowering};
+use crate::dtype::DType;
 use crate::error::{Error, Result};
 use crate::jit::ad::{add, linear, or_zeros, sum_axes, JvpRule};
 use crate::jit::batching::{batched_first, bind_lifted, prepend, shifted, BatchRule};
 use crate::jit::transpose::{TransposeRule, Transposing};
 use crate::lax;
+use crate::lax::eval::gather::concatenate;
+use crate::lax::eval::{elementwise_node, single, Evaluate};
 use crate::primitive::params::{BroadcastInDim, Concatenate, Pad, Reshape, Rev, Slice, Transpose};
 use crate::primitive::Primitive;
 use crate::primitive::{Literal, ReduceOp, ShapeRule};
-use crate::shape::{checked_size, dim_sum, Aval};
+use crate::runtime::Device;
+use crate::shape::{checked_size, contiguous_strides, dim_sum, Aval, Layout};
 
 impl ShapeRule for BroadcastInDim<'_> {
     fn arity(&self) -> usize {
@@ -558,5 +563,180 @@ impl BatchRule for Pad<'_> {
             &prepend(0, self.high),
             *self.value,
         )?])
+    }
+}
+
+// ----- lowering -----
+
+// Views: metadata over the operand's buffer, no kernel.
+own_kernels!(
+    BroadcastInDim<'_>,
+    Transpose<'_>,
+    Reshape<'_>,
+    Rev<'_>,
+    Slice<'_>
+);
+
+impl Lowering for Concatenate<'_> {
+    fn elementwise(&self) -> Option<Elementwise> {
+        Some(Elementwise::Indexed)
+    }
+    fn moves_values(&self) -> bool {
+        true
+    }
+    /// Operand k covers the output where its coordinates are in range (its input map's
+    /// `inb_`); the last covers the rest.
+    fn emit(&self, args: &[String], _: &[DType], _: DType, _: &mut Ctx) -> Result<String> {
+        let mut e = args[args.len() - 1].clone();
+        for a in args[..args.len() - 1].iter().rev() {
+            e = format!("select({e}, {a}, inb_{a}(i))");
+        }
+        Ok(e)
+    }
+}
+
+impl Lowering for Pad<'_> {
+    fn elementwise(&self) -> Option<Elementwise> {
+        Some(Elementwise::Indexed)
+    }
+    fn moves_values(&self) -> bool {
+        true
+    }
+    /// The operand where its input map is in range, else the value (edge padding clamps
+    /// the map instead).
+    fn emit(&self, args: &[String], _: &[DType], out: DType, ctx: &mut Ctx) -> Result<String> {
+        let a = &args[0];
+        Ok(match self.value {
+            None => a.clone(),
+            Some(v) => {
+                let full = Primitive::Full {
+                    shape: vec![],
+                    value: *v,
+                };
+                let fill = emit(&full, &[], &[], out, ctx)?;
+                format!("select({fill}, {a}, inb_{a}(i))")
+            }
+        })
+    }
+}
+
+// ----- evaluation: views over the operand's buffer -----
+
+impl Evaluate for BroadcastInDim<'_> {
+    /// Stride 0 along the new and the stretched dimensions.
+    fn evaluate(&self, _: &Device, inputs: &[&Array], outs: Vec<Aval>) -> Result<Vec<Array>> {
+        let (x, out) = (inputs[0], single("broadcast_in_dim", outs)?);
+        let l = x.layout();
+        let mut strides = vec![0isize; self.shape.len()];
+        for (i, &d) in self.broadcast_dimensions.iter().enumerate() {
+            strides[d] = if l.shape[i] == 1 { 0 } else { l.strides[i] };
+        }
+        let layout = Layout {
+            shape: self.shape.clone(),
+            strides,
+            offset: l.offset,
+        };
+        Ok(vec![x.with_layout(layout, out)])
+    }
+}
+
+impl Evaluate for Transpose<'_> {
+    fn evaluate(&self, _: &Device, inputs: &[&Array], outs: Vec<Aval>) -> Result<Vec<Array>> {
+        let (x, out) = (inputs[0], single("transpose", outs)?);
+        let l = x.layout();
+        let layout = Layout {
+            shape: self.permutation.iter().map(|&p| l.shape[p]).collect(),
+            strides: self.permutation.iter().map(|&p| l.strides[p]).collect(),
+            offset: l.offset,
+        };
+        Ok(vec![x.with_layout(layout, out)])
+    }
+}
+
+impl Evaluate for Reshape<'_> {
+    /// A view where the layout allows one, else a contiguous copy first.
+    fn evaluate(&self, _: &Device, inputs: &[&Array], outs: Vec<Aval>) -> Result<Vec<Array>> {
+        let (x, out) = (inputs[0], single("reshape", outs)?);
+        if let Some(layout) = x.layout().reshaped(self.new_sizes) {
+            return Ok(vec![x.with_layout(layout, out)]);
+        }
+        let base = x.contiguous()?;
+        let layout = Layout {
+            shape: self.new_sizes.clone(),
+            strides: contiguous_strides(self.new_sizes),
+            offset: base.layout().offset,
+        };
+        Ok(vec![base.with_layout(layout, out)])
+    }
+}
+
+impl Evaluate for Slice<'_> {
+    fn evaluate(&self, _: &Device, inputs: &[&Array], outs: Vec<Aval>) -> Result<Vec<Array>> {
+        let (x, out) = (inputs[0], single("slice", outs)?);
+        let l = x.layout();
+        let offset = l.offset as isize
+            + self
+                .start_indices
+                .iter()
+                .zip(&l.strides)
+                .map(|(&s, &st)| s as isize * st)
+                .sum::<isize>();
+        let layout = Layout {
+            shape: out.shape.clone(),
+            // A step only matters where the window holds two elements or more (then the
+            // product stays inside the buffer); a huge step past the end of a shorter
+            // window leaves the stride as it was.
+            strides: (0..l.shape.len())
+                .map(|d| {
+                    if out.shape[d] > 1 {
+                        l.strides[d] * self.strides[d] as isize
+                    } else {
+                        l.strides[d]
+                    }
+                })
+                .collect(),
+            offset: if out.size() == 0 {
+                l.offset
+            } else {
+                offset as usize
+            },
+        };
+        Ok(vec![x.with_layout(layout, out)])
+    }
+}
+
+impl Evaluate for Rev<'_> {
+    /// Negative strides from the last element of each reversed dimension.
+    fn evaluate(&self, _: &Device, inputs: &[&Array], outs: Vec<Aval>) -> Result<Vec<Array>> {
+        let (x, out) = (inputs[0], single("rev", outs)?);
+        let l = x.layout();
+        let mut layout = l.clone();
+        for &d in self.dimensions {
+            if l.shape[d] > 1 {
+                let shift = (l.shape[d] as isize - 1) * l.strides[d];
+                layout.offset = (layout.offset as isize + shift) as usize;
+                layout.strides[d] = -l.strides[d];
+            }
+        }
+        Ok(vec![x.with_layout(layout, out)])
+    }
+}
+
+impl Evaluate for Concatenate<'_> {
+    fn evaluate(&self, dev: &Device, inputs: &[&Array], outs: Vec<Aval>) -> Result<Vec<Array>> {
+        let out = single("concatenate", outs)?;
+        Ok(vec![concatenate(dev, *self.dimension, inputs, out)?])
+    }
+}
+
+impl Evaluate for Pad<'_> {
+    fn evaluate(&self, dev: &Device, inputs: &[&Array], outs: Vec<Aval>) -> Result<Vec<Array>> {
+        let out = single("pad", outs)?;
+        if let (Some(v), 0) = (self.value, inputs[0].size()) {
+            // Nothing to copy: the result is all padding.
+            let full = lax::full(&out.shape, *v, Some(dev))?;
+            return Ok(vec![full.with_weak(out.weak)]);
+        }
+        Ok(vec![elementwise_node(dev, self.primitive(), inputs, out)?])
     }
 }

@@ -5,6 +5,7 @@ use std::sync::Arc;
 
 use super::windows::{input_windows, Operand};
 use crate::array::Array;
+use crate::codegen::rules::{elementwise, Elementwise};
 use crate::codegen::{self, InputDesc, InputMap, Program, Target};
 use crate::error::Result;
 use crate::primitive::Primitive;
@@ -15,19 +16,7 @@ use crate::shape::{Aval, Layout};
 /// (constants included), so that any part of its output is computed from the same part of
 /// its operands.
 pub(super) fn pointwise(prim: &Primitive) -> bool {
-    matches!(
-        prim,
-        Primitive::Unary(_)
-            | Primitive::Binary(_)
-            | Primitive::Compare(_)
-            | Primitive::Select
-            | Primitive::ConvertElementType { .. }
-            | Primitive::Copy
-            | Primitive::Full { .. }
-            | Primitive::Fma
-            | Primitive::BitcastConvertType { .. }
-            | Primitive::Threefry { .. }
-    )
+    elementwise(prim) == Some(Elementwise::Pointwise)
 }
 
 pub(super) fn gcd(a: u64, b: u64) -> u64 {

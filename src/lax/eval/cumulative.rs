@@ -14,7 +14,7 @@ use crate::shape::{Aval, Layout};
 
 /// A cumulative sum or product along `axis`: the axis moved last in a contiguous copy (if
 /// it is not already), float16 widened to float32, then the scan kernels.
-pub(super) fn cumulative(
+pub(crate) fn cumulative(
     dev: &Device,
     op: crate::primitive::CumulativeOp,
     axis: usize,

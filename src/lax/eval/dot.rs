@@ -145,7 +145,7 @@ pub(super) fn skinny_dot(a: &Array, b: &Array, out: &Aval) -> Result<Option<Arra
     Ok(total.map(|r| r.with_weak(out.weak)))
 }
 
-pub(super) fn dot(dev: &Device, a: &Array, b: &Array, out: Aval) -> Result<Array> {
+pub(crate) fn dot(dev: &Device, a: &Array, b: &Array, out: Aval) -> Result<Array> {
     use crate::codegen::matmul::accumulator;
     let (batch, m, k, n) = (a.shape()[0], a.shape()[1], a.shape()[2], b.shape()[2]);
     if let Some(r) = dot_in_blocks(dev, a, b, &out)? {

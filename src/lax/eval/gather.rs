@@ -16,7 +16,7 @@ use crate::shape::Aval;
 /// gathered for every index and kept where the index falls in it. `None` where the whole
 /// array takes at most half the bindings (boxes of the output then fit, see
 /// [`run_in_blocks`]) or no range fits.
-pub(super) fn gather_in_ranges(
+pub(crate) fn gather_in_ranges(
     dev: &Device,
     axis: usize,
     x: &Array,
@@ -104,7 +104,7 @@ pub(super) fn axis_range(x: &Array, axis: usize, t0: usize, t1: usize) -> Result
 /// A sorted search in rows too large to bind beside the queries and the output (see
 /// [`axis_ranges`]): each range of the rows searched by itself, the counts added (the
 /// elements before a query in a sorted row are those before it in each of its ranges).
-pub(super) fn search_in_ranges(
+pub(crate) fn search_in_ranges(
     dev: &Device,
     (axis, right): (usize, bool),
     x: &Array,
@@ -129,7 +129,7 @@ pub(super) fn search_in_ranges(
 
 /// Concatenation: empty operands are dropped; at most 8 operands go into one kernel
 /// (storage bindings are limited), more are joined in groups first.
-pub(super) fn concatenate(
+pub(crate) fn concatenate(
     dev: &Device,
     dimension: usize,
     inputs: &[&Array],

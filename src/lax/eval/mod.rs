@@ -1,14 +1,15 @@
-//! Eager evaluation: a view, or a one-node program through the kernel generator; the
-//! kernels' executors, by family, in the files below.
+//! Eager evaluation: the [`Evaluate`] trait each primitive implements in its family's file
+//! under `prims/` (a view, a one-node program through the kernel generator, or an
+//! executor), and the kernels' executors, by family, in the files below.
 
 mod cache;
-mod cumulative;
-mod dot;
-mod gather;
+pub(crate) mod cumulative;
+pub(crate) mod dot;
+pub(crate) mod gather;
 mod program;
-mod reduce;
-mod scatter;
-mod sort;
+pub(crate) mod reduce;
+pub(crate) mod scatter;
+pub(crate) mod sort;
 mod windows;
 
 pub(crate) use cache::KernelCache;
@@ -19,20 +20,13 @@ pub(crate) use reduce::fused_reduce;
 #[cfg(test)]
 pub(crate) use windows::Operand;
 
-use self::cumulative::cumulative;
-use self::dot::dot;
-use self::gather::{concatenate, gather_in_ranges, search_in_ranges};
-use self::reduce::{arg_reduce, reduce};
-use self::scatter::scatter;
-use self::sort::{sort, top_k};
 use self::windows::as_out;
 use crate::array::Array;
 use crate::codegen::{widened, Node, Program};
-use crate::dtype::DType;
 use crate::error::{Error, Result};
-use crate::primitive::{EvalKind, Primitive};
+use crate::primitive::{with_params, Primitive};
 use crate::runtime::Device;
-use crate::shape::{Aval, Layout};
+use crate::shape::Aval;
 
 /// The device all operands live on (or `device`, or the current default for primitives
 /// without operands); an error naming the primitive when they differ.
@@ -60,116 +54,64 @@ pub(crate) fn common_device(
     }
 }
 
-/// Evaluates a primitive of any number of outputs on concrete operands.
+/// The eager evaluation of one primitive, implemented by its view (`primitive::params`)
+/// in its family's file under `prims/`: a view, a one-node program of the elementwise
+/// generator ([`elementwise_node`]), or the family's executor in the files below.
+pub(crate) trait Evaluate {
+    /// The outputs on concrete operands living on `dev`, of the types `outs` the shape rule
+    /// gave.
+    fn evaluate(&self, dev: &Device, inputs: &[&Array], outs: Vec<Aval>) -> Result<Vec<Array>>;
+}
+
+/// Evaluates a primitive of any number of outputs on concrete operands, by its
+/// [`Evaluate`] rule.
 pub(crate) fn eval_all(
     prim: Primitive,
     inputs: &[&Array],
-    mut outs: Vec<Aval>,
+    outs: Vec<Aval>,
     device: Option<&Device>,
 ) -> Result<Vec<Array>> {
-    match prim {
-        Primitive::TopK { k, axis } => {
-            let dev = common_device(prim.name(), inputs, device)?;
-            top_k(&dev, inputs[0], k, axis, &outs)
-        }
-        Primitive::CustomLin { call } => Err(Error::arg(
-            &call.name,
-            "the linearized custom_vjp function (custom_lin) can only be transposed by \
-             reverse mode, not evaluated",
-        )),
-        // Outside every transformation a function with custom rules is its graph.
-        Primitive::CustomJvpCall { call } | Primitive::CustomVjpCall { call } => {
-            let dev = common_device(&call.name, inputs, device)?;
-            let args: Vec<Array> = inputs.iter().map(|&a| a.clone()).collect();
-            let env = crate::lax::eval_graph(&call.fun, &[], &args, &dev)?;
-            call.fun
-                .outvars
-                .iter()
-                .map(|&o| env[o].clone().ok_or_else(|| crate::lax::missing(o)))
-                .collect()
-        }
-        _ => {
-            let out = outs
-                .pop()
-                .filter(|_| outs.is_empty())
-                .ok_or_else(|| Error::arg(prim.name(), "has one output"))?;
-            Ok(vec![eval(prim, inputs, out, device)?])
-        }
+    let dev = common_device(prim.name(), inputs, device)?;
+    with_params!(&prim, p => p.evaluate(&dev, inputs, outs))
+}
+
+/// The output type of a single-output primitive.
+pub(crate) fn single(name: &str, mut outs: Vec<Aval>) -> Result<Aval> {
+    match outs.len() {
+        1 => Ok(outs.remove(0)),
+        n => Err(Error::arg(name, format!("has {n} outputs, not one"))),
     }
 }
 
-pub(crate) fn eval(
+/// `prim` evaluated as a one-node program of the elementwise generator.
+pub(crate) fn elementwise_node(
+    dev: &Device,
     prim: Primitive,
     inputs: &[&Array],
     out: Aval,
-    device: Option<&Device>,
 ) -> Result<Array> {
-    let dev = common_device(prim.name(), inputs, device)?;
-    match prim.eval_kind() {
-        EvalKind::View => view(&prim, inputs[0], out),
-        // bfloat16 scans round after every operation, as float16's do ([`cumulative`]).
-        EvalKind::Matmul | EvalKind::Sort | EvalKind::Cumulative | EvalKind::Reduce
-            if needs_widening(inputs, &out)
-                && !(matches!(prim, Primitive::Cumulative { .. })
-                    && inputs[0].dtype() == DType::BFloat16) =>
-        {
-            widening(inputs, &out, |wide, out| eval(prim, wide, out, Some(&dev)))
-        }
-        EvalKind::Matmul => dot(&dev, inputs[0], inputs[1], out),
-        EvalKind::TopK | EvalKind::Call => {
-            Err(Error::arg(prim.name(), "has several outputs (bind_all)"))
-        }
-        EvalKind::Scatter => match prim {
-            Primitive::Scatter { mode } => scatter(&dev, inputs, mode, out),
-            _ => Err(Error::arg(prim.name(), "is not a scatter")),
-        },
-        EvalKind::Sort => match prim {
-            Primitive::Sort { indices } => sort(&dev, inputs[0], indices, out),
-            _ => Err(Error::arg(prim.name(), "is not a sort")),
-        },
-        EvalKind::Cumulative => match prim {
-            Primitive::Cumulative { op, axis, reverse } => {
-                cumulative(&dev, op, axis, reverse, inputs[0], out)
-            }
-            _ => Err(Error::arg(prim.name(), "is not a scan")),
-        },
-        EvalKind::Reduce => match prim {
-            Primitive::Reduce { op, axes } => reduce(&dev, op, inputs[0], &axes, out),
-            Primitive::ArgReduce { max, axis } => arg_reduce(&dev, max, axis, inputs[0], out),
-            _ => Err(Error::arg(prim.name(), "is not a reduction")),
-        },
-        EvalKind::Elementwise => {
-            if let Primitive::Concatenate { dimension } = prim {
-                return concatenate(&dev, dimension, inputs, out);
-            }
-            if let Primitive::Gather { axis } = prim {
-                if let Some(r) = gather_in_ranges(&dev, axis, inputs[0], inputs[1], &out)? {
-                    return Ok(r);
-                }
-            }
-            if let Primitive::SearchSorted { axis, right } = prim {
-                let found = search_in_ranges(&dev, (axis, right), inputs[0], inputs[1], &out)?;
-                if let Some(r) = found {
-                    return Ok(r);
-                }
-            }
-            if let Primitive::Pad { value: Some(v), .. } = prim {
-                if inputs[0].size() == 0 {
-                    // Nothing to copy: the result is all padding.
-                    let full = crate::lax::full(&out.shape, v, Some(&dev))?;
-                    return Ok(full.with_weak(out.weak));
-                }
-            }
-            let program = Program::new(
-                inputs.iter().map(|a| a.dtype()).collect(),
-                vec![Node {
-                    args: (0..inputs.len()).collect(),
-                    dtype: out.dtype,
-                    prim,
-                }],
-            );
-            run(&dev, &program, inputs, out)
-        }
+    let program = Program::new(
+        inputs.iter().map(|a| a.dtype()).collect(),
+        vec![Node {
+            args: (0..inputs.len()).collect(),
+            dtype: out.dtype,
+            prim,
+        }],
+    );
+    run(dev, &program, inputs, out)
+}
+
+/// `f` on the operands and output type, widened first where XLA computes in a wider type
+/// ([`widening`]): the executors of reductions, dots, sorts and scans take 32-bit values.
+pub(crate) fn widened_if_narrow(
+    inputs: &[&Array],
+    out: Aval,
+    f: impl FnOnce(&[&Array], Aval) -> Result<Array>,
+) -> Result<Array> {
+    if needs_widening(inputs, &out) {
+        widening(inputs, &out, f)
+    } else {
+        f(inputs, out)
     }
 }
 
@@ -198,93 +140,4 @@ fn widening(
     let dtype = widened(out.dtype).unwrap_or(out.dtype);
     let r = f(&refs, Aval::new(out.shape.clone(), dtype, out.weak))?;
     as_out(r, out)
-}
-
-fn view(prim: &Primitive, x: &Array, out: Aval) -> Result<Array> {
-    match prim {
-        Primitive::BroadcastInDim {
-            shape,
-            broadcast_dimensions,
-        } => {
-            let l = x.layout();
-            let mut strides = vec![0isize; shape.len()];
-            for (i, &d) in broadcast_dimensions.iter().enumerate() {
-                strides[d] = if l.shape[i] == 1 { 0 } else { l.strides[i] };
-            }
-            let layout = Layout {
-                shape: shape.clone(),
-                strides,
-                offset: l.offset,
-            };
-            Ok(x.with_layout(layout, out))
-        }
-        Primitive::Transpose { permutation } => {
-            let l = x.layout();
-            let layout = Layout {
-                shape: permutation.iter().map(|&p| l.shape[p]).collect(),
-                strides: permutation.iter().map(|&p| l.strides[p]).collect(),
-                offset: l.offset,
-            };
-            Ok(x.with_layout(layout, out))
-        }
-        Primitive::Reshape { new_sizes } => {
-            if let Some(layout) = x.layout().reshaped(new_sizes) {
-                return Ok(x.with_layout(layout, out));
-            }
-            let base = x.contiguous()?;
-            let layout = Layout {
-                shape: new_sizes.clone(),
-                strides: crate::shape::contiguous_strides(new_sizes),
-                offset: base.layout().offset,
-            };
-            Ok(base.with_layout(layout, out))
-        }
-        Primitive::Slice {
-            start_indices,
-            strides,
-            ..
-        } => {
-            let l = x.layout();
-            let offset = l.offset as isize
-                + start_indices
-                    .iter()
-                    .zip(&l.strides)
-                    .map(|(&s, &st)| s as isize * st)
-                    .sum::<isize>();
-            let layout = Layout {
-                shape: out.shape.clone(),
-                // A step only matters where the window holds two elements or more (then
-                // the product stays inside the buffer); a huge step past the end of a
-                // shorter window leaves the stride as it was.
-                strides: (0..l.shape.len())
-                    .map(|d| {
-                        if out.shape[d] > 1 {
-                            l.strides[d] * strides[d] as isize
-                        } else {
-                            l.strides[d]
-                        }
-                    })
-                    .collect(),
-                offset: if out.size() == 0 {
-                    l.offset
-                } else {
-                    offset as usize
-                },
-            };
-            Ok(x.with_layout(layout, out))
-        }
-        Primitive::Rev { dimensions } => {
-            let l = x.layout();
-            let mut layout = l.clone();
-            for &d in dimensions {
-                if l.shape[d] > 1 {
-                    let shift = (l.shape[d] as isize - 1) * l.strides[d];
-                    layout.offset = (layout.offset as isize + shift) as usize;
-                    layout.strides[d] = -l.strides[d];
-                }
-            }
-            Ok(x.with_layout(layout, out))
-        }
-        _ => Err(Error::arg(prim.name(), "is not a view")),
-    }
 }

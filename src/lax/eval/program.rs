@@ -12,6 +12,7 @@ use super::windows::{
     placeable, region_windows, target, Operand, Rebased, Region,
 };
 use crate::array::Array;
+use crate::codegen::rules::{elementwise, Elementwise};
 use crate::codegen::{self, Node, Program, Target};
 use crate::dtype::DType;
 use crate::error::Result;
@@ -456,7 +457,7 @@ pub(super) fn block_plan(
     let pointwise = program
         .nodes
         .iter()
-        .all(|n| pointwise(&n.prim) || matches!(n.prim, Primitive::Iota { .. }));
+        .all(|n| pointwise(&n.prim) || elementwise(&n.prim) == Some(Elementwise::Positional));
     if !pointwise || inputs.iter().any(|a| a.ndim() != rank) {
         return None;
     }

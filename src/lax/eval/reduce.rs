@@ -21,7 +21,7 @@ use crate::shape::{Aval, Layout};
 /// position of `x == m` (or of a NaN, which the extreme then is) as one fused program
 /// reduced by its minimum: two reduction trees where the unfused steps took five more
 /// passes over `x`.
-pub(super) fn arg_reduce(
+pub(crate) fn arg_reduce(
     dev: &Device,
     max: bool,
     axis: usize,
@@ -100,7 +100,7 @@ pub(super) fn combining(op: crate::primitive::ReduceOp) -> crate::primitive::Bin
 
 /// Runs a reduction: the reduced axes are moved last (a view), each pass reduces chunks of
 /// every row to partials, until one value per row is left.
-pub(super) fn reduce(
+pub(crate) fn reduce(
     dev: &Device,
     op: crate::primitive::ReduceOp,
     x: &Array,

@@ -10,7 +10,7 @@ use crate::runtime::Device;
 use crate::shape::Aval;
 
 /// A fresh copy of the operand, then the scatter kernel writes the updates into it.
-pub(super) fn scatter(
+pub(crate) fn scatter(
     dev: &Device,
     inputs: &[&Array],
     mode: crate::primitive::ScatterMode,

@@ -21,7 +21,7 @@ use crate::shape::{Aval, Layout};
 /// `top_k` as a stable ascending argsort of a key that orders the values descending, then
 /// the first `k` positions of each row and a gather of their values. Rows along another
 /// axis than the last are read through a transposed view and given back transposed.
-pub(super) fn top_k(
+pub(crate) fn top_k(
     dev: &Device,
     x: &Array,
     k: usize,
@@ -162,7 +162,7 @@ pub(super) const RADIX_FROM: usize = 1024;
 /// Sorts along the last dimension: long rows by radix passes ([`radix_sort`]) where their
 /// bindings fit, others by the bitonic network: keys padded to a power of two with their
 /// positions, the stages in place, then a view of the first `n` columns.
-pub(super) fn sort(dev: &Device, x: &Array, indices: bool, out: Aval) -> Result<Array> {
+pub(crate) fn sort(dev: &Device, x: &Array, indices: bool, out: Aval) -> Result<Array> {
     use crate::codegen::sort::{key_dtype, stage};
     use crate::primitive::Literal;
     let r = x.ndim();
