@@ -1054,12 +1054,17 @@ fn hypot_f32(a: f32, b: f32) -> f32 {
     return hi * sqrt_rn(1.0 + r * r);
 }
 
+// XLA's max and min: a NaN operand gives NaN, and -0.0 orders below 0.0 (WGSL's max and
+// min may return either zero). Equal operands differ at most in the sign bit, so the and
+// of their bits is the larger and the or the smaller.
 fn nan_max_f32(a: f32, b: f32) -> f32 {
-    return select(select(max(a, b), b, is_nan_f32(b)), a, is_nan_f32(a));
+    let m = select(max(a, b), bitcast<f32>(bitcast<u32>(a) & bitcast<u32>(b)), a == b);
+    return select(select(m, b, is_nan_f32(b)), a, is_nan_f32(a));
 }
 
 fn nan_min_f32(a: f32, b: f32) -> f32 {
-    return select(select(min(a, b), b, is_nan_f32(b)), a, is_nan_f32(a));
+    let m = select(min(a, b), bitcast<f32>(bitcast<u32>(a) | bitcast<u32>(b)), a == b);
+    return select(select(m, b, is_nan_f32(b)), a, is_nan_f32(a));
 }
 
 // log2(1 + w) for 0 <= w <= 1 as a float-float: 1 + w = u + ul exactly, log2_ff(u), and

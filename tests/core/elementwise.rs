@@ -325,3 +325,63 @@ fn large_outputs_with_ragged_ends_store_every_element() {
         }
     }
 }
+
+#[test]
+fn signed_zeros_order_as_in_xla() {
+    // python3 -c "import jax.numpy as jnp, numpy as np; z=jnp.array([0.0,-0.0]); nz=z[::-1]
+    //   print(np.signbit(jnp.minimum(z,nz)), np.signbit(jnp.maximum(z,nz)),
+    //         np.signbit(jnp.min(nz)), np.signbit(jnp.max(z)), jnp.argmax(nz), jnp.argmin(z),
+    //         np.signbit(jnp.array([0.0]).at[0].min(-0.0)), np.signbit(jnp.array([-0.0]).at[0].max(0.0)))"
+    // gives [ True  True] [False False] True False 0 0 [ True] [False]: XLA's max and min
+    // order -0.0 below 0.0 (WGSL's may return either zero).
+    use olympus::{jit, Array};
+    let neg = |a: &Array| -> Vec<bool> {
+        let v = a.astype(DType::Float32).unwrap().to_vec::<f32>().unwrap();
+        v.iter().map(|x| x.is_sign_negative()).collect()
+    };
+    for d in [DType::Float32, DType::Float16, DType::BFloat16] {
+        let z = np::array([0.0f32, -0.0]).unwrap().astype(d).unwrap();
+        let nz = np::flip(&z, None).unwrap();
+        assert_eq!(neg(&np::minimum(&z, &nz).unwrap()), [true, true], "{d}");
+        assert_eq!(neg(&np::maximum(&z, &nz).unwrap()), [false, false], "{d}");
+        assert_eq!(neg(&np::min(&nz, None, false).unwrap()), [true], "{d}");
+        assert_eq!(neg(&np::max(&z, None, false).unwrap()), [false], "{d}");
+        assert_eq!(neg(&np::nanmin(&nz, None, false).unwrap()), [true], "{d}");
+        assert_eq!(neg(&np::nanmax(&z, None, false).unwrap()), [false], "{d}");
+        assert_eq!(
+            np::argmax(&nz, None, false).unwrap().item::<i32>().unwrap(),
+            0
+        );
+        assert_eq!(
+            np::argmin(&z, None, false).unwrap().item::<i32>().unwrap(),
+            0
+        );
+        let zero = np::array([0.0f32]).unwrap().astype(d).unwrap();
+        let m = zero
+            .at(0)
+            .min(np::array(-0.0f32).unwrap().astype(d).unwrap());
+        assert_eq!(neg(&m.unwrap()), [true], "{d}");
+        let minus = np::array([-0.0f32]).unwrap().astype(d).unwrap();
+        let m = minus
+            .at(0)
+            .max(np::array(0.0f32).unwrap().astype(d).unwrap());
+        assert_eq!(neg(&m.unwrap()), [false], "{d}");
+    }
+    // Long rows (the vector paths of the reduction kernels), eagerly and fused under jit:
+    // one zero of the other sign anywhere decides.
+    let mut r = rng();
+    for n in [5usize, 64, 1003, 4099] {
+        let at = rand::Rng::random_range(&mut r, 0..n);
+        let mut v = vec![0.0f32; n];
+        v[at] = -0.0;
+        let x = np::array(v.clone()).unwrap();
+        assert_eq!(neg(&np::min(&x, None, false).unwrap()), [true], "{n} {at}");
+        assert_eq!(neg(&np::max(&x, None, false).unwrap()), [false], "{n} {at}");
+        let w: Vec<f32> = v.iter().map(|z| -z).collect();
+        let y = np::array(w).unwrap();
+        let fused = jit(|y: Array| np::max(np::multiply(&y, 1.0f32)?, None, false));
+        assert_eq!(neg(&fused.call(y.clone()).unwrap()), [false], "{n} {at}");
+        let fused = jit(|y: Array| np::min(np::multiply(&y, 1.0f32)?, None, false));
+        assert_eq!(neg(&fused.call(x.clone()).unwrap()), [true], "{n} {at}");
+    }
+}
