@@ -680,7 +680,7 @@ mod tests {
             acc = lax::transpose(&lax::transpose(&acc, &perm)?, &perm)?;
         }
         // Conversions to every dtype and back, bitcasts, threefry, constants, iota, fma,
-        // copy.
+        // copy, clamp.
         for t in DType::ALL {
             let c = convert(&acc, t);
             acc = fold(p, &acc, &c);
@@ -720,6 +720,9 @@ mod tests {
             acc = r;
         }
         if let Some(r) = apply(Primitive::Copy, &[&acc]) {
+            acc = r;
+        }
+        if let Some(r) = apply(Primitive::Clamp, &[x, &acc, y]) {
             acc = r;
         }
         outs.push(acc.clone());

@@ -213,6 +213,18 @@ pub(crate) fn operands_of(prim: &Primitive, dtype: DType, r: &mut impl Rng) -> O
             f(&s, 2),
         ],
         Primitive::BatchMatmul => vec![f(&[1, 2, 3], 0), f(&[1, 3, 2], 1)],
+        // The operand below, inside and above the bounds, far from each, so every
+        // operand's partial shows and no difference step crosses a kink.
+        Primitive::Clamp if dtype.is_floating() => {
+            let mut near = |c: f32| -> f32 { c + r.random_range(-0.05f32..0.05) };
+            let lo: Vec<f32> = (0..6).map(|_| near(-0.5)).collect();
+            let x: Vec<f32> = (0..6).map(|i| near([-1.0, 0.0, 1.0][i % 3])).collect();
+            let hi: Vec<f32> = (0..6).map(|_| near(0.5)).collect();
+            [lo, x, hi]
+                .iter()
+                .map(|v| arr(v, &s).astype(dtype).unwrap())
+                .collect()
+        }
         // Keys far apart in a random order, so no difference step crosses a swap (or a
         // change of which element is the extreme).
         Primitive::Sort { .. }

@@ -124,6 +124,36 @@ pub fn select(pred: &Array, on_true: &Array, on_false: &Array) -> Result<Array> 
     bind(Primitive::Select, &[pred, on_true, on_false], None)
 }
 
+/// `x` clamped into `[min, max]` elementwise (`jax.lax.clamp`): `min(max(x, min), max)`,
+/// so a NaN in any operand gives NaN. `min` and `max` have `x`'s dtype and either its shape
+/// or none (0-d, broadcast), as in JAX; where `min > max` the result is `max`.
+///
+/// ```
+/// use olympus::{lax, numpy as np};
+/// let x = np::array([-2.0f32, 0.5, 3.0, f32::NAN])?;
+/// let (lo, hi) = (np::array(0.0f32)?, np::array(1.0f32)?);
+/// let y = lax::clamp(&lo, &x, &hi)?.to_vec::<f32>()?;
+/// assert_eq!(&y[..3], &[0.0, 0.5, 1.0]);
+/// assert!(y[3].is_nan());
+/// # Ok::<(), olympus::Error>(())
+/// ```
+pub fn clamp(min: &Array, x: &Array, max: &Array) -> Result<Array> {
+    let fit = |bound: &Array| -> Result<Array> {
+        if bound.shape() == x.shape() {
+            return Ok(bound.clone());
+        }
+        if bound.ndim() != 0 {
+            return Err(crate::Error::shape(
+                "clamp",
+                &[min.shape(), x.shape(), max.shape()],
+                "min and max must have the operand's shape or be 0-d",
+            ));
+        }
+        broadcast_in_dim(bound, x.shape(), &[])
+    };
+    bind(Primitive::Clamp, &[&fit(min)?, x, &fit(max)?], None)
+}
+
 /// Elementwise `x + y` (logical or for bool). Shapes and dtypes must match.
 pub fn add(x: &Array, y: &Array) -> Result<Array> {
     binary(BinaryOp::Add, x, y)

@@ -419,6 +419,10 @@ primitive_table! {
     /// `a * b + c` with one rounding (floats), the contraction XLA's CPU backend applies to
     /// a multiply feeding an add; used where bit-identity with JAX depends on it.
     Fma [Fma => "fma"],
+    /// `x` clamped into `[min, max]` elementwise (`jax.lax.clamp`), operands `(min, x, max)`
+    /// of one dtype and shape: `min(max(x, min), max)`, so a NaN in any operand gives NaN
+    /// and -0.0 orders below 0.0, as XLA's clamp does.
+    Clamp [Clamp => "clamp"],
     /// Broadcast to a shape (a view).
     BroadcastInDim {
         /// Output shape.

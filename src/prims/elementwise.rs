@@ -13,7 +13,7 @@ use crate::jit::ad::{
 use crate::jit::transpose::{TransposeRule, Transposing};
 use crate::lax;
 use crate::primitive::params::{
-    Binary, Compare, ConvertElementType, Copy as CopyP, Fma, Select, Unary,
+    Binary, Clamp, Compare, ConvertElementType, Copy as CopyP, Fma, Select, Unary,
 };
 use crate::primitive::Literal;
 use crate::primitive::Primitive;
@@ -589,3 +589,70 @@ evaluate_elementwise!(
     ConvertElementType<'_>,
     CopyP
 );
+
+// ----- clamp: every rule of one primitive -----
+
+impl ShapeRule for Clamp {
+    fn arity(&self) -> usize {
+        3
+    }
+    fn num_outputs(&self) -> usize {
+        1
+    }
+    fn abstract_eval(&self, inputs: &[Aval]) -> Result<Vec<Aval>> {
+        same_shapes("clamp", inputs)?;
+        same_dtypes("clamp", inputs)?;
+        let x = &inputs[1];
+        Ok(vec![Aval::new(x.shape.clone(), x.dtype, all_weak(inputs))])
+    }
+    #[cfg(test)]
+    fn examples() -> Vec<Primitive> {
+        vec![Primitive::Clamp]
+    }
+}
+
+impl Lowering for Clamp {
+    fn elementwise(&self) -> Option<Elementwise> {
+        Some(Elementwise::Pointwise)
+    }
+    /// The result is one of the operands.
+    fn moves_values(&self) -> bool {
+        true
+    }
+    /// `max` then `min`, with their NaN and signed-zero rules.
+    fn emit(&self, args: &[String], arg_dtypes: &[DType], _: DType, _: &mut Ctx) -> Result<String> {
+        let d = arg_dtypes[1];
+        let lower = binary(BinaryOp::Max, &args[1], &args[0], d);
+        Ok(binary(BinaryOp::Min, &lower, &args[2], d))
+    }
+}
+
+evaluate_elementwise!(Clamp);
+
+impl JvpRule for Clamp {
+    /// JAX's rule: each operand's tangent where it is the one chosen (`x` strictly inside
+    /// the interval, `min` above `x` and below `max`, `max` below `x`).
+    fn jvp(&self, x: &[&Array], _: &[Array], t: &[Option<Array>]) -> Result<Vec<Option<Array>>> {
+        let (lo, v, hi) = (x[0], x[1], x[2]);
+        if !v.dtype().is_floating() {
+            return Ok(vec![None]);
+        }
+        let both = |a: Array, b: Array| bin(BinaryOp::And, &a, &b);
+        let chosen = |k: usize| match k {
+            0 => both(cmp(CompareOp::Gt, lo, v)?, cmp(CompareOp::Lt, lo, hi)?),
+            1 => both(cmp(CompareOp::Gt, v, lo)?, cmp(CompareOp::Lt, v, hi)?),
+            _ => cmp(CompareOp::Lt, hi, v),
+        };
+        let mut terms = Vec::with_capacity(3);
+        for (k, tk) in t.iter().enumerate() {
+            if let Some(tk) = tk {
+                terms.push(Some(where_or_zero(&chosen(k)?, tk)?));
+            }
+        }
+        Ok(vec![sum_terms(terms)?])
+    }
+}
+
+not_linear!(Clamp);
+
+batch_as_leading!(Clamp);

@@ -2,7 +2,7 @@
 
 use crate::common::*;
 use half::f16;
-use olympus::{numpy as np, promote_types, result_type, DType, TypeSpec};
+use olympus::{lax, numpy as np, promote_types, result_type, DType, TypeSpec};
 
 fn spec(name: &str) -> TypeSpec {
     match name {
@@ -242,6 +242,7 @@ fn jax_rule(
         panic!("ten inputs")
     };
     let first3 = || s![..3];
+    let f0 = |v: f32| np::array(v).unwrap();
     let (nan, inf) = (f32::NAN, f32::INFINITY);
     let af = |v: &[f32]| np::array(v.to_vec()).unwrap();
     let ai = |v: &[i32]| np::array(v.to_vec()).unwrap();
@@ -1423,6 +1424,46 @@ fn jax_rule(
         }
         "cross_axisc_2vec" => np::cross_with([[1, 2], [3, 4]], [[5, 6], [7, 9]], 0, 0, 0),
         "cross_axisc_bad" => np::cross_with([1, 2, 3], [4, 5, 6], -1, -1, 1),
+        "clamp_special" => lax::clamp(&f0(0.0), &special(), &f0(1.0)),
+        "clamp_nan_min" => lax::clamp(&f0(nan), f, &f0(3.0)),
+        "clamp_nan_max" => lax::clamp(&f0(0.0), f, &f0(nan)),
+        "clamp_inverted" => lax::clamp(&f0(2.0), f, &f0(1.0)),
+        "clamp_arrays" => lax::clamp(&af(&[0.0, 3.0, 0.0]), f, &af(&[0.5, 5.0, nan])),
+        "clamp_i" => lax::clamp(&np::array(-1i32).unwrap(), i, &np::array(1i32).unwrap()),
+        // Rust integer scalars convert as Python's do (weak int32): these bounds are made
+        // with their dtype.
+        "clamp_u" => lax::clamp(
+            &olympus::Array::from_slice(&[1u32], &[]).unwrap(),
+            u,
+            &olympus::Array::from_slice(&[5u32], &[]).unwrap(),
+        ),
+        "clamp_i8" => lax::clamp(
+            &olympus::Array::from_slice(&[-3i8], &[]).unwrap(),
+            &np::array([-100i8, 5, 100]).unwrap(),
+            &olympus::Array::from_slice(&[7i8], &[]).unwrap(),
+        ),
+        "clamp_bool" => lax::clamp(&np::array(true).unwrap(), b, &np::array(true).unwrap()),
+        "clamp_f16" => {
+            let h0 = |v: f32| np::array(f16::from_f32(v)).unwrap();
+            lax::clamp(&h0(1.5), h, &h0(1.75))
+        }
+        "clamp_shape_error" => lax::clamp(&af(&[0.0, 1.0]), f, &f0(3.0)),
+        "clamp_dtype_error" => lax::clamp(&np::array(0i32).unwrap(), f, &f0(3.0)),
+        "clamp_grad_min" | "clamp_grad_x" | "clamp_grad_max" => {
+            let args = (
+                af(&[0.0, 0.0, 0.0, 1.0, 1.0]),
+                af(&[-1.0, 0.0, 0.5, 1.0, 2.0]),
+                af(&[1.0, 1.0, 1.0, 1.0, 0.5]),
+            );
+            let sum = |(lo, x, hi): (olympus::Array, olympus::Array, olympus::Array)| {
+                np::sum(lax::clamp(&lo, &x, &hi)?, None, false)
+            };
+            olympus::grad(sum)(args).map(|(lo, x, hi)| match name {
+                "clamp_grad_min" => lo,
+                "clamp_grad_x" => x,
+                _ => hi,
+            })
+        }
         _ if jitted => return None,
         "polymul_trim" => np::polymul_with(ai(&[0, 1, 2]), ai(&[0, 1, 1]), true),
         "polymul_trim_zero" => np::polymul_with(ai(&[0, 0]), ai(&[1, 1]), true),
@@ -1642,5 +1683,5 @@ fn jax_rules_match() {
         checked += 1;
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
-    assert_eq!(checked, 601);
+    assert_eq!(checked, 616);
 }

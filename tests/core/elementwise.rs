@@ -326,6 +326,132 @@ fn large_outputs_with_ragged_ends_store_every_element() {
     }
 }
 
+/// `lax.clamp` as XLA computes it: `min(max(x, lo), hi)`, a NaN anywhere giving NaN, -0.0
+/// below 0.0.
+fn clamp_ref(lo: f64, x: f64, hi: f64) -> f64 {
+    let pick = |a: f64, b: f64, larger: bool| -> f64 {
+        if a.is_nan() || b.is_nan() {
+            f64::NAN
+        } else if a == b {
+            // Equal values differ only in the sign of zero.
+            if larger == a.is_sign_positive() {
+                a
+            } else {
+                b
+            }
+        } else if (a > b) == larger {
+            a
+        } else {
+            b
+        }
+    };
+    pick(pick(x, lo, true), hi, false)
+}
+
+#[test]
+fn clamp_matches_a_host_reference_in_every_dtype_and_layout() {
+    let mut r = rng();
+    for d in every_dtype() {
+        // 0-d, empty, odd, past a workgroup; non-contiguous operands; 0-d bounds too.
+        for shape in [&[][..], &[0], &[7], &[1003], &[4, 5]] {
+            for transposed in [false, true] {
+                let (x, xv) = random_array(&mut r, shape, d, transposed);
+                let (lo, lov) = random_array(&mut r, shape, d, transposed);
+                let (hi, hiv) = random_array(&mut r, shape, d, false);
+                let got = lax::clamp(&lo, &x, &hi).unwrap();
+                let want: Vec<f64> = (0..xv.len())
+                    .map(|k| clamp_ref(lov[k], xv[k], hiv[k]))
+                    .collect();
+                assert_close(&format!("clamp {d} {shape:?}"), &got, &want, d, 0.0);
+                let (s_lo, s_hi) = (make(&[-1.0], &[], d), make(&[3.0], &[], d));
+                let got = lax::clamp(&s_lo, &x, &s_hi).unwrap();
+                let (a, b) = (stored(&[-1.0], d)[0], stored(&[3.0], d)[0]);
+                let want: Vec<f64> = xv.iter().map(|&v| clamp_ref(a, v, b)).collect();
+                assert_close(&format!("clamp 0-d bounds {d}"), &got, &want, d, 0.0);
+            }
+        }
+    }
+}
+
+#[test]
+fn clamp_keeps_jaxs_signed_zeros_nans_and_errors() {
+    // python3 -c "import jax.numpy as jnp; from jax import lax;
+    //   print(lax.clamp(-0.0, jnp.array([0.0, -0.0]), 0.0), lax.clamp(0.0, jnp.array([-0.0]), -0.0))"
+    // gives [ 0. -0.] [-0.]
+    let bits = |a: &olympus::Array| -> Vec<u32> {
+        a.to_vec::<f32>()
+            .unwrap()
+            .iter()
+            .map(|v| v.to_bits())
+            .collect()
+    };
+    let z = |v: f32| np::array(v).unwrap();
+    let x = np::array([0.0f32, -0.0]).unwrap();
+    let got = lax::clamp(&z(-0.0), &x, &z(0.0)).unwrap();
+    assert_eq!(bits(&got), vec![0.0f32.to_bits(), (-0.0f32).to_bits()]);
+    let got = lax::clamp(&z(0.0), &np::array([-0.0f32]).unwrap(), &z(-0.0)).unwrap();
+    assert_eq!(bits(&got), vec![(-0.0f32).to_bits()]);
+    // Under jit the clamp fuses with its neighbours and gives the same bits.
+    let f = olympus::jit(|x: olympus::Array| {
+        let y = np::multiply(&x, 2.0)?;
+        lax::clamp(&np::array(-0.0f32)?, &y, &np::array(0.0f32)?)
+    });
+    let got = f
+        .call(np::array([0.0f32, -0.0, f32::NAN, 5.0, -5.0]).unwrap())
+        .unwrap();
+    let g = got.to_vec::<f32>().unwrap();
+    assert_eq!(&bits(&got)[..2], &[0.0f32.to_bits(), (-0.0f32).to_bits()]);
+    assert!(g[2].is_nan());
+    assert_eq!(&g[3..], &[0.0, -0.0]);
+    // Bounds neither 0-d nor of the operand's shape, and mixed dtypes, are errors naming
+    // the function.
+    let e = lax::clamp(
+        &np::array([0.0f32, 1.0]).unwrap(),
+        &np::zeros(&[3], DType::Float32).unwrap(),
+        &z(1.0),
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(
+        e.contains("clamp") && e.contains("(2,)") && e.contains("(3,)"),
+        "{e}"
+    );
+    let e = lax::clamp(&np::array(0i32).unwrap(), &z(1.0), &z(2.0))
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("clamp") && e.contains("int32"), "{e}");
+}
+
+#[test]
+fn clamp_differentiates_and_vectorizes() {
+    use olympus::{grad, vmap, Array};
+    // A 0-d bound's gradient sums the partials of every element it bounds (JAX 0.10.2's
+    // own rule raises here, comparing a 0-d tangent in `select`).
+    let xs = np::array([-1.0f32, 0.0, 0.5, 2.0]).unwrap();
+    let g = grad(|lo: Array| np::sum(lax::clamp(&lo, &xs, &np::array(1.0f32)?)?, None, false))(
+        np::array(0.25f32).unwrap(),
+    )
+    .unwrap();
+    assert_eq!(g.to_vec::<f32>().unwrap(), vec![2.0]);
+    // vmap over the operand with unbatched 0-d bounds, and over a bound too.
+    let xv = [-3.0f32, -1.8, -0.6, 0.6, 1.8, 3.0];
+    let x = np::reshape(np::array(xv).unwrap(), &[2, 3]).unwrap();
+    let clamp01 = |x: Array| lax::clamp(&np::array(0.0f32)?, &x, &np::array(1.0f32)?);
+    let got = vmap(clamp01, 0, 0)(x.clone()).unwrap();
+    let host: Vec<f32> = xv.iter().map(|v| v.clamp(0.0, 1.0)).collect();
+    assert_eq!(got.shape(), &[2, 3]);
+    assert_eq!(got.to_vec::<f32>().unwrap(), host);
+    let per_row = |(lo, x): (Array, Array)| lax::clamp(&lo, &x, &np::array(2.0f32)?);
+    let lo = np::array([-1.0f32, 1.0]).unwrap();
+    let got = vmap(per_row, (0, 0), 0)((lo, x)).unwrap();
+    let host: Vec<f32> = xv
+        .iter()
+        .enumerate()
+        .map(|(k, v)| v.clamp(if k < 3 { -1.0 } else { 1.0 }, 2.0))
+        .collect();
+    assert_eq!(got.to_vec::<f32>().unwrap(), host);
+}
+
 #[test]
 fn signed_zeros_order_as_in_xla() {
     // python3 -c "import jax.numpy as jnp, numpy as np; z=jnp.array([0.0,-0.0]); nz=z[::-1]

@@ -653,6 +653,22 @@ cases = {
     "unpackbits_pad": lambda: jnp.unpackbits(jnp.array([177, 3], jnp.uint8), count=20, bitorder="little"),
     "unpackbits_axis0": lambda: jnp.unpackbits(jnp.array([[1, 2], [3, 4]], jnp.uint8), axis=0),
     "unpackbits_i32": lambda: jnp.unpackbits(i),
+    # lax.clamp: NaN from any operand, bounds 0-d or of the operand's shape, every dtype
+    "clamp_special": lambda: jax.lax.clamp(jnp.float32(0.0), sp, jnp.float32(1.0)),
+    "clamp_nan_min": lambda: jax.lax.clamp(jnp.float32(nan), f, jnp.float32(3.0)),
+    "clamp_nan_max": lambda: jax.lax.clamp(jnp.float32(0.0), f, jnp.float32(nan)),
+    "clamp_inverted": lambda: jax.lax.clamp(jnp.float32(2.0), f, jnp.float32(1.0)),
+    "clamp_arrays": lambda: jax.lax.clamp(jnp.array([0.0, 3.0, 0.0]), f, jnp.array([0.5, 5.0, nan])),
+    "clamp_i": lambda: jax.lax.clamp(jnp.int32(-1), i, jnp.int32(1)),
+    "clamp_u": lambda: jax.lax.clamp(jnp.uint32(1), u, jnp.uint32(5)),
+    "clamp_i8": lambda: jax.lax.clamp(jnp.int8(-3), jnp.array([-100, 5, 100], jnp.int8), jnp.int8(7)),
+    "clamp_bool": lambda: jax.lax.clamp(jnp.bool_(True), b, jnp.bool_(True)),
+    "clamp_f16": lambda: jax.lax.clamp(jnp.float16(1.5), h, jnp.float16(1.75)),
+    "clamp_shape_error": lambda: jax.lax.clamp(jnp.array([0.0, 1.0]), f, jnp.float32(3.0)),
+    "clamp_dtype_error": lambda: jax.lax.clamp(jnp.int32(0), f, jnp.float32(3.0)),
+    "clamp_grad_min": lambda: jax.grad(lambda lo: jax.lax.clamp(lo, jnp.array([-1.0, 0.0, 0.5, 1.0, 2.0]), jnp.array([1.0, 1.0, 1.0, 1.0, 0.5])).sum())(jnp.array([0.0, 0.0, 0.0, 1.0, 1.0])),
+    "clamp_grad_x": lambda: jax.grad(lambda x: jax.lax.clamp(jnp.array([0.0, 0.0, 0.0, 1.0, 1.0]), x, jnp.array([1.0, 1.0, 1.0, 1.0, 0.5])).sum())(jnp.array([-1.0, 0.0, 0.5, 1.0, 2.0])),
+    "clamp_grad_max": lambda: jax.grad(lambda hi: jax.lax.clamp(jnp.array([0.0, 0.0, 0.0, 1.0, 1.0]), jnp.array([-1.0, 0.0, 0.5, 1.0, 2.0]), hi).sum())(jnp.array([1.0, 1.0, 1.0, 1.0, 0.5])),
 }
 
 def fmt(v):
