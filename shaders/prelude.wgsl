@@ -1055,15 +1055,20 @@ fn hypot_f32(a: f32, b: f32) -> f32 {
 }
 
 // XLA's max and min: a NaN operand gives NaN, and -0.0 orders below 0.0 (WGSL's max and
-// min may return either zero). Equal operands differ at most in the sign bit, so the and
-// of their bits is the larger and the or the smaller.
+// min may return either zero). Where both operands are zeros (tested on the bits: an
+// adapter that flushes subnormals compares two of them equal), the and of their bits is
+// the larger and the or the smaller.
 fn nan_max_f32(a: f32, b: f32) -> f32 {
-    let m = select(max(a, b), bitcast<f32>(bitcast<u32>(a) & bitcast<u32>(b)), a == b);
+    let ua = bitcast<u32>(a);
+    let ub = bitcast<u32>(b);
+    let m = select(max(a, b), bitcast<f32>(ua & ub), ((ua | ub) & 0x7fffffffu) == 0u);
     return select(select(m, b, is_nan_f32(b)), a, is_nan_f32(a));
 }
 
 fn nan_min_f32(a: f32, b: f32) -> f32 {
-    let m = select(min(a, b), bitcast<f32>(bitcast<u32>(a) | bitcast<u32>(b)), a == b);
+    let ua = bitcast<u32>(a);
+    let ub = bitcast<u32>(b);
+    let m = select(min(a, b), bitcast<f32>(ua | ub), ((ua | ub) & 0x7fffffffu) == 0u);
     return select(select(m, b, is_nan_f32(b)), a, is_nan_f32(a));
 }
 

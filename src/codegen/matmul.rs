@@ -61,6 +61,22 @@ pub(crate) enum Variant {
     Subgroup,
 }
 
+impl Variant {
+    /// Staged tiles on GPUs (or where the options ask for them); on CPU adapters whose
+    /// subgroups are exactly `LANES` wide, the subgroup kernel unless the options refuse
+    /// it; else the direct one.
+    pub(crate) fn choose(c: &super::Capabilities) -> Variant {
+        let lanes = LANES as u32;
+        if c.workgroup_tiles.unwrap_or(!c.cpu) {
+            Variant::Staged
+        } else if c.subgroups != Some(false) && c.subgroup_sizes == Some((lanes, lanes)) {
+            Variant::Subgroup
+        } else {
+            Variant::Direct
+        }
+    }
+}
+
 /// The output tile of one workgroup for an `m x n` output: `(rows, columns)`.
 pub(crate) fn tile(variant: Variant, m: u64, n: u64) -> (u64, u64) {
     match variant {

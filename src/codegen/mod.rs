@@ -52,6 +52,45 @@ pub(crate) const CPU_VECTORS: u64 = 4;
 /// binary went from 201 to 445 s on a cold Mesa cache.)
 pub(crate) const CPU_VECTORS_FROM: u64 = 1 << 22;
 
+/// Workgroup memory the kernels declare at most (the staged matmul's two tiles, the radix
+/// sort's digit counts): a device offering less cannot run them (`missing_limits`).
+pub(crate) const WORKGROUP_STORAGE_BYTES: u32 =
+    if matmul::WORKGROUP_STORAGE_BYTES > sort::WORKGROUP_STORAGE_BYTES {
+        matmul::WORKGROUP_STORAGE_BYTES
+    } else {
+        sort::WORKGROUP_STORAGE_BYTES
+    };
+
+/// What a device offers that kernels choose their variants by, with the options that
+/// force a choice.
+pub(crate) struct Capabilities {
+    /// The device is a CPU adapter (the CPU kernel profile).
+    pub(crate) cpu: bool,
+    /// The subgroup sizes (least, most) where the device has subgroup operations.
+    pub(crate) subgroup_sizes: Option<(u32, u32)>,
+    /// `DeviceOptions::matmul_workgroup_tiles`.
+    pub(crate) workgroup_tiles: Option<bool>,
+    /// `DeviceOptions::matmul_subgroups`.
+    pub(crate) subgroups: Option<bool>,
+}
+
+/// The kernel variants chosen for one device: each kernel family that has variants picks
+/// one from the device's [`Capabilities`].
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Variants {
+    /// The matmul kernel's inner loop.
+    pub(crate) matmul: matmul::Variant,
+}
+
+impl Variants {
+    /// Each family's choice for a device offering `c`.
+    pub(crate) fn choose(c: &Capabilities) -> Variants {
+        Variants {
+            matmul: matmul::Variant::choose(c),
+        }
+    }
+}
+
 const PRELUDE: &str = include_str!("../../shaders/prelude.wgsl");
 
 /// The prelude split into its functions: `(name, text)` in file order.

@@ -309,12 +309,10 @@ pub(crate) fn binary(op: BinaryOp, a: &str, b: &str, d: DType) -> String {
         Min if int || uint => format!("min({a}, {b})"),
         Max => format!("nan_max_f32({a}, {b})"),
         Min => format!("nan_min_f32({a}, {b})"),
-        Fmax => {
-            format!("select(select(max({a}, {b}), {a}, is_nan_f32({b})), {b}, is_nan_f32({a}))")
-        }
-        Fmin => {
-            format!("select(select(min({a}, {b}), {a}, is_nan_f32({b})), {b}, is_nan_f32({a}))")
-        }
+        // JAX's `where((a > b) | isnan(b), a, b)`: ties (signed zeros too) give `b`, and a
+        // NaN `b` gives `a`, NaN or not.
+        Fmax => format!("select({b}, {a}, {a} > {b} || is_nan_f32({b}))"),
+        Fmin => format!("select({b}, {a}, {a} < {b} || is_nan_f32({b}))"),
         Atan2 => format!("atan2_f32({a}, {b})"),
         Hypot => format!("hypot_f32({a}, {b})"),
         Copysign => format!("copysign_f32({a}, {b})"),

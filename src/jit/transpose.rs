@@ -134,7 +134,8 @@ pub(crate) fn transpose_rule(
     match cts {
         _ if cts.iter().all(Option::is_none) => Ok(cx.none()),
         [Some(ct)] => with_params!(prim, p => p.transpose(&cx, ct)),
-        // No linear primitive has several outputs yet.
+        // Of the primitives with several outputs only custom_lin is linear, and
+        // transpose_graph transposes it by its backward rule.
         _ => Err(cx.not_linear(0)),
     }
 }

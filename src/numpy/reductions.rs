@@ -572,20 +572,20 @@ fn div_toward_zero(a: &Array, b: &Array) -> Result<Array> {
 pub fn cumsum_with(x: impl ArrayLike, axis: Option<isize>, dtype: Option<DType>) -> Result<Array> {
     overridable!("cumsum_with"; [one x]; [axis, dtype]);
     let x = super::asarray(operand("cumsum_with", 0, x)?)?;
-    scan_as("cumsum_with", &x, axis, false, dtype)
+    running_as("cumsum_with", &x, axis, false, dtype)
 }
 
 /// [`cumprod`] with JAX's `dtype=`: as [`cumsum_with`], running products in `dtype`.
 pub fn cumprod_with(x: impl ArrayLike, axis: Option<isize>, dtype: Option<DType>) -> Result<Array> {
     overridable!("cumprod_with"; [one x]; [axis, dtype]);
     let x = super::asarray(operand("cumprod_with", 0, x)?)?;
-    scan_as("cumprod_with", &x, axis, true, dtype)
+    running_as("cumprod_with", &x, axis, true, dtype)
 }
 
 /// A running sum or product of `x` converted to `dtype` (when given), in `dtype`: narrow
 /// integers run in 32 bits and wrap back, bools run as counts and come back as "any so far"
 /// (sums) or "all so far" (products).
-fn scan_as(
+fn running_as(
     func: &str,
     x: &Array,
     axis: Option<isize>,
@@ -593,7 +593,7 @@ fn scan_as(
     dtype: Option<DType>,
 ) -> Result<Array> {
     let Some(d) = dtype else {
-        return scan(func, x, axis, product);
+        return running(func, x, axis, product);
     };
     let xd = x.astype(d)?;
     let xs = if d.is_integer() && d.compute_dtype() != d {
@@ -601,7 +601,7 @@ fn scan_as(
     } else {
         xd
     };
-    let r = scan(func, &xs, axis, product)?;
+    let r = running(func, &xs, axis, product)?;
     if r.dtype() == d {
         Ok(r)
     } else {
@@ -688,7 +688,7 @@ pub fn count_nonzero(x: impl ArrayLike, axis: Option<&[isize]>, keepdims: bool) 
     finish(r, x.shape(), &axes, keepdims)
 }
 
-fn scan(func: &str, x: impl ArrayLike, axis: Option<isize>, product: bool) -> Result<Array> {
+fn running(func: &str, x: impl ArrayLike, axis: Option<isize>, product: bool) -> Result<Array> {
     let x = super::asarray(operand(func, 0, x)?)?;
     let (x, ax) = match axis {
         None => (super::ravel(&x)?, 0),
@@ -722,13 +722,13 @@ fn scan(func: &str, x: impl ArrayLike, axis: Option<isize>, product: bool) -> Re
 /// ```
 pub fn cumsum(x: impl ArrayLike, axis: Option<isize>) -> Result<Array> {
     overridable!("cumsum"; [one x]; [axis]);
-    scan("cumsum", x, axis, false)
+    running("cumsum", x, axis, false)
 }
 
 /// Cumulative product along `axis` (of the flattened array when `None`).
 pub fn cumprod(x: impl ArrayLike, axis: Option<isize>) -> Result<Array> {
     overridable!("cumprod"; [one x]; [axis]);
-    scan("cumprod", x, axis, true)
+    running("cumprod", x, axis, true)
 }
 
 /// Moves `axis` last, applies `f` along the last axis, moves it back.
@@ -1006,7 +1006,7 @@ fn cumulative(
             ))
         }
     };
-    let r = scan_as(func, &x, Some(axis), product, dtype)?;
+    let r = running_as(func, &x, Some(axis), product, dtype)?;
     if !include_initial {
         return Ok(r);
     }

@@ -22,6 +22,16 @@ use crate::error::{Error, Result};
 use crate::shape::Aval;
 
 impl Primitive {
+    /// The name errors give: a call's function name, else the primitive's.
+    pub(crate) fn error_name(&self) -> &str {
+        match self {
+            Primitive::CustomJvpCall { call }
+            | Primitive::CustomVjpCall { call }
+            | Primitive::CustomLin { call } => &call.name,
+            _ => self.name(),
+        }
+    }
+
     /// Number of operands (`usize::MAX` for variadic primitives).
     pub(crate) fn arity(&self) -> usize {
         with_params!(self, p => p.arity())

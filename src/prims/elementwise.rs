@@ -538,15 +538,15 @@ fn binary_partial(op: BinaryOp, k: usize, x: &Array, y: &Array, z: &Array) -> Re
         }
         Max => chosen(CompareOp::Gt)?,
         Min => chosen(CompareOp::Lt)?,
-        Fmax => picked(bin(
-            Or,
-            &cmp(CompareOp::Lt, x, y)?,
-            &un(UnaryOp::IsNan, x)?,
+        // The value picks `x` where `x > y` (`x < y` for fmin) or `y` is NaN, else `y` (ties
+        // included), as JAX's `where` does; the derivative follows the pick.
+        Fmax => picked(un(
+            UnaryOp::Not,
+            &bin(Or, &cmp(CompareOp::Gt, x, y)?, &un(UnaryOp::IsNan, y)?)?,
         )?)?,
-        Fmin => picked(bin(
-            Or,
-            &cmp(CompareOp::Gt, x, y)?,
-            &un(UnaryOp::IsNan, x)?,
+        Fmin => picked(un(
+            UnaryOp::Not,
+            &bin(Or, &cmp(CompareOp::Lt, x, y)?, &un(UnaryOp::IsNan, y)?)?,
         )?)?,
         Atan2 => {
             let den = add(&mul(x, x)?, &mul(y, y)?)?;

@@ -188,7 +188,7 @@ impl Evaluate for Reduce<'_> {
 impl Evaluate for ArgReduce<'_> {
     /// Two reduction trees: the extreme, then the first position holding it.
     fn evaluate(&self, dev: &Device, inputs: &[&Array], outs: Vec<Aval>) -> Result<Vec<Array>> {
-        let out = single("argmax", outs)?;
+        let out = single(if *self.max { "argmax" } else { "argmin" }, outs)?;
         let r = widened_if_narrow(inputs, out, |x, out| {
             arg_reduce(dev, *self.max, *self.axis, x[0], out)
         })?;

@@ -10,8 +10,8 @@ use parking_lot::{ReentrantMutex, ReentrantMutexGuard};
 use super::lock;
 use super::pool::{MemoryStats, Pool};
 use super::state::{Batch, StagedCache, TexturePool};
-use crate::codegen::matmul::Variant as MatmulVariant;
 use crate::codegen::TEXTURE_WIDTH;
+use crate::codegen::{Capabilities, Variants};
 use crate::error::{Error, Result};
 
 /// A graphics API wgpu can drive.
@@ -222,8 +222,9 @@ impl DeviceOptions {
 /// The limits Olympus's kernels need that `limits` lacks, each named with its value (empty
 /// when the device can run every kernel): 256 invocations per workgroup along x (the
 /// elementwise, reduction, scan and sort kernels), 4 storage buffers per stage (a
-/// three-operand `where` and its output), the workgroup storage of two matmul tiles or of
-/// the radix sort's digit counts (9280 bytes), and one metadata block of uniform binding.
+/// three-operand `where` and its output), the workgroup storage the kernels declare
+/// (`codegen::WORKGROUP_STORAGE_BYTES`, 9280 bytes), and one metadata block of uniform
+/// binding.
 /// WebGPU's default and downlevel limits meet them all; larger buffers than one binding
 /// are split into windows and larger grids into two dimensions, so those limits only
 /// shape the work.
@@ -252,8 +253,7 @@ pub fn missing_limits(limits: &wgpu::Limits) -> Vec<String> {
         (
             "max_compute_workgroup_storage_size",
             limits.max_compute_workgroup_storage_size,
-            crate::codegen::matmul::WORKGROUP_STORAGE_BYTES
-                .max(crate::codegen::sort::WORKGROUP_STORAGE_BYTES),
+            crate::codegen::WORKGROUP_STORAGE_BYTES,
         ),
         (
             "max_uniform_buffer_binding_size",
@@ -332,8 +332,8 @@ pub(crate) struct DeviceInner {
     /// Inputs in buffers of `texture_inputs.0 ..= texture_inputs.1` bytes are read through
     /// textures (see [`DeviceOptions::texture_input_bytes`]); `None` never.
     pub(crate) texture_inputs: Option<(u64, u64)>,
-    /// The matmul kernel's inner loop.
-    pub(crate) matmul: MatmulVariant,
+    /// The kernel variants chosen for this device.
+    pub(crate) variants: Variants,
     pub(crate) pool: Mutex<Pool>,
     /// Textures that staged kernel inputs, kept for reuse.
     pub(crate) textures: Mutex<TexturePool>,
@@ -627,17 +627,15 @@ impl Device {
             limits.max_storage_buffers_per_shader_stage =
                 limits.max_storage_buffers_per_shader_stage.min(m.max(4));
         }
-        let matmul = if options.matmul_workgroup_tiles.unwrap_or(!cpu) {
-            MatmulVariant::Staged
-        } else if options.matmul_subgroups != Some(false)
-            && device.features().contains(wgpu::Features::SUBGROUP)
-            && ainfo.subgroup_min_size == crate::codegen::matmul::LANES as u32
-            && ainfo.subgroup_max_size == crate::codegen::matmul::LANES as u32
-        {
-            MatmulVariant::Subgroup
-        } else {
-            MatmulVariant::Direct
-        };
+        let variants = Variants::choose(&Capabilities {
+            cpu,
+            subgroup_sizes: device
+                .features()
+                .contains(wgpu::Features::SUBGROUP)
+                .then_some((ainfo.subgroup_min_size, ainfo.subgroup_max_size)),
+            workgroup_tiles: options.matmul_workgroup_tiles,
+            subgroups: options.matmul_subgroups,
+        });
         let errors = Arc::new(Mutex::new(Vec::new()));
         let lost = Arc::new(Mutex::new(None));
         if owned {
@@ -704,7 +702,7 @@ impl Device {
             window_bytes,
             max_groups,
             texture_inputs,
-            matmul,
+            variants,
             textures: Mutex::new(Default::default()),
             staged: Mutex::new(Default::default()),
             batch: Mutex::new(Batch::default()),

@@ -1449,6 +1449,26 @@ fn jax_rule(
         }
         "clamp_shape_error" => lax::clamp(&af(&[0.0, 1.0]), f, &f0(3.0)),
         "clamp_dtype_error" => lax::clamp(&np::array(0i32).unwrap(), f, &f0(3.0)),
+        "fmax_grad_x" | "fmax_grad_y" | "fmin_grad_x" | "fmin_grad_y" => {
+            // Ties and NaNs: JAX's `where((x > y) | isnan(y), x, y)` picks, and so does the
+            // derivative.
+            let xs = af(&[1.0, 2.0, nan, 1.0, nan]);
+            let ys = if name.starts_with("fmax") {
+                af(&[1.0, 1.0, 1.0, nan, nan])
+            } else {
+                af(&[1.0, 3.0, 1.0, nan, nan])
+            };
+            let fmax = name.starts_with("fmax");
+            let sum = move |(x, y): (olympus::Array, olympus::Array)| {
+                let r = if fmax {
+                    np::fmax(&x, &y)
+                } else {
+                    np::fmin(&x, &y)
+                };
+                np::sum(r?, None, false)
+            };
+            olympus::grad(sum)((xs, ys)).map(|(gx, gy)| if name.ends_with('x') { gx } else { gy })
+        }
         "clamp_grad_min" | "clamp_grad_x" | "clamp_grad_max" => {
             let args = (
                 af(&[0.0, 0.0, 0.0, 1.0, 1.0]),
@@ -1683,5 +1703,5 @@ fn jax_rules_match() {
         checked += 1;
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
-    assert_eq!(checked, 616);
+    assert_eq!(checked, 620);
 }

@@ -458,7 +458,9 @@ fn signed_zeros_order_as_in_xla() {
     //   print(np.signbit(jnp.minimum(z,nz)), np.signbit(jnp.maximum(z,nz)),
     //         np.signbit(jnp.min(nz)), np.signbit(jnp.max(z)), jnp.argmax(nz), jnp.argmin(z),
     //         np.signbit(jnp.array([0.0]).at[0].min(-0.0)), np.signbit(jnp.array([-0.0]).at[0].max(0.0)))"
-    // gives [ True  True] [False False] True False 0 0 [ True] [False]: XLA's max and min
+    // gives [ True  True] [False False] True False 0 0 [ True] [False]
+    // (and np.signbit(jnp.fmax(z, nz)), np.signbit(jnp.fmin(z, nz)) give [ True False]
+    // twice): XLA's max and min
     // order -0.0 below 0.0 (WGSL's may return either zero).
     use olympus::{jit, Array};
     let neg = |a: &Array| -> Vec<bool> {
@@ -469,6 +471,9 @@ fn signed_zeros_order_as_in_xla() {
         let z = np::array([0.0f32, -0.0]).unwrap().astype(d).unwrap();
         let nz = np::flip(&z, None).unwrap();
         assert_eq!(neg(&np::minimum(&z, &nz).unwrap()), [true, true], "{d}");
+        // fmax and fmin are JAX's `where`s: a tie gives the second operand.
+        assert_eq!(neg(&np::fmax(&z, &nz).unwrap()), [true, false], "{d}");
+        assert_eq!(neg(&np::fmin(&z, &nz).unwrap()), [true, false], "{d}");
         assert_eq!(neg(&np::maximum(&z, &nz).unwrap()), [false, false], "{d}");
         assert_eq!(neg(&np::min(&nz, None, false).unwrap()), [true], "{d}");
         assert_eq!(neg(&np::max(&z, None, false).unwrap()), [false], "{d}");

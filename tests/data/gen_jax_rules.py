@@ -668,6 +668,10 @@ cases = {
     "clamp_dtype_error": lambda: jax.lax.clamp(jnp.int32(0), f, jnp.float32(3.0)),
     "clamp_grad_min": lambda: jax.grad(lambda lo: jax.lax.clamp(lo, jnp.array([-1.0, 0.0, 0.5, 1.0, 2.0]), jnp.array([1.0, 1.0, 1.0, 1.0, 0.5])).sum())(jnp.array([0.0, 0.0, 0.0, 1.0, 1.0])),
     "clamp_grad_x": lambda: jax.grad(lambda x: jax.lax.clamp(jnp.array([0.0, 0.0, 0.0, 1.0, 1.0]), x, jnp.array([1.0, 1.0, 1.0, 1.0, 0.5])).sum())(jnp.array([-1.0, 0.0, 0.5, 1.0, 2.0])),
+    "fmax_grad_x": lambda: jax.grad(lambda x: jnp.fmax(x, jnp.array([1.0, 1.0, 1.0, nan, nan])).sum())(jnp.array([1.0, 2.0, nan, 1.0, nan])),
+    "fmax_grad_y": lambda: jax.grad(lambda y: jnp.fmax(jnp.array([1.0, 2.0, nan, 1.0, nan]), y).sum())(jnp.array([1.0, 1.0, 1.0, nan, nan])),
+    "fmin_grad_x": lambda: jax.grad(lambda x: jnp.fmin(x, jnp.array([1.0, 3.0, 1.0, nan, nan])).sum())(jnp.array([1.0, 2.0, nan, 1.0, nan])),
+    "fmin_grad_y": lambda: jax.grad(lambda y: jnp.fmin(jnp.array([1.0, 2.0, nan, 1.0, nan]), y).sum())(jnp.array([1.0, 3.0, 1.0, nan, nan])),
     "clamp_grad_max": lambda: jax.grad(lambda hi: jax.lax.clamp(jnp.array([0.0, 0.0, 0.0, 1.0, 1.0]), jnp.array([-1.0, 0.0, 0.5, 1.0, 2.0]), hi).sum())(jnp.array([1.0, 1.0, 1.0, 1.0, 0.5])),
 }
 

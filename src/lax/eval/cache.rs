@@ -314,6 +314,11 @@ pub(crate) fn input_maps(
                 (idx.clone(), InputMap::Plain),
             ]
         }
+        // An indexed primitive (`Lowering::elementwise`) reads its operands elsewhere: it
+        // needs its maps above (the kernel-validation test runs every one through here).
+        prim if elementwise(prim) == Some(Elementwise::Indexed) => {
+            unreachable!("{} is indexed but has no input maps", prim.name())
+        }
         _ => layouts
             .iter()
             .map(|l| ((*l).clone(), InputMap::Plain))

@@ -170,7 +170,7 @@ pub(crate) fn dot(dev: &Device, a: &Array, b: &Array, out: Aval) -> Result<Array
     }
     let acc = accumulator(out.dtype);
     // Slices of `k` one dispatch covers, summed in the accumulator's dtype.
-    let max_k = crate::codegen::matmul::max_k(dev.0.matmul) as usize;
+    let max_k = crate::codegen::matmul::max_k(dev.0.variants.matmul) as usize;
     let mut total: Option<Array> = None;
     for k0 in (0..k.max(1)).step_by(max_k) {
         let k1 = (k0 + max_k).min(k);
@@ -342,7 +342,7 @@ pub(super) fn dot_pass(
     if count > 0 {
         let inner = &dev.0;
         let target = target(dev);
-        let variant = inner.matmul;
+        let variant = inner.variants.matmul;
         let wo = codegen::windows_for(bytes.min(storage.bytes), &target);
         // Operands as bound: whole buffers, or (where those need too many bindings) the
         // parts their views read.

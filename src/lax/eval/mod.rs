@@ -71,7 +71,7 @@ pub(crate) fn eval_all(
     outs: Vec<Aval>,
     device: Option<&Device>,
 ) -> Result<Vec<Array>> {
-    let dev = common_device(prim.name(), inputs, device)?;
+    let dev = common_device(prim.error_name(), inputs, device)?;
     with_params!(&prim, p => p.evaluate(&dev, inputs, outs))
 }
 

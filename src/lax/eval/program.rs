@@ -451,6 +451,8 @@ pub(super) fn block_plan(
                 (s0[*axis], l0[*axis]) = (0, inputs[0].shape()[*axis]);
                 return Some((program.clone(), vec![(0, (s0, l0)), (1, at.clone())]));
             }
+            // Another indexed primitive has no plan: run it whole.
+            prim if elementwise(prim) == Some(Elementwise::Indexed) => return None,
             _ => {}
         }
     }
@@ -514,6 +516,8 @@ pub(super) fn block_plan(
                     });
                 }
             }
+            // A value of its position other than an iota would need its box's offset.
+            prim if elementwise(prim) == Some(Elementwise::Positional) => return None,
             prim => nodes.push(Node {
                 prim: prim.clone(),
                 args,
