@@ -446,3 +446,23 @@ pub fn host_searchsorted(row: &[f64], queries: &[f64], right: bool) -> Vec<f64> 
         })
         .collect()
 }
+
+/// Asserts `r` failed with an error of kind `kind` (the `olympus::Error` variant:
+/// "ShapeMismatch", "InvalidDType", "InvalidArgument", ...) whose message starts with
+/// `func:`, the name of the function the caller called.
+#[track_caller]
+pub fn assert_error<T: std::fmt::Debug>(r: olympus::Result<T>, func: &str, kind: &str) {
+    let e = match r {
+        Ok(v) => panic!("{func}: expected an error, got {v:?}"),
+        Err(e) => e,
+    };
+    let (msg, dbg) = (e.to_string(), format!("{e:?}"));
+    assert!(
+        msg.starts_with(&format!("{func}:")),
+        "the error should name `{func}`: {msg}"
+    );
+    assert!(
+        dbg.starts_with(kind),
+        "{func}: expected a {kind} error, got {dbg}"
+    );
+}

@@ -4,7 +4,7 @@ use std::cell::Cell;
 
 use olympus::{jit, lax, numpy as np, random, tree, Array, DType, Error, Result};
 
-use crate::common::{random_array, rng};
+use crate::common::{assert_error, random_array, rng};
 
 fn chain(x: &Array, y: &Array, z: &Array) -> Result<Array> {
     np::divide(
@@ -193,7 +193,7 @@ fn an_escaped_tracer_is_an_error_not_a_panic() {
     let leaked = leak.borrow().clone().unwrap();
     let e = np::add(&leaked, 1.0).unwrap_err();
     assert!(matches!(e, Error::Tracing { .. }), "{e:?}");
-    assert!(leaked.to_vec::<f32>().is_err());
+    assert_error(leaked.to_vec::<f32>(), "to_vec", "Tracing");
 }
 
 #[test]

@@ -699,12 +699,36 @@ fn keys_streams_batches_and_errors() {
     cs.sort_unstable();
     assert_eq!(cs, vec![0, 1, 2, 3]);
     // Errors.
-    assert!(random::uniform(&key, &[2], 1.0, 0.0, DType::Float32).is_err());
-    assert!(random::uniform(&key, &[2], 0.0, 1.0, DType::Int32).is_err());
-    assert!(random::bernoulli(&key, 1.5, &[2]).is_err());
-    assert!(random::randint(&key, &[2], 0, 5, DType::Float32).is_err());
-    assert!(random::choice(&key, 3, &[5], false, None).is_err());
-    assert!(random::choice(&key, 3, &[2], true, Some(&[0.5, -0.1, 0.6])).is_err());
+    assert_error(
+        random::uniform(&key, &[2], 1.0, 0.0, DType::Float32),
+        "uniform",
+        "InvalidArgument",
+    );
+    assert_error(
+        random::uniform(&key, &[2], 0.0, 1.0, DType::Int32),
+        "uniform",
+        "InvalidDType",
+    );
+    assert_error(
+        random::bernoulli(&key, 1.5, &[2]),
+        "bernoulli",
+        "InvalidArgument",
+    );
+    assert_error(
+        random::randint(&key, &[2], 0, 5, DType::Float32),
+        "randint",
+        "InvalidDType",
+    );
+    assert_error(
+        random::choice(&key, 3, &[5], false, None),
+        "choice",
+        "InvalidArgument",
+    );
+    assert_error(
+        random::choice(&key, 3, &[2], true, Some(&[0.5, -0.1, 0.6])),
+        "choice",
+        "InvalidArgument",
+    );
     let e = random::bits(&np::zeros(&[3], DType::UInt32).unwrap(), &[2])
         .unwrap_err()
         .to_string();
@@ -720,7 +744,7 @@ fn keys_streams_batches_and_errors() {
         g1.integers(0, 100, &[8]).unwrap().to_vec::<i32>().unwrap(),
         g1.integers(0, 100, &[8]).unwrap().to_vec::<i32>().unwrap()
     );
-    assert!(g1.integers(5, 5, &[1]).is_err());
+    assert_error(g1.integers(5, 5, &[1]), "integers", "InvalidArgument");
     let _ = rng();
 }
 

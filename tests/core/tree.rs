@@ -5,6 +5,8 @@ use std::collections::hash_map::DefaultHasher;
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::hash::{Hash, Hasher};
 
+use crate::common::assert_error;
+
 use half::f16;
 use olympus::numpy as np;
 use olympus::tree::{
@@ -841,15 +843,20 @@ fn reduce_and_all() {
     .unwrap();
     assert_eq!(val(&s), 10.0);
     // Errors from f propagate.
-    assert!(tree_reduce(
-        |_: f32, _| Err(Error::InvalidArgument {
-            func: "f".into(),
-            reason: "no".into()
-        }),
-        &t,
-        0.0
-    )
-    .is_err());
+    assert_error(
+        tree_reduce(
+            |_: f32, _| {
+                Err(Error::InvalidArgument {
+                    func: "f".into(),
+                    reason: "no".into(),
+                })
+            },
+            &t,
+            0.0,
+        ),
+        "f",
+        "InvalidArgument",
+    );
 
     assert!(tree_all(&t).unwrap());
     assert!(tree_all(&()).unwrap());
