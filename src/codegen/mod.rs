@@ -12,6 +12,7 @@
 //! the source, and with it the pipeline cache key, depends only on the structure.
 
 pub(crate) mod cumulative;
+pub(crate) mod maps;
 pub(crate) mod matmul;
 pub(crate) mod reduce;
 pub(crate) mod rules;
@@ -24,6 +25,7 @@ use crate::dtype::DType;
 use crate::error::Result;
 use crate::primitive::Primitive;
 use crate::shape::Layout;
+pub(crate) use maps::InputMap;
 use rules::{compute_type, decode, encode, Ctx};
 
 /// Texels per row of a staging texture (a row is 64 KiB): kernels index staged inputs by
@@ -184,22 +186,6 @@ impl Program {
             None => self.inputs[v],
         }
     }
-}
-
-/// How an input's element for an output index is found.
-#[derive(Clone, Debug, PartialEq)]
-pub(crate) enum InputMap {
-    /// The layout (over the output's shape, broadcasting applied) gives the element.
-    Plain,
-    /// Per dimension `(lo, len)`: the coordinate `c` of the output reads the operand's
-    /// coordinate `clamp(c - lo, 0, len - 1)`; `inb_x{k}(i)` tells whether every coordinate
-    /// was in range. The layout's shape is the output's; its strides are the operand's.
-    /// (Concatenation, padding.)
-    Clamp(Vec<(isize, usize)>),
-    /// Not loaded per element: the rule calls `ld_x{k}(i, j)`, which reads the element at
-    /// the output index with coordinate `clamp(j, 0, len - 1)` along a dimension of
-    /// `stride` (the layout has stride 0 there). (Gathers.)
-    Gather { stride: isize, len: usize },
 }
 
 /// An input as the kernel will see it.

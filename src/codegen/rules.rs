@@ -7,9 +7,11 @@
 //! integers, `u32` for the unsigned ones and `f32` for every float; a value of a narrow
 //! dtype is brought back into its range after each operation ([`narrow`]).
 
+use super::maps::InputMap;
 use crate::dtype::DType;
 use crate::error::{Error, Result};
 use crate::primitive::{with_params, BinaryOp, CompareOp, Primitive, UnaryOp};
+use crate::shape::Layout;
 
 /// Collects scalar parameters for the metadata while rules are emitted.
 pub(crate) struct Ctx {
@@ -164,6 +166,11 @@ pub(crate) trait Lowering {
     /// rounding or wrapping after it.
     fn moves_values(&self) -> bool;
 
+    /// How the kernel reads each operand (`layouts`) for an output of shape `out_shape`:
+    /// `maps::plain` for every primitive but an `Indexed` one, which maps the output's
+    /// coordinates onto its operands'.
+    fn input_maps(&self, layouts: &[&Layout], out_shape: &[usize]) -> Vec<(Layout, InputMap)>;
+
     /// The expression computing the primitive on `args` (compute-type expressions of
     /// `arg_dtypes`), giving a value of dtype `out`; an error for a primitive that is not
     /// elementwise.
@@ -185,6 +192,15 @@ pub(crate) fn emit(
     ctx: &mut Ctx,
 ) -> Result<String> {
     with_params!(prim, p => p.emit(args, arg_dtypes, out, ctx))
+}
+
+/// [`Lowering::input_maps`] of `prim`.
+pub(crate) fn input_maps(
+    prim: &Primitive,
+    layouts: &[&Layout],
+    out_shape: &[usize],
+) -> Vec<(Layout, InputMap)> {
+    with_params!(prim, p => p.input_maps(layouts, out_shape))
 }
 
 /// [`Lowering::elementwise`] of `prim`.

@@ -2,6 +2,7 @@
 //! function behind `random`. Both lower to one expression of the fused kernel.
 
 use super::same_shapes;
+use crate::codegen::maps::{self, InputMap};
 use crate::codegen::rules::{convert, decode, float16_bits, narrow, Ctx, Elementwise, Lowering};
 use crate::dtype::DType;
 use crate::error::{Error, Result};
@@ -9,7 +10,7 @@ use crate::primitive::params::{BitcastConvertType, Threefry};
 #[cfg(test)]
 use crate::primitive::Primitive;
 use crate::primitive::{ShapeRule, ThreefryOutput};
-use crate::shape::Aval;
+use crate::shape::{Aval, Layout};
 
 impl ShapeRule for BitcastConvertType<'_> {
     fn arity(&self) -> usize {
@@ -99,6 +100,9 @@ impl Lowering for BitcastConvertType<'_> {
     fn moves_values(&self) -> bool {
         true
     }
+    fn input_maps(&self, layouts: &[&Layout], _: &[usize]) -> Vec<(Layout, InputMap)> {
+        maps::plain(layouts)
+    }
     fn emit(&self, args: &[String], arg_dtypes: &[DType], _: DType, _: &mut Ctx) -> Result<String> {
         let (x, from) = (&args[0], arg_dtypes[0]);
         Ok(match (from, *self.dtype) {
@@ -131,6 +135,9 @@ impl Lowering for Threefry<'_> {
     }
     fn moves_values(&self) -> bool {
         false
+    }
+    fn input_maps(&self, layouts: &[&Layout], _: &[usize]) -> Vec<(Layout, InputMap)> {
+        maps::plain(layouts)
     }
     /// The prelude's `threefry2x32` block function.
     fn emit(&self, args: &[String], _: &[DType], _: DType, _: &mut Ctx) -> Result<String> {

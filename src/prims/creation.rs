@@ -2,6 +2,7 @@
 //! expression of the fused kernel (so a constant costs no buffer inside `jit`).
 
 use crate::array::Array;
+use crate::codegen::maps::{self, InputMap};
 use crate::codegen::rules::{convert, Ctx, Elementwise, Lowering};
 use crate::dtype::DType;
 use crate::error::{Error, Result};
@@ -10,7 +11,7 @@ use crate::primitive::params::{Full, Iota};
 use crate::primitive::ShapeRule;
 #[cfg(test)]
 use crate::primitive::{Literal, Primitive};
-use crate::shape::{checked_size, Aval};
+use crate::shape::{checked_size, Aval, Layout};
 
 impl ShapeRule for Full<'_> {
     fn arity(&self) -> usize {
@@ -101,6 +102,9 @@ impl Lowering for Full<'_> {
     fn moves_values(&self) -> bool {
         true
     }
+    fn input_maps(&self, layouts: &[&Layout], _: &[usize]) -> Vec<(Layout, InputMap)> {
+        maps::plain(layouts)
+    }
     /// The value's bits, a parameter of the kernel (so one kernel serves every value).
     fn emit(&self, _: &[String], _: &[DType], out: DType, ctx: &mut Ctx) -> Result<String> {
         let m = ctx.param(self.value.compute_bits());
@@ -119,6 +123,9 @@ impl Lowering for Iota<'_> {
     }
     fn moves_values(&self) -> bool {
         true
+    }
+    fn input_maps(&self, layouts: &[&Layout], _: &[usize]) -> Vec<(Layout, InputMap)> {
+        maps::plain(layouts)
     }
     /// `(i / stride) % len`, without the division where the axis is innermost or the
     /// modulo where it is outermost: software adapters divide lane by lane, so a fused

@@ -3,6 +3,7 @@
 
 use super::{all_weak, same_dtypes, same_shapes};
 use crate::array::Array;
+use crate::codegen::maps::{self, InputMap};
 use crate::codegen::rules::{binary, compare, convert, unary, Ctx, Elementwise, Lowering};
 use crate::dtype::DType;
 use crate::error::{Error, Result};
@@ -18,7 +19,7 @@ use crate::primitive::params::{
 use crate::primitive::Literal;
 use crate::primitive::Primitive;
 use crate::primitive::{BinaryOp, CompareOp, ShapeRule, UnaryOp};
-use crate::shape::Aval;
+use crate::shape::{Aval, Layout};
 
 impl ShapeRule for Unary<'_> {
     fn arity(&self) -> usize {
@@ -201,6 +202,9 @@ impl Lowering for Unary<'_> {
     fn moves_values(&self) -> bool {
         false
     }
+    fn input_maps(&self, layouts: &[&Layout], _: &[usize]) -> Vec<(Layout, InputMap)> {
+        maps::plain(layouts)
+    }
     fn emit(&self, args: &[String], arg_dtypes: &[DType], _: DType, _: &mut Ctx) -> Result<String> {
         Ok(unary(*self.op, &args[0], arg_dtypes[0]))
     }
@@ -212,6 +216,9 @@ impl Lowering for Binary<'_> {
     }
     fn moves_values(&self) -> bool {
         false
+    }
+    fn input_maps(&self, layouts: &[&Layout], _: &[usize]) -> Vec<(Layout, InputMap)> {
+        maps::plain(layouts)
     }
     fn emit(&self, args: &[String], arg_dtypes: &[DType], _: DType, _: &mut Ctx) -> Result<String> {
         Ok(binary(*self.op, &args[0], &args[1], arg_dtypes[0]))
@@ -225,6 +232,9 @@ impl Lowering for Compare<'_> {
     fn moves_values(&self) -> bool {
         false
     }
+    fn input_maps(&self, layouts: &[&Layout], _: &[usize]) -> Vec<(Layout, InputMap)> {
+        maps::plain(layouts)
+    }
     fn emit(&self, args: &[String], arg_dtypes: &[DType], _: DType, _: &mut Ctx) -> Result<String> {
         Ok(compare(*self.op, &args[0], &args[1], arg_dtypes[0]))
     }
@@ -237,6 +247,9 @@ impl Lowering for Select {
     fn moves_values(&self) -> bool {
         true
     }
+    fn input_maps(&self, layouts: &[&Layout], _: &[usize]) -> Vec<(Layout, InputMap)> {
+        maps::plain(layouts)
+    }
     fn emit(&self, args: &[String], _: &[DType], _: DType, _: &mut Ctx) -> Result<String> {
         Ok(format!("select({}, {}, {})", args[2], args[1], args[0]))
     }
@@ -248,6 +261,9 @@ impl Lowering for Fma {
     }
     fn moves_values(&self) -> bool {
         false
+    }
+    fn input_maps(&self, layouts: &[&Layout], _: &[usize]) -> Vec<(Layout, InputMap)> {
+        maps::plain(layouts)
     }
     /// One rounding: the prelude's `fma_rn`, exact where WGSL's `fma` may not be.
     fn emit(&self, args: &[String], _: &[DType], _: DType, _: &mut Ctx) -> Result<String> {
@@ -262,6 +278,9 @@ impl Lowering for ConvertElementType<'_> {
     fn moves_values(&self) -> bool {
         true
     }
+    fn input_maps(&self, layouts: &[&Layout], _: &[usize]) -> Vec<(Layout, InputMap)> {
+        maps::plain(layouts)
+    }
     fn emit(&self, args: &[String], arg_dtypes: &[DType], _: DType, _: &mut Ctx) -> Result<String> {
         Ok(convert(&args[0], arg_dtypes[0], *self.dtype))
     }
@@ -273,6 +292,9 @@ impl Lowering for CopyP {
     }
     fn moves_values(&self) -> bool {
         true
+    }
+    fn input_maps(&self, layouts: &[&Layout], _: &[usize]) -> Vec<(Layout, InputMap)> {
+        maps::plain(layouts)
     }
     fn emit(&self, args: &[String], _: &[DType], _: DType, _: &mut Ctx) -> Result<String> {
         Ok(args[0].clone())
@@ -618,6 +640,9 @@ impl Lowering for Clamp {
     /// The result is one of the operands.
     fn moves_values(&self) -> bool {
         true
+    }
+    fn input_maps(&self, layouts: &[&Layout], _: &[usize]) -> Vec<(Layout, InputMap)> {
+        maps::plain(layouts)
     }
     /// `max` then `min`, with their NaN and signed-zero rules.
     fn emit(&self, args: &[String], arg_dtypes: &[DType], _: DType, _: &mut Ctx) -> Result<String> {

@@ -3,6 +3,7 @@
 
 use super::{int32_positions, same_dtypes};
 use crate::array::Array;
+use crate::codegen::maps::{over_out, InputMap};
 use crate::codegen::rules::{Ctx, Elementwise, Lowering};
 use crate::dtype::DType;
 use crate::error::{Error, Result};
@@ -20,7 +21,7 @@ use crate::primitive::params::{Gather, Scatter, SearchSorted};
 use crate::primitive::Primitive;
 use crate::primitive::{BinaryOp, CompareOp, Literal, ScatterMode, ShapeRule};
 use crate::runtime::Device;
-use crate::shape::Aval;
+use crate::shape::{Aval, Layout};
 
 impl ShapeRule for Gather<'_> {
     fn arity(&self) -> usize {
@@ -216,6 +217,9 @@ impl Lowering for Gather<'_> {
     fn moves_values(&self) -> bool {
         true
     }
+    fn input_maps(&self, layouts: &[&Layout], out_shape: &[usize]) -> Vec<(Layout, InputMap)> {
+        gather_maps(layouts, out_shape, *self.axis)
+    }
     /// The operand's input map read at the index (`ld_`, which clamps it); uint32 indices
     /// past int32's range clamp to its largest.
     fn emit(&self, args: &[String], arg_dtypes: &[DType], _: DType, _: &mut Ctx) -> Result<String> {
@@ -235,11 +239,27 @@ impl Lowering for SearchSorted<'_> {
     fn moves_values(&self) -> bool {
         false
     }
+    fn input_maps(&self, layouts: &[&Layout], out_shape: &[usize]) -> Vec<(Layout, InputMap)> {
+        gather_maps(layouts, out_shape, *self.axis)
+    }
     /// The binary search the generator declares for the sorted operand.
     fn emit(&self, args: &[String], _: &[DType], _: DType, _: &mut Ctx) -> Result<String> {
         let side = if *self.right { "r" } else { "l" };
         Ok(format!("search_{side}_{}(i, {})", args[0], args[1]))
     }
+}
+
+/// Gather and search maps: the operand read along `axis` at a loaded index (its stride 0
+/// there, `ld_` or the search adding the index's), the indices at the output index.
+fn gather_maps(layouts: &[&Layout], out_shape: &[usize], axis: usize) -> Vec<(Layout, InputMap)> {
+    let (x, idx) = (layouts[0], layouts[1]);
+    let mut v = over_out(x, out_shape);
+    v.strides[axis] = 0;
+    let map = InputMap::Gather {
+        stride: x.strides[axis],
+        len: x.shape[axis],
+    };
+    vec![(v, map), (idx.clone(), InputMap::Plain)]
 }
 
 // Scatter has its own atomic kernel.

@@ -66,6 +66,13 @@ macro_rules! own_kernels {
             fn moves_values(&self) -> bool {
                 false
             }
+            fn input_maps(
+                &self,
+                layouts: &[&crate::shape::Layout],
+                _: &[usize],
+            ) -> Vec<(crate::shape::Layout, crate::codegen::InputMap)> {
+                crate::codegen::maps::plain(layouts)
+            }
             fn emit(
                 &self,
                 _: &[String],

@@ -4,6 +4,7 @@
 
 use super::{all_weak, same_dtypes};
 use crate::array::Array;
+use crate::codegen::maps::{over_out, InputMap};
 use crate::codegen::rules::{emit, Ctx, Elementwise, Lowering};
 use crate::dtype::DType;
 use crate::error::{Error, Result};
@@ -584,6 +585,28 @@ impl Lowering for Concatenate<'_> {
     fn moves_values(&self) -> bool {
         true
     }
+    /// Each operand over its run of the joined dimension, clamped (`inb_` tells where it
+    /// is in range).
+    fn input_maps(&self, layouts: &[&Layout], out_shape: &[usize]) -> Vec<(Layout, InputMap)> {
+        let dimension = *self.dimension;
+        let mut lo = 0usize;
+        layouts
+            .iter()
+            .map(|l| {
+                let map = (0..out_shape.len())
+                    .map(|d| {
+                        if d == dimension {
+                            (lo as isize, l.shape[d])
+                        } else {
+                            (0, out_shape[d])
+                        }
+                    })
+                    .collect();
+                lo += l.shape[dimension];
+                (over_out(l, out_shape), InputMap::Clamp(map))
+            })
+            .collect()
+    }
     /// Operand k covers the output where its coordinates are in range (its input map's
     /// `inb_`); the last covers the rest.
     fn emit(&self, args: &[String], _: &[DType], _: DType, _: &mut Ctx) -> Result<String> {
@@ -601,6 +624,15 @@ impl Lowering for Pad<'_> {
     }
     fn moves_values(&self) -> bool {
         true
+    }
+    /// The operand shifted by the low padding, clamped (so edge padding reads the nearest
+    /// element).
+    fn input_maps(&self, layouts: &[&Layout], out_shape: &[usize]) -> Vec<(Layout, InputMap)> {
+        let l = layouts[0];
+        let map = (0..out_shape.len())
+            .map(|d| (self.low[d] as isize, l.shape[d]))
+            .collect();
+        vec![(over_out(l, out_shape), InputMap::Clamp(map))]
     }
     /// The operand where its input map is in range, else the value (edge padding clamps
     /// the map instead).

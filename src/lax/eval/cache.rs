@@ -258,72 +258,16 @@ impl std::fmt::Debug for KernelCache {
 }
 
 /// How the generator finds each operand's element for an output index: the operand's
-/// layout re-expressed over the output's shape and an [`InputMap`]. Plain for every
-/// primitive that reads its operands at the output index; concatenation and padding clamp
-/// coordinates, gathers read along an axis at a loaded index.
+/// layout re-expressed over the output's shape and an [`InputMap`], from the primitive's
+/// `Lowering` rule (plain for every primitive that reads its operands at the output index;
+/// concatenation and padding clamp coordinates, gathers read along an axis at a loaded
+/// index).
 pub(crate) fn input_maps(
     prim: &Primitive,
     layouts: &[&Layout],
     out_shape: &[usize],
 ) -> Vec<(Layout, InputMap)> {
-    let over_out = |l: &Layout| Layout {
-        shape: out_shape.to_vec(),
-        strides: l.strides.clone(),
-        offset: l.offset,
-    };
-    let full = |d: usize| (0isize, out_shape[d]);
-    match prim {
-        Primitive::Concatenate { dimension } => {
-            let mut lo = 0usize;
-            layouts
-                .iter()
-                .map(|l| {
-                    let map = (0..out_shape.len())
-                        .map(|d| {
-                            if d == *dimension {
-                                (lo as isize, l.shape[d])
-                            } else {
-                                full(d)
-                            }
-                        })
-                        .collect();
-                    lo += l.shape[*dimension];
-                    (over_out(l), InputMap::Clamp(map))
-                })
-                .collect()
-        }
-        Primitive::Pad { low, .. } => {
-            let l = layouts[0];
-            let map = (0..out_shape.len())
-                .map(|d| (low[d] as isize, l.shape[d]))
-                .collect();
-            vec![(over_out(l), InputMap::Clamp(map))]
-        }
-        Primitive::Gather { axis } | Primitive::SearchSorted { axis, .. } => {
-            let (x, idx) = (layouts[0], layouts[1]);
-            let mut v = over_out(x);
-            v.strides[*axis] = 0;
-            vec![
-                (
-                    v,
-                    InputMap::Gather {
-                        stride: x.strides[*axis],
-                        len: x.shape[*axis],
-                    },
-                ),
-                (idx.clone(), InputMap::Plain),
-            ]
-        }
-        // An indexed primitive (`Lowering::elementwise`) reads its operands elsewhere: it
-        // needs its maps above (the kernel-validation test runs every one through here).
-        prim if elementwise(prim) == Some(Elementwise::Indexed) => {
-            unreachable!("{} is indexed but has no input maps", prim.name())
-        }
-        _ => layouts
-            .iter()
-            .map(|l| ((*l).clone(), InputMap::Plain))
-            .collect(),
-    }
+    codegen::rules::input_maps(prim, layouts, out_shape)
 }
 
 pub(super) fn program_name(p: &Program) -> &'static str {
