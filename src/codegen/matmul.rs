@@ -62,9 +62,9 @@ pub(crate) enum Variant {
 }
 
 impl Variant {
-    /// Staged tiles on GPUs (or where the options ask for them); on CPU adapters whose
-    /// subgroups are exactly `LANES` wide, the subgroup kernel unless the options refuse
-    /// it; else the direct one.
+    /// Staged tiles on GPUs (or where the options ask for them); elsewhere (CPU adapters,
+    /// or options refusing tiles) the subgroup kernel where subgroups are exactly `LANES`
+    /// wide and the options do not refuse it, else the direct one.
     pub(crate) fn choose(c: &super::Capabilities) -> Variant {
         let lanes = LANES as u32;
         if c.workgroup_tiles.unwrap_or(!c.cpu) {

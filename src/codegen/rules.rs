@@ -200,7 +200,14 @@ pub(crate) fn input_maps(
     layouts: &[&Layout],
     out_shape: &[usize],
 ) -> Vec<(Layout, InputMap)> {
-    with_params!(prim, p => p.input_maps(layouts, out_shape))
+    let maps = with_params!(prim, p => p.input_maps(layouts, out_shape));
+    debug_assert!(
+        elementwise(prim) != Some(Elementwise::Indexed)
+            || maps.iter().any(|(_, m)| *m != InputMap::Plain),
+        "{} is indexed but reads every operand plainly",
+        prim.name()
+    );
+    maps
 }
 
 /// [`Lowering::elementwise`] of `prim`.
@@ -327,8 +334,9 @@ pub(crate) fn binary(op: BinaryOp, a: &str, b: &str, d: DType) -> String {
         Min => format!("nan_min_f32({a}, {b})"),
         // JAX's `where((a > b) | isnan(b), a, b)`: ties (signed zeros too) give `b`, and a
         // NaN `b` gives `a`, NaN or not.
-        Fmax => format!("select({b}, {a}, {a} > {b} || is_nan_f32({b}))"),
-        Fmin => format!("select({b}, {a}, {a} < {b} || is_nan_f32({b}))"),
+        // (NaN tested on the bits, as everywhere: compilers may assume no NaN compares.)
+        Fmax => format!("select({b}, {a}, is_nan_f32({b}) || (!is_nan_f32({a}) && {a} > {b}))"),
+        Fmin => format!("select({b}, {a}, is_nan_f32({b}) || (!is_nan_f32({a}) && {a} < {b}))"),
         Atan2 => format!("atan2_f32({a}, {b})"),
         Hypot => format!("hypot_f32({a}, {b})"),
         Copysign => format!("copysign_f32({a}, {b})"),

@@ -506,7 +506,7 @@ fn every_primitive_has_rules_and_every_kernel_validates() {
                             written_out: f16_native && windows != 3,
                         };
                         let layouts: Vec<&Layout> = (0..arity).map(|_| layout).collect();
-                        let mapped = crate::lax::input_maps(prim, &layouts, &out.shape);
+                        let mapped = super::rules::input_maps(prim, &layouts, &out.shape);
                         let inputs: Vec<InputDesc<'_>> = mapped
                             .iter()
                             .map(|(layout, map)| InputDesc {

@@ -23,8 +23,6 @@ pub use crate::primitive::{
 pub(crate) use eval::common_device;
 pub(crate) use eval::eval_all as eval_primitive;
 #[cfg(test)]
-pub(crate) use eval::input_maps;
-#[cfg(test)]
 pub(crate) use eval::{elementwise_kernel, Operand};
 pub(crate) use eval::{fused_reduce, run_cached as run_program_cached, KernelCache};
 

@@ -461,8 +461,10 @@ pub fn assert_error<T: std::fmt::Debug>(r: olympus::Result<T>, func: &str, kind:
         msg.starts_with(&format!("{func}:")),
         "the error should name `{func}`: {msg}"
     );
-    assert!(
-        dbg.starts_with(kind),
+    let variant = dbg.split(|c: char| !c.is_ascii_alphanumeric()).next();
+    assert_eq!(
+        variant,
+        Some(kind),
         "{func}: expected a {kind} error, got {dbg}"
     );
 }

@@ -1,12 +1,13 @@
-//! The kernels of elementwise programs: how each operand is read (`input_maps`), their
-//! generation for the operands' layouts, and the per-step cache `jit` keeps of them.
+//! The kernels of elementwise programs: their generation for the operands' layouts (each
+//! read through the primitive's input maps, `Lowering::input_maps`), and the per-step
+//! cache `jit` keeps of them.
 
 use std::sync::Arc;
 
 use super::windows::{input_windows, Operand};
 use crate::array::Array;
 use crate::codegen::rules::{elementwise, Elementwise};
-use crate::codegen::{self, InputDesc, InputMap, Program, Target};
+use crate::codegen::{self, InputDesc, Program, Target};
 use crate::error::Result;
 use crate::primitive::Primitive;
 use crate::runtime::{Device, Kernel};
@@ -120,7 +121,7 @@ pub(super) fn with_inputs<R>(
 ) -> R {
     let prim = &program.nodes.last().expect("a program has a node").prim;
     let layouts: Vec<&Layout> = operands.iter().map(|o| o.layout).collect();
-    let mapped = input_maps(prim, &layouts, out_shape);
+    let mapped = codegen::rules::input_maps(prim, &layouts, out_shape);
     let descs: Vec<InputDesc<'_>> = operands
         .iter()
         .zip(&mapped)
@@ -255,19 +256,6 @@ impl std::fmt::Debug for KernelCache {
         let n = crate::runtime::lock(&self.0).len();
         write!(f, "KernelCache({n} kernels)")
     }
-}
-
-/// How the generator finds each operand's element for an output index: the operand's
-/// layout re-expressed over the output's shape and an [`InputMap`], from the primitive's
-/// `Lowering` rule (plain for every primitive that reads its operands at the output index;
-/// concatenation and padding clamp coordinates, gathers read along an axis at a loaded
-/// index).
-pub(crate) fn input_maps(
-    prim: &Primitive,
-    layouts: &[&Layout],
-    out_shape: &[usize],
-) -> Vec<(Layout, InputMap)> {
-    codegen::rules::input_maps(prim, layouts, out_shape)
 }
 
 pub(super) fn program_name(p: &Program) -> &'static str {

@@ -12,9 +12,9 @@ pub(crate) mod scatter;
 pub(crate) mod sort;
 mod windows;
 
-pub(crate) use cache::KernelCache;
 #[cfg(test)]
-pub(crate) use cache::{elementwise_kernel, input_maps};
+pub(crate) use cache::elementwise_kernel;
+pub(crate) use cache::KernelCache;
 pub(crate) use program::{run, run_cached};
 pub(crate) use reduce::fused_reduce;
 #[cfg(test)]
