@@ -1424,6 +1424,121 @@ fn jax_rule(
         }
         "cross_axisc_2vec" => np::cross_with([[1, 2], [3, 4]], [[5, 6], [7, 9]], 0, 0, 0),
         "cross_axisc_bad" => np::cross_with([1, 2, 3], [4, 5, 6], -1, -1, 1),
+        "apply_along_axis_rows" => {
+            np::apply_along_axis(|r| np::multiply(r, np::sum(r, None, false)?), 1, m)
+        }
+        "apply_along_axis_cols" => np::apply_along_axis(
+            |r| {
+                let d = np::subtract(r.slice(s![0])?, r.slice(s![1])?)?;
+                np::stack([np::min(r, None, false)?, np::max(r, None, false)?, d], 0)
+            },
+            0,
+            m,
+        ),
+        "apply_along_axis_scalar" => {
+            let a = np::power(
+                np::reshape(np::arange(24.0).unwrap(), &[2, 3, 4]).unwrap(),
+                2,
+            );
+            np::apply_along_axis(
+                |r| np::subtract(np::max(r, None, false)?, np::min(r, None, false)?),
+                -1,
+                a.unwrap(),
+            )
+        }
+        "apply_over_axes_sum" => np::apply_over_axes(
+            |a, ax| np::sum(a, Some(&[ax]), false),
+            np::reshape(np::arange(24).unwrap(), &[2, 3, 4]).unwrap(),
+            &[0, 2],
+        ),
+        "apply_over_axes_keep" => np::apply_over_axes(|a, ax| np::cumsum(a, Some(ax)), m, &[1, 0]),
+        "vectorize_broadcast" => {
+            np::vectorize(|v| np::add(np::multiply(&v[0], &v[1])?, 1))(&[m.clone(), ai(&[1, 2, 3])])
+        }
+        "vectorize_float" => {
+            let a = np::reshape(af(&[1.0, 4.0]), &[2, 1]).unwrap();
+            np::vectorize(|v| {
+                let (a, b) = (&v[0], &v[1]);
+                np::r#where(np::greater(a, b)?, np::subtract(a, b)?, b)
+            })(&[a, f.clone()])
+        }
+        "fromfunction_i" => np::fromfunction(
+            |g| np::add(np::multiply(&g[0], 10)?, &g[1]),
+            &[2, 3],
+            Some(DType::Int32),
+        ),
+        "fromfunction_f" => np::fromfunction(
+            |g| np::subtract(&g[0], np::divide(&g[1], 2)?),
+            &[3, 2],
+            None,
+        ),
+        "fromiter_np" => np::fromiter((0..5).map(|v| v as f32), None),
+        "fromiter_np_count" => np::fromiter([7i32, 8, 9, 10], Some(3)),
+        "diag_indices_0" => np::diag_indices(3, 2).map(|v| v[0].clone()),
+        "diag_indices_3d" => np::stack(np::diag_indices(2, 3).unwrap(), 0),
+        "diag_indices_from" => np::stack(
+            np::diag_indices_from(np::ones(&[4, 4], DType::Float32).unwrap()).unwrap(),
+            0,
+        ),
+        "tril_indices_from_rows" | "tril_indices_from_cols" => {
+            let (r, c) =
+                np::tril_indices_from(np::ones(&[3, 4], DType::Float32).unwrap(), 1).unwrap();
+            Ok(if name.ends_with("rows") { r } else { c })
+        }
+        "triu_indices_from_rows" | "triu_indices_from_cols" => {
+            let (r, c) =
+                np::triu_indices_from(np::ones(&[4, 3], DType::Float32).unwrap(), -1).unwrap();
+            Ok(if name.ends_with("rows") { r } else { c })
+        }
+        "bitwise_not_i" => np::bitwise_not(i),
+        "bitwise_not_u" => np::bitwise_not(u),
+        "bitwise_not_bool" => np::bitwise_not(b),
+        "bitwise_not_i8" => np::bitwise_not(np::array([-128i8, -1, 0, 127]).unwrap()),
+        "bitwise_not_f" => np::bitwise_not(f),
+        "isdtype_table" | "issubdtype_table" => {
+            use DType::*;
+            let dtypes = [
+                Bool, Int8, UInt8, Int16, UInt16, Int32, UInt32, Float16, BFloat16, Float32,
+            ];
+            let table: Vec<bool> = if name == "isdtype_table" {
+                use np::Kind as K;
+                let kinds = [
+                    K::Bool,
+                    K::SignedInteger,
+                    K::UnsignedInteger,
+                    K::Integral,
+                    K::RealFloating,
+                    K::ComplexFloating,
+                    K::Numeric,
+                ];
+                dtypes
+                    .iter()
+                    .flat_map(|&d| kinds.iter().map(move |&k| np::isdtype(d, k)))
+                    .collect()
+            } else {
+                use np::DTypeClass as C;
+                let classes = [
+                    C::Generic,
+                    C::Number,
+                    C::Integer,
+                    C::SignedInteger,
+                    C::UnsignedInteger,
+                    C::Inexact,
+                    C::Floating,
+                ];
+                dtypes
+                    .iter()
+                    .flat_map(|&d| classes.iter().map(move |&c| np::issubdtype(d, c)))
+                    .collect()
+            };
+            np::array(table)
+        }
+        "issubdtype_exact" => np::array(vec![
+            np::issubdtype(DType::Int32, DType::Int32),
+            np::issubdtype(DType::Int8, DType::Int32),
+            np::issubdtype(DType::BFloat16, DType::Float16),
+            np::issubdtype(DType::Float32, DType::Float32),
+        ]),
         "clamp_special" => lax::clamp(&f0(0.0), &special(), &f0(1.0)),
         "clamp_nan_min" => lax::clamp(&f0(nan), f, &f0(3.0)),
         "clamp_nan_max" => lax::clamp(&f0(0.0), f, &f0(nan)),
@@ -1703,5 +1818,5 @@ fn jax_rules_match() {
         checked += 1;
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
-    assert_eq!(checked, 620);
+    assert_eq!(checked, 646);
 }
