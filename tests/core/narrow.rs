@@ -270,3 +270,106 @@ fn uint8_image_through_float_math_and_back() {
         px.iter().map(|&p| u32::from(p)).sum::<u32>()
     );
 }
+
+/// bfloat16 arithmetic at the bottom of the range (subnormal operands and results) gives
+/// the correctly rounded answer: the float32 result of the values, rounded once. XLA:CPU
+/// flushes subnormals to zero, so JAX 0.10.2 gives NaN for `1e-38 / 1e-38` in bfloat16
+/// (and zeros for sums there); Olympus keeps IEEE's answer, as NumPy's float32 gives it,
+/// except on adapters that flush subnormals themselves (NVIDIA through Vulkan), whose
+/// answer is then XLA's.
+#[test]
+fn bfloat16_arithmetic_keeps_subnormals() {
+    let values: Vec<f32> = [
+        1.001e-38f32,
+        -5e-39,
+        9.2e-41,
+        -1e-40,
+        3e-39,
+        1.2e-38,
+        -3e-38,
+        1.0,
+        -2.5,
+        0.0,
+    ]
+    .iter()
+    .map(|&v| bf16::from_f32(v).to_f32())
+    .collect();
+    let (mut xs, mut ys) = (Vec::new(), Vec::new());
+    for &x in &values {
+        for &y in &values {
+            xs.push(x);
+            ys.push(y);
+        }
+    }
+    let arr = |v: &[f32]| np::array(v.iter().map(|&x| bf16::from_f32(x)).collect::<Vec<_>>());
+    let (x, y) = (arr(&xs).unwrap(), arr(&ys).unwrap());
+    type Host = fn(f32, f32) -> f32;
+    let ops: [(&str, Host); 6] = [
+        ("add", |a, b| a + b),
+        ("subtract", |a, b| a - b),
+        ("multiply", |a, b| a * b),
+        ("divide", |a, b| a / b),
+        ("maximum", |a, b| extreme(a, b, true)),
+        ("minimum", |a, b| extreme(a, b, false)),
+    ];
+    let flush = |v: f32| {
+        if v.is_subnormal() {
+            0.0f32.copysign(v)
+        } else {
+            v
+        }
+    };
+    let rounded = |v: f32| bf16::from_f32(v).to_f32();
+    for (name, host) in ops {
+        let run = |x: &Array, y: &Array| match name {
+            "add" => np::add(x, y),
+            "subtract" => np::subtract(x, y),
+            "multiply" => np::multiply(x, y),
+            "divide" => np::divide(x, y),
+            "maximum" => np::maximum(x, y),
+            _ => np::minimum(x, y),
+        };
+        let eager = run(&x, &y).unwrap();
+        let jitted = olympus::jit(move |(x, y): (Array, Array)| run(&x, &y))
+            .call((x.clone(), y.clone()))
+            .unwrap();
+        for (how, got) in [("eager", eager), ("jit", jitted)] {
+            assert_eq!(got.dtype(), DType::BFloat16, "{name}");
+            let got = got.astype(DType::Float32).unwrap().to_vec::<f32>().unwrap();
+            for (k, &g) in got.iter().enumerate() {
+                let (a, b) = (xs[k], ys[k]);
+                let ieee = rounded(host(a, b));
+                let flushed = flush(rounded(host(flush(a), flush(b))));
+                let same = |w: f32| g.to_bits() == w.to_bits() || (g.is_nan() && w.is_nan());
+                // Max and min of equal zeros may keep either sign where values flush.
+                let zeros = g == 0.0 && flushed == 0.0 && name.ends_with("imum");
+                assert!(
+                    same(ieee) || same(flushed) || zeros,
+                    "{name} ({how}) of {a:e} and {b:e}: got {g:e}, IEEE gives {ieee:e}"
+                );
+            }
+        }
+    }
+}
+
+/// XLA's max (or min) of two floats: NaN from either, -0.0 below 0.0.
+fn extreme(a: f32, b: f32, max: bool) -> f32 {
+    if a.is_nan() || b.is_nan() {
+        f32::NAN
+    } else if a == 0.0 && b == 0.0 {
+        let positive = if max {
+            a.is_sign_positive() || b.is_sign_positive()
+        } else {
+            a.is_sign_positive() && b.is_sign_positive()
+        };
+        if positive {
+            0.0
+        } else {
+            -0.0
+        }
+    } else if max {
+        a.max(b)
+    } else {
+        a.min(b)
+    }
+}
