@@ -258,7 +258,9 @@ fn format_values(values: &[f64], dtype: DType, opts: &PrintOptions) -> Vec<Strin
                 .iter()
                 .filter(|v| **v != 0.0)
                 .fold(f64::INFINITY, |m, v| m.min(v.abs()));
-            let sci = !opts.suppress && (max >= 1e8 || min_nz < 1e-4);
+            // NumPy's rule: scientific from 1e8 up (suppress or not), and otherwise for
+            // values below 1e-4 or spanning more than three decades.
+            let sci = max >= 1e8 || (!opts.suppress && (min_nz < 1e-4 || max / min_nz > 1e3));
             let strs: Vec<String> = values
                 .iter()
                 .map(|&v| format_float(v, dtype, sci, opts.precision))
