@@ -82,19 +82,42 @@ impl TransposeRule for BatchMatmul {
 }
 
 impl BatchRule for BatchMatmul {
-    /// The batch dimension folded into the product's own batch dimension.
+    /// With one operand batched, the batch folds into that operand's free dimension (`m`
+    /// of the left, `n` of the right), so `vmap` of a product with a fixed matrix is one
+    /// larger product, as JAX's `dot_general` rule makes it: the nested `vmap` of a dot
+    /// product (a Gram matrix) is one `[1, n, k] x [1, k, n]` product, not `n * n`
+    /// products of a row and a column. With both batched, the batch joins the product's
+    /// own batch dimension.
     fn batch(&self, args: &[(&Array, bool)], b: usize) -> Result<Vec<(Array, Option<usize>)>> {
-        let (l, r) = (
-            lift(args[0].0, args[0].1, b)?,
-            lift(args[1].0, args[1].1, b)?,
-        );
-        let (ls, rs) = (l.shape().to_vec(), r.shape().to_vec());
-        let l3 = lax::reshape(&l, &[b * ls[1], ls[2], ls[3]])?;
-        let r3 = lax::reshape(&r, &[b * rs[1], rs[2], rs[3]])?;
-        batched_first(vec![lax::reshape(
-            &lax::batch_matmul(&l3, &r3)?,
-            &[b, ls[1], ls[2], rs[3]],
-        )?])
+        let ((l, lb), (r, rb)) = (args[0], args[1]);
+        match (lb, rb) {
+            (true, false) => {
+                // [b, B, m, k] -> [B, b * m, k]; the result [B, b * m, n] -> [B, b, m, n].
+                let (s, n) = (l.shape().to_vec(), r.shape()[2]);
+                let folded =
+                    lax::reshape(&lax::transpose(l, &[1, 0, 2, 3])?, &[s[1], b * s[2], s[3]])?;
+                let out = lax::reshape(&lax::batch_matmul(&folded, r)?, &[s[1], b, s[2], n])?;
+                Ok(vec![(out, Some(1))])
+            }
+            (false, true) => {
+                // [b, B, k, n] -> [B, k, b * n]; the result [B, m, b * n] -> [B, m, b, n].
+                let (s, m) = (r.shape().to_vec(), l.shape()[1]);
+                let folded =
+                    lax::reshape(&lax::transpose(r, &[1, 2, 0, 3])?, &[s[1], s[2], b * s[3]])?;
+                let out = lax::reshape(&lax::batch_matmul(l, &folded)?, &[s[1], m, b, s[3]])?;
+                Ok(vec![(out, Some(2))])
+            }
+            _ => {
+                let (l, r) = (lift(l, lb, b)?, lift(r, rb, b)?);
+                let (ls, rs) = (l.shape().to_vec(), r.shape().to_vec());
+                let l3 = lax::reshape(&l, &[b * ls[1], ls[2], ls[3]])?;
+                let r3 = lax::reshape(&r, &[b * rs[1], rs[2], rs[3]])?;
+                batched_first(vec![lax::reshape(
+                    &lax::batch_matmul(&l3, &r3)?,
+                    &[b, ls[1], ls[2], rs[3]],
+                )?])
+            }
+        }
     }
 }
 

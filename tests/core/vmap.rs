@@ -1016,6 +1016,27 @@ fn vec_option_and_map_inputs() {
     assert_matches("map x", &got["x"], &a, Tol::Exact);
 }
 
+/// A product with one operand mapped folds the batch into that operand's free dimension,
+/// as JAX's `dot_general` rule does: the nested `vmap` of a dot product (a Gram matrix,
+/// as in JAX's kernel least-squares example) is one `[1, n, k] x [1, k, n]` product, not
+/// `n * n` products of a row and a column.
+#[test]
+fn nested_vmap_of_a_dot_product_is_one_matrix_product() {
+    let mut r = rng();
+    let xs = rand_f32(&mut r, &[37, 5]);
+    let kernel = |(x, y): (Array, Array)| np::dot(&x, &y);
+    let row = vmap(kernel, (Axes::Unmapped, 0), 0);
+    let gram = vmap(move |(x, y): (Array, Array)| row((x, y)), (0, Axes::Unmapped), 0);
+    let want = np::matmul(&xs, np::transpose(&xs, None).unwrap()).unwrap();
+    let eager = gram((xs.clone(), xs.clone())).unwrap();
+    assert_matches("eager gram", &eager, &want, Tol::Close);
+    let jitted = jit(move |x: Array| gram((x.clone(), x)));
+    assert_matches("jitted gram", &jitted.call(xs.clone()).unwrap(), &want, Tol::Close);
+    let text = jitted.lower(&xs).unwrap().to_string();
+    assert_eq!(text.matches("batch_matmul").count(), 1, "{text}");
+    assert!(text.contains("f32[1,37,37] = batch_matmul"), "{text}");
+}
+
 #[test]
 fn nested_vmap_equals_a_double_loop() {
     let mut r = rng();
