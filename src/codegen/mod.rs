@@ -54,6 +54,22 @@ pub(crate) const CPU_VECTORS: u64 = 4;
 /// binary went from 201 to 445 s on a cold Mesa cache.)
 pub(crate) const CPU_VECTORS_FROM: u64 = 1 << 22;
 
+/// Whether an elementwise kernel of `program` over `n` output elements writes a thread's
+/// vectors out ([`Target::written_out`]): on CPU adapters, for outputs of
+/// [`CPU_VECTORS_FROM`] elements or more, unless the program reads an operand through an
+/// indexed map (`concatenate`, `pad`, `gather`, `search_sorted`). Each such read is an
+/// offset loop per lane, and written out, LLVM's loop analysis grows with their number:
+/// an eight-operand `concatenate` of 13M float32 did not compile in five minutes on
+/// lavapipe, and the rolled kernel compiles in well under a second.
+pub(crate) fn written_out(program: &Program, n: u64, t: &Target) -> bool {
+    t.vectors > 1
+        && n >= CPU_VECTORS_FROM
+        && !program
+            .nodes
+            .iter()
+            .any(|node| rules::elementwise(&node.prim) == Some(rules::Elementwise::Indexed))
+}
+
 /// Workgroup memory the kernels declare at most (the staged matmul's two tiles, the radix
 /// sort's digit counts): a device offering less cannot run them (`missing_limits`).
 pub(crate) const WORKGROUP_STORAGE_BYTES: u32 =

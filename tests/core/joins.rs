@@ -354,3 +354,111 @@ fn tril_triu() {
         "ShapeMismatch",
     );
 }
+
+/// Every way a concatenation runs, against a host join: operands copied into their runs
+/// of the result (every dimension before the joined one of size 1), one kernel over two to
+/// four interleaved operands, and more interleaved operands joined with the joined
+/// dimension moved first. Operands are contiguous, transposed views, or offset views with
+/// steps (whose first element may sit inside a packed word); some are empty.
+#[test]
+fn concatenate_every_path_matches_a_host_join() {
+    use rand::Rng;
+    let mut r = rng();
+    for d in every_dtype() {
+        for &(lead, n_parts) in &[(1, 2), (1, 7), (1, 24), (3, 2), (3, 4), (2, 5), (3, 23)] {
+            // Shapes [lead, len_k, tail] joined along 1, or [len_k, tail] along 0 (lead 1).
+            let tail = r.random_range(1..4usize);
+            let lens: Vec<usize> = (0..n_parts).map(|_| r.random_range(0..5usize)).collect();
+            let mut parts = Vec::new();
+            let mut vals = Vec::new();
+            for (k, &len) in lens.iter().enumerate() {
+                let shape = [lead, len, tail];
+                let (a, v) = match k % 3 {
+                    0 => random_array(&mut r, &shape, d, false),
+                    1 => random_array(&mut r, &shape, d, true),
+                    _ => {
+                        // Rows 1, 3, 5, ... of a taller array: an offset view with a step.
+                        let tall = [lead, 2 * len + 1, tail];
+                        let (t, tv) = random_array(&mut r, &tall, d, false);
+                        let view = t
+                            .slice(olympus::s![.., 1..(2 * len + 1) as isize;2, ..])
+                            .unwrap();
+                        let v =
+                            map_ref(&shape, |o| tv[ravel_c(&[o[0], 2 * o[1] + 1, o[2]], &tall)]);
+                        (view, v)
+                    }
+                };
+                parts.push(a);
+                vals.push(v);
+            }
+            let total: usize = lens.iter().sum();
+            let starts: Vec<usize> = lens
+                .iter()
+                .scan(0, |acc, &l| {
+                    let s = *acc;
+                    *acc += l;
+                    Some(s)
+                })
+                .collect();
+            let want = map_ref(&[lead, total, tail], |o| {
+                let k = (0..n_parts)
+                    .rfind(|&k| starts[k] <= o[1] && lens[k] > 0)
+                    .unwrap();
+                vals[k][ravel_c(&[o[0], o[1] - starts[k], o[2]], &[lead, lens[k], tail])]
+            });
+            let what = format!("{d:?}, lead {lead}, lengths {lens:?}, tail {tail}");
+            let got = np::concatenate(&parts, 1).unwrap();
+            assert_eq!(got.shape(), &[lead, total, tail], "{what}");
+            assert_close(&what, &got, &want, d, EXACT);
+            if lead == 1 {
+                // The same along the first axis, the runs copied in.
+                let flat: Vec<olympus::Array> = parts
+                    .iter()
+                    .map(|p| np::squeeze(p, Some(&[0])).unwrap())
+                    .collect();
+                let got = np::concatenate(&flat, 0).unwrap();
+                assert_close(&format!("{what}, axis 0"), &got, &want, d, EXACT);
+            }
+        }
+    }
+}
+
+/// `stack` of many strided views (an im2col of a padded image batch, as a port of JAX's
+/// differentially private SGD example builds it) along the first and the last axis.
+#[test]
+fn stack_of_many_strided_views() {
+    let mut r = rng();
+    let (x, xv) = random_array(&mut r, &[6, 9, 9, 2], DType::Float32, false);
+    let views: Vec<olympus::Array> = (0..9)
+        .map(|i| {
+            let (a, b) = ((i / 3) as isize, (i % 3) as isize);
+            x.slice(olympus::s![.., a..a + 7;2, b..b + 7;2, ..])
+                .unwrap()
+        })
+        .collect();
+    for axis in [0isize, -1] {
+        let got = np::stack(&views, axis).unwrap();
+        let shape: Vec<usize> = if axis == 0 {
+            vec![9, 6, 4, 4, 2]
+        } else {
+            vec![6, 4, 4, 2, 9]
+        };
+        assert_eq!(got.shape(), shape.as_slice());
+        let want = map_ref(&shape, |o| {
+            let (i, e) = if axis == 0 {
+                (o[0], &o[1..])
+            } else {
+                (o[4], &o[..4])
+            };
+            let (a, b) = (i / 3, i % 3);
+            xv[ravel_c(&[e[0], a + 2 * e[1], b + 2 * e[2], e[3]], &[6, 9, 9, 2])]
+        });
+        assert_close(
+            &format!("stack axis {axis}"),
+            &got,
+            &want,
+            DType::Float32,
+            EXACT,
+        );
+    }
+}

@@ -1,15 +1,16 @@
 //! Gathers, searches and concatenations whose operands are read in ranges that fit one
 //! kernel's bindings.
 
+use super::cache::out_bytes;
 use super::program::run;
-use super::windows::{max_bindings, region_windows, target, Region};
+use super::windows::{max_bindings, place, placeable, region_windows, target, Region};
 use crate::array::Array;
 use crate::codegen::{Node, Program};
 use crate::dtype::DType;
 use crate::error::Result;
 use crate::primitive::Primitive;
-use crate::runtime::Device;
-use crate::shape::Aval;
+use crate::runtime::{BufferKind, Device};
+use crate::shape::{Aval, Layout};
 
 /// A gather from an array too large to bind in one kernel beside its indices and output
 /// (wgpu's GL backend binds 16 windows of 128 MiB): ranges along the gathered axis, each
@@ -127,8 +128,20 @@ pub(crate) fn search_in_ranges(
     Ok(acc)
 }
 
-/// Concatenation: empty operands are dropped; at most 8 operands go into one kernel
-/// (storage bindings are limited), more are joined in groups first.
+/// Operands past which a concatenation whose parts interleave in the result is done by
+/// moving the joined dimension first (see [`concatenate`]) rather than by one kernel that
+/// reads every operand for each element.
+const INTERLEAVED_PARTS: usize = 4;
+
+/// Concatenation: empty operands are dropped. Where every dimension before the joined one
+/// has size 1 (a `stack` or `concatenate` along the first axis), each operand is one run
+/// of the result: it is copied in as it is, or made contiguous first. Otherwise two to
+/// [`INTERLEAVED_PARTS`] operands go into one kernel, which reads each of them (clamped)
+/// for every element and keeps the one in range; more are joined along the first axis of
+/// views with the joined dimension moved first, then moved back and made contiguous, so
+/// each element is read three times whatever the number of operands. Runs that do not
+/// start and end on whole words (packed dtypes) go into kernels of up to 8 operands. (One kernel over 64
+/// strided views of 196,000 float32 each took 3.5 s on lavapipe, joined in groups of 8.)
 pub(crate) fn concatenate(
     dev: &Device,
     dimension: usize,
@@ -154,7 +167,26 @@ pub(crate) fn concatenate(
     if parts.len() == 1 {
         return Ok(parts[0].with_weak(out.weak));
     }
+    if let Some(joined) = copied_in(dev, dimension, &parts, &out)? {
+        return Ok(joined);
+    }
+    if parts.len() > INTERLEAVED_PARTS && dimension > 0 {
+        let mut perm: Vec<usize> = (0..out.shape.len()).collect();
+        perm.remove(dimension);
+        perm.insert(0, dimension);
+        let moved = parts
+            .iter()
+            .map(|p| crate::lax::transpose(p, &perm))
+            .collect::<Result<Vec<_>>>()?;
+        let refs: Vec<&Array> = moved.iter().collect();
+        let shape: Vec<usize> = perm.iter().map(|&d| out.shape[d]).collect();
+        let first = concatenate(dev, 0, &refs, Aval::new(shape, out.dtype, out.weak))?;
+        let mut back: Vec<usize> = (1..out.shape.len()).collect();
+        back.insert(dimension, 0);
+        return crate::lax::copy(&crate::lax::transpose(&first, &back)?);
+    }
     if parts.len() > 8 {
+        // A kernel binds at most 8 operands (storage bindings are limited).
         let groups: Vec<Array> = parts
             .chunks(8)
             .map(|c| crate::lax::bind(Primitive::Concatenate { dimension }, c, Some(dev)))
@@ -171,4 +203,54 @@ pub(crate) fn concatenate(
         }],
     );
     run(dev, &program, &parts, out)
+}
+
+/// The concatenation made by copying each operand into its run of the result, where every
+/// dimension before `dimension` has size 1 and each run starts and ends on a whole word
+/// (see [`placeable`]); `None` otherwise.
+fn copied_in(
+    dev: &Device,
+    dimension: usize,
+    parts: &[&Array],
+    out: &Aval,
+) -> Result<Option<Array>> {
+    if out.shape[..dimension].iter().any(|&d| d != 1) {
+        return Ok(None);
+    }
+    let total = out.size();
+    let mut first = 0;
+    for p in parts {
+        if !placeable(out.dtype, first, p.size(), total) {
+            return Ok(None);
+        }
+        first += p.size();
+    }
+    let storage = dev.alloc(
+        BufferKind::Storage,
+        out_bytes(out),
+        "concatenate",
+        &out.shape,
+        out.dtype,
+    )?;
+    let eb = out.dtype.storage_bytes() as u64;
+    let mut first = 0;
+    for p in parts {
+        // Copies start on a word: a view starting inside one (a packed dtype's slice) is
+        // copied to a buffer of its own first.
+        let aligned =
+            p.layout().is_contiguous() && (p.layout().offset as u64 * eb).is_multiple_of(4);
+        let p = if aligned {
+            (*p).clone()
+        } else {
+            crate::lax::copy(p)?
+        };
+        place(dev, &p, &storage, first as u64 * eb)?;
+        first += p.size();
+    }
+    Ok(Some(Array::from_storage(
+        dev.clone(),
+        storage,
+        Layout::contiguous(&out.shape),
+        out.clone(),
+    )))
 }

@@ -62,7 +62,7 @@ pub(super) fn run_program(
         .collect::<Result<Vec<_>>>()?;
     if n > 0 {
         let mut target = target(dev);
-        target.written_out = target.vectors > 1 && n >= codegen::CPU_VECTORS_FROM;
+        target.written_out = codegen::written_out(program, n, &target);
         let (stores, operands) = operands_of(dev, inputs, n, &target)?;
         let out_windows = vec![1; outs.len()];
         let total: u64 = outs.len() as u64 + operands.iter().map(|o| o.windows).sum::<u64>();
@@ -264,7 +264,7 @@ pub(super) fn run_in_slabs(
             }
         }
         let n = crate::shape::size_of(sub) as u64;
-        t.written_out = t.vectors > 1 && n >= codegen::CPU_VECTORS_FROM;
+        t.written_out = codegen::written_out(&program, n, &t);
         let operands: Vec<Operand<'_>> = ins.iter().map(Rebased::operand).collect();
         let buffers = stores
             .iter()
@@ -317,7 +317,7 @@ pub(super) fn run_rebased(
     let shape = &outs[0].shape;
     let n = crate::shape::size_of(shape) as u64;
     let mut t = target(dev);
-    t.written_out = t.vectors > 1 && n >= codegen::CPU_VECTORS_FROM;
+    t.written_out = codegen::written_out(program, n, &t);
     let (stores, whole) = operands_of(dev, inputs, n, &t)?;
     let rebased: Vec<Option<Rebased>> = inputs
         .iter()
