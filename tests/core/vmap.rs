@@ -572,8 +572,15 @@ fn matmul_with_either_or_both_operands_mapped() {
     check(
         "batched 3-d, lhs mapped",
         &f,
-        vec![a3, example(&b3, 0, 1)],
+        vec![a3.clone(), example(&b3, 0, 1)],
         &[Some(0), None],
+        Tol::Close,
+    );
+    check(
+        "batched 3-d, rhs mapped",
+        &f,
+        vec![example(&a3, 0, 2), b3.clone()],
+        &[None, Some(0)],
         Tol::Close,
     );
     check(
@@ -1026,12 +1033,21 @@ fn nested_vmap_of_a_dot_product_is_one_matrix_product() {
     let xs = rand_f32(&mut r, &[37, 5]);
     let kernel = |(x, y): (Array, Array)| np::dot(&x, &y);
     let row = vmap(kernel, (Axes::Unmapped, 0), 0);
-    let gram = vmap(move |(x, y): (Array, Array)| row((x, y)), (0, Axes::Unmapped), 0);
+    let gram = vmap(
+        move |(x, y): (Array, Array)| row((x, y)),
+        (0, Axes::Unmapped),
+        0,
+    );
     let want = np::matmul(&xs, np::transpose(&xs, None).unwrap()).unwrap();
     let eager = gram((xs.clone(), xs.clone())).unwrap();
     assert_matches("eager gram", &eager, &want, Tol::Close);
     let jitted = jit(move |x: Array| gram((x.clone(), x)));
-    assert_matches("jitted gram", &jitted.call(xs.clone()).unwrap(), &want, Tol::Close);
+    assert_matches(
+        "jitted gram",
+        &jitted.call(xs.clone()).unwrap(),
+        &want,
+        Tol::Close,
+    );
     let text = jitted.lower(&xs).unwrap().to_string();
     assert_eq!(text.matches("batch_matmul").count(), 1, "{text}");
     assert!(text.contains("f32[1,37,37] = batch_matmul"), "{text}");
