@@ -1,6 +1,6 @@
-//! Set operations on flattened arrays: `unique` and its Array API forms, `isin`, and the
-//! sorted intersections, unions and differences; and `nonzero`/`argwhere`, which compact
-//! the same way.
+//! Set operations on flattened arrays: `unique` (also of slices along an axis) and its
+//! Array API forms, `isin`, and the sorted intersections, unions and differences; and
+//! `nonzero`/`argwhere`, which compact the same way.
 //!
 //! Each sorts once, marks where a run of equal values starts, and compacts the marked
 //! values on the device (a scatter of each run's start to its rank), so with `size` every
@@ -219,7 +219,7 @@ fn coordinates(
 /// The four results of [`unique_all`].
 #[derive(Clone, Debug)]
 pub struct UniqueAll {
-    /// The sorted distinct values.
+    /// The sorted distinct values (with `axis`, the distinct slices along it).
     pub values: Array,
     /// The position in the flattened input of each value's first occurrence.
     pub indices: Array,
@@ -247,6 +247,11 @@ pub struct UniqueOptions {
     pub size: Option<usize>,
     /// The padding value (the smallest value by default).
     pub fill_value: Option<f64>,
+    /// The distinct slices along this axis (`axis`), in lexicographic order of their
+    /// elements, rather than the distinct elements of the flattened input. The inverse
+    /// positions then number the slices (one per index along the axis); padding slices
+    /// are all `fill_value`.
+    pub axis: Option<isize>,
 }
 
 impl Default for UniqueOptions {
@@ -258,6 +263,7 @@ impl Default for UniqueOptions {
             equal_nan: true,
             size: None,
             fill_value: None,
+            axis: None,
         }
     }
 }
@@ -267,11 +273,12 @@ super::overrides::debug_param!(UniqueOptions);
 /// The results of [`unique_with`]: the values, and each part its options asked for.
 #[derive(Clone, Debug)]
 pub struct Unique {
-    /// The sorted distinct values.
+    /// The sorted distinct values (with `axis`, the distinct slices along it).
     pub values: Array,
     /// Each value's first position in the flattened input (padding: the smallest value's).
     pub indices: Option<Array>,
-    /// Each input element's value's position in `values`, in the input's shape.
+    /// Each input element's value's position in `values`, in the input's shape (with
+    /// `axis`, each slice's, one per index along the axis).
     pub inverse: Option<Array>,
     /// How often each value occurs (0 in padding).
     pub counts: Option<Array>,
@@ -290,6 +297,13 @@ pub struct Unique {
 /// assert_eq!(u.indices.unwrap().to_vec::<i32>()?, vec![1, 0, 3]);
 /// assert_eq!(u.counts.unwrap().to_vec::<i32>()?, vec![1, 2, 1]);
 /// assert!(u.inverse.is_none());
+///
+/// // The distinct rows (`axis=0`), in lexicographic order.
+/// let opts = np::UniqueOptions { axis: Some(0), return_counts: true, ..Default::default() };
+/// let u = np::unique_with(np::array([[1, 2], [0, 5], [1, 2]])?, opts)?;
+/// assert_eq!(u.values.shape(), &[2, 2]);
+/// assert_eq!(u.values.to_vec::<i32>()?, vec![0, 5, 1, 2]);
+/// assert_eq!(u.counts.unwrap().to_vec::<i32>()?, vec![1, 2]);
 /// # Ok::<(), olympus::Error>(())
 /// ```
 pub fn unique_with(ar: impl ArrayLike, options: UniqueOptions) -> Result<Unique> {
@@ -299,14 +313,18 @@ pub fn unique_with(ar: impl ArrayLike, options: UniqueOptions) -> Result<Unique>
         inverse: options.return_inverse,
         counts: options.return_counts,
     };
-    let u = unique_impl(
-        "unique_with",
-        ar,
-        options.equal_nan,
-        options.size,
-        options.fill_value,
-        want,
-    )?;
+    let func = "unique_with";
+    let u = match options.axis {
+        None => unique_impl(
+            func,
+            ar,
+            options.equal_nan,
+            options.size,
+            options.fill_value,
+            want,
+        )?,
+        Some(axis) => unique_slices(func, ar, axis, &options)?,
+    };
     Ok(Unique {
         values: u.values,
         indices: want.indices.then_some(u.indices),
@@ -390,6 +408,97 @@ fn unique_impl(
         indices,
         inverse_indices,
         counts,
+    })
+}
+
+/// [`unique_with`] along `axis`: the slices along it flattened to the rows of an
+/// `[n, m]` array, the rows sorted in lexicographic order and compacted as the values of
+/// [`unique_impl`] are, then shaped back into slices.
+fn unique_slices(
+    func: &str,
+    ar: impl ArrayLike,
+    axis: isize,
+    options: &UniqueOptions,
+) -> Result<UniqueAll> {
+    let x = super::asarray(operand(func, 0, ar)?)?;
+    let a = crate::shape::normalize_axis(func, axis, x.ndim())?;
+    let moved = super::moveaxis(&x, &[a as isize], &[0])?;
+    let n = moved.shape()[0];
+    let rest = moved.shape()[1..].to_vec();
+    let rows = lax::reshape(&moved, &[n, rest.iter().product()])?;
+    check_positions(func, &rows)?;
+    // `k` slices of the input's shape along `a`.
+    let slices = |values: &Array, k: usize| -> Result<Array> {
+        let mut shape = vec![k];
+        shape.extend_from_slice(&rest);
+        super::moveaxis(lax::reshape(values, &shape)?, &[0], &[a as isize])
+    };
+    let (size, fill_value) = (options.size, options.fill_value);
+    if n == 0 {
+        if size.unwrap_or(0) > 0 && fill_value.is_none() {
+            return Err(Error::arg(
+                func,
+                "an empty input with a non-zero `size` needs `fill_value`",
+            ));
+        }
+        let s = size.unwrap_or(0);
+        let fill = super::full(
+            &[s, rows.shape()[1]],
+            fill_value.unwrap_or(0.0),
+            Some(x.dtype()),
+        )?;
+        return Ok(UniqueAll {
+            values: slices(&fill, s)?,
+            indices: super::zeros(&[s], DType::Int32)?,
+            inverse_indices: super::zeros(&[0], DType::Int32)?,
+            counts: super::zeros(&[s], DType::Int32)?,
+        });
+    }
+    let r = row_runs(&rows, options.equal_nan)?;
+    let k = count_or(func, &r.starts, size)?;
+    let pos = ranks(&r.starts, k + 1)?;
+    let ends = slice_axis(&pos, 0, 1, k + 1)?;
+    let pos = slice_axis(&pos, 0, 0, k)?;
+    let found = super::less(&pos, n as i32)?;
+    let at = super::r#where(&found, &pos, 0)?;
+    let mut values = super::take(&r.sorted, &at, Some(0))?;
+    if let Some(f) = fill_value.filter(|_| size.is_some()) {
+        let keep = super::expand_dims(&found, &[1])?;
+        values = super::r#where(&keep, &values, super::full(&[], f, Some(x.dtype()))?)?;
+    }
+    let rank = super::subtract(super::cumsum(r.starts.astype(DType::Int32)?, None)?, 1)?;
+    let inverse = lax::scatter(
+        &super::zeros(&[n], DType::Int32)?,
+        r.perm(),
+        &rank,
+        lax::ScatterMode::Set,
+    )?;
+    Ok(UniqueAll {
+        values: slices(&values, k)?,
+        indices: super::take(r.perm(), &at, None)?,
+        inverse_indices: inverse,
+        counts: super::subtract(&ends, super::r#where(&found, &pos, n as i32)?)?,
+    })
+}
+
+/// The rows of the 2-d `rows` in lexicographic order (a stable argsort per column, the
+/// last column first, so earlier columns decide and equal rows keep their order), with
+/// the mark of each run of equal rows (NaNs equal with `equal_nan`, -0.0 equal to 0.0)
+/// and the sorting positions.
+fn row_runs(rows: &Array, equal_nan: bool) -> Result<Runs> {
+    let n = rows.shape()[0];
+    let mut perm = super::arange(0..n as i32)?;
+    for c in (0..rows.shape()[1]).rev() {
+        let column = lax::reshape(&slice_axis(rows, 1, c, c + 1)?, &[n])?;
+        let keys = super::take(&column, &perm, None)?;
+        perm = super::take(&perm, super::argsort(&keys, None)?, None)?;
+    }
+    let sorted = super::take(rows, &perm, Some(0))?;
+    let starts = first_of_runs(&sorted, equal_nan)?;
+    Ok(Runs {
+        sorted,
+        starts,
+        perm: Some(perm),
     })
 }
 
@@ -628,10 +737,11 @@ pub fn intersect1d_indices(
     ))
 }
 
-/// Marks the first element of each run of equal values of the sorted 1-d `x` (with
-/// `equal_nan`, NaNs make one run).
+/// Marks the first element of each run of equal values of the sorted 1-d `x`, or the
+/// first row of each run of equal rows of the sorted 2-d `x` (with `equal_nan`, NaNs make
+/// one run).
 fn first_of_runs(x: &Array, equal_nan: bool) -> Result<Array> {
-    let n = x.size();
+    let n = x.shape()[0];
     if n == 0 {
         return super::zeros(&[0], DType::Bool);
     }
@@ -640,6 +750,10 @@ fn first_of_runs(x: &Array, equal_nan: bool) -> Result<Array> {
     if equal_nan && x.dtype().is_floating() {
         let both = super::logical_and(super::isnan(&hi)?, super::isnan(&lo)?)?;
         differ = super::logical_and(differ, super::logical_not(both)?)?;
+    }
+    if differ.ndim() == 2 {
+        // Rows differ where any of their elements do.
+        differ = super::any(&differ, Some(&[1]), false)?;
     }
     super::concatenate([super::ones(&[1], DType::Bool)?, differ], 0)
 }

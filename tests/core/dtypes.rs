@@ -1599,7 +1599,82 @@ fn jax_rule(
                 _ => hi,
             })
         }
+        "unique_axis_size_values" | "unique_axis_size_inverse" | "unique_axis_size_counts" => {
+            let o = np::UniqueOptions {
+                axis: Some(0),
+                return_inverse: true,
+                return_counts: true,
+                size: Some(5),
+                fill_value: Some(7.0),
+                ..Default::default()
+            };
+            np::unique_with(m2(&[1, 2, 0, 5, 1, 2, 0, 1], 4, 2), o).map(|u| match name {
+                "unique_axis_size_values" => u.values,
+                "unique_axis_size_inverse" => u.inverse.unwrap(),
+                _ => u.counts.unwrap(),
+            })
+        }
+        "unique_axis_cut_values" => {
+            let o = np::UniqueOptions {
+                axis: Some(0),
+                size: Some(2),
+                ..Default::default()
+            };
+            np::unique_with(m2(&[1, 2, 0, 5, 1, 2, 0, 1], 4, 2), o).map(|u| u.values)
+        }
         _ if jitted => return None,
+        name if name.starts_with("unique_axis") => {
+            // `jnp.unique(x, axis=...)` without `size`: the number of slices is read back.
+            let ua = m2(&[1, 2, 0, 5, 1, 2, 0, 1], 4, 2);
+            let u3 = np::reshape(ai(&[1, 2, 3, 4, 1, 2, 0, 0, 3, 4, 0, 0]), &[2, 3, 2]).unwrap();
+            let unan =
+                np::reshape(af(&[1.0, nan, 1.0, nan, 0.0, 1.0, 0.0, -0.0]), &[4, 2]).unwrap();
+            let all = |axis: isize| np::UniqueOptions {
+                axis: Some(axis),
+                return_index: true,
+                return_inverse: true,
+                return_counts: true,
+                ..Default::default()
+            };
+            let u = |x: olympus::Array, o: np::UniqueOptions| np::unique_with(x, o);
+            match name {
+                "unique_axis0_values" => u(ua, all(0)).map(|u| u.values),
+                "unique_axis0_index" => u(ua, all(0)).map(|u| u.indices.unwrap()),
+                "unique_axis0_inverse" => u(ua, all(0)).map(|u| u.inverse.unwrap()),
+                "unique_axis0_counts" => u(ua, all(0)).map(|u| u.counts.unwrap()),
+                "unique_axis1_values" => u(ua, all(1)).map(|u| u.values),
+                "unique_axis1_inverse" => u(ua, all(1)).map(|u| u.inverse.unwrap()),
+                "unique_axis_neg_values" => {
+                    u(m2(&[2, 1, 2, 0, 5, 0], 2, 3), all(-1)).map(|u| u.values)
+                }
+                "unique_axis_3d_values" => u(u3, all(1)).map(|u| u.values),
+                "unique_axis_3d_inverse" => u(u3, all(1)).map(|u| u.inverse.unwrap()),
+                "unique_axis_nan_values" => u(unan, all(0)).map(|u| u.values),
+                "unique_axis_nan_counts" => u(unan, all(0)).map(|u| u.counts.unwrap()),
+                "unique_axis_distinct_nan_counts" => {
+                    let o = np::UniqueOptions {
+                        equal_nan: false,
+                        ..all(0)
+                    };
+                    u(unan, o).map(|u| u.counts.unwrap())
+                }
+                "unique_axis_signed_zero_counts" => {
+                    let x = np::reshape(af(&[-0.0, 1.0, 0.0, 1.0]), &[2, 2]).unwrap();
+                    u(x, all(0)).map(|u| u.counts.unwrap())
+                }
+                "unique_axis_bool_values" => {
+                    let x = np::array([[true, false], [false, true], [true, false]]).unwrap();
+                    u(x, all(0)).map(|u| u.values)
+                }
+                "unique_axis_no_columns_counts" => {
+                    u(np::zeros(&[3, 0], DType::Float32).unwrap(), all(0))
+                        .map(|u| u.counts.unwrap())
+                }
+                "unique_axis_0d_error" => u(np::array(3i32).unwrap(), all(0)).map(|u| u.values),
+                "unique_axis_range_error" => u(ua, all(2)).map(|u| u.values),
+                _ => return None,
+            }
+        }
         "polymul_trim" => np::polymul_with(ai(&[0, 1, 2]), ai(&[0, 1, 1]), true),
         "polymul_trim_zero" => np::polymul_with(ai(&[0, 0]), ai(&[1, 1]), true),
         "polymul_trim_zeros" => np::polymul_with(af(&[0.0, 0.0]), af(&[0.0, 0.0]), true),
@@ -1818,5 +1893,5 @@ fn jax_rules_match() {
         checked += 1;
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
-    assert_eq!(checked, 646);
+    assert_eq!(checked, 667);
 }

@@ -185,6 +185,142 @@ fn unique_family_matches_the_host() {
     }
 }
 
+/// `unique_with` along an axis: the distinct slices in lexicographic order of their
+/// elements (NaNs equal by default, -0.0 equal to 0.0), each slice's first index, the
+/// inverse positions (one per slice) and the counts, against a host sort of the slices;
+/// on 2-d and 3-d inputs along each axis, transposed views, empty axes and slices, and
+/// with `size` under `jit`.
+#[test]
+fn unique_slices_along_an_axis_match_the_host() {
+    let mut r = rng();
+    let shapes: &[&[usize]] = &[
+        &[7, 2],
+        &[40, 3],
+        &[3, 5, 2],
+        &[6, 1],
+        &[0, 3],
+        &[4, 0],
+        &[1, 1],
+    ];
+    for dtype in [
+        DType::Bool,
+        DType::Int8,
+        DType::Int32,
+        DType::Float16,
+        DType::Float32,
+    ] {
+        for &shape in shapes {
+            for axis in 0..shape.len() {
+                let n: usize = shape.iter().product();
+                // Few distinct values, so slices repeat.
+                let v: Vec<f64> = stored(&repeaty(&mut r, dtype, n), dtype)
+                    .iter()
+                    .map(|&x| match dtype {
+                        DType::Bool => f64::from(u8::from(x != 0.0)),
+                        // -1, -0.0, 0, 1 and NaN (clamp keeps NaN).
+                        _ => x.clamp(-1.0, 1.0).round(),
+                    })
+                    .collect();
+                let transposed = n % 2 == 1;
+                let (x, v) = if transposed && shape.len() == 2 {
+                    // The same values through a transposed view.
+                    let t = make(
+                        &map_ref(&[shape[1], shape[0]], |o| v[o[1] * shape[1] + o[0]]),
+                        &[shape[1], shape[0]],
+                        dtype,
+                    );
+                    (np::transpose(&t, None).unwrap(), v)
+                } else {
+                    (make(&v, shape, dtype), v)
+                };
+                // Host: slice j is the elements with index j along `axis`, in C order.
+                let len = shape[axis];
+                let slice = |j: usize| -> Vec<f64> {
+                    (0..n)
+                        .filter(|&i| unravel_c(i, shape)[axis] == j)
+                        .map(|i| v[i])
+                        .collect()
+                };
+                let slices: Vec<Vec<f64>> = (0..len).map(slice).collect();
+                let cmp = |a: &Vec<f64>, b: &Vec<f64>| {
+                    a.iter()
+                        .zip(b)
+                        .map(|(x, y)| total(*x, *y))
+                        .find(|o| !o.is_eq())
+                        .unwrap_or(std::cmp::Ordering::Equal)
+                };
+                let mut order: Vec<usize> = (0..len).collect();
+                order.sort_by(|&i, &j| cmp(&slices[i], &slices[j]).then(i.cmp(&j)));
+                let mut runs: Vec<(usize, usize)> = Vec::new(); // first slice, count
+                let mut inverse = vec![0i64; len];
+                for &i in &order {
+                    match runs.last_mut() {
+                        Some(l) if cmp(&slices[l.0], &slices[i]).is_eq() => l.1 += 1,
+                        _ => runs.push((i, 1)),
+                    }
+                    inverse[i] = runs.len() as i64 - 1;
+                }
+                let what = format!("{dtype} {shape:?} axis {axis}");
+                let o = np::UniqueOptions {
+                    axis: Some(axis as isize),
+                    return_index: true,
+                    return_inverse: true,
+                    return_counts: true,
+                    ..Default::default()
+                };
+                let u = np::unique_with(&x, o).unwrap();
+                let mut want_shape = shape.to_vec();
+                want_shape[axis] = runs.len();
+                assert_eq!(u.values.shape(), want_shape.as_slice(), "{what}");
+                let got = u.values.to_f64_vec().unwrap();
+                let want = map_ref(&want_shape, |idx| {
+                    let mut src = idx.to_vec();
+                    src[axis] = runs[idx[axis]].0;
+                    v[ravel_c(&src, shape)]
+                });
+                let same = got.len() == want.len()
+                    && got.iter().zip(&want).all(|(a, b)| total(*a, *b).is_eq());
+                assert!(same, "{what}: {got:?} {want:?}");
+                let first: Vec<i64> = runs.iter().map(|r| r.0 as i64).collect();
+                assert_eq!(ints(&u.indices.unwrap()), first, "{what} indices");
+                assert_eq!(ints(&u.inverse.unwrap()), inverse, "{what} inverse");
+                let counts: Vec<i64> = runs.iter().map(|r| r.1 as i64).collect();
+                assert_eq!(ints(&u.counts.unwrap()), counts, "{what} counts");
+                // With size, under jit: the slices, then slices of the fill value.
+                if len > 0 {
+                    let size = runs.len() + 1;
+                    let f = jit(move |x: Array| {
+                        let o = np::UniqueOptions {
+                            size: Some(size),
+                            fill_value: Some(1.0),
+                            ..o
+                        };
+                        np::unique_with(&x, o).map(|u| (u.values, u.counts.unwrap()))
+                    });
+                    let (vals, cnt) = f.call(x.clone()).unwrap();
+                    want_shape[axis] = size;
+                    let want = map_ref(&want_shape, |idx| match runs.get(idx[axis]) {
+                        Some(run) => {
+                            let mut src = idx.to_vec();
+                            src[axis] = run.0;
+                            v[ravel_c(&src, shape)]
+                        }
+                        None => 1.0,
+                    });
+                    let got = vals.to_f64_vec().unwrap();
+                    assert!(
+                        got.iter().zip(&want).all(|(a, b)| total(*a, *b).is_eq()),
+                        "{what} size: {got:?} {want:?}"
+                    );
+                    let mut counts = counts.clone();
+                    counts.push(0);
+                    assert_eq!(ints(&cnt), counts, "{what} size counts");
+                }
+            }
+        }
+    }
+}
+
 #[test]
 fn set_operations_match_the_host() {
     let mut r = rng();

@@ -26,6 +26,9 @@ m = jnp.arange(6, dtype=jnp.int32).reshape(2, 3)
 nan, inf = float("nan"), float("inf")
 sp = jnp.array([-inf, -2.5, -0.0, 0.0, inf, nan], dtype=jnp.float32)
 
+ua = jnp.array([[1, 2], [0, 5], [1, 2], [0, 1]], dtype=jnp.int32)
+u3 = jnp.array([[[1, 2], [3, 4], [1, 2]], [[0, 0], [3, 4], [0, 0]]], dtype=jnp.int32)
+unan = jnp.array([[1.0, nan], [1.0, nan], [0.0, 1.0], [0.0, -0.0]])
 cases = {
     # bool operands
     "positive_bool": lambda: jnp.positive(b),
@@ -700,6 +703,28 @@ cases = {
     "fmin_grad_x": lambda: jax.grad(lambda x: jnp.fmin(x, jnp.array([1.0, 3.0, 1.0, nan, nan])).sum())(jnp.array([1.0, 2.0, nan, 1.0, nan])),
     "fmin_grad_y": lambda: jax.grad(lambda y: jnp.fmin(jnp.array([1.0, 2.0, nan, 1.0, nan]), y).sum())(jnp.array([1.0, 3.0, 1.0, nan, nan])),
     "clamp_grad_max": lambda: jax.grad(lambda hi: jax.lax.clamp(jnp.array([0.0, 0.0, 0.0, 1.0, 1.0]), jnp.array([-1.0, 0.0, 0.5, 1.0, 2.0]), hi).sum())(jnp.array([1.0, 1.0, 1.0, 1.0, 0.5])),
+    # unique(axis=): distinct slices in lexicographic order
+    "unique_axis0_values": lambda: jnp.unique(ua, axis=0, return_index=True, return_inverse=True, return_counts=True)[0],
+    "unique_axis0_index": lambda: jnp.unique(ua, axis=0, return_index=True, return_inverse=True, return_counts=True)[1],
+    "unique_axis0_inverse": lambda: jnp.unique(ua, axis=0, return_index=True, return_inverse=True, return_counts=True)[2],
+    "unique_axis0_counts": lambda: jnp.unique(ua, axis=0, return_index=True, return_inverse=True, return_counts=True)[3],
+    "unique_axis1_values": lambda: jnp.unique(ua, axis=1, return_inverse=True)[0],
+    "unique_axis1_inverse": lambda: jnp.unique(ua, axis=1, return_inverse=True)[1],
+    "unique_axis_neg_values": lambda: jnp.unique(jnp.array([[2, 1, 2], [0, 5, 0]]), axis=-1),
+    "unique_axis_3d_values": lambda: jnp.unique(u3, axis=1, return_inverse=True)[0],
+    "unique_axis_3d_inverse": lambda: jnp.unique(u3, axis=1, return_inverse=True)[1],
+    "unique_axis_nan_values": lambda: jnp.unique(unan, axis=0, return_counts=True)[0],
+    "unique_axis_nan_counts": lambda: jnp.unique(unan, axis=0, return_counts=True)[1],
+    "unique_axis_distinct_nan_counts": lambda: jnp.unique(unan, axis=0, return_counts=True, equal_nan=False)[1],
+    "unique_axis_signed_zero_counts": lambda: jnp.unique(jnp.array([[-0.0, 1.0], [0.0, 1.0]]), axis=0, return_counts=True)[1],
+    "unique_axis_bool_values": lambda: jnp.unique(jnp.array([[True, False], [False, True], [True, False]]), axis=0),
+    "unique_axis_no_columns_counts": lambda: jnp.unique(jnp.zeros((3, 0)), axis=0, return_counts=True)[1],
+    "unique_axis_size_values": lambda: jnp.unique(ua, axis=0, size=5, fill_value=7, return_inverse=True, return_counts=True)[0],
+    "unique_axis_size_inverse": lambda: jnp.unique(ua, axis=0, size=5, fill_value=7, return_inverse=True, return_counts=True)[1],
+    "unique_axis_size_counts": lambda: jnp.unique(ua, axis=0, size=5, fill_value=7, return_inverse=True, return_counts=True)[2],
+    "unique_axis_cut_values": lambda: jnp.unique(ua, axis=0, size=2),
+    "unique_axis_0d_error": lambda: jnp.unique(jnp.array(3), axis=0),
+    "unique_axis_range_error": lambda: jnp.unique(ua, axis=2),
 }
 
 def fmt(v):
