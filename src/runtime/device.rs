@@ -832,13 +832,22 @@ impl DeviceInner {
             match polled {
                 Ok(_) => return Ok(()),
                 Err(wgpu::PollError::Timeout) if slice.is_some() => continue,
-                Err(e) => {
-                    return Err(Error::Device {
-                        func: func.to_string(),
-                        reason: e.to_string(),
-                    })
-                }
+                Err(e) => return Err(self.failure(func, e.to_string())),
             }
+        }
+    }
+
+    /// The error for a wgpu failure `reason` in `func`: [`Error::DeviceLost`] where the
+    /// device is gone (another thread may have destroyed it after this one checked, and
+    /// wgpu then answers with its own text, such as a wait for a submission it no longer
+    /// knows), else [`Error::Device`].
+    pub(crate) fn failure(&self, func: &str, reason: impl Into<String>) -> Error {
+        match self.check_alive() {
+            Err(lost) => lost,
+            Ok(()) => Error::Device {
+                func: func.to_string(),
+                reason: reason.into(),
+            },
         }
     }
 
@@ -857,10 +866,7 @@ impl DeviceInner {
         if errs.is_empty() {
             Ok(())
         } else {
-            Err(Error::Device {
-                func: func.to_string(),
-                reason: errs.join("; "),
-            })
+            Err(self.failure(func, errs.join("; ")))
         }
     }
 

@@ -234,10 +234,10 @@ impl DeviceInner {
         let scope = self.device.push_error_scope(wgpu::ErrorFilter::Validation);
         let pipeline = self.compute_pipeline(source);
         if let Some(e) = pollster::block_on(scope.pop()) {
-            return Err(Error::Device {
-                func: "compile kernel".into(),
-                reason: format!("{e}\n--- generated WGSL ---\n{source}"),
-            });
+            return Err(self.failure(
+                "compile kernel",
+                format!("{e}\n--- generated WGSL ---\n{source}"),
+            ));
         }
         let layout = pipeline.get_bind_group_layout(0);
         let k = Arc::new(Kernel { pipeline, layout });
@@ -954,10 +954,10 @@ impl Device {
         let data = match slice.get_mapped_range() {
             Ok(view) => decode(&view[..bytes as usize]),
             Err(e) => {
-                return Err(Error::Device {
-                    func: func.to_string(),
-                    reason: format!("reading the mapped readback buffer failed: {e}"),
-                })
+                return Err(self.0.failure(
+                    func,
+                    format!("reading the mapped readback buffer failed: {e}"),
+                ))
             }
         };
         staging.buffer().unmap();
@@ -987,10 +987,7 @@ impl Device {
                     let _ = tx.send(r);
                 });
         }
-        let dev_err = |reason: String| Error::Device {
-            func: func.to_string(),
-            reason,
-        };
+        let dev_err = |reason: String| self.0.failure(func, reason);
         self.0.wait_for(index, func)?;
         match rx.recv() {
             Ok(Ok(())) => self.finish_read(&staging, len, bytes, func, decode),
@@ -1055,11 +1052,10 @@ impl Device {
                 })?;
             match rx.await {
                 Ok(Ok(())) => this.finish_read(&staging, len, bytes, func, decode),
-                Ok(Err(e)) => Err(e),
-                Err(_) => Err(Error::Device {
-                    func: func.to_string(),
-                    reason: "the readback was cancelled".into(),
-                }),
+                // A map that failed because another thread destroyed the device is
+                // that device's loss.
+                Ok(Err(e)) => Err(this.0.check_alive().err().unwrap_or(e)),
+                Err(_) => Err(this.0.failure(func, "the readback was cancelled")),
             }
         }
     }

@@ -260,6 +260,50 @@ fn a_lost_device_gives_errors_not_panics() {
     );
 }
 
+/// A device destroyed while other threads run work on it (recording, compiling, waiting,
+/// reading back) gives those threads `DeviceLost`, the same error a later call gets, never
+/// wgpu's own text or a panic. Several rounds, so the destroy lands at different points.
+#[test]
+fn a_device_destroyed_under_other_threads_gives_device_lost() {
+    for round in 0..6 {
+        let dev = Device::new(DeviceOptions::default()).unwrap();
+        let workers: Vec<_> = (0..3)
+            .map(|t| {
+                let dev = dev.clone();
+                std::thread::spawn(move || -> Vec<Error> {
+                    let mut errors = Vec::new();
+                    for i in 0..200 {
+                        let r = olympus::with_device(&dev, || {
+                            let x = np::arange(1000 + 7 * i + t)?;
+                            // A fresh kernel now and then (a new constant), so some
+                            // destroys land in a compile.
+                            let y = np::add(np::multiply(&x, (i % 5) + 2)?, 1)?;
+                            let s = np::sum(&y, None, false)?;
+                            if i % 2 == 0 {
+                                s.to_vec::<i32>().map(|_| ())
+                            } else {
+                                futures::executor::block_on(s.to_vec_async::<i32>()).map(|_| ())
+                            }
+                        });
+                        if let Err(e) = r {
+                            errors.push(e);
+                        }
+                    }
+                    errors
+                })
+            })
+            .collect();
+        std::thread::sleep(std::time::Duration::from_millis(5 + 20 * round));
+        dev.destroy();
+        for w in workers {
+            let errors = w.join().expect("a worker panicked");
+            for e in errors {
+                assert!(matches!(e, Error::DeviceLost { .. }), "round {round}: {e}");
+            }
+        }
+    }
+}
+
 /// A kernel whose metadata (the sizes and strides of its operands) would not fit the
 /// uniform block a dispatch carries is a clear error, not a panic.
 #[test]
