@@ -377,7 +377,14 @@ pub trait Element: Copy + Send + Sync + fmt::Debug + PartialEq + 'static + seale
     /// Appends the device storage form of `values` to `out`.
     fn encode(values: &[Self], out: &mut Vec<u8>);
     /// Reads `n` values from their device storage form.
-    fn decode(bytes: &[u8], n: usize) -> Vec<Self>;
+    fn decode(bytes: &[u8], n: usize) -> Vec<Self> {
+        let mut out = Vec::with_capacity(n);
+        Self::decode_into(bytes, n, &mut out);
+        out
+    }
+    /// [`decode`](Element::decode) appending to `out` (a readback reserves `out` first, so
+    /// a host out of memory is an error rather than an abort).
+    fn decode_into(bytes: &[u8], n: usize, out: &mut Vec<Self>);
     /// The values' bytes when the host form is already the device storage form (every
     /// type but `bool`), so uploads need no intermediate copy.
     fn as_storage_bytes(values: &[Self]) -> Option<&[u8]>;
@@ -406,17 +413,18 @@ macro_rules! pod_element {
             fn encode(values: &[Self], out: &mut Vec<u8>) {
                 out.extend_from_slice(bytemuck::cast_slice(values));
             }
-            fn decode(bytes: &[u8], n: usize) -> Vec<Self> {
+            fn decode_into(bytes: &[u8], n: usize, out: &mut Vec<Self>) {
                 let size = std::mem::size_of::<$t>();
                 let bytes = &bytes[..n * size];
                 // Mapped buffers are aligned, so this is one straight copy; the unaligned
                 // path only serves byte slices from elsewhere.
                 match bytemuck::try_cast_slice::<u8, $t>(bytes) {
-                    Ok(values) => values.to_vec(),
-                    Err(_) => bytes
-                        .chunks_exact(size)
-                        .map(|c| bytemuck::pod_read_unaligned(c))
-                        .collect(),
+                    Ok(values) => out.extend_from_slice(values),
+                    Err(_) => out.extend(
+                        bytes
+                            .chunks_exact(size)
+                            .map(|c| bytemuck::pod_read_unaligned::<$t>(c)),
+                    ),
                 }
             }
             fn as_storage_bytes(values: &[Self]) -> Option<&[u8]> {
@@ -446,11 +454,8 @@ impl Element for bool {
             out.extend_from_slice(&u32::from(v).to_le_bytes());
         }
     }
-    fn decode(bytes: &[u8], n: usize) -> Vec<Self> {
-        bytes[..n * 4]
-            .chunks_exact(4)
-            .map(|c| c != [0, 0, 0, 0])
-            .collect()
+    fn decode_into(bytes: &[u8], n: usize, out: &mut Vec<Self>) {
+        out.extend(bytes[..n * 4].chunks_exact(4).map(|c| c != [0, 0, 0, 0]));
     }
     fn as_storage_bytes(_: &[Self]) -> Option<&[u8]> {
         None

@@ -86,8 +86,14 @@ impl Array {
         let c = self.contiguous()?;
         let n = self.size();
         let bytes = (n * self.dtype().storage_bytes()) as u64;
-        self.device()
-            .read(c.storage()?, bytes, "to_vec", |data| T::decode(data, n))
+        // The host room first: a host out of memory is an error, not an abort.
+        let mut out = self
+            .device()
+            .host_vec(n, "to_vec", self.shape(), self.dtype())?;
+        self.device().read(c.storage()?, bytes, "to_vec", |data| {
+            T::decode_into(data, n, &mut out)
+        })?;
+        Ok(out)
     }
 
     /// Like [`to_vec`](Array::to_vec), as a future that does not block the thread: await it
@@ -95,17 +101,24 @@ impl Array {
     pub fn to_vec_async<T: Element>(
         &self,
     ) -> impl Future<Output = Result<Vec<T>>> + Send + 'static {
+        let n = self.size();
         let prepared = self
             .check_concrete("to_vec_async")
             .and_then(|_| self.check_read::<T>("to_vec_async"))
-            .and_then(|_| self.contiguous());
-        let n = self.size();
+            .and_then(|_| self.contiguous())
+            .and_then(|c| {
+                let out = self
+                    .device()
+                    .host_vec(n, "to_vec_async", self.shape(), self.dtype())?;
+                Ok((c, out))
+            });
         let bytes = (n * self.dtype().storage_bytes()) as u64;
-        let fut = prepared.and_then(|c| {
+        let fut = prepared.and_then(|(c, mut out)| {
             Ok(self
                 .device()
                 .read_async(c.storage()?, bytes, "to_vec_async", move |data| {
-                    T::decode(data, n)
+                    T::decode_into(data, n, &mut out);
+                    out
                 }))
         });
         async move { fut?.await }

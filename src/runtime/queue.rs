@@ -864,9 +864,10 @@ impl Device {
         }
     }
 
-    /// An empty host vector with room for `n` values that will build an array of `shape`
-    /// and `dtype` on this device: `OutOfMemory` (never an abort) when the array could not
-    /// fit the device or the host cannot reserve the room.
+    /// An empty host vector with room for `n` values that will build (or read back) an
+    /// array of `shape` and `dtype` on this device: `OutOfMemory` (never an abort) when the
+    /// array could not fit the device or the host cannot reserve the room, even after the
+    /// pool's idle buffers are freed.
     pub(crate) fn host_vec<T>(
         &self,
         n: usize,
@@ -881,13 +882,21 @@ impl Device {
             });
         self.check_fits(bytes, func, shape, dtype)?;
         let mut v = Vec::new();
-        v.try_reserve_exact(n).map_err(|e| Error::OutOfMemory {
-            func: crate::error::api_name(func),
-            bytes: bytes.unwrap_or(u64::MAX),
-            shape: shape.to_vec(),
-            dtype,
-            reason: format!("the host could not reserve the elements: {e}"),
-        })?;
+        if v.try_reserve_exact(n).is_err() {
+            // The pool's idle buffers are host memory on a software adapter: give them
+            // back and try once more, as a device allocation does.
+            let d = &self.0;
+            d.synchronize(func)?;
+            d.locked(&d.pool).clear();
+            d.clear_textures();
+            v.try_reserve_exact(n).map_err(|e| Error::OutOfMemory {
+                func: crate::error::api_name(func),
+                bytes: bytes.unwrap_or(u64::MAX),
+                shape: shape.to_vec(),
+                dtype,
+                reason: format!("the host could not reserve the elements: {e}"),
+            })?;
+        }
         Ok(v)
     }
 

@@ -66,6 +66,7 @@ fn child() {
     match case.as_str() {
         "host_sizes" => host_sizes(),
         "recover" => recover_after_oom(),
+        "readback" => readback_past_memory(),
         other => panic!("unknown case {other}"),
     }
     println!("CASE {case} OK");
@@ -173,6 +174,55 @@ fn recover_after_oom() {
     let y = np::cumprod(np::sin(&x).unwrap(), None).unwrap();
     assert_eq!(y.to_vec::<f32>().unwrap().len(), 10);
     assert_eq!(np::sum(&x, None, false).unwrap().item::<i32>().unwrap(), 45);
+}
+
+/// A readback whose host copy does not fit beside the array and its staging copy:
+/// `OutOfMemory` naming `to_vec` (the host room is reserved before anything is copied),
+/// never an abort; then a smaller part of the same array and new kernels still work.
+/// Sized for a software adapter, whose buffers are the process's memory (about 2 GiB of
+/// address space once the array exists, so the staging copy fits under the 4 GiB limit
+/// and the host vector after it does not); a GPU's or GL's array lives elsewhere and the
+/// readback may succeed there. wgpu's GL backend reports llvmpipe's failed allocation as
+/// a lost device, so there the readback must only fail cleanly.
+fn readback_past_memory() {
+    let n = 320 << 20; // 1.25 GiB of float32
+    let a = np::ones(&[n], DType::Float32).unwrap();
+    a.block_until_ready().unwrap();
+    let device = olympus::current_device().unwrap();
+    let cpu = format!("{:?}", device.info().device_type) == "Cpu";
+    if device.info().backend == olympus::Backend::Gl {
+        if let Err(e) = a.to_vec::<f32>() {
+            assert!(
+                matches!(e, Error::OutOfMemory { .. } | Error::DeviceLost { .. }),
+                "{e}"
+            );
+        }
+        return;
+    }
+    let must_fail = cpu;
+    let whole = a.to_vec::<f32>();
+    let whole_async = futures::executor::block_on(a.to_vec_async::<f32>());
+    for (func, r) in [("to_vec", whole), ("to_vec_async", whole_async)] {
+        match r {
+            Ok(v) if !must_fail => assert!(v.iter().all(|&x| x == 1.0)),
+            r => assert_err(&format!("{func} past memory"), r, func, true),
+        }
+    }
+    let part = a
+        .slice(s![..(n / 4) as isize])
+        .unwrap()
+        .to_vec::<f32>()
+        .unwrap();
+    assert!(part.iter().all(|&v| v == 1.0));
+    drop(part);
+    let x = np::arange(10).unwrap();
+    let y = np::cumprod(np::cos(&x).unwrap(), None).unwrap();
+    assert_eq!(y.to_vec::<f32>().unwrap().len(), 10);
+}
+
+#[test]
+fn readback_past_memory_is_an_error_not_an_abort() {
+    in_child("readback", 4);
 }
 
 #[test]
