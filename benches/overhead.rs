@@ -124,7 +124,12 @@ fn bench(cr: &mut Criterion) {
 /// `overhead.py`'s figures (µs per call by name), where `python3` can import JAX.
 fn jax_figures() -> BTreeMap<String, f64> {
     let script = concat!(env!("CARGO_MANIFEST_DIR"), "/benches/overhead.py");
-    let Ok(out) = std::process::Command::new("python3").arg(script).output() else {
+    // JAX's CPU backend, even where a GPU build of JAX is installed.
+    let Ok(out) = std::process::Command::new("python3")
+        .arg(script)
+        .env("JAX_PLATFORMS", "cpu")
+        .output()
+    else {
         return BTreeMap::new();
     };
     String::from_utf8_lossy(&out.stdout)

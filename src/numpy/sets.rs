@@ -250,7 +250,9 @@ pub struct UniqueOptions {
     /// The distinct slices along this axis (`axis`), in lexicographic order of their
     /// elements, rather than the distinct elements of the flattened input. The inverse
     /// positions then number the slices (one per index along the axis); padding slices
-    /// are all `fill_value`.
+    /// are all `fill_value`. Slices with no elements are all equal: one distinct slice,
+    /// padded to `size` like any other (JAX 0.10.2 ignores `size` there, and gives one
+    /// slice of an input with no slices).
     pub axis: Option<isize>,
 }
 
@@ -275,7 +277,8 @@ super::overrides::debug_param!(UniqueOptions);
 pub struct Unique {
     /// The sorted distinct values (with `axis`, the distinct slices along it).
     pub values: Array,
-    /// Each value's first position in the flattened input (padding: the smallest value's).
+    /// Each value's first position in the flattened input, or with `axis` each slice's
+    /// index along it (padding: the smallest value's).
     pub indices: Option<Array>,
     /// Each input element's value's position in `values`, in the input's shape (with
     /// `axis`, each slice's, one per index along the axis).
