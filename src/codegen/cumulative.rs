@@ -115,13 +115,14 @@ pub(crate) fn kernel(
     } else {
         String::new()
     };
+    // The output is bound from element `md[4]` on (a span of it, see `meta`).
     let store = if has_prefix {
         format!(
-            "if ({near}) {{ y_st(row * n + i, {}); }} else {{ y_st(row * n + i, acc); }}",
+            "if ({near}) {{ y_st(row * n + i - md[4], {}); }} else {{ y_st(row * n + i - md[4], acc); }}",
             round(format!("acc {sign} pre"))
         )
     } else {
-        "y_st(row * n + i, acc);".to_string()
+        "y_st(row * n + i - md[4], acc);".to_string()
     };
     // The chunk's combination in order from `first` (to `last`, or to each `i`).
     let body = match (phase, reverse) {
@@ -158,7 +159,7 @@ pub(crate) fn kernel(
         src,
         r#"@compute @workgroup_size(256)
 fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>, @builtin(local_invocation_index) li: u32) {{
-    let t = (wg.y * nwg.x + wg.x) * 256u + li;
+    let t = md[3] + (wg.y * nwg.x + wg.x) * 256u + li;
     if (t >= md[0]) {{ return; }}
     let n = md[1];
     let chunks = md[2];
@@ -174,6 +175,16 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(num_workgroups) nwg: vec3
     Generated {
         body: src,
         uses_f16: false,
-        meta: vec![(rows * chunks) as u32, n as u32, chunks as u32],
+        meta: meta(rows * chunks, n, chunks, 0, 0),
     }
+}
+
+/// A scan kernel's metadata: the threads `t0..end` of a dispatch (one chunk each, of
+/// rows of `n` elements in `chunks` chunks), and the element its output binding starts
+/// at (`base`; 0 for the totals). A scan whose output is larger than one binding runs in
+/// spans of threads whose elements fit one binding, each bound from its first element on:
+/// a store that picked one of several windows would pick it with a `switch`, whose every
+/// arm lavapipe runs under a mask.
+pub(crate) fn meta(end: u64, n: u64, chunks: u64, t0: u64, base: u64) -> Vec<u32> {
+    vec![end as u32, n as u32, chunks as u32, t0 as u32, base as u32]
 }

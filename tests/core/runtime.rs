@@ -197,6 +197,30 @@ fn windows_and_2d_grids_on_small_arrays() {
                 .collect();
             assert_close(&format!("windowed {d}"), &s, &want, d, EXACT);
         }
+        // Scans whose output is bound in spans of chunks (each span's elements in one
+        // 8 KiB binding), rows that end inside a chunk and spans that start inside a row,
+        // forward and reversed, against XLA's association.
+        for d in [DType::Int32, DType::Float32, DType::BFloat16] {
+            for (rows, n) in [(90, 100), (3, 5000), (1, 20000)] {
+                let v = random_values(&mut r, d, rows * n);
+                let x = make(&v, &[rows, n], d);
+                for reverse in [false, true] {
+                    let got = lax::cumsum(&x, 1, reverse).unwrap();
+                    let want: Vec<f64> = v
+                        .chunks(n)
+                        .flat_map(|row| {
+                            if reverse {
+                                xla_scan_reversed(row, d, false)
+                            } else {
+                                xla_scan(row, d, false)
+                            }
+                        })
+                        .collect();
+                    let what = format!("spanned cumsum {d} {rows}x{n} reverse {reverse}");
+                    assert_close(&what, &got, &want, d, EXACT);
+                }
+            }
+        }
     });
 }
 

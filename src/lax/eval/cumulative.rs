@@ -229,12 +229,11 @@ pub(super) fn cumulative_rows(
         None
     };
     let storage = dev.alloc(BufferKind::Storage, bytes, name, &out.shape, dtype)?;
-    let win_out = codegen::windows_for(bytes, &target);
     let win_p = match &prefix {
         Some(p) => codegen::windows_for(p.size() as u64 * 4, &target),
         None => 0,
     };
-    check_bindings(dev, name, win_in + win_p + win_out, bytes, out)?;
+    check_bindings(dev, name, win_in + win_p + 1, bytes, out)?;
     let g = kernel(
         op,
         round,
@@ -244,7 +243,7 @@ pub(super) fn cumulative_rows(
         reverse,
         (rows, n),
         win_in,
-        win_out,
+        1,
         &target,
     );
     let k = inner.kernel(&g.body, || g.source())?;
@@ -252,9 +251,37 @@ pub(super) fn cumulative_rows(
     if let Some(p) = &prefix {
         buffers.push((p.storage()?, win_p));
     }
-    buffers.push((&storage, win_out));
     let bindings = bind_windows(buffers, target.window_bytes);
-    inner.dispatch(&k, &bindings, &g.meta, groups)?;
+    // Spans of threads whose elements fit one binding (`codegen::cumulative::meta`), each
+    // bound from an element a binding may start at.
+    let align = u64::from(inner.info.limits.min_storage_buffer_offset_alignment).max(4) / 4;
+    let window = target.window_bytes / 4;
+    let first = |t: u64| t / chunks * n + t % chunks * CHUNK;
+    let end = |t: u64| t / chunks * n + (t % chunks * CHUNK + CHUNK).min(n);
+    let mut t0 = 0;
+    while t0 < threads {
+        let base = first(t0) / align * align;
+        // The most threads from `t0` on whose elements end within the window (one
+        // chunk always fits: a window is far longer than the alignment and a chunk).
+        let (mut lo, mut hi) = (t0 + 1, threads);
+        while lo < hi {
+            let mid = lo + (hi - lo).div_ceil(2);
+            if end(mid - 1) - base <= window {
+                lo = mid;
+            } else {
+                hi = mid - 1;
+            }
+        }
+        let mut all = bindings.clone();
+        all.push(crate::runtime::Binding::Buffer {
+            buffer: storage.buffer(),
+            offset: base * 4,
+            size: (storage.bytes - base * 4).min(window * 4),
+        });
+        let meta = codegen::cumulative::meta(lo, n, chunks, t0, base);
+        inner.dispatch(&k, &all, &meta, (lo - t0).div_ceil(codegen::WORKGROUP))?;
+        t0 = lo;
+    }
     let shape = [rows as usize, n as usize];
     Ok(Array::from_storage(
         dev.clone(),
