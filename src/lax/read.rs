@@ -153,9 +153,13 @@ impl Array {
         self.check_concrete("to_device")?;
         let c = self.contiguous()?;
         let bytes = (self.size() * self.dtype().storage_bytes()) as u64;
-        let data = self
-            .device()
-            .read(c.storage()?, bytes, "to_device", <[u8]>::to_vec)?;
+        // The host room first, as `to_vec` reserves it.
+        let mut data =
+            self.device()
+                .host_vec(bytes as usize, "to_device", self.shape(), self.dtype())?;
+        self.device().read(c.storage()?, bytes, "to_device", |d| {
+            data.extend_from_slice(d)
+        })?;
         let storage = device.upload(&data, "to_device", self.shape(), self.dtype())?;
         Ok(Array::from_storage(
             device.clone(),
@@ -168,7 +172,12 @@ impl Array {
     /// Every element as f64 (exact for every dtype), for printing and tests.
     pub fn to_f64_vec(&self) -> Result<Vec<f64>> {
         fn all<T: Element>(x: &Array) -> Result<Vec<f64>> {
-            Ok(x.to_vec::<T>()?.into_iter().map(Element::to_f64).collect())
+            // Reserved first, as `to_vec` reserves its own: out of host memory is an error.
+            let mut out = x
+                .device()
+                .host_vec(x.size(), "to_f64_vec", x.shape(), x.dtype())?;
+            out.extend(x.to_vec::<T>()?.into_iter().map(Element::to_f64));
+            Ok(out)
         }
         match self.dtype() {
             DType::Bool => all::<bool>(self),

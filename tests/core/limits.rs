@@ -208,6 +208,11 @@ fn readback_past_memory() {
             r => assert_err(&format!("{func} past memory"), r, func, true),
         }
     }
+    // Twice the bytes as f64.
+    match a.to_f64_vec() {
+        Ok(v) if !must_fail => assert!(v.iter().all(|&x| x == 1.0)),
+        r => assert_err("to_f64_vec past memory", r, "to_f64_vec", true),
+    }
     let part = a
         .slice(s![..(n / 4) as isize])
         .unwrap()
