@@ -9,6 +9,8 @@
 //! ratio Y/X per call` (above 1, Olympus is faster); otherwise Olympus's figures alone.
 //! Each figure is the median of seven runs.
 
+#[path = "common/mod.rs"]
+mod common;
 use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
 
@@ -123,24 +125,9 @@ fn bench(cr: &mut Criterion) {
 
 /// `overhead.py`'s figures (µs per call by name), where `python3` can import JAX.
 fn jax_figures() -> BTreeMap<String, f64> {
-    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/benches/overhead.py");
-    // JAX's CPU backend, even where a GPU build of JAX is installed.
-    let Ok(out) = std::process::Command::new("python3")
-        .arg(script)
-        .env("JAX_PLATFORMS", "cpu")
-        .output()
-    else {
-        return BTreeMap::new();
-    };
-    String::from_utf8_lossy(&out.stdout)
-        .lines()
-        .filter_map(|l| {
-            let (name, rest) = l.split_once(": ")?;
-            Some((
-                name.to_string(),
-                rest.strip_suffix(" us per call")?.parse().ok()?,
-            ))
-        })
+    common::jax_lines("overhead.py")
+        .into_iter()
+        .filter_map(|(name, rest)| Some((name, rest.strip_suffix(" us per call")?.parse().ok()?)))
         .collect()
 }
 

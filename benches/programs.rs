@@ -19,6 +19,8 @@
 //! numbers are JAX's) and report the best of three timed runs after a warm-up run, and the
 //! sum of the parameters after a run, which says that the two compute the same thing.
 
+#[path = "common/mod.rs"]
+mod common;
 use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
 
@@ -356,21 +358,11 @@ fn per_step(run: &Program, steps: usize) -> (Duration, f64) {
 /// `programs.py`'s figures (ms per step and checksum by name), where `python3` can import
 /// JAX.
 fn jax_figures() -> BTreeMap<String, (f64, f64)> {
-    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/benches/programs.py");
-    // JAX's CPU backend, even where a GPU build of JAX is installed.
-    let Ok(out) = std::process::Command::new("python3")
-        .arg(script)
-        .env("JAX_PLATFORMS", "cpu")
-        .output()
-    else {
-        return BTreeMap::new();
-    };
-    let text = String::from_utf8_lossy(&out.stdout);
-    text.lines()
-        .filter_map(|l| {
-            let (name, rest) = l.split_once(": ")?;
+    common::jax_lines("programs.py")
+        .into_iter()
+        .filter_map(|(name, rest)| {
             let (ms, sum) = rest.split_once(" ms per step, checksum ")?;
-            Some((name.to_string(), (ms.parse().ok()?, sum.parse().ok()?)))
+            Some((name, (ms.parse().ok()?, sum.parse().ok()?)))
         })
         .collect()
 }

@@ -75,3 +75,23 @@ pub fn print_adapter_copy() {
         adapter_copy_gbps()
     );
 }
+
+/// The `NAME: REST` lines a JAX script in `benches/` prints (`REST` by `NAME`), run with
+/// JAX's CPU backend even where a GPU build of JAX is installed; empty where `python3`
+/// cannot run it (the benches do not need Python).
+#[allow(dead_code)]
+pub fn jax_lines(script: &str) -> std::collections::BTreeMap<String, String> {
+    let path = format!("{}/benches/{script}", env!("CARGO_MANIFEST_DIR"));
+    let Ok(out) = std::process::Command::new("python3")
+        .arg(path)
+        .env("JAX_PLATFORMS", "cpu")
+        .output()
+    else {
+        return Default::default();
+    };
+    String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .filter_map(|l| l.split_once(": "))
+        .map(|(name, rest)| (name.to_string(), rest.to_string()))
+        .collect()
+}

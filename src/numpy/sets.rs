@@ -344,6 +344,71 @@ struct Want {
     counts: bool,
 }
 
+/// The number of values an empty input gives (`size`, else none): an error where `size`
+/// asks for some and there is no `fill_value` to make them of, as JAX's.
+fn empty_size(func: &str, size: Option<usize>, fill_value: Option<f64>) -> Result<usize> {
+    if size.unwrap_or(0) > 0 && fill_value.is_none() {
+        return Err(Error::arg(
+            func,
+            "an empty input with a non-zero `size` needs `fill_value`",
+        ));
+    }
+    Ok(size.unwrap_or(0))
+}
+
+/// The first `k` runs of a sorted input of `n` elements (or rows) whose run starts are
+/// marked: `k` is `size`, else their number (read back).
+struct Compacted {
+    k: usize,
+    /// Each run's first position (0 in padding, as JAX's `nonzero(size=)` fills).
+    at: Array,
+    /// Whether each slot is a run (not padding).
+    found: Array,
+    /// Each run's first position, `n` in padding.
+    pos: Array,
+    /// Where each run ends.
+    ends: Array,
+}
+
+impl Compacted {
+    fn new(func: &str, starts: &Array, n: usize, size: Option<usize>) -> Result<Compacted> {
+        let k = count_or(func, starts, size)?;
+        // One slot more than the values: the end of the last run, for the counts.
+        let pos = ranks(starts, k + 1)?;
+        let ends = slice_axis(&pos, 0, 1, k + 1)?;
+        let pos = slice_axis(&pos, 0, 0, k)?;
+        let found = super::less(&pos, n as i32)?;
+        let at = super::r#where(&found, &pos, 0)?;
+        Ok(Compacted {
+            k,
+            at,
+            found,
+            pos,
+            ends,
+        })
+    }
+
+    /// How many elements each run has (0 in padding).
+    fn counts(&self, n: usize) -> Result<Array> {
+        super::subtract(
+            &self.ends,
+            super::r#where(&self.found, &self.pos, n as i32)?,
+        )
+    }
+}
+
+/// Each of the `n` sorted elements' (or rows') run, at its position before the sort: the
+/// inverse of a compaction.
+fn inverse_of(r: &Runs, n: usize) -> Result<Array> {
+    let rank = super::subtract(super::cumsum(r.starts.astype(DType::Int32)?, None)?, 1)?;
+    lax::scatter(
+        &super::zeros(&[n], DType::Int32)?,
+        r.perm(),
+        &rank,
+        lax::ScatterMode::Set,
+    )
+}
+
 fn unique_impl(
     func: &str,
     x: impl ArrayLike,
@@ -356,13 +421,7 @@ fn unique_impl(
     let flat = super::ravel(&x)?;
     let n = flat.size();
     if n == 0 {
-        if size.unwrap_or(0) > 0 && fill_value.is_none() {
-            return Err(Error::arg(
-                func,
-                "an empty input with a non-zero `size` needs `fill_value`",
-            ));
-        }
-        let s = size.unwrap_or(0);
+        let s = empty_size(func, size, fill_value)?;
         return Ok(UniqueAll {
             values: super::full(&[s], fill_value.unwrap_or(0.0), Some(x.dtype()))?,
             indices: super::zeros(&[s], DType::Int32)?,
@@ -371,41 +430,23 @@ fn unique_impl(
         });
     }
     let r = runs(&flat, equal_nan, want.indices || want.inverse)?;
-    let k = count_or(func, &r.starts, size)?;
-    // One slot more than the values: the end of the last run, for the counts.
-    let pos = ranks(&r.starts, k + 1)?;
-    let ends = slice_axis(&pos, 0, 1, k + 1)?;
-    let pos = slice_axis(&pos, 0, 0, k)?;
-    let found = super::less(&pos, n as i32)?;
-    // Padding reads position 0, as JAX's `nonzero(size=)` fills.
-    let at = super::r#where(&found, &pos, 0)?;
-    let mut values = super::take(&r.sorted, &at, None)?;
+    let c = Compacted::new(func, &r.starts, n, size)?;
+    let mut values = super::take(&r.sorted, &c.at, None)?;
     if let Some(f) = fill_value.filter(|_| size.is_some()) {
-        values = super::r#where(&found, &values, super::full(&[], f, Some(x.dtype()))?)?;
+        values = super::r#where(&c.found, &values, super::full(&[], f, Some(x.dtype()))?)?;
     }
     let none = || super::zeros(&[0], DType::Int32);
     let indices = if want.indices {
-        super::take(r.perm(), &at, None)?
+        super::take(r.perm(), &c.at, None)?
     } else {
         none()?
     };
     let inverse_indices = if want.inverse {
-        let rank = super::subtract(super::cumsum(r.starts.astype(DType::Int32)?, None)?, 1)?;
-        let inv = lax::scatter(
-            &super::zeros(&[n], DType::Int32)?,
-            r.perm(),
-            &rank,
-            lax::ScatterMode::Set,
-        )?;
-        lax::reshape(&inv, x.shape())?
+        lax::reshape(&inverse_of(&r, n)?, x.shape())?
     } else {
         none()?
     };
-    let counts = if want.counts {
-        super::subtract(&ends, super::r#where(&found, &pos, n as i32)?)?
-    } else {
-        none()?
-    };
+    let counts = if want.counts { c.counts(n)? } else { none()? };
     Ok(UniqueAll {
         values,
         indices,
@@ -438,13 +479,7 @@ fn unique_slices(
     };
     let (size, fill_value) = (options.size, options.fill_value);
     if n == 0 {
-        if size.unwrap_or(0) > 0 && fill_value.is_none() {
-            return Err(Error::arg(
-                func,
-                "an empty input with a non-zero `size` needs `fill_value`",
-            ));
-        }
-        let s = size.unwrap_or(0);
+        let s = empty_size(func, size, fill_value)?;
         let fill = super::full(
             &[s, rows.shape()[1]],
             fill_value.unwrap_or(0.0),
@@ -458,29 +493,17 @@ fn unique_slices(
         });
     }
     let r = row_runs(&rows, options.equal_nan)?;
-    let k = count_or(func, &r.starts, size)?;
-    let pos = ranks(&r.starts, k + 1)?;
-    let ends = slice_axis(&pos, 0, 1, k + 1)?;
-    let pos = slice_axis(&pos, 0, 0, k)?;
-    let found = super::less(&pos, n as i32)?;
-    let at = super::r#where(&found, &pos, 0)?;
-    let mut values = super::take(&r.sorted, &at, Some(0))?;
+    let c = Compacted::new(func, &r.starts, n, size)?;
+    let mut values = super::take(&r.sorted, &c.at, Some(0))?;
     if let Some(f) = fill_value.filter(|_| size.is_some()) {
-        let keep = super::expand_dims(&found, &[1])?;
+        let keep = super::expand_dims(&c.found, &[1])?;
         values = super::r#where(&keep, &values, super::full(&[], f, Some(x.dtype()))?)?;
     }
-    let rank = super::subtract(super::cumsum(r.starts.astype(DType::Int32)?, None)?, 1)?;
-    let inverse = lax::scatter(
-        &super::zeros(&[n], DType::Int32)?,
-        r.perm(),
-        &rank,
-        lax::ScatterMode::Set,
-    )?;
     Ok(UniqueAll {
-        values: slices(&values, k)?,
-        indices: super::take(r.perm(), &at, None)?,
-        inverse_indices: inverse,
-        counts: super::subtract(&ends, super::r#where(&found, &pos, n as i32)?)?,
+        values: slices(&values, c.k)?,
+        indices: super::take(r.perm(), &c.at, None)?,
+        inverse_indices: inverse_of(&r, n)?,
+        counts: c.counts(n)?,
     })
 }
 
