@@ -64,11 +64,24 @@ use crate::runtime::Device;
 use crate::shape::Aval;
 use crate::tree::{tree_flatten, tree_unflatten, PyTree, TreeDef};
 
-/// How many input buffers a fused kernel may read on `device`: its storage-buffer limit
-/// less room for the output bindings and for inputs split into windows.
+/// How many input buffers a fused kernel may read on `device`.
 fn max_fused_inputs(device: &Device) -> usize {
-    let limit = device.0.info.limits.max_storage_buffers_per_shader_stage as usize;
-    limit.saturating_sub(4).max(2)
+    fused_input_limit(device.0.info.limits.max_storage_buffers_per_shader_stage)
+}
+
+/// The storage bindings a fused kernel may use, whatever the device allows. NVIDIA's
+/// Vulkan driver allows hundreds of thousands, and a jitted `gamma` sampler then fused
+/// into one kernel of 245 bindings whose body (each lane's code inlined per vector lane)
+/// the driver's compiler did not finish in minutes. Capped at the 32 of common devices
+/// (lavapipe's own limit), GPUs fuse as the tested software adapter does.
+const MAX_FUSED_BINDINGS: u32 = 32;
+
+/// Fused inputs for a device that binds `limit` storage buffers: the binding cap less
+/// room for the output bindings and for inputs split into windows.
+fn fused_input_limit(limit: u32) -> usize {
+    (limit.min(MAX_FUSED_BINDINGS) as usize)
+        .saturating_sub(4)
+        .max(2)
 }
 
 /// The device for a call over `leaves` (their common device, or the current one).
@@ -253,5 +266,20 @@ impl Lowered {
 impl fmt::Display for Lowered {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         fmt::Display::fmt(&self.graph, f)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::fused_input_limit;
+
+    /// A device's large binding limit does not make fused kernels larger than a 32-binding
+    /// device's: the body of one giant kernel is more than a driver's compiler can take.
+    #[test]
+    fn fused_kernels_bind_at_most_32_buffers_on_any_device() {
+        assert_eq!(fused_input_limit(1_048_576), 28);
+        assert_eq!(fused_input_limit(32), 28);
+        assert_eq!(fused_input_limit(16), 12);
+        assert_eq!(fused_input_limit(4), 2);
     }
 }
