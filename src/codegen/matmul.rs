@@ -25,6 +25,16 @@
 //!   then 43 with inputs read as storage textures and 48 with each row's four steps of
 //!   `k` taken together (2048²: 35 -> 47.5).
 //!
+//! - *register* (GPUs, where [`DeviceOptions::matmul_register_tiles`] asks for it; products
+//!   of at least 128 rows and columns): 16x16 threads with 8x8 blocks on a 128x128 tile;
+//!   per step of 8 along `k` the workgroup stages a 128x8 and an 8x128 tile, and every
+//!   thread does 8 rank-1 updates of its block: 64 multiply-adds per four `vec4` loads
+//!   from workgroup memory, against the staged kernel's 16 per two. A thread's rows are
+//!   two runs of four 64 apart (its columns likewise), so neighbouring threads read
+//!   neighbouring `vec4`s.
+//!
+//! [`DeviceOptions::matmul_register_tiles`]: crate::DeviceOptions::matmul_register_tiles
+//!
 //! Either way each output element adds its products in order of `k`. float16 inputs
 //! accumulate in float32; int32 wraps; bool is "any of and" (counted in uint32).
 
@@ -44,7 +54,8 @@ pub(crate) const TILE: u64 = 64;
 /// steps. On GPUs the slices also spread one long product over more workgroups.
 pub(crate) fn max_k(variant: Variant) -> u64 {
     match variant {
-        Variant::Staged => 1 << 15,
+        // The register kernel iterates about 14 times per 8 steps.
+        Variant::Staged | Variant::Register => 1 << 15,
         Variant::Direct | Variant::Subgroup => 1 << 17,
     }
 }
@@ -54,6 +65,9 @@ pub(crate) fn max_k(variant: Variant) -> u64 {
 pub(crate) enum Variant {
     /// Tiles staged in workgroup memory (GPUs).
     Staged,
+    /// Larger tiles staged in workgroup memory, 8x8 register blocks per thread (GPUs that
+    /// ask for it; [`Variant::Staged`] for products under 128 rows or columns).
+    Register,
     /// Each thread's block straight from the operands (CPU adapters).
     Direct,
     /// One 8-lane subgroup per workgroup sharing the left operand's values by broadcast
@@ -68,19 +82,36 @@ impl Variant {
     pub(crate) fn choose(c: &super::Capabilities) -> Variant {
         let lanes = LANES as u32;
         if c.workgroup_tiles.unwrap_or(!c.cpu) {
-            Variant::Staged
+            if c.register_tiles == Some(true) {
+                Variant::Register
+            } else {
+                Variant::Staged
+            }
         } else if c.subgroups != Some(false) && c.subgroup_sizes == Some((lanes, lanes)) {
             Variant::Subgroup
         } else {
             Variant::Direct
         }
     }
+
+    /// The variant that computes an `m x n` product on a device that chose `self`: the
+    /// register kernel's 128x128 tiles would leave most threads of a smaller product idle.
+    pub(crate) fn for_product(self, m: u64, n: u64) -> Variant {
+        match self {
+            Variant::Register if m < REGISTER_TILE || n < REGISTER_TILE => Variant::Staged,
+            v => v,
+        }
+    }
 }
+
+/// The register kernel's output tile edge.
+const REGISTER_TILE: u64 = 128;
 
 /// The output tile of one workgroup for an `m x n` output: `(rows, columns)`.
 pub(crate) fn tile(variant: Variant, m: u64, n: u64) -> (u64, u64) {
     match variant {
         Variant::Staged => (TILE, TILE),
+        Variant::Register => (REGISTER_TILE, REGISTER_TILE),
         Variant::Direct => {
             let (r, c) = direct_block(m, n);
             (W * r, W * c)
@@ -92,9 +123,14 @@ pub(crate) fn tile(variant: Variant, m: u64, n: u64) -> (u64, u64) {
 /// Depth of the tiles staged in workgroup memory.
 const TK: u32 = 16;
 
+/// Depth of the register kernel's tiles.
+const REGISTER_TK: u32 = 8;
+
 /// Workgroup storage the staged matmul declares: two tiles of `TK * 16` four-lane vectors
-/// of at most four bytes a lane. The device requires this much (`missing_limits`).
+/// of at most four bytes a lane (the register kernel's two of `REGISTER_TK * 32` are as
+/// large). The device requires this much (`missing_limits`).
 pub(crate) const WORKGROUP_STORAGE_BYTES: u32 = 2 * TK * 16 * 16;
+const _: () = assert!(2 * REGISTER_TK * 32 * 16 == WORKGROUP_STORAGE_BYTES);
 
 /// The dtype the kernel writes: float32 for both float dtypes (float16 results are
 /// rounded by a conversion afterwards), otherwise the input dtype.
@@ -152,7 +188,7 @@ pub(crate) fn matmul(
     variant: Variant,
     t: &Target,
 ) -> Generated {
-    let staged = variant == Variant::Staged;
+    let staged = matches!(variant, Variant::Staged | Variant::Register);
     let (batch, m, n, k) = dims;
     let acc = accumulator(dtype);
     let (ct, zero) = match acc {
@@ -212,7 +248,9 @@ pub(crate) fn matmul(
     let _ = write!(
         src,
         "{}",
-        if staged {
+        if variant == Variant::Register {
+            register(ct, zero, &store)
+        } else if staged {
             format!(
                 r#"var<workgroup> As: array<vec4<{ct}>, {asz}>;
 var<workgroup> Bs: array<vec4<{ct}>, {asz}>;
@@ -295,6 +333,92 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(num_workgroups) nwg: vec3
         uses_f16: t.f16_native && dtype == DType::Float16,
         meta,
     }
+}
+
+/// The register kernel's body (see the module docs). Thread `(x, y)` owns rows
+/// `y*4 .. y*4+4` and `64 + y*4 ..` of the tile and the columns likewise by `x`:
+/// `acc[2 * i + h]` holds row `i` of those eight, columns `h * 64 + x * 4 ..+4`.
+fn register(ct: &str, zero: &str, store: &str) -> String {
+    let tk = REGISTER_TK;
+    let mut updates = String::new();
+    for (i, a) in [
+        "a0.x", "a0.y", "a0.z", "a0.w", "a1.x", "a1.y", "a1.z", "a1.w",
+    ]
+    .iter()
+    .enumerate()
+    {
+        for (h, b) in ["b0", "b1"].iter().enumerate() {
+            let _ = writeln!(
+                updates,
+                "            acc[{r}] = acc[{r}] + {a} * {b};",
+                r = 2 * i + h
+            );
+        }
+    }
+    let store = store.replace("acc[i][j]", "acc[i * 2u + h][j]");
+    format!(
+        r#"var<workgroup> As: array<vec4<{ct}>, {asz}>;
+var<workgroup> Bs: array<vec4<{ct}>, {asz}>;
+@compute @workgroup_size(16, 16)
+fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>, @builtin(local_invocation_index) li: u32) {{
+    let M = md[0];
+    let N = md[1];
+    let K = md[2];
+    let tiles_m = md[3];
+    let tiles_n = md[4];
+    let g = wg.y * nwg.x + wg.x;
+    // A 2-D grid rounds the workgroups up to whole rows: the extra ones store nothing.
+    if (g >= md[13u] * tiles_m * tiles_n) {{ return; }}
+    let tn = g % tiles_n;
+    let tm = (g / tiles_n) % tiles_m;
+    let p = g / (tiles_n * tiles_m);
+    let row0 = tm * {T}u;
+    let col0 = tn * {T}u;
+    var acc: array<vec4<{ct}>, 16>;
+    for (var i = 0u; i < 16u; i = i + 1u) {{ acc[i] = vec4<{ct}>({zero}); }}
+    for (var k0 = 0u; k0 < K; k0 = k0 + {tk}u) {{
+        // Stage A[row0..+128, k0..+8] as As[kk*32 + r/4][r%4] and
+        // B[k0..+8, col0..+128] as Bs[kk*32 + c/4][c%4]; zero outside the operands.
+        for (var q = 0u; q < 4u; q = q + 1u) {{
+            let e = li + q * 256u;
+            let r = e / {tk}u;
+            let kk = e % {tk}u;
+            var va: {ct} = {zero};
+            if (row0 + r < M && k0 + kk < K) {{ va = ld_ina(p, row0 + r, k0 + kk); }}
+            As[kk * 32u + r / 4u][r % 4u] = va;
+            let kb = e / {T}u;
+            let c = e % {T}u;
+            var vb: {ct} = {zero};
+            if (k0 + kb < K && col0 + c < N) {{ vb = ld_inb(p, k0 + kb, col0 + c); }}
+            Bs[kb * 32u + c / 4u][c % 4u] = vb;
+        }}
+        workgroupBarrier();
+        for (var kk = 0u; kk < {tk}u; kk = kk + 1u) {{
+            let a0 = As[kk * 32u + lid.y];
+            let a1 = As[kk * 32u + 16u + lid.y];
+            let b0 = Bs[kk * 32u + lid.x];
+            let b1 = Bs[kk * 32u + 16u + lid.x];
+{updates}        }}
+        workgroupBarrier();
+    }}
+    for (var i = 0u; i < 8u; i = i + 1u) {{
+        let r = row0 + (i / 4u) * 64u + lid.y * 4u + i % 4u;
+        if (r < M) {{
+            for (var h = 0u; h < 2u; h = h + 1u) {{
+                for (var j = 0u; j < 4u; j = j + 1u) {{
+                    let c = col0 + h * 64u + lid.x * 4u + j;
+                    if (c < N) {{
+                        out_st((p * M + r) * N + c, {store});
+                    }}
+                }}
+            }}
+        }}
+    }}
+}}
+"#,
+        asz = tk * 32,
+        T = REGISTER_TILE,
+    )
 }
 
 /// The direct kernel's workgroup edge: 8x8 threads.

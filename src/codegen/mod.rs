@@ -90,6 +90,8 @@ pub(crate) struct Capabilities {
     pub(crate) workgroup_tiles: Option<bool>,
     /// `DeviceOptions::matmul_subgroups`.
     pub(crate) subgroups: Option<bool>,
+    /// `DeviceOptions::matmul_register_tiles`.
+    pub(crate) register_tiles: Option<bool>,
 }
 
 /// The kernel variants chosen for one device: each kernel family that has variants picks

@@ -365,14 +365,16 @@ fn every_matmul_kernel_validates() {
                 for variant in [
                     matmul::Variant::Direct,
                     matmul::Variant::Staged,
+                    matmul::Variant::Register,
                     matmul::Variant::Subgroup,
                 ] {
                     for edge in [8usize, 40, 100, 300, 2100] {
                         // Larger blocks: float32 in one window or a texture, emulated float16.
-                        let small = variant == matmul::Variant::Staged
-                            || d != DType::Float32
-                            || windows == 2
-                            || f16_native;
+                        let small =
+                            matches!(variant, matmul::Variant::Staged | matmul::Variant::Register)
+                                || d != DType::Float32
+                                || windows == 2
+                                || f16_native;
                         if small && edge > 8 {
                             continue;
                         }

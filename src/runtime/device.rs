@@ -136,6 +136,10 @@ pub struct DeviceOptions {
     /// [`profile`](Self::profile): yes on GPUs, no on CPU (software) adapters, where the
     /// barriers cost more than the reuse saves.
     pub matmul_workgroup_tiles: Option<bool>,
+    /// Whether products of at least 128 rows and columns that use workgroup tiles take the
+    /// register-blocked kernel (128x128 tiles, an 8x8 block per thread) instead of the
+    /// staged one (64x64 tiles, 4x4 blocks). `None` or `Some(false)`: the staged kernel.
+    pub matmul_register_tiles: Option<bool>,
     /// Whether the matmul kernel that does not stage tiles shares its operands' values
     /// across an 8-lane subgroup (`subgroupBroadcast`) instead of each thread reading its
     /// own. `None` (or `Some(true)`) uses it where the device has the `SUBGROUP` feature
@@ -178,6 +182,7 @@ impl Default for DeviceOptions {
             max_workgroups_per_dim: None,
             max_storage_buffers: None,
             matmul_workgroup_tiles: None,
+            matmul_register_tiles: None,
             matmul_subgroups: None,
             texture_input_bytes: None,
         }
@@ -635,6 +640,7 @@ impl Device {
                 .then_some((ainfo.subgroup_min_size, ainfo.subgroup_max_size)),
             workgroup_tiles: options.matmul_workgroup_tiles,
             subgroups: options.matmul_subgroups,
+            register_tiles: options.matmul_register_tiles,
         });
         let errors = Arc::new(Mutex::new(Vec::new()));
         let lost = Arc::new(Mutex::new(None));

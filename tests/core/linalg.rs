@@ -448,6 +448,54 @@ fn staged_matmul_kernel_matches() {
     });
 }
 
+/// The register-blocked variant (128x128 tiles, 8x8 blocks per thread), forced on this
+/// adapter: the same results at its tile edges, with `k` tails of every length modulo its
+/// depth of 8, transposed operands, batches, every dtype, and the products under 128 rows
+/// or columns that fall back to the staged kernel.
+#[test]
+fn register_matmul_kernel_matches() {
+    let dev = olympus::Device::new(olympus::DeviceOptions {
+        matmul_workgroup_tiles: Some(true),
+        matmul_register_tiles: Some(true),
+        ..Default::default()
+    })
+    .unwrap();
+    let mut r = rng();
+    olympus::with_device(&dev, || {
+        let mut shapes = vec![(1, 1, 1), (127, 9, 200), (130, 5, 64)];
+        for &m in &[128usize, 129, 255, 257] {
+            for &n in &[128usize, 131, 256, 260] {
+                shapes.push((m, [1, 7, 8, 9, 17, 67][(m + n) % 6], n));
+            }
+        }
+        for &(m, k, n) in &shapes {
+            for (ta, tb) in [(false, false), (true, false), (false, true), (true, true)] {
+                let (a, av) = random_array(&mut r, &[m, k], DType::Float32, ta);
+                let (b, bv) = random_array(&mut r, &[k, n], DType::Float32, tb);
+                assert_eq!(a.device(), &dev);
+                let c = np::matmul(&a, &b).unwrap();
+                let (want, scale) = host_matmul(&av, &bv, (1, m, k, n), DType::Float32);
+                let what = format!("register matmul {m}x{k}x{n} ({ta}, {tb})");
+                check(&what, &c, &want, &scale, k, DType::Float32);
+            }
+        }
+        for d in every_dtype() {
+            let (a, av) = random_array(&mut r, &[2, 133, 11], d, true);
+            let (b, bv) = random_array(&mut r, &[2, 11, 140], d, false);
+            let c = np::matmul(&a, &b).unwrap();
+            let (want, scale) = host_matmul(&av, &bv, (2, 133, 11, 140), d);
+            check(
+                &format!("register matmul batched {d}"),
+                &c,
+                &want,
+                &scale,
+                11,
+                d,
+            );
+        }
+    });
+}
+
 /// JAX's `precision=`: every level gives the full-float32 product (Olympus has no
 /// reduced-precision passes), bit for bit the same as `matmul`/`dot`, eagerly and under
 /// `jit`, for float32 and float16 operands (float16 accumulates in float32 either way).

@@ -342,7 +342,7 @@ pub(super) fn dot_pass(
     if count > 0 {
         let inner = &dev.0;
         let target = target(dev);
-        let variant = inner.variants.matmul;
+        let variant = inner.variants.matmul.for_product(m as u64, n as u64);
         let wo = codegen::windows_for(bytes.min(storage.bytes), &target);
         // Operands as bound: whole buffers, or (where those need too many bindings) the
         // parts their views read.
