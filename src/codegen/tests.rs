@@ -537,3 +537,27 @@ fn every_primitive_has_rules_and_every_kernel_validates() {
     );
     assert!(kernels > 100, "{kernels}");
 }
+
+/// The register-blocked matmul runs where the options ask for workgroup tiles and register
+/// tiles, and only on products of at least 128 rows and columns.
+#[test]
+fn register_tiles_are_chosen_where_asked_and_where_they_fit() {
+    use matmul::Variant;
+    let caps = |cpu: bool, register: Option<bool>| Capabilities {
+        cpu,
+        subgroup_sizes: None,
+        workgroup_tiles: None,
+        subgroups: None,
+        register_tiles: register,
+    };
+    assert_eq!(Variant::choose(&caps(false, None)), Variant::Staged);
+    assert_eq!(Variant::choose(&caps(false, Some(false))), Variant::Staged);
+    assert_eq!(Variant::choose(&caps(false, Some(true))), Variant::Register);
+    assert_eq!(Variant::choose(&caps(true, Some(true))), Variant::Direct);
+    let r = Variant::Register;
+    assert_eq!(r.for_product(128, 128), Variant::Register);
+    assert_eq!(r.for_product(127, 4096), Variant::Staged);
+    assert_eq!(r.for_product(4096, 127), Variant::Staged);
+    assert_eq!(Variant::Staged.for_product(4096, 4096), Variant::Staged);
+    assert_eq!(Variant::Direct.for_product(4096, 4096), Variant::Direct);
+}

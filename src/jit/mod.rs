@@ -71,9 +71,9 @@ fn max_fused_inputs(device: &Device) -> usize {
 
 /// The storage bindings a fused kernel may use, whatever the device allows. NVIDIA's
 /// Vulkan driver allows hundreds of thousands, and a jitted `gamma` sampler then fused
-/// into one kernel of 245 bindings whose body (each lane's code inlined per vector lane)
-/// the driver's compiler did not finish in minutes. Capped at the 32 of common devices
-/// (lavapipe's own limit), GPUs fuse as the tested software adapter does.
+/// into one kernel reading 244 arrays whose body (each lane's code inlined per vector
+/// lane) the driver's compiler did not finish in minutes. Capped at the 32 of common
+/// devices (lavapipe reports 32), GPUs fuse as the tested software adapter does.
 const MAX_FUSED_BINDINGS: u32 = 32;
 
 /// Fused inputs for a device that binds `limit` storage buffers: the binding cap less

@@ -9,6 +9,7 @@ use super::windows::{
     placeable, region_windows, target, Rebased, Region,
 };
 use crate::array::Array;
+use crate::codegen::matmul::{tile, Variant, TILE};
 use crate::codegen::{self, Node, Program};
 use crate::dtype::DType;
 use crate::error::Result;
@@ -16,16 +17,18 @@ use crate::primitive::Primitive;
 use crate::runtime::{BufferKind, Device};
 use crate::shape::{Aval, Layout};
 
-/// Runs the tiled matmul kernel on `[b, m, k] x [b, k, n]` operands (read through their
-/// layouts), then rounds float16 results from the float32 accumulator.
-/// For a product with few output tiles and a long `k` (matrix-vector products, the weight
-/// gradients of a training step), the number of `k` slices to compute in parallel: the
-/// kernel gives each output tile to one workgroup, so `[32, 512] x [512, 1]` would run
-/// 512 steps on one workgroup. Measured on lavapipe: 9.0 ms as one tile, far less split
-/// into 16 slices whose partial products are summed by the reduction kernels.
-pub(super) fn k_splits(batch: usize, m: usize, n: usize, k: usize, dtype: DType) -> usize {
-    use crate::codegen::matmul::TILE;
-    let tiles = batch * m.div_ceil(TILE as usize) * n.div_ceil(TILE as usize);
+/// For a product with few output tiles of `edge` a side and a long `k` (matrix-vector
+/// products, the weight gradients of a training step), the number of `k` slices to
+/// compute in parallel: the kernel gives each output tile to one workgroup, so
+/// `[32, 512] x [512, 1]` would run 512 steps on one workgroup. Measured on lavapipe: 9.0
+/// ms as one tile, far less split into 16 slices whose partial products are summed by the
+/// reduction kernels.
+pub(super) fn k_splits(
+    (batch, m, n, k): (usize, usize, usize, usize),
+    edge: usize,
+    dtype: DType,
+) -> usize {
+    let tiles = batch * m.div_ceil(edge) * n.div_ceil(edge);
     // Float32 and integer sums only: float16 would round each partial product.
     if batch != 1
         || tiles >= 8
@@ -157,7 +160,13 @@ pub(crate) fn dot(dev: &Device, a: &Array, b: &Array, out: Aval) -> Result<Array
     if let Some(r) = long_dot(dev, a, b, &out)? {
         return Ok(r);
     }
-    let s = k_splits(batch, m, n, k, out.dtype);
+    // Splits count the register kernel's own tiles; the others', as measured, 64x64 ones.
+    let variant = dev.0.variants.matmul.for_product(m as u64, n as u64);
+    let edge = match variant {
+        Variant::Register => tile(variant, m as u64, n as u64).0,
+        _ => TILE,
+    } as usize;
+    let s = k_splits((batch, m, n, k), edge, out.dtype);
     if s > 1 {
         // [1, m, k] -> [s, m, k/s] and [1, k, n] -> [s, k/s, n]: one batch entry per slice,
         // then the partial products are summed.
@@ -170,7 +179,7 @@ pub(crate) fn dot(dev: &Device, a: &Array, b: &Array, out: Aval) -> Result<Array
     }
     let acc = accumulator(out.dtype);
     // Slices of `k` one dispatch covers, summed in the accumulator's dtype.
-    let max_k = crate::codegen::matmul::max_k(dev.0.variants.matmul) as usize;
+    let max_k = crate::codegen::matmul::max_k(variant) as usize;
     let mut total: Option<Array> = None;
     for k0 in (0..k.max(1)).step_by(max_k) {
         let k1 = (k0 + max_k).min(k);
