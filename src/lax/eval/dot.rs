@@ -96,17 +96,16 @@ pub(super) const LONG_DOT_OUTPUTS: usize = 64;
 /// The shortest `k` [`long_dot`] takes.
 pub(super) const LONG_DOT_K: usize = 4096;
 
-/// Matrix-vector products (`n == 1` or `m == 1`) as a broadcast multiply and a row or
-/// column reduction: the tile kernel would give each 64x64 output tile (here one column of
-/// it) to a workgroup of 256 threads, of which 16 do useful work. Measured on lavapipe:
-/// `[32, 512] x [512, 1]` took 4.4 ms as tiles, against two small kernels this way. A long
-/// `k` is taken in slices whose products hold at most 16M elements, so the temporaries stay
-/// small however long the contraction (a `(1, 2^26) @ (2^26, 1)` product on the
-/// workgroup-tiled kernel is one workgroup stepping through all of `k`).
+/// Matrix-vector products (`n == 1` or `m == 1`) as one row or column reduction of the
+/// products, which the reduction's first pass multiplies as it reads the operands (the
+/// vector broadcast as a view): the tile kernel would give each 64x64 output tile (here
+/// one column of it) to a workgroup of 256 threads, of which 16 do useful work, and a
+/// separate multiply would store every product first. A long `k` is taken in slices of at
+/// most 16M products, as the reduction numbers its elements in 32 bits.
 /// Float32 and integers only (float16 products would round before the sum).
-pub(super) fn skinny_dot(a: &Array, b: &Array, out: &Aval) -> Result<Option<Array>> {
+pub(super) fn skinny_dot(dev: &Device, a: &Array, b: &Array, out: &Aval) -> Result<Option<Array>> {
     use crate::lax;
-    use crate::primitive::{BinaryOp, ReduceOp};
+    use crate::primitive::BinaryOp;
     const MAX_PRODUCT: usize = 16 << 20;
     let (batch, m, k, n) = (a.shape()[0], a.shape()[1], a.shape()[2], b.shape()[2]);
     let exact = matches!(out.dtype, DType::Float32 | DType::Int32 | DType::UInt32);
@@ -114,6 +113,23 @@ pub(super) fn skinny_dot(a: &Array, b: &Array, out: &Aval) -> Result<Option<Arra
     if !exact || (n != 1 && m != 1) || outputs == 0 || k == 0 || outputs > MAX_PRODUCT {
         return Ok(None);
     }
+    // The sum along `axis` of the products of `x` and `y` (both of `shape`).
+    let d = out.dtype;
+    let products = Program::new(
+        vec![d, d],
+        vec![Node {
+            prim: Primitive::Binary(BinaryOp::Mul),
+            args: vec![0, 1],
+            dtype: d,
+        }],
+    );
+    let sum_of_products = |x: &Array, y: &Array, shape: &[usize], axis: usize| {
+        let mut kept = shape.to_vec();
+        kept.remove(axis);
+        let sum = crate::primitive::ReduceOp::Sum;
+        let aval = Aval::new(kept, d, false);
+        fused_reduce(dev, sum, &[axis], &products, &[x, y], shape, aval, None)
+    };
     let slice = (MAX_PRODUCT / outputs).max(1);
     let mut total: Option<Array> = None;
     for k0 in (0..k).step_by(slice) {
@@ -131,14 +147,18 @@ pub(super) fn skinny_dot(a: &Array, b: &Array, out: &Aval) -> Result<Option<Arra
             // b: [batch, k, 1] -> [batch, 1, k] -> [batch, m, k]; sum over k.
             let row = lax::reshape(&b, &[batch, 1, kc])?;
             let bb = lax::broadcast_in_dim(&row, &[batch, m, kc], &[0, 1, 2])?;
-            let p = lax::binary(BinaryOp::Mul, &a, &bb)?;
-            lax::reshape(&lax::reduce(ReduceOp::Sum, &p, &[2])?, &[batch, m, 1])?
+            lax::reshape(
+                &sum_of_products(&a, &bb, &[batch, m, kc], 2)?,
+                &[batch, m, 1],
+            )?
         } else {
             // a: [batch, 1, k] -> [batch, k, 1] -> [batch, k, n]; sum over k.
             let col = lax::reshape(&a, &[batch, kc, 1])?;
             let ab = lax::broadcast_in_dim(&col, &[batch, kc, n], &[0, 1, 2])?;
-            let p = lax::binary(BinaryOp::Mul, &ab, &b)?;
-            lax::reshape(&lax::reduce(ReduceOp::Sum, &p, &[1])?, &[batch, 1, n])?
+            lax::reshape(
+                &sum_of_products(&ab, &b, &[batch, kc, n], 1)?,
+                &[batch, 1, n],
+            )?
         };
         total = Some(match total {
             None => part,
@@ -154,7 +174,7 @@ pub(crate) fn dot(dev: &Device, a: &Array, b: &Array, out: Aval) -> Result<Array
     if let Some(r) = dot_in_blocks(dev, a, b, &out)? {
         return Ok(r);
     }
-    if let Some(r) = skinny_dot(a, b, &out)? {
+    if let Some(r) = skinny_dot(dev, a, b, &out)? {
         return Ok(r);
     }
     if let Some(r) = long_dot(dev, a, b, &out)? {
