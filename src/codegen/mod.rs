@@ -324,9 +324,61 @@ fn uniform_metadata(body: &str) -> String {
 enum Access {
     Vector,
     Strided,
+    /// A contiguous run of elements repeated along the leading dimensions (a row or block
+    /// broadcast over rows, as in `x @ w + b`): element `i` is the run's `i % len`; `vector`
+    /// where the run and its offset are whole `vec4`s. One remainder per load instead of
+    /// a division and a remainder per dimension.
+    Repeat {
+        vector: bool,
+    },
+    /// Each element of a contiguous array repeated along the trailing dimensions (a
+    /// column broadcast across columns): element `i` is the array's `i / len`.
+    Spread,
     /// Every element is the same one (all strides zero: a broadcast scalar): loaded once
     /// per thread, no offset arithmetic.
     Splat,
+}
+
+/// The length of the contiguous run `layout` repeats along its leading dimensions (whose
+/// strides are zero; dimensions of size 1 count as either), where it is such a layout
+/// with a run of at least two elements and at least one repeat.
+fn repeated_run(layout: &Layout) -> Option<usize> {
+    let mut run = 1usize;
+    let mut d = layout.shape.len();
+    while d > 0 {
+        let (len, stride) = (layout.shape[d - 1], layout.strides[d - 1]);
+        if len != 1 && stride != run as isize {
+            break;
+        }
+        run *= len;
+        d -= 1;
+    }
+    let leading = &layout.shape[..d];
+    let repeats: usize = leading.iter().product();
+    let zero = leading
+        .iter()
+        .zip(&layout.strides)
+        .all(|(&len, &stride)| len == 1 || stride == 0);
+    (zero && run >= 2 && repeats >= 2).then_some(run)
+}
+
+/// How many times `layout` repeats each element of a contiguous array along its trailing
+/// dimensions (whose strides are zero; dimensions of size 1 count as either), where it is
+/// such a layout with at least two elements each repeated at least twice.
+fn spread_elements(layout: &Layout) -> Option<usize> {
+    let mut times = 1usize;
+    let mut d = layout.shape.len();
+    while d > 0 && (layout.shape[d - 1] == 1 || layout.strides[d - 1] == 0) {
+        times *= layout.shape[d - 1];
+        d -= 1;
+    }
+    let leading = Layout {
+        shape: layout.shape[..d].to_vec(),
+        strides: layout.strides[..d].to_vec(),
+        offset: 0,
+    };
+    let elements: usize = leading.shape.iter().product();
+    (leading.is_contiguous() && times >= 2 && elements >= 2).then_some(times)
 }
 
 /// The storage type of one element (`scalar`) and of four elements (`vector`), with the
@@ -764,6 +816,18 @@ pub(crate) fn values(
                 Access::Vector
             } else if *i.map == InputMap::Plain && i.layout.strides.iter().all(|&s| s == 0) {
                 Access::Splat
+            } else if let (InputMap::Plain, true, Some(run)) =
+                (i.map, i.layout.shape == out_shape, repeated_run(i.layout))
+            {
+                // Whole vectors of the run are whole vectors of the output too.
+                Access::Repeat {
+                    vector: run % 4 == 0 && i.layout.offset % 4 == 0,
+                }
+            } else if *i.map == InputMap::Plain
+                && i.layout.shape == out_shape
+                && spread_elements(i.layout).is_some()
+            {
+                Access::Spread
             } else {
                 Access::Strided
             }
@@ -771,6 +835,8 @@ pub(crate) fn values(
         .collect();
     let mut vec_offset = Vec::new();
     let mut gather_params = Vec::new();
+    // A repeated run's length and offset (in vectors where it is read as vectors).
+    let mut repeat_params = Vec::new();
     for (k, inp) in inputs.iter().enumerate() {
         if access[k] == Access::Vector {
             vec_offset.push(Some(ctx.param((inp.layout.offset / 4) as u32)));
@@ -778,6 +844,20 @@ pub(crate) fn values(
             vec_offset.push(Some(ctx.param(inp.layout.offset as u32)));
         } else {
             vec_offset.push(None);
+        }
+        match access[k] {
+            Access::Repeat { vector } => {
+                let unit = if vector { 4 } else { 1 };
+                let run = repeated_run(inp.layout).expect("a repeated run") / unit;
+                let (run, offset) = (run as u32, (inp.layout.offset / unit) as u32);
+                repeat_params.push(Some((ctx.param(run), ctx.param(offset))));
+            }
+            Access::Spread => {
+                let times = spread_elements(inp.layout).expect("a spread layout") as u32;
+                let offset = inp.layout.offset as u32;
+                repeat_params.push(Some((ctx.param(times), ctx.param(offset))));
+            }
+            _ => repeat_params.push(None),
         }
         if let InputMap::Gather { stride, len } = inp.map {
             gather_params.push(Some((
@@ -866,7 +946,7 @@ pub(crate) fn values(
                 lane_args.push(format!("s{k}"));
                 lane1.push(load);
             }
-            Access::Vector => {
+            Access::Vector | Access::Repeat { vector: true } => {
                 declare(
                     &mut src,
                     &mut binding,
@@ -877,11 +957,18 @@ pub(crate) fn values(
                     false,
                     t,
                 );
-                let off = vec_offset[k]
-                    .as_ref()
-                    .expect("vector inputs have an offset param");
+                // The vector at index `at` of the output's vectors.
+                let index = |at: &str| match &repeat_params[k] {
+                    Some((run, off)) => format!("{at} % {run} + {off}"),
+                    None => {
+                        let off = vec_offset[k]
+                            .as_ref()
+                            .expect("vector inputs have an offset param");
+                        format!("{at} + {off}")
+                    }
+                };
                 let conv = |at: &str| {
-                    let raw = format!("{name}({at} + {off})");
+                    let raw = format!("{name}({})", index(at));
                     match d {
                         DType::Bool => format!("({raw} != vec4<u32>(0u))"),
                         DType::Float16 if t.f16_native => format!("vec4<f32>({raw})"),
@@ -889,7 +976,7 @@ pub(crate) fn values(
                         _ => raw,
                     }
                 };
-                let _ = writeln!(pre1, "    let v{k} = {};", conv("i / 4u"));
+                let _ = writeln!(pre1, "    let v{k} = {};", conv("(i / 4u)"));
                 lane1.push(format!("v{k}[i % 4u]"));
                 let conv = conv("t");
                 if per_word(d) > 1 && !(d == DType::Float16 && t.f16_native) {
@@ -897,6 +984,37 @@ pub(crate) fn values(
                 }
                 let _ = writeln!(pre, "    let v{k} = {conv};");
                 lane_args.push(format!("v{k}[L]"));
+            }
+            Access::Repeat { vector: false } | Access::Spread => {
+                declare(
+                    &mut src,
+                    &mut binding,
+                    &name,
+                    sty,
+                    sbytes,
+                    inp.windows,
+                    false,
+                    t,
+                );
+                let (len, off) = repeat_params[k].as_ref().expect("repeat params");
+                let at = if access[k] == Access::Spread {
+                    format!("i / {len} + {off}")
+                } else {
+                    format!("i % {len} + {off}")
+                };
+                let load = match d {
+                    DType::Bool => format!("({name}(e) != 0u)"),
+                    DType::Float16 if t.f16_native => format!("f32({name}(e))"),
+                    d if per_word(d) > 1 => load_packed(d, &name, "e"),
+                    _ => format!("{name}(e)"),
+                };
+                let _ = writeln!(
+                    src,
+                    "fn ld{k}(i: u32) -> {} {{\n    let e = {at};\n    return {load};\n}}",
+                    compute_type(d)
+                );
+                lane_args.push(format!("ld{k}(i)"));
+                lane1.push(format!("ld{k}(i)"));
             }
             Access::Strided => {
                 declare(

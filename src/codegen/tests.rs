@@ -561,3 +561,63 @@ fn register_tiles_are_chosen_where_asked_and_where_they_fit() {
     assert_eq!(Variant::Staged.for_product(4096, 4096), Variant::Staged);
     assert_eq!(Variant::Direct.for_product(4096, 4096), Variant::Direct);
 }
+
+/// An operand repeated along its leading dimension (`strides [0, 1]`) is read as a run:
+/// as whole `vec4`s where the run and its offset allow, element by element elsewhere; one
+/// spread along its trailing dimension (`strides [1, 0]`) element by element; each
+/// validates for every dtype, float16 mode and binding kind.
+#[test]
+fn repeated_runs_validate_as_vectors_and_elements() {
+    use crate::primitive::BinaryOp;
+    let mut vector = 0;
+    for d in DType::ALL {
+        let prim = Primitive::Binary(BinaryOp::Max);
+        let operand = Aval::new(vec![2, 4], d, false);
+        let Ok(out) = prim.abstract_eval(&[operand.clone(), operand]) else {
+            continue;
+        };
+        let program = Program::new(
+            vec![d, d],
+            vec![Node {
+                prim,
+                args: vec![0, 1],
+                dtype: out.dtype,
+            }],
+        );
+        let full = Layout::contiguous(&[2, 4]);
+        for (offset, strides) in [(0usize, [0, 1]), (1, [0, 1]), (4, [0, 1]), (3, [1, 0])] {
+            let repeated = Layout {
+                shape: vec![2, 4],
+                strides: strides.to_vec(),
+                offset,
+            };
+            for f16_native in [false, true] {
+                for windows in [1u64, 3, TEXTURE] {
+                    let t = Target {
+                        f16_native,
+                        window_bytes: 1 << 27,
+                        vectors: 1,
+                        written_out: false,
+                    };
+                    let inputs: Vec<InputDesc<'_>> = [&full, &repeated]
+                        .iter()
+                        .map(|l| InputDesc {
+                            layout: l,
+                            windows,
+                            map: &InputMap::Plain,
+                            padded: true,
+                        })
+                        .collect();
+                    let g = elementwise(&program, &inputs, &[2, 4], &t).unwrap();
+                    let source = g.source();
+                    assert!(!source.contains("fn off1("), "read as a run: {source}");
+                    vector += usize::from(source.contains("(t % "));
+                    if let Err(e) = validate(&source) {
+                        panic!("max on {d} with a run at offset {offset}: {e}\n{source}");
+                    }
+                }
+            }
+        }
+    }
+    assert!(vector > 10, "{vector}");
+}

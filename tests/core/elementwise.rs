@@ -516,3 +516,60 @@ fn signed_zeros_order_as_in_xla() {
         assert_eq!(neg(&fused.call(x.clone()).unwrap()), [true], "{n} {at}");
     }
 }
+
+/// An operand repeated along leading dimensions (a row broadcast over rows, a block over a
+/// batch, as `x @ w + b` reads `b`) is read as one contiguous run, and a column broadcast
+/// across columns as its elements spread: every dtype, runs of every length modulo 4
+/// (whole vectors or not), views at offsets, copied alone and combined with a full
+/// operand, eagerly and under `jit`.
+#[test]
+fn repeated_runs_broadcast_for_every_dtype_length_and_offset() {
+    let mut r = rng();
+    let bits = |a: &olympus::Array| a.to_f64_vec().unwrap();
+    for d in every_dtype() {
+        for run in [2usize, 3, 4, 5, 7, 8, 12, 13, 64, 65] {
+            for off in [0usize, 1, 4] {
+                let base = stored(&random_values(&mut r, d, run + off), d);
+                let y = make(&base, &[run + off], d)
+                    .slice(olympus::s![off as isize..])
+                    .unwrap();
+                for shape in [vec![2, run], vec![9, run], vec![3, 2, run]] {
+                    let n: usize = shape.iter().product();
+                    // A block of the last two dimensions repeated over the first.
+                    let (yb, period) = if shape.len() == 3 {
+                        let block = np::broadcast_to(&y, &[1, 2, run]).unwrap();
+                        (np::copy(&block).unwrap(), run)
+                    } else {
+                        (y.clone(), run)
+                    };
+                    let want: Vec<f64> = (0..n).map(|e| base[off + e % period]).collect();
+                    let what = format!("{d} run {run} offset {off} over {shape:?}");
+                    let copied = np::copy(np::broadcast_to(&yb, &shape).unwrap()).unwrap();
+                    assert_eq!(bits(&copied), want, "copy of {what}");
+                    let xv = stored(&random_values(&mut r, d, n), d);
+                    let x = make(&xv, &shape, d);
+                    let most: Vec<f64> = xv.iter().zip(&want).map(|(a, b)| a.max(*b)).collect();
+                    assert_eq!(
+                        bits(&np::maximum(&x, &yb).unwrap()),
+                        most,
+                        "max with {what}"
+                    );
+                    let jitted = olympus::jit(|(x, y): (olympus::Array, olympus::Array)| {
+                        np::maximum(&x, &y)
+                    });
+                    let got = jitted.call((x.clone(), yb.clone())).unwrap();
+                    assert_eq!(bits(&got), most, "jitted max with {what}");
+                    // Each element spread along the trailing dimension (a column
+                    // broadcast across columns).
+                    let column = np::expand_dims(&y, &[-1]).unwrap();
+                    let spread_shape = [run, shape[0]];
+                    let spread = np::copy(np::broadcast_to(&column, &spread_shape).unwrap());
+                    let want: Vec<f64> = (0..run * shape[0])
+                        .map(|e| base[off + e / shape[0]])
+                        .collect();
+                    assert_eq!(bits(&spread.unwrap()), want, "spread of {what}");
+                }
+            }
+        }
+    }
+}
