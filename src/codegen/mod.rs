@@ -819,9 +819,11 @@ pub(crate) fn values(
             } else if let (InputMap::Plain, true, Some(run)) =
                 (i.map, i.layout.shape == out_shape, repeated_run(i.layout))
             {
-                // Whole vectors of the run are whole vectors of the output too.
+                // Whole vectors of the run are whole vectors of the output too. Bound as
+                // several windows, the last may end inside a vector of an application's
+                // buffer, which a vector binding cannot hold.
                 Access::Repeat {
-                    vector: run % 4 == 0 && i.layout.offset % 4 == 0,
+                    vector: run % 4 == 0 && i.layout.offset % 4 == 0 && i.windows <= 1,
                 }
             } else if *i.map == InputMap::Plain
                 && i.layout.shape == out_shape
@@ -853,9 +855,12 @@ pub(crate) fn values(
                 repeat_params.push(Some((ctx.param(run), ctx.param(offset))));
             }
             Access::Spread => {
-                let times = spread_elements(inp.layout).expect("a spread layout") as u32;
-                let offset = inp.layout.offset as u32;
-                repeat_params.push(Some((ctx.param(times), ctx.param(offset))));
+                let times = spread_elements(inp.layout).expect("a spread layout");
+                let elements = crate::shape::size_of(&inp.layout.shape) / times;
+                // Lanes past the output's end (in its last vector) read the last element.
+                let (times, last) = (ctx.param(times as u32), ctx.param(elements as u32 - 1));
+                let offset = ctx.param(inp.layout.offset as u32);
+                repeat_params.push(Some((format!("min(i / {times}, {last})"), offset)));
             }
             _ => repeat_params.push(None),
         }
@@ -997,8 +1002,9 @@ pub(crate) fn values(
                     t,
                 );
                 let (len, off) = repeat_params[k].as_ref().expect("repeat params");
+                // (A spread's parameter is already the index into its elements.)
                 let at = if access[k] == Access::Spread {
-                    format!("i / {len} + {off}")
+                    format!("{len} + {off}")
                 } else {
                     format!("i % {len} + {off}")
                 };

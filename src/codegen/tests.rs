@@ -621,3 +621,33 @@ fn repeated_runs_validate_as_vectors_and_elements() {
     }
     assert!(vector > 10, "{vector}");
 }
+
+/// Which layouts read as a repeated run or as spread elements, and which stay strided.
+#[test]
+fn repeated_runs_and_spreads_are_recognised_exactly() {
+    let l = |shape: &[usize], strides: &[isize], offset: usize| Layout {
+        shape: shape.to_vec(),
+        strides: strides.to_vec(),
+        offset,
+    };
+    assert_eq!(repeated_run(&l(&[3, 4], &[0, 1], 5)), Some(4));
+    assert_eq!(repeated_run(&l(&[2, 3, 4], &[0, 4, 1], 0)), Some(12));
+    assert_eq!(repeated_run(&l(&[2, 1, 4], &[0, 7, 1], 0)), Some(4));
+    assert_eq!(repeated_run(&l(&[2, 3, 4], &[0, 0, 1], 0)), Some(4));
+    // A leading dimension that moves, a transposed run, a reversed one, one repeat.
+    assert_eq!(repeated_run(&l(&[2, 3, 4], &[12, 0, 1], 0)), None);
+    assert_eq!(repeated_run(&l(&[3, 4], &[0, 3], 0)), None);
+    assert_eq!(repeated_run(&l(&[3, 4], &[0, -1], 3)), None);
+    assert_eq!(repeated_run(&l(&[1, 4], &[0, 1], 0)), None);
+    assert_eq!(repeated_run(&l(&[3, 0], &[0, 1], 0)), None);
+    assert_eq!(spread_elements(&l(&[4, 3], &[1, 0], 2)), Some(3));
+    assert_eq!(
+        spread_elements(&l(&[2, 4, 3, 5], &[4, 1, 0, 0], 0)),
+        Some(15)
+    );
+    assert_eq!(spread_elements(&l(&[4, 3], &[2, 0], 0)), None);
+    assert_eq!(spread_elements(&l(&[4, 3], &[-1, 0], 3)), None);
+    assert_eq!(spread_elements(&l(&[2, 3], &[-1, 0], 1)), None);
+    assert_eq!(spread_elements(&l(&[4, 1], &[1, 0], 0)), None);
+    assert_eq!(spread_elements(&l(&[4, 3], &[0, 0], 0)), None);
+}

@@ -522,14 +522,92 @@ fn signed_zeros_order_as_in_xla() {
 /// across columns as its elements spread: every dtype, runs of every length modulo 4
 /// (whole vectors or not), views at offsets, copied alone and combined with a full
 /// operand, eagerly and under `jit`.
+/// On the default device, on one binding windows of 256 bytes (runs across windows),
+/// and with float16 emulated.
 #[test]
 fn repeated_runs_broadcast_for_every_dtype_length_and_offset() {
     let mut r = rng();
+    for options in [
+        DeviceOptions::default(),
+        DeviceOptions {
+            max_binding_bytes: Some(256),
+            ..Default::default()
+        },
+        DeviceOptions {
+            f16: F16Mode::Emulated,
+            ..Default::default()
+        },
+    ] {
+        let dev = Device::new(options).unwrap();
+        olympus::with_device(&dev, || repeated_runs(&mut r));
+    }
+}
+
+/// Sums over either axis of `x + b` (a broadcast row) and `x + c` (a broadcast column),
+/// jitted so the reduction reads the sum's operands itself, against host sums.
+#[test]
+fn fused_reductions_read_repeated_runs_and_spreads() {
+    let mut r = rng();
+    for (rows, cols) in [(3usize, 8usize), (37, 13), (300, 64), (5, 1000)] {
+        for d in [DType::Float32, DType::Int32] {
+            let xv = stored(&random_values(&mut r, d, rows * cols), d);
+            let bv = stored(&random_values(&mut r, d, cols), d);
+            let cv = stored(&random_values(&mut r, d, rows), d);
+            let x = make(&xv, &[rows, cols], d);
+            let b = make(&bv, &[cols], d);
+            let c = make(&cv, &[rows, 1], d);
+            for axis in [0isize, 1] {
+                let f = olympus::jit(move |(x, y): (olympus::Array, olympus::Array)| {
+                    np::sum(np::add(&x, &y)?, Some(&[axis]), false)
+                });
+                for (name, y, at) in [
+                    (
+                        "row",
+                        &b,
+                        &(|_: usize, j: usize| j) as &dyn Fn(usize, usize) -> usize,
+                    ),
+                    ("column", &c, &|i: usize, _: usize| i),
+                ] {
+                    let yv = if name == "row" { &bv } else { &cv };
+                    let want: Vec<f64> = if axis == 0 {
+                        (0..cols)
+                            .map(|j| (0..rows).map(|i| xv[i * cols + j] + yv[at(i, j)]).sum())
+                            .collect()
+                    } else {
+                        (0..rows)
+                            .map(|i| (0..cols).map(|j| xv[i * cols + j] + yv[at(i, j)]).sum())
+                            .collect()
+                    };
+                    let got = f.call((x.clone(), y.clone())).unwrap();
+                    let what = format!("sum over axis {axis} of x + {name}, {rows}x{cols} {d}");
+                    let g = got.to_f64_vec().unwrap();
+                    assert_eq!(g.len(), want.len(), "{what}");
+                    for (k, (a, w)) in g.iter().zip(&want).enumerate() {
+                        // int32 sums wrap.
+                        let w = &if d == DType::Int32 {
+                            f64::from(*w as i64 as i32)
+                        } else {
+                            *w
+                        };
+                        let tol = if d == DType::Float32 {
+                            1e-4 * (1.0 + w.abs())
+                        } else {
+                            0.0
+                        };
+                        assert!((a - w).abs() <= tol, "{what} [{k}]: {a} against {w}");
+                    }
+                }
+            }
+        }
+    }
+}
+
+fn repeated_runs(r: &mut rand::rngs::StdRng) {
     let bits = |a: &olympus::Array| a.to_f64_vec().unwrap();
     for d in every_dtype() {
         for run in [2usize, 3, 4, 5, 7, 8, 12, 13, 64, 65] {
             for off in [0usize, 1, 4] {
-                let base = stored(&random_values(&mut r, d, run + off), d);
+                let base = stored(&random_values(r, d, run + off), d);
                 let y = make(&base, &[run + off], d)
                     .slice(olympus::s![off as isize..])
                     .unwrap();
@@ -546,7 +624,7 @@ fn repeated_runs_broadcast_for_every_dtype_length_and_offset() {
                     let what = format!("{d} run {run} offset {off} over {shape:?}");
                     let copied = np::copy(np::broadcast_to(&yb, &shape).unwrap()).unwrap();
                     assert_eq!(bits(&copied), want, "copy of {what}");
-                    let xv = stored(&random_values(&mut r, d, n), d);
+                    let xv = stored(&random_values(r, d, n), d);
                     let x = make(&xv, &shape, d);
                     let most: Vec<f64> = xv.iter().zip(&want).map(|(a, b)| a.max(*b)).collect();
                     assert_eq!(
