@@ -118,6 +118,20 @@ fn summary() {
     });
     let r = best(10, || rust_add(black_box(&a), black_box(&b), &mut out));
     line("add_16M_f32", 3 * N * 4, o, r);
+    // A row broadcast over 4096 rows (a bias add), against the same add of two full
+    // arrays: the row is read as one repeated run.
+    let rows = N / 4096;
+    let row = Array::from_slice(&b[..4096], &[4096]).unwrap();
+    let matrix = np::reshape(&ga, &[rows as isize, 4096]).unwrap();
+    let ob = best(10, || {
+        np::add(&matrix, &row).unwrap().block_until_ready().unwrap();
+    });
+    let (x, y) = (gbps(2 * N * 4, ob), gbps(3 * N * 4, o));
+    println!(
+        "add_row_broadcast_16M_f32: olympus {x:.2} GB/s ({}), a + b {y:.2} GB/s, ratio {:.2}",
+        common::of_copy(x),
+        x / y
+    );
     // uint8 operands are read four to a word: the same element rate in a quarter of the
     // bytes.
     let ua: Vec<u8> = (0..N).map(|i| (i * 7) as u8).collect();

@@ -1,5 +1,6 @@
 //! Reductions and matmul next to CPU baselines measured in the same run: the full sum of
-//! 16M float32 vs `iter().sum()`, sums along each axis of 4096x4096 vs the full sum, and
+//! 16M float32 vs `iter().sum()`, sums along each axis of 4096x4096 vs the full sum, a
+//! 4096x4096 matrix-vector product vs a loop of dot products, and
 //! float32 matmul (1024², 2048², 4096²) vs the `matrixmultiply` crate's sgemm, float16
 //! matmul at 4096² vs float32 (and emulated float16 vs native; on GPUs the register-blocked
 //! kernel vs the staged one), and the cumulative
@@ -185,6 +186,30 @@ fn summary() {
         "GB/s",
         gbps(2 * m * 4, o),
         gbps(2 * m * 4, r),
+    );
+    // A matrix-vector product reads the matrix once: GB/s of the matrix, against a loop of
+    // dot products.
+    let (m, k) = (4096usize, 4096usize);
+    let (mat, vec) = (data(m * k), data(k));
+    let (gm, gv) = (
+        Array::from_slice(&mat, &[m, k]).unwrap(),
+        Array::from_slice(&vec, &[k]).unwrap(),
+    );
+    let o = best(5, || {
+        np::matmul(&gm, &gv).unwrap().block_until_ready().unwrap();
+    });
+    let mut y = vec![0f32; m];
+    let r = best(5, || {
+        for (yi, row) in y.iter_mut().zip(black_box(&mat).chunks(k)) {
+            *yi = row.iter().zip(&vec).map(|(a, b)| a * b).sum();
+        }
+        black_box(&y);
+    });
+    line(
+        "matvec_4096x4096_f32 (GB/s of the matrix, baseline a loop of dot products)",
+        "GB/s",
+        gbps(m * k * 4, o),
+        gbps(m * k * 4, r),
     );
     let mut f32_4096 = 0.0;
     let mut x4096 = None;
