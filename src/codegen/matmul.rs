@@ -254,40 +254,10 @@ pub(crate) fn matmul(
             format!(
                 r#"var<workgroup> As: array<vec4<{ct}>, {asz}>;
 var<workgroup> Bs: array<vec4<{ct}>, {asz}>;
-@compute @workgroup_size(16, 16)
-fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>, @builtin(local_invocation_index) li: u32) {{
-    let M = md[0];
-    let N = md[1];
-    let K = md[2];
-    let tiles_m = md[3];
-    let tiles_n = md[4];
-    let g = wg.y * nwg.x + wg.x;
-    // A 2-D grid rounds the workgroups up to whole rows: the extra ones store nothing.
-    if (g >= md[13u] * tiles_m * tiles_n) {{ return; }}
-    let tn = g % tiles_n;
-    let tm = (g / tiles_n) % tiles_m;
-    let p = g / (tiles_n * tiles_m);
-    let row0 = tm * {TILE}u;
-    let col0 = tn * {TILE}u;
-    var acc: array<vec4<{ct}>, 4>;
+{prologue}    var acc: array<vec4<{ct}>, 4>;
     for (var i = 0u; i < 4u; i = i + 1u) {{ acc[i] = vec4<{ct}>({zero}); }}
     for (var k0 = 0u; k0 < K; k0 = k0 + {TK}u) {{
-        // Stage A[row0..+64, k0..+16] as As[kk*16 + r/4][r%4] and
-        // B[k0..+16, col0..+64] as Bs[kk*16 + c/4][c%4]; zero outside the operands.
-        for (var q = 0u; q < 4u; q = q + 1u) {{
-            let e = li + q * 256u;
-            let r = e / {TK}u;
-            let kk = e % {TK}u;
-            var va: {ct} = {zero};
-            if (row0 + r < M && k0 + kk < K) {{ va = ld_ina(p, row0 + r, k0 + kk); }}
-            As[kk * 16u + r / 4u][r % 4u] = va;
-            let kb = e / {TILE}u;
-            let c = e % {TILE}u;
-            var vb: {ct} = {zero};
-            if (k0 + kb < K && col0 + c < N) {{ vb = ld_inb(p, k0 + kb, col0 + c); }}
-            Bs[kb * 16u + c / 4u][c % 4u] = vb;
-        }}
-        workgroupBarrier();
+{stage}        workgroupBarrier();
         for (var kk = 0u; kk < {TK}u; kk = kk + 1u) {{
             let av = As[kk * 16u + lid.y];
             let bv = Bs[kk * 16u + lid.x];
@@ -311,7 +281,9 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(num_workgroups) nwg: vec3
     }}
 }}
 "#,
-                asz = TK * 16
+                asz = TK * 16,
+                prologue = tile_prologue(TILE),
+                stage = stage_tiles(TILE, TK.into(), ct, zero),
             )
         } else if variant == Variant::Subgroup {
             subgroup(ct, zero, &store, read_a, read_b, subgroup_rows(m))
@@ -333,6 +305,55 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(num_workgroups) nwg: vec3
         uses_f16: t.f16_native && dtype == DType::Float16,
         meta,
     }
+}
+
+/// The entry point of the kernels that stage tiles in workgroup memory, up to the corner
+/// (`row0`, `col0`) of the `edge`-sided output tile of batch entry `p` that this
+/// workgroup computes.
+fn tile_prologue(edge: u64) -> String {
+    format!(
+        r#"@compute @workgroup_size(16, 16)
+fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>, @builtin(local_invocation_index) li: u32) {{
+    let M = md[0];
+    let N = md[1];
+    let K = md[2];
+    let tiles_m = md[3];
+    let tiles_n = md[4];
+    let g = wg.y * nwg.x + wg.x;
+    // A 2-D grid rounds the workgroups up to whole rows: the extra ones store nothing.
+    if (g >= md[13u] * tiles_m * tiles_n) {{ return; }}
+    let tn = g % tiles_n;
+    let tm = (g / tiles_n) % tiles_m;
+    let p = g / (tiles_n * tiles_m);
+    let row0 = tm * {edge}u;
+    let col0 = tn * {edge}u;
+"#
+    )
+}
+
+/// One step's staging of an `edge x depth` tile of the left operand and a `depth x edge`
+/// tile of the right one (1024 elements each, four per thread) in workgroup memory, as
+/// `As[kk * edge/4 + r/4][r % 4]` and `Bs[kk * edge/4 + c/4][c % 4]`; zero outside the
+/// operands.
+fn stage_tiles(edge: u64, depth: u64, ct: &str, zero: &str) -> String {
+    debug_assert_eq!(edge * depth, 1024);
+    let vectors = edge / 4;
+    format!(
+        r#"        for (var q = 0u; q < 4u; q = q + 1u) {{
+            let e = li + q * 256u;
+            let r = e / {depth}u;
+            let kk = e % {depth}u;
+            var va: {ct} = {zero};
+            if (row0 + r < M && k0 + kk < K) {{ va = ld_ina(p, row0 + r, k0 + kk); }}
+            As[kk * {vectors}u + r / 4u][r % 4u] = va;
+            let kb = e / {edge}u;
+            let c = e % {edge}u;
+            var vb: {ct} = {zero};
+            if (k0 + kb < K && col0 + c < N) {{ vb = ld_inb(p, k0 + kb, col0 + c); }}
+            Bs[kb * {vectors}u + c / 4u][c % 4u] = vb;
+        }}
+"#
+    )
 }
 
 /// The register kernel's body (see the module docs). Thread `(x, y)` owns rows
@@ -359,40 +380,10 @@ fn register(ct: &str, zero: &str, store: &str) -> String {
     format!(
         r#"var<workgroup> As: array<vec4<{ct}>, {asz}>;
 var<workgroup> Bs: array<vec4<{ct}>, {asz}>;
-@compute @workgroup_size(16, 16)
-fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>, @builtin(local_invocation_index) li: u32) {{
-    let M = md[0];
-    let N = md[1];
-    let K = md[2];
-    let tiles_m = md[3];
-    let tiles_n = md[4];
-    let g = wg.y * nwg.x + wg.x;
-    // A 2-D grid rounds the workgroups up to whole rows: the extra ones store nothing.
-    if (g >= md[13u] * tiles_m * tiles_n) {{ return; }}
-    let tn = g % tiles_n;
-    let tm = (g / tiles_n) % tiles_m;
-    let p = g / (tiles_n * tiles_m);
-    let row0 = tm * {T}u;
-    let col0 = tn * {T}u;
-    var acc: array<vec4<{ct}>, 16>;
+{prologue}    var acc: array<vec4<{ct}>, 16>;
     for (var i = 0u; i < 16u; i = i + 1u) {{ acc[i] = vec4<{ct}>({zero}); }}
     for (var k0 = 0u; k0 < K; k0 = k0 + {tk}u) {{
-        // Stage A[row0..+128, k0..+8] as As[kk*32 + r/4][r%4] and
-        // B[k0..+8, col0..+128] as Bs[kk*32 + c/4][c%4]; zero outside the operands.
-        for (var q = 0u; q < 4u; q = q + 1u) {{
-            let e = li + q * 256u;
-            let r = e / {tk}u;
-            let kk = e % {tk}u;
-            var va: {ct} = {zero};
-            if (row0 + r < M && k0 + kk < K) {{ va = ld_ina(p, row0 + r, k0 + kk); }}
-            As[kk * 32u + r / 4u][r % 4u] = va;
-            let kb = e / {T}u;
-            let c = e % {T}u;
-            var vb: {ct} = {zero};
-            if (k0 + kb < K && col0 + c < N) {{ vb = ld_inb(p, k0 + kb, col0 + c); }}
-            Bs[kb * 32u + c / 4u][c % 4u] = vb;
-        }}
-        workgroupBarrier();
+{stage}        workgroupBarrier();
         for (var kk = 0u; kk < {tk}u; kk = kk + 1u) {{
             let a0 = As[kk * 32u + lid.y];
             let a1 = As[kk * 32u + 16u + lid.y];
@@ -417,7 +408,8 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(num_workgroups) nwg: vec3
 }}
 "#,
         asz = tk * 32,
-        T = REGISTER_TILE,
+        prologue = tile_prologue(REGISTER_TILE),
+        stage = stage_tiles(REGISTER_TILE, tk.into(), ct, zero),
     )
 }
 

@@ -416,6 +416,18 @@ pub(crate) fn per_word(d: DType) -> u32 {
     }
 }
 
+/// The value (in its compute type) of element `e` of an input of `d` read through the
+/// accessor `name`: bool words compared with 0, native float16 widened, packed dtypes
+/// unpacked from their word.
+fn element_load(d: DType, name: &str, e: &str, t: &Target) -> String {
+    match d {
+        DType::Bool => format!("({name}({e}) != 0u)"),
+        DType::Float16 if t.f16_native => format!("f32({name}({e}))"),
+        d if per_word(d) > 1 => load_packed(d, name, e),
+        _ => format!("{name}({e})"),
+    }
+}
+
 /// The value of element `e` of a packed buffer read through the word accessor `name`.
 pub(crate) fn load_packed(d: DType, name: &str, e: &str) -> String {
     let per = per_word(d);
@@ -926,42 +938,29 @@ pub(crate) fn values(
         let t = &input_target(t, inp.windows);
         let ((sty, sbytes), (vty, vbytes)) = storage_types(d, t);
         let name = format!("in{k}");
+        let vector = matches!(access[k], Access::Vector | Access::Repeat { vector: true });
+        let (ty, bytes) = if vector { (vty, vbytes) } else { (sty, sbytes) };
+        declare(
+            &mut src,
+            &mut binding,
+            &name,
+            ty,
+            bytes,
+            inp.windows,
+            false,
+            t,
+        );
         match access[k] {
             Access::Splat => {
-                declare(
-                    &mut src,
-                    &mut binding,
-                    &name,
-                    sty,
-                    sbytes,
-                    inp.windows,
-                    false,
-                    t,
-                );
                 let e = vec_offset[k]
                     .as_ref()
                     .expect("splat inputs have an offset param");
-                let load = match d {
-                    DType::Bool => format!("({name}({e}) != 0u)"),
-                    DType::Float16 if t.f16_native => format!("f32({name}({e}))"),
-                    d if per_word(d) > 1 => load_packed(d, &name, e),
-                    _ => format!("{name}({e})"),
-                };
+                let load = element_load(d, &name, e, t);
                 let _ = writeln!(pre, "    let s{k} = {load};");
                 lane_args.push(format!("s{k}"));
                 lane1.push(load);
             }
             Access::Vector | Access::Repeat { vector: true } => {
-                declare(
-                    &mut src,
-                    &mut binding,
-                    &name,
-                    vty,
-                    vbytes,
-                    inp.windows,
-                    false,
-                    t,
-                );
                 // The vector at index `at` of the output's vectors.
                 let index = |at: &str| match &repeat_params[k] {
                     Some((run, off)) => format!("{at} % {run} + {off}"),
@@ -991,16 +990,6 @@ pub(crate) fn values(
                 lane_args.push(format!("v{k}[L]"));
             }
             Access::Repeat { vector: false } | Access::Spread => {
-                declare(
-                    &mut src,
-                    &mut binding,
-                    &name,
-                    sty,
-                    sbytes,
-                    inp.windows,
-                    false,
-                    t,
-                );
                 let (len, off) = repeat_params[k].as_ref().expect("repeat params");
                 // (A spread's parameter is already the index into its elements.)
                 let at = if access[k] == Access::Spread {
@@ -1008,12 +997,7 @@ pub(crate) fn values(
                 } else {
                     format!("i % {len} + {off}")
                 };
-                let load = match d {
-                    DType::Bool => format!("({name}(e) != 0u)"),
-                    DType::Float16 if t.f16_native => format!("f32({name}(e))"),
-                    d if per_word(d) > 1 => load_packed(d, &name, "e"),
-                    _ => format!("{name}(e)"),
-                };
+                let load = element_load(d, &name, "e", t);
                 let _ = writeln!(
                     src,
                     "fn ld{k}(i: u32) -> {} {{\n    let e = {at};\n    return {load};\n}}",
@@ -1023,16 +1007,6 @@ pub(crate) fn values(
                 lane1.push(format!("ld{k}(i)"));
             }
             Access::Strided => {
-                declare(
-                    &mut src,
-                    &mut binding,
-                    &name,
-                    sty,
-                    sbytes,
-                    inp.windows,
-                    false,
-                    t,
-                );
                 // Where this input's metadata starts: after the rank and the output
                 // shape, past the slots of earlier strided inputs (plain and gather slots
                 // hold an offset and the strides, clamp slots also a (lo, len) per
@@ -1055,12 +1029,7 @@ pub(crate) fn values(
                 if clamp {
                     let _ = writeln!(src, "fn inb_x{k}(i: u32) -> bool {{\n    let rank = md[B];\n    let s = {slot};\n    var rem = i;\n    var ok = true;\n    for (var d = rank; d > 0u; d = d - 1u) {{\n        let sz = md[B + d];\n        let c = i32(rem % sz) - bitcast<i32>(md[s + rank + 2u * d - 1u]);\n        ok = ok && c >= 0 && c < i32(md[s + rank + 2u * d]);\n        rem = rem / sz;\n    }}\n    return ok;\n}}");
                 }
-                let load = match d {
-                    DType::Bool => format!("({name}(e) != 0u)"),
-                    DType::Float16 if t.f16_native => format!("f32({name}(e))"),
-                    d if per_word(d) > 1 => load_packed(d, &name, "e"),
-                    _ => format!("{name}(e)"),
-                };
+                let load = element_load(d, &name, "e", t);
                 if let Some((stride, len)) = &gather_params[k] {
                     let _ = writeln!(
                         src,
