@@ -45,6 +45,26 @@ ja, jb, jc = (jnp.asarray(x) for x in (a, b, c))
 
 print(f"jax {jax.__version__} on {jax.devices()[0].device_kind}, numpy {np.__version__}")
 line("add_16M_f32", "GB/s", 3 * N * 4, best(lambda: np.add(a, b)), best(jblock(jax.jit(jnp.add), ja, jb)))
+row = b[:4096]
+mat, jrow = a.reshape(-1, 4096), jnp.asarray(row)
+jmat = jnp.asarray(mat)
+line(
+    "add_row_broadcast_16M_f32",
+    "GB/s",
+    2 * N * 4,
+    best(lambda: np.add(mat, row)),
+    best(jblock(jax.jit(jnp.add), jmat, jrow)),
+)
+vec = b[:4096]
+mv = a.reshape(4096, 4096)
+jmv, jvec = jnp.asarray(mv), jnp.asarray(vec)
+line(
+    "matvec_4096x4096_f32 (GB/s of the matrix)",
+    "GB/s",
+    N * 4,
+    best(lambda: mv @ vec),
+    best(jblock(jax.jit(jnp.matmul), jmv, jvec)),
+)
 ua = (np.arange(N) * 7).astype(np.uint8)
 ub = (np.arange(N) * 13 + 5).astype(np.uint8)
 jua, jub = jnp.asarray(ua), jnp.asarray(ub)
