@@ -222,6 +222,8 @@ pub(crate) fn literal_array(device: &Device, lit: Literal) -> Result<Array> {
         Literal::BF16(v) => Array::from_slice_on(device, &[v], &[]),
         Literal::F16(v) => Array::from_slice_on(device, &[v], &[]),
         Literal::F32(v) => Array::from_slice_on(device, &[v], &[]),
+        #[cfg(test)]
+        Literal::Pair(v) => Array::from_slice_on(device, &[v], &[]),
     }
 }
 

@@ -41,6 +41,12 @@ pub enum DType {
     Float16,
     /// IEEE single precision.
     Float32,
+    /// Test builds only: two float32 words per element (`[f32; 2]` on the host), computed
+    /// as `vec2<f32>` and added lane by lane. It is complex64's storage, so the tests can
+    /// show a multi-word element flowing through storage, kernels and readback before a
+    /// complex dtype exists. It has no promotion and no name NumPy knows.
+    #[cfg(test)]
+    TestPair,
 }
 
 impl DType {
@@ -71,6 +77,8 @@ impl DType {
             DType::BFloat16 => "bfloat16",
             DType::Float16 => "float16",
             DType::Float32 => "float32",
+            #[cfg(test)]
+            DType::TestPair => "test_pair",
         }
     }
 
@@ -81,7 +89,21 @@ impl DType {
             DType::Int8 | DType::UInt8 => 1,
             DType::Int16 | DType::UInt16 | DType::BFloat16 | DType::Float16 => 2,
             DType::Bool | DType::Int32 | DType::UInt32 | DType::Float32 => 4,
+            #[cfg(test)]
+            DType::TestPair => 8,
         }
+    }
+
+    /// Elements per 32-bit word where the dtype is stored packed (four 8-bit or two
+    /// 16-bit values), 1 otherwise.
+    pub(crate) fn per_word(self) -> u32 {
+        (4 / self.storage_bytes() as u32).max(1)
+    }
+
+    /// 32-bit words one element takes (1 for every dtype but a multi-word one, which
+    /// kernels read and write as one `vec2` unit and never as packed `vec4`s).
+    pub(crate) fn words(self) -> u32 {
+        (self.storage_bytes() as u32 / 4).max(1)
     }
 
     /// Bytes one element occupies in NumPy's layout (`itemsize`).
@@ -135,6 +157,8 @@ impl DType {
             DType::UInt8 | DType::UInt16 | DType::UInt32 => DType::UInt32,
             DType::BFloat16 | DType::Float16 | DType::Float32 => DType::Float32,
             DType::Bool => DType::Bool,
+            #[cfg(test)]
+            DType::TestPair => DType::TestPair,
         }
     }
 
@@ -289,6 +313,8 @@ fn node(t: TypeSpec) -> Node {
         (DType::BFloat16, false) => Node::BF16,
         (DType::Float16, false) => Node::F16,
         (DType::Float32, false) => Node::F32,
+        #[cfg(test)]
+        (DType::TestPair, _) => unreachable!("the test dtype is never promoted"),
     }
 }
 
@@ -404,6 +430,8 @@ mod sealed {
     impl Sealed for u32 {}
     impl Sealed for half::f16 {}
     impl Sealed for f32 {}
+    #[cfg(test)]
+    impl Sealed for [f32; 2] {}
 }
 
 macro_rules! pod_element {
@@ -446,6 +474,30 @@ pod_element!(u32, DType::UInt32);
 pod_element!(f32, DType::Float32);
 pod_element!(f16, DType::Float16);
 pod_element!(bf16, DType::BFloat16);
+
+/// The host form of the two-word test dtype: its two float32 words, as complex64's
+/// `(re, im)` will be.
+#[cfg(test)]
+impl Element for [f32; 2] {
+    const DTYPE: DType = DType::TestPair;
+    fn encode(values: &[Self], out: &mut Vec<u8>) {
+        out.extend_from_slice(bytemuck::cast_slice(values));
+    }
+    fn decode_into(bytes: &[u8], n: usize, out: &mut Vec<Self>) {
+        out.extend(
+            bytes[..n * 8]
+                .chunks_exact(8)
+                .map(bytemuck::pod_read_unaligned::<[f32; 2]>),
+        );
+    }
+    fn as_storage_bytes(values: &[Self]) -> Option<&[u8]> {
+        Some(bytemuck::cast_slice(values))
+    }
+    /// The first word (a test dtype has no single real value).
+    fn to_f64(self) -> f64 {
+        f64::from(self[0])
+    }
+}
 
 impl Element for bool {
     const DTYPE: DType = DType::Bool;

@@ -252,6 +252,8 @@ pub mod runtime;
 pub mod shape;
 mod trace;
 pub mod tree;
+#[cfg(test)]
+mod two_word_tests;
 
 pub use array::{current_device, with_device, Array, Aval};
 pub use convert::{ArrayLike, SupportsOlympusArray};

@@ -19,6 +19,8 @@ pub(crate) fn short_dtype(d: DType) -> &'static str {
         DType::UInt32 => "u32",
         DType::Float16 => "f16",
         DType::Float32 => "f32",
+        #[cfg(test)]
+        DType::TestPair => "pair",
     }
 }
 

@@ -382,9 +382,13 @@ fn spread_elements(layout: &Layout) -> Option<usize> {
 }
 
 /// The storage type of one element (`scalar`) and of four elements (`vector`), with the
-/// bytes of each. Dtypes narrower than a word are read and written as packed words.
+/// bytes of each. Dtypes narrower than a word are read and written as packed words; a
+/// two-word element is one `vec2` unit and is never read or written as vectors (its
+/// `vector` type is unused).
 fn storage_types(d: DType, t: &Target) -> ((&'static str, u64), (&'static str, u64)) {
     match d {
+        #[cfg(test)]
+        DType::TestPair => (("vec2<f32>", 8), ("vec2<f32>", 8)),
         DType::Bool | DType::UInt32 => (("u32", 4), ("vec4<u32>", 16)),
         DType::Int32 => (("i32", 4), ("vec4<i32>", 16)),
         DType::Float32 => (("f32", 4), ("vec4<f32>", 16)),
@@ -408,14 +412,6 @@ pub(crate) fn widened(d: DType) -> Option<DType> {
     }
 }
 
-/// Elements of `d` per 32-bit word where `d` is stored packed (1 otherwise).
-pub(crate) fn per_word(d: DType) -> u32 {
-    match d {
-        DType::Bool => 1,
-        d => 4 / d.storage_bytes() as u32,
-    }
-}
-
 /// The value (in its compute type) of element `e` of an input of `d` read through the
 /// accessor `name`: bool words compared with 0, native float16 widened, packed dtypes
 /// unpacked from their word.
@@ -423,14 +419,14 @@ fn element_load(d: DType, name: &str, e: &str, t: &Target) -> String {
     match d {
         DType::Bool => format!("({name}({e}) != 0u)"),
         DType::Float16 if t.f16_native => format!("f32({name}({e}))"),
-        d if per_word(d) > 1 => load_packed(d, name, e),
+        d if d.per_word() > 1 => load_packed(d, name, e),
         _ => format!("{name}({e})"),
     }
 }
 
 /// The value of element `e` of a packed buffer read through the word accessor `name`.
 pub(crate) fn load_packed(d: DType, name: &str, e: &str) -> String {
-    let per = per_word(d);
+    let per = d.per_word();
     let bits = 32 / per;
     let mask = (1u64 << bits) - 1;
     decode(
@@ -447,7 +443,7 @@ pub(crate) fn load_packed(d: DType, name: &str, e: &str) -> String {
 /// for 8-bit dtypes, a `vec2<u32>` for 16-bit ones.
 fn pack4(d: DType, r: &str) -> String {
     let e = |c: &str| encode(d, &format!("{r}.{c}"));
-    match per_word(d) {
+    match d.per_word() {
         4 => format!(
             "({} | ({} << 8u) | ({} << 16u) | ({} << 24u))",
             e("x"),
@@ -467,7 +463,7 @@ fn pack4(d: DType, r: &str) -> String {
 
 /// A function `unpack4_{k}` giving the four values of `d` packed in one vector load.
 fn unpack4(d: DType, k: usize) -> String {
-    let (ty, lanes): (&str, [String; 4]) = match per_word(d) {
+    let (ty, lanes): (&str, [String; 4]) = match d.per_word() {
         4 => (
             "u32",
             [0, 8, 16, 24].map(|s| format!("((p >> {s}u) & 0xffu)")),
@@ -542,9 +538,9 @@ fn declare(
         };
         let body = match unit_bytes {
             16 => format!("return bitcast<{ty}>({});", fetch("u")),
-            // Four packed halves.
+            // Half a texel: four packed halves, or one two-word element.
             8 => format!(
-                "let x = {};\n    return select(x.zw, x.xy, (u & 1u) == 0u);",
+                "let x = {};\n    return bitcast<{ty}>(select(x.zw, x.xy, (u & 1u) == 0u));",
                 fetch("(u >> 1u)")
             ),
             4 => format!("return bitcast<{ty}>({}[u & 3u]);", fetch("(u >> 2u)")),
@@ -696,10 +692,21 @@ pub(crate) fn elementwise(
         } else {
             (format!("out{j}"), format!("r.o{j}"))
         };
-        declare_output(&mut src, &mut binding, &name, dtype, true, 1, t);
+        // Four values are one vector store, or four unit stores of multi-word elements.
+        let vector = dtype.words() == 1;
+        declare_output(&mut src, &mut binding, &name, dtype, vector, 1, t);
+        if !vector {
+            for l in 0..PER_THREAD {
+                let _ = writeln!(
+                    stores,
+                    "    {name}_st((t - md[0]) * {PER_THREAD}u + {l}u, {r}[{l}]);"
+                );
+            }
+            continue;
+        }
         let store = match dtype {
             DType::Bool => format!("select(vec4<u32>(0u), vec4<u32>(1u), {r})"),
-            d if per_word(d) > 1 => pack4(d, &r),
+            d if d.per_word() > 1 => pack4(d, &r),
             _ => r,
         };
         let _ = writeln!(stores, "    {name}_st(t - md[0], {store});");
@@ -815,11 +822,15 @@ pub(crate) fn values(
         params: Vec::new(),
     };
 
-    // Decide the access of each input and collect its parameters.
+    // Decide the access of each input and collect its parameters. Multi-word elements
+    // are read one at a time (their `vec2` unit), never as vectors of four.
     let access: Vec<Access> = inputs
         .iter()
-        .map(|i| {
-            if *i.map == InputMap::Plain
+        .zip(&program.inputs)
+        .map(|(i, d)| {
+            let vectors = d.words() == 1;
+            if vectors
+                && *i.map == InputMap::Plain
                 && i.padded
                 && i.layout.shape == out_shape
                 && i.layout.is_contiguous()
@@ -835,7 +846,7 @@ pub(crate) fn values(
                 // several windows, the last may end inside a vector of an application's
                 // buffer, which a vector binding cannot hold.
                 Access::Repeat {
-                    vector: run % 4 == 0 && i.layout.offset % 4 == 0 && i.windows <= 1,
+                    vector: vectors && run % 4 == 0 && i.layout.offset % 4 == 0 && i.windows <= 1,
                 }
             } else if *i.map == InputMap::Plain
                 && i.layout.shape == out_shape
@@ -976,14 +987,14 @@ pub(crate) fn values(
                     match d {
                         DType::Bool => format!("({raw} != vec4<u32>(0u))"),
                         DType::Float16 if t.f16_native => format!("vec4<f32>({raw})"),
-                        d if per_word(d) > 1 => format!("unpack4_{k}({raw})"),
+                        d if d.per_word() > 1 => format!("unpack4_{k}({raw})"),
                         _ => raw,
                     }
                 };
                 let _ = writeln!(pre1, "    let v{k} = {};", conv("(i / 4u)"));
                 lane1.push(format!("v{k}[i % 4u]"));
                 let conv = conv("t");
-                if per_word(d) > 1 && !(d == DType::Float16 && t.f16_native) {
+                if d.per_word() > 1 && !(d == DType::Float16 && t.f16_native) {
                     let _ = writeln!(src, "{}", unpack4(d, k));
                 }
                 let _ = writeln!(pre, "    let v{k} = {conv};");
@@ -1060,14 +1071,16 @@ pub(crate) fn values(
 
     // One output: `lane` returns it and `value4` a vector of it. Several: structs with a
     // field `o{j}` per output.
-    let cts: Vec<&str> = program
+    let out_dtypes: Vec<DType> = program
         .outputs
         .iter()
-        .map(|&v| compute_type(program.dtype_of(v)))
+        .map(|&v| program.dtype_of(v))
         .collect();
+    let cts: Vec<&str> = out_dtypes.iter().map(|&d| compute_type(d)).collect();
+    let quads: Vec<String> = out_dtypes.iter().map(|&d| rules::quad_type(d)).collect();
     let single = cts.len() == 1;
     let (lane_ty, value4_ty) = if single {
-        (cts[0].to_string(), format!("vec4<{}>", cts[0]))
+        (cts[0].to_string(), quads[0].clone())
     } else {
         let field = |j: usize, ty: String| format!("o{j}: {ty}");
         let lane: Vec<String> = cts
@@ -1075,10 +1088,10 @@ pub(crate) fn values(
             .enumerate()
             .map(|(j, ct)| field(j, ct.to_string()))
             .collect();
-        let vec: Vec<String> = cts
+        let vec: Vec<String> = quads
             .iter()
             .enumerate()
-            .map(|(j, ct)| field(j, format!("vec4<{ct}>")))
+            .map(|(j, q)| field(j, q.clone()))
             .collect();
         let _ = writeln!(src, "struct Lane {{ {} }}", lane.join(", "));
         let _ = writeln!(src, "struct Value4 {{ {} }}", vec.join(", "));
@@ -1112,12 +1125,12 @@ pub(crate) fn values(
         lanes.join(", ")
     };
     if single {
-        let _ = writeln!(src, "    return vec4<{}>({});\n}}", cts[0], gather(""));
+        let _ = writeln!(src, "    return {}({});\n}}", quads[0], gather(""));
     } else {
-        let fields: Vec<String> = cts
+        let fields: Vec<String> = quads
             .iter()
             .enumerate()
-            .map(|(j, ct)| format!("vec4<{ct}>({})", gather(&format!(".o{j}"))))
+            .map(|(j, q)| format!("{q}({})", gather(&format!(".o{j}"))))
             .collect();
         let _ = writeln!(src, "    return Value4({});\n}}", fields.join(", "));
     }

@@ -29,13 +29,26 @@ impl Ctx {
     }
 }
 
-/// The WGSL type values of a dtype are computed in.
+/// The WGSL type values of a dtype are computed in: a scalar, or a `vec2` for a two-word
+/// element (complex64's storage: its two float32 words, which `+` adds lane by lane).
 pub(crate) fn compute_type(d: DType) -> &'static str {
     match d.compute_dtype() {
         DType::Bool => "bool",
         DType::Int32 => "i32",
         DType::UInt32 => "u32",
+        d if d.words() == 2 => "vec2<f32>",
         _ => "f32",
+    }
+}
+
+/// The WGSL type of four consecutive values of `d` in its compute type: a `vec4` of
+/// scalars, or an array of four vector values (WGSL has no vector of vectors).
+pub(crate) fn quad_type(d: DType) -> String {
+    let ct = compute_type(d);
+    if d.words() > 1 {
+        format!("array<{ct}, 4>")
+    } else {
+        format!("vec4<{ct}>")
     }
 }
 

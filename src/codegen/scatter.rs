@@ -87,7 +87,7 @@ pub(crate) fn scatter(
     let value_at = if uniform { "md[3]" } else { "t + md[3]" };
     let ct = compute_type(dtype);
     // Values arrive as words: 8- and 16-bit dtypes packed, bool as 0/1.
-    let per = super::per_word(dtype);
+    let per = dtype.per_word();
     let (bits, mask) = (32 / per, (1u64 << (32 / per)) - 1);
     let (val_ty, load) = match dtype {
         DType::Bool => ("u32", "(vals(e) != 0u)".to_string()),

@@ -651,3 +651,83 @@ fn repeated_runs_and_spreads_are_recognised_exactly() {
     assert_eq!(spread_elements(&l(&[4, 1], &[1, 0], 0)), None);
     assert_eq!(spread_elements(&l(&[4, 3], &[0, 0], 0)), None);
 }
+
+/// A two-word element (the test dtype, complex64's storage) generates valid kernels for
+/// every backend: each access (contiguous, run, spread, splat, strided), one window,
+/// several and a texture, written-out and looped vectors, one output and two.
+#[test]
+fn two_word_element_kernels_validate() {
+    use crate::primitive::{BinaryOp, Literal};
+    let d = DType::TestPair;
+    let add = |a, b| Node {
+        prim: Primitive::Binary(BinaryOp::Add),
+        args: vec![a, b],
+        dtype: d,
+    };
+    let full = Node {
+        prim: Primitive::Full {
+            shape: vec![3, 4],
+            value: Literal::Pair([1.0, -2.0]),
+        },
+        args: vec![],
+        dtype: d,
+    };
+    let one = Program::new(vec![d, d], vec![full.clone(), add(0, 1), add(3, 2)]);
+    let mut two = one.clone();
+    two.outputs = vec![3, 4];
+    let contiguous = Layout::contiguous(&[3, 4]);
+    let layouts = [
+        Layout::contiguous(&[3, 4]),
+        // A row repeated over rows, a column spread across columns, a scalar, a transpose.
+        Layout {
+            shape: vec![3, 4],
+            strides: vec![0, 1],
+            offset: 1,
+        },
+        Layout {
+            shape: vec![3, 4],
+            strides: vec![1, 0],
+            offset: 0,
+        },
+        Layout {
+            shape: vec![3, 4],
+            strides: vec![0, 0],
+            offset: 5,
+        },
+        Layout {
+            shape: vec![3, 4],
+            strides: vec![1, 3],
+            offset: 0,
+        },
+    ];
+    for program in [&one, &two] {
+        for layout in &layouts {
+            for windows in [1u64, 3, TEXTURE] {
+                for (vectors, written_out) in [(1, false), (4, false), (4, true)] {
+                    let t = Target {
+                        f16_native: false,
+                        window_bytes: 1 << 27,
+                        vectors,
+                        written_out,
+                    };
+                    let inputs: Vec<InputDesc<'_>> = [&contiguous, layout]
+                        .iter()
+                        .map(|l| InputDesc {
+                            layout: l,
+                            windows,
+                            map: &InputMap::Plain,
+                            padded: true,
+                        })
+                        .collect();
+                    let g = elementwise(program, &inputs, &[3, 4], &t).unwrap();
+                    let source = g.source();
+                    assert!(source.contains("vec2<f32>"), "{source}");
+                    assert!(!source.contains("vec4<vec2"), "{source}");
+                    if let Err(e) = validate(&source) {
+                        panic!("{layout:?} in {windows} windows: {e}\n{source}");
+                    }
+                }
+            }
+        }
+    }
+}

@@ -190,6 +190,8 @@ impl Array {
             DType::BFloat16 => all::<half::bf16>(self),
             DType::Float16 => all::<half::f16>(self),
             DType::Float32 => all::<f32>(self),
+            #[cfg(test)]
+            DType::TestPair => all::<[f32; 2]>(self),
         }
     }
 }
@@ -206,6 +208,8 @@ fn rust_type(d: DType) -> &'static str {
         DType::BFloat16 => "half::bf16",
         DType::Float16 => "half::f16",
         DType::Float32 => "f32",
+        #[cfg(test)]
+        DType::TestPair => "[f32; 2]",
     }
 }
 

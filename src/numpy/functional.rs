@@ -159,6 +159,14 @@ pub fn frombuffer(
         DType::UInt8 => parse(b, n, u8::from_le_bytes),
         DType::Int16 => parse(b, n, i16::from_le_bytes),
         DType::UInt16 => parse(b, n, u16::from_le_bytes),
+        #[cfg(test)]
+        DType::TestPair => parse(b, n, |w: [u8; 8]| {
+            let [a, b, c, d, e, f, g, h] = w;
+            [
+                f32::from_le_bytes([a, b, c, d]),
+                f32::from_le_bytes([e, f, g, h]),
+            ]
+        }),
     }
 }
 

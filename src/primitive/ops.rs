@@ -66,11 +66,14 @@ pub enum Literal {
     F16(f16),
     /// A float32.
     F32(f32),
+    /// Test builds only: a value of the two-word test dtype (complex64's storage).
+    #[cfg(test)]
+    Pair([f32; 2]),
 }
 
 impl PartialEq for Literal {
     fn eq(&self, other: &Literal) -> bool {
-        self.dtype() == other.dtype() && self.compute_bits() == other.compute_bits()
+        self.dtype() == other.dtype() && self.compute_words() == other.compute_words()
     }
 }
 
@@ -88,13 +91,17 @@ impl Literal {
             Literal::BF16(_) => DType::BFloat16,
             Literal::F16(_) => DType::Float16,
             Literal::F32(_) => DType::Float32,
+            #[cfg(test)]
+            Literal::Pair(_) => DType::TestPair,
         }
     }
 
-    /// The bits of the value in its compute type (8- and 16-bit integers compute as 32-bit
-    /// ones of their signedness, bfloat16 and float16 as float32).
-    pub(crate) fn compute_bits(self) -> u32 {
-        match self {
+    /// The words of the value in its compute type, `dtype().words()` of them (8- and
+    /// 16-bit integers compute as 32-bit ones of their signedness, bfloat16 and float16
+    /// as float32; a two-word value, complex64's storage, is its two float32 words); the
+    /// second word of a one-word value is 0.
+    pub(crate) fn compute_words(self) -> [u32; 2] {
+        let one = match self {
             Literal::Bool(b) => u32::from(b),
             Literal::I8(v) => i32::from(v) as u32,
             Literal::U8(v) => u32::from(v),
@@ -105,7 +112,10 @@ impl Literal {
             Literal::BF16(v) => v.to_f32().to_bits(),
             Literal::F16(v) => v.to_f32().to_bits(),
             Literal::F32(v) => v.to_bits(),
-        }
+            #[cfg(test)]
+            Literal::Pair([re, im]) => return [re.to_bits(), im.to_bits()],
+        };
+        [one, 0]
     }
 
     /// The value as an integer, for integer and bool literals.
@@ -130,6 +140,9 @@ impl Literal {
                 Literal::BF16(v) => v.to_f64(),
                 Literal::F16(v) => v.to_f64(),
                 Literal::F32(v) => f64::from(v),
+                // The first word, as the test dtype's host type reads.
+                #[cfg(test)]
+                Literal::Pair([re, _]) => f64::from(re),
                 _ => unreachable!("integer literals answer as_int"),
             },
         }
@@ -150,6 +163,8 @@ impl Literal {
             DType::BFloat16 => Literal::BF16(bf16::from_f64(v)),
             DType::Float16 => Literal::F16(f16::from_f64(v)),
             DType::Float32 => Literal::F32(v as f32),
+            #[cfg(test)]
+            DType::TestPair => Literal::Pair([v as f32, 0.0]),
         }
     }
 

@@ -3,7 +3,7 @@
 
 use crate::array::Array;
 use crate::codegen::maps::{self, InputMap};
-use crate::codegen::rules::{convert, Ctx, Elementwise, Lowering};
+use crate::codegen::rules::{compute_type, convert, Ctx, Elementwise, Lowering};
 use crate::dtype::DType;
 use crate::error::{Error, Result};
 use crate::jit::batching::BatchRule;
@@ -105,9 +105,18 @@ impl Lowering for Full<'_> {
     fn input_maps(&self, layouts: &[&Layout], _: &[usize]) -> Vec<(Layout, InputMap)> {
         maps::plain(layouts)
     }
-    /// The value's bits, a parameter of the kernel (so one kernel serves every value).
+    /// The value's bits, a parameter of the kernel (so one kernel serves every value); a
+    /// two-word value is two parameters.
     fn emit(&self, _: &[String], _: &[DType], out: DType, ctx: &mut Ctx) -> Result<String> {
-        let m = ctx.param(self.value.compute_bits());
+        let [w0, w1] = self.value.compute_words();
+        let m = ctx.param(w0);
+        if out.words() == 2 {
+            let m1 = ctx.param(w1);
+            return Ok(format!(
+                "bitcast<{}>(vec2<u32>({m}, {m1}))",
+                compute_type(out)
+            ));
+        }
         Ok(match out.compute_dtype() {
             DType::Bool => format!("({m} != 0u)"),
             DType::Int32 => format!("bitcast<i32>({m})"),

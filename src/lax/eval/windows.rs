@@ -94,7 +94,7 @@ pub(super) fn region_windows(dev: &Device, x: &Array, at: &Region, t: &Target) -
 /// `total`: copies move whole 4-byte words, so a part of a packed dtype starts at a word's
 /// first element and fills whole words, or runs to the end.
 pub(super) fn placeable(dtype: DType, first: usize, len: usize, total: usize) -> bool {
-    let per = codegen::per_word(dtype) as usize;
+    let per = dtype.per_word() as usize;
     first.is_multiple_of(per) && (len.is_multiple_of(per) || first + len == total)
 }
 
