@@ -45,6 +45,13 @@ ja, jb, jc = (jnp.asarray(x) for x in (a, b, c))
 
 print(f"jax {jax.__version__} on {jax.devices()[0].device_kind}, numpy {np.__version__}")
 line("add_16M_f32", "GB/s", 3 * N * 4, best(lambda: np.add(a, b)), best(jblock(jax.jit(jnp.add), ja, jb)))
+line(
+    "diff_16M_f32",
+    "GB/s",
+    3 * N * 4,
+    best(lambda: np.diff(a)),
+    best(jblock(jax.jit(jnp.diff), ja)),
+)
 row = b[:4096]
 mat, jrow = a.reshape(-1, 4096), jnp.asarray(row)
 jmat = jnp.asarray(mat)

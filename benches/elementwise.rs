@@ -132,6 +132,20 @@ fn summary() {
         common::of_copy(x),
         x / y
     );
+    // `diff`: two views one element apart, read as contiguous runs from inside a vector,
+    // against a Rust loop over the same windows.
+    let od = best(10, || {
+        np::diff(&ga, 1, -1, None, None)
+            .unwrap()
+            .block_until_ready()
+            .unwrap();
+    });
+    let rd = best(10, || {
+        for (o, w) in out.iter_mut().zip(black_box(&a).windows(2)) {
+            *o = w[1] - w[0];
+        }
+    });
+    line("diff_16M_f32", 3 * N * 4, od, rd);
     // uint8 operands are read four to a word: the same element rate in a quarter of the
     // bytes.
     let ua: Vec<u8> = (0..N).map(|i| (i * 7) as u8).collect();

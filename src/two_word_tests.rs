@@ -80,11 +80,25 @@ fn two_word_elements_round_trip_and_add_at_every_length() {
         let want: Vec<Pair> = va.iter().zip(&vb).map(|(&a, &b)| add(a, b)).collect();
         assert_pairs(&read(&sum), &want, &format!("add of {n}"));
 
-        // A literal: two parameter words.
+        // A literal: two parameter words. The second call differs only in the second
+        // word, so a cached kernel that kept the first call's words would fail it.
         let lit = [value(&mut r), value(&mut r)];
         let full = lax::full(&[n], Literal::Pair(lit), None).unwrap();
         assert_pairs(&read(&full), &vec![lit; n], &format!("full of {n}"));
+        let other = [lit[0], lit[1] + 1.0];
+        let full = lax::full(&[n], Literal::Pair(other), None).unwrap();
+        assert_pairs(
+            &read(&full),
+            &vec![other; n],
+            &format!("second full of {n}"),
+        );
     }
+    // Outputs past `CPU_VECTORS_FROM` elements, whose threads write their vectors out.
+    let n = (1 << 22) + 3;
+    let (va, vb) = (pairs(&mut r, n), pairs(&mut r, n));
+    let sum = lax::add(&upload(&va, &[n]), &upload(&vb, &[n])).unwrap();
+    let want: Vec<Pair> = va.iter().zip(&vb).map(|(&a, &b)| add(a, b)).collect();
+    assert_pairs(&read(&sum), &want, "add of 2^22 + 3");
 }
 
 #[test]
@@ -142,37 +156,69 @@ fn two_word_elements_read_through_every_access() {
 fn two_word_elements_under_jit_and_through_windows() {
     let mut r = rand::rngs::StdRng::seed_from_u64(7);
     let lit = [1.5f32, -2.25];
-    let f = crate::jit::jit(move |(x, y): (Array, Array)| {
+    // Two outputs of one fused kernel: `x + y + c` and `x + row + s`.
+    let f = crate::jit::jit(move |(x, y, row, s): (Array, Array, Array, Array)| {
         let c = lax::full(x.shape(), Literal::Pair(lit), None)?;
-        lax::add(&lax::add(&x, &y)?, &c)
+        let first = lax::add(&lax::add(&x, &y)?, &c)?;
+        let second = lax::add(&lax::add(&x, &row)?, &s)?;
+        Ok((first, second))
     });
-    // Bindings of 8 KiB (1024 elements), so the larger cases read and write through
-    // several windows, and grids of 4 workgroups per dimension.
-    let small = Device::new(DeviceOptions {
-        max_binding_bytes: Some(8192),
-        max_workgroups_per_dim: Some(4),
-        ..DeviceOptions::default()
-    })
-    .unwrap();
+    let device = |options: DeviceOptions| Device::new(options).unwrap();
+    let devices = [
+        // Bindings of 8 KiB (1024 elements), so the larger cases read and write through
+        // several windows, and grids of 4 workgroups per dimension.
+        device(DeviceOptions {
+            max_binding_bytes: Some(8192),
+            max_workgroups_per_dim: Some(4),
+            ..DeviceOptions::default()
+        }),
+        // Every input staged into a texture (half a texel per element).
+        device(DeviceOptions {
+            texture_input_bytes: Some(0),
+            ..DeviceOptions::default()
+        }),
+        // Neither: windows of 8 KiB and four storage buffers a kernel, so kernels split
+        // and bind parts of buffers.
+        device(DeviceOptions {
+            max_binding_bytes: Some(8192),
+            max_storage_buffers: Some(4),
+            texture_input_bytes: Some(u64::MAX),
+            ..DeviceOptions::default()
+        }),
+    ];
     for (rows, cols) in [(1, 3), (33, 31), (50, 100)] {
         let n = rows * cols;
         let (va, vb) = (pairs(&mut r, n), pairs(&mut r, n));
+        // The row and the scalar start inside larger buffers, at odd elements.
+        let (vrow, vs) = (pairs(&mut r, cols + 3), pairs(&mut r, 6));
         let want: Vec<Pair> = (0..n)
             .map(|i| add(add(va[i], vb[(i % cols) * rows + i / cols]), lit))
+            .collect();
+        let want2: Vec<Pair> = (0..n)
+            .map(|i| add(add(va[i], vrow[3 + i % cols]), vs[5]))
             .collect();
         let run = || {
             let x = upload(&va, &[rows, cols]);
             let y = lax::transpose(&upload(&vb, &[cols, rows]), &[1, 0]).unwrap();
+            let row = lax::slice(&upload(&vrow, &[cols + 3]), &[3], &[cols + 3], None).unwrap();
+            let row = lax::broadcast_in_dim(&row, &[rows, cols], &[1]).unwrap();
+            let s = lax::slice(&upload(&vs, &[6]), &[5], &[6], None).unwrap();
+            let s = lax::broadcast_in_dim(&s, &[rows, cols], &[1]).unwrap();
             let eager = lax::add(
                 &lax::add(&x, &y).unwrap(),
                 &lax::full(&[rows, cols], Literal::Pair(lit), None).unwrap(),
             )
             .unwrap();
             assert_pairs(&read(&eager), &want, &format!("eager ({rows}, {cols})"));
-            let jitted = f.call((x, y)).unwrap();
-            assert_pairs(&read(&jitted), &want, &format!("jit ({rows}, {cols})"));
+            let eager2 = lax::add(&lax::add(&x, &row).unwrap(), &s).unwrap();
+            assert_pairs(&read(&eager2), &want2, &format!("eager2 ({rows}, {cols})"));
+            let (first, second) = f.call((x, y, row, s)).unwrap();
+            assert_pairs(&read(&first), &want, &format!("jit ({rows}, {cols})"));
+            assert_pairs(&read(&second), &want2, &format!("jit2 ({rows}, {cols})"));
         };
         run();
-        crate::with_device(&small, run);
+        for dev in &devices {
+            crate::with_device(dev, run);
+        }
     }
 }

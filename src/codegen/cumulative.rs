@@ -55,6 +55,7 @@ pub(crate) fn kernel(
     out_windows: u64,
     t: &Target,
 ) -> Generated {
+    debug_assert_eq!(dtype.words(), 1, "scans take one-word elements");
     let ty = wgsl_type(dtype);
     let (identity, sign) = match op {
         CumulativeOp::Prod => ("1", "*"),

@@ -334,6 +334,11 @@ enum Access {
     /// Each element of a contiguous array repeated along the trailing dimensions (a
     /// column broadcast across columns): element `i` is the array's `i / len`.
     Spread,
+    /// A contiguous operand of the output's shape that is not read as vectors (an offset
+    /// inside a vector, as `x[1:]` has; an application's unpadded buffer; multi-word
+    /// elements): element `i` is the buffer's `i + offset`, with no division per
+    /// dimension.
+    Contiguous,
     /// Every element is the same one (all strides zero: a broadcast scalar): loaded once
     /// per thread, no offset arithmetic.
     Splat,
@@ -383,8 +388,9 @@ fn spread_elements(layout: &Layout) -> Option<usize> {
 
 /// The storage type of one element (`scalar`) and of four elements (`vector`), with the
 /// bytes of each. Dtypes narrower than a word are read and written as packed words; a
-/// two-word element is one `vec2` unit and is never read or written as vectors (its
-/// `vector` type is unused).
+/// two-word element is one `vec2` unit, which the elementwise kernels never read or write
+/// as vectors (its `vector` type is that unit; the reduction and matmul kernels take
+/// 4-byte elements only, the sort, scan and scatter kernels one-word dtypes).
 fn storage_types(d: DType, t: &Target) -> ((&'static str, u64), (&'static str, u64)) {
     match d {
         #[cfg(test)]
@@ -839,6 +845,11 @@ pub(crate) fn values(
                 Access::Vector
             } else if *i.map == InputMap::Plain && i.layout.strides.iter().all(|&s| s == 0) {
                 Access::Splat
+            } else if *i.map == InputMap::Plain
+                && i.layout.shape == out_shape
+                && i.layout.is_contiguous()
+            {
+                Access::Contiguous
             } else if let (InputMap::Plain, true, Some(run)) =
                 (i.map, i.layout.shape == out_shape, repeated_run(i.layout))
             {
@@ -884,6 +895,14 @@ pub(crate) fn values(
                 let (times, last) = (ctx.param(times as u32), ctx.param(elements as u32 - 1));
                 let offset = ctx.param(inp.layout.offset as u32);
                 repeat_params.push(Some((format!("min(i / {times}, {last})"), offset)));
+            }
+            Access::Contiguous => {
+                // Lanes past the output's end (in its last vector) read its last element:
+                // past it may lie past the buffer.
+                let n = crate::shape::size_of(out_shape).saturating_sub(1);
+                let last = ctx.param(n as u32);
+                let offset = ctx.param(inp.layout.offset as u32);
+                repeat_params.push(Some((format!("min(i, {last})"), offset)));
             }
             _ => repeat_params.push(None),
         }
@@ -1000,13 +1019,14 @@ pub(crate) fn values(
                 let _ = writeln!(pre, "    let v{k} = {conv};");
                 lane_args.push(format!("v{k}[L]"));
             }
-            Access::Repeat { vector: false } | Access::Spread => {
+            Access::Repeat { vector: false } | Access::Spread | Access::Contiguous => {
                 let (len, off) = repeat_params[k].as_ref().expect("repeat params");
-                // (A spread's parameter is already the index into its elements.)
-                let at = if access[k] == Access::Spread {
-                    format!("{len} + {off}")
-                } else {
+                // (A spread's or contiguous operand's parameter is already the index into
+                // its elements.)
+                let at = if matches!(access[k], Access::Repeat { .. }) {
                     format!("i % {len} + {off}")
+                } else {
+                    format!("{len} + {off}")
                 };
                 let load = element_load(d, &name, "e", t);
                 let _ = writeln!(

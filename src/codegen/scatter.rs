@@ -84,6 +84,7 @@ pub(crate) fn scatter(
     private: Option<u64>,
     t: &Target,
 ) -> Generated {
+    debug_assert_eq!(dtype.words(), 1, "scatter takes one-word elements");
     let value_at = if uniform { "md[3]" } else { "t + md[3]" };
     let ct = compute_type(dtype);
     // Values arrive as words: 8- and 16-bit dtypes packed, bool as 0/1.

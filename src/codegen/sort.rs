@@ -408,6 +408,7 @@ pub(crate) fn stage(
     // Keys travel as their bits and compare by `ord`, the radix passes' order: a float
     // comparison would read subnormals as zeros on adapters that flush them (NVIDIA), so
     // short rows would order them apart from long ones.
+    debug_assert_eq!(key.words(), 1, "sort keys are one word");
     let ord = ord_function(key);
     let mut decls = String::new();
     let mut binding = 1;

@@ -721,8 +721,12 @@ fn two_word_element_kernels_validate() {
                         .collect();
                     let g = elementwise(program, &inputs, &[3, 4], &t).unwrap();
                     let source = g.source();
-                    assert!(source.contains("vec2<f32>"), "{source}");
+                    assert!(source.contains("array<vec2<f32>, 4>"), "{source}");
                     assert!(!source.contains("vec4<vec2"), "{source}");
+                    // Contiguous operands read `i + offset`, with no strided offset.
+                    let strided = layout.strides == [1, 3];
+                    assert_eq!(source.contains("fn off1("), strided, "{source}");
+                    assert!(!source.contains("fn off0("), "{source}");
                     if let Err(e) = validate(&source) {
                         panic!("{layout:?} in {windows} windows: {e}\n{source}");
                     }

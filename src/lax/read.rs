@@ -169,7 +169,8 @@ impl Array {
         ))
     }
 
-    /// Every element as f64 (exact for every dtype), for printing and tests.
+    /// Every element as f64 (exact for every dtype; the first word of a two-word test
+    /// element), for printing and tests.
     pub fn to_f64_vec(&self) -> Result<Vec<f64>> {
         fn all<T: Element>(x: &Array) -> Result<Vec<f64>> {
             // Reserved first, as `to_vec` reserves its own: out of host memory is an error.

@@ -96,10 +96,10 @@ impl Literal {
         }
     }
 
-    /// The words of the value in its compute type, `dtype().words()` of them (8- and
-    /// 16-bit integers compute as 32-bit ones of their signedness, bfloat16 and float16
-    /// as float32; a two-word value, complex64's storage, is its two float32 words); the
-    /// second word of a one-word value is 0.
+    /// The words of the value in its compute type, of which the first `dtype().words()`
+    /// count (8- and 16-bit integers compute as 32-bit ones of their signedness, bfloat16
+    /// and float16 as float32; a two-word value, complex64's storage, is its two float32
+    /// words); the second word of a one-word value is 0.
     pub(crate) fn compute_words(self) -> [u32; 2] {
         let one = match self {
             Literal::Bool(b) => u32::from(b),
@@ -132,7 +132,7 @@ impl Literal {
         })
     }
 
-    /// The value as f64 (exact for every dtype).
+    /// The value as f64 (exact for every dtype; the first word of a two-word test value).
     pub fn to_f64(self) -> f64 {
         match self.as_int() {
             Some(i) => i as f64,
@@ -189,6 +189,9 @@ impl Literal {
     /// (NaN gives 0), integers past float32's precision round to float32 first (as XLA
     /// converts them to bfloat16 and float16).
     pub fn cast(self, dtype: DType) -> Literal {
+        if self.dtype() == dtype {
+            return self;
+        }
         let f = self.to_f64();
         if let (Some(i), true) = (self.as_int(), dtype.is_integer()) {
             // Two's-complement wrap.

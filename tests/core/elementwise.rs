@@ -543,6 +543,62 @@ fn repeated_runs_broadcast_for_every_dtype_length_and_offset() {
     }
 }
 
+/// Views that start inside a vector (`x[1:]`, `x[3:]`) are read as contiguous runs,
+/// `i + offset`: every dtype, lengths around the vector and workgroup edges, through one
+/// binding and through 256-byte windows, eagerly and jitted, as a copy, as an operand of
+/// `maximum` and in `diff`.
+#[test]
+fn offset_views_read_as_contiguous_runs_for_every_dtype_and_length() {
+    let mut r = rng();
+    let bits = |a: &olympus::Array| a.to_f64_vec().unwrap();
+    for options in [
+        DeviceOptions::default(),
+        DeviceOptions {
+            max_binding_bytes: Some(256),
+            ..Default::default()
+        },
+    ] {
+        let dev = Device::new(options).unwrap();
+        olympus::with_device(&dev, || {
+            for d in every_dtype() {
+                for n in [0usize, 1, 2, 3, 4, 5, 7, 8, 9, 63, 64, 65, 1023, 1024, 1027] {
+                    for off in [1usize, 2, 3, 5] {
+                        let base = stored(&random_values(&mut r, d, n + off), d);
+                        let x = make(&base, &[n + off], d)
+                            .slice(olympus::s![off as isize..])
+                            .unwrap();
+                        let yv = stored(&random_values(&mut r, d, n), d);
+                        let y = make(&yv, &[n], d);
+                        let what = format!("{d} of {n} at offset {off}");
+                        assert_eq!(bits(&np::copy(&x).unwrap()), base[off..], "copy of {what}");
+                        let most: Vec<f64> = base[off..]
+                            .iter()
+                            .zip(&yv)
+                            .map(|(a, b)| a.max(*b))
+                            .collect();
+                        let got = np::maximum(&x, &y).unwrap();
+                        assert_eq!(bits(&got), most, "max of {what}");
+                        let jitted = olympus::jit(|(x, y): (olympus::Array, olympus::Array)| {
+                            np::maximum(&x, &y)
+                        });
+                        let got = jitted.call((x.clone(), y.clone())).unwrap();
+                        assert_eq!(bits(&got), most, "jitted max of {what}");
+                    }
+                }
+            }
+            // `diff` subtracts two views one element apart.
+            let v: Vec<f64> = (0..1031).map(|i| ((i * 7919) % 1000) as f64).collect();
+            let x = make(&v, &[1031], DType::Float32);
+            let want: Vec<f64> = v.windows(2).map(|w| w[1] - w[0]).collect();
+            assert_eq!(
+                bits(&np::diff(&x, 1, -1, None, None).unwrap()),
+                want,
+                "diff"
+            );
+        });
+    }
+}
+
 /// Sums over either axis of `x + b` (a broadcast row) and `x + c` (a broadcast column),
 /// jitted so the reduction reads the sum's operands itself, against host sums.
 #[test]
