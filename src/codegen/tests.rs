@@ -134,6 +134,69 @@ fn every_reduction_kernel_validates() {
     assert!(kernels >= 40, "{kernels}");
 }
 
+/// Every `argmax`/`argmin` pass validates: each dtype the passes read (bool, int32,
+/// uint32, float16 native and emulated, float32), rows read four at a time and one at a
+/// time, columns, first passes and later ones (which read positions), one window,
+/// several, and a texture.
+#[test]
+fn every_arg_reduction_kernel_validates() {
+    use crate::primitive::ReduceOp;
+    let mut kernels = 0;
+    let contiguous = Layout::contiguous(&[4, 8]);
+    let strided = Layout {
+        shape: vec![4, 8],
+        strides: vec![1, 4],
+        offset: 0,
+    };
+    for d in DType::ALL.into_iter().filter(|&d| widened(d).is_none()) {
+        for max in [true, false] {
+            let op = if max { ReduceOp::Max } else { ReduceOp::Min };
+            for f16_native in [false, true] {
+                for windows in [1u64, 2, TEXTURE] {
+                    for layout in [&contiguous, &strided] {
+                        let t = Target {
+                            f16_native,
+                            window_bytes: 1 << 27,
+                            vectors: 1,
+                            written_out: false,
+                        };
+                        let out = windows.max(1);
+                        // A first pass over rows reads vectors where it can.
+                        let rows = reduce::Source::buffer(op, d, layout, windows, 8, &t);
+                        let one = reduce::Source::buffer(op, d, layout, windows, 1, &t);
+                        let cols = reduce::Source::buffer(op, d, layout, windows, 4, &t);
+                        let later = reduce::arg_accumulator(d);
+                        let partials = reduce::Source::buffer(op, later, layout, 1, 1, &t);
+                        for (source, index, columns) in [
+                            (&rows, None, false),
+                            (&one, None, true),
+                            (&cols, None, true),
+                            (&partials, Some(out), false),
+                            (&partials, Some(out), true),
+                        ] {
+                            let (g, _) = reduce::arg_reduction(
+                                max,
+                                source,
+                                index,
+                                columns,
+                                (4, 8, 1),
+                                out,
+                                &t,
+                            );
+                            let source = g.source();
+                            if let Err(e) = validate(&source) {
+                                panic!("arg reduction (max: {max}) on {d}: {e}\n{source}");
+                            }
+                            kernels += 1;
+                        }
+                    }
+                }
+            }
+        }
+    }
+    assert!(kernels >= 250, "{kernels}");
+}
+
 /// Every fused reduction kernel (a program's values reduced without being stored: each
 /// op and dtype, read four at a time and one at a time, contiguous and strided
 /// operands, rows and columns, native and emulated float16) is valid WGSL.

@@ -32,6 +32,126 @@ fn with_nans(r: &mut rand::rngs::StdRng, v: &mut [f64]) {
     }
 }
 
+/// The first position of the best value of `g` (the first NaN before any number).
+fn first_best(g: &[f64], is_max: bool) -> f64 {
+    if let Some(p) = g.iter().position(|x| x.is_nan()) {
+        return p as f64;
+    }
+    let mut best = 0;
+    for (i, &e) in g.iter().enumerate() {
+        if (is_max && e > g[best]) || (!is_max && e < g[best]) {
+            best = i;
+        }
+    }
+    best as f64
+}
+
+/// Rows and columns long enough for three and four passes of (value, position) pairs,
+/// with many ties, so the first of equal values must survive every pass whichever thread,
+/// lane or partial meets it first: every dtype, rows and columns, a transposed operand,
+/// NaNs late in a row (the first wins), rows of nothing but -inf or +inf, and the best
+/// value in a row's last element.
+#[test]
+fn argmax_argmin_keep_the_first_over_many_passes() {
+    use olympus::{Device, DeviceOptions};
+    let devices = [
+        Device::new(DeviceOptions::default()).unwrap(),
+        // Storage buffers read through 64 KiB windows (no textures).
+        Device::new(DeviceOptions {
+            max_binding_bytes: Some(1 << 16),
+            texture_input_bytes: Some(u64::MAX),
+            ..DeviceOptions::default()
+        })
+        .unwrap(),
+        // Too few bindings for one pass over 8 KiB windows: the two-tree form, which
+        // reduces slabs of rows and stores its compared values first.
+        Device::new(DeviceOptions {
+            max_binding_bytes: Some(8192),
+            max_storage_buffers: Some(4),
+            texture_input_bytes: Some(u64::MAX),
+            ..DeviceOptions::default()
+        })
+        .unwrap(),
+    ];
+    let long = [
+        ([3usize, 70_001usize], 1usize, false),
+        ([5_003, 3], 0, false),
+        // Columns four at a time.
+        ([5_003, 8], 0, false),
+        ([3, 5_003], 1, true),
+    ];
+    let few = [([64, 515], 1, false), ([515, 64], 0, false)];
+    for (dev, cases) in devices.iter().zip([&long[..], &long, &few]) {
+        olympus::with_device(dev, || arg_reductions_keep_the_first(cases));
+    }
+}
+
+fn arg_reductions_keep_the_first(cases: &[([usize; 2], usize, bool)]) {
+    use rand::Rng;
+    let mut r = rng();
+    for d in every_dtype() {
+        for &(shape, axis, transposed) in cases {
+            let n = shape[0] * shape[1];
+            let top = if d == DType::Bool { 2 } else { 5 };
+            let mut v: Vec<f64> = (0..n).map(|_| f64::from(r.random_range(0..top))).collect();
+            // The row or column at `line` in C order of `shape`.
+            let at = |line: usize, j: usize| {
+                if axis == 1 {
+                    line * shape[1] + j
+                } else {
+                    j * shape[1] + line
+                }
+            };
+            let len = shape[axis];
+            // Line 0: the best value only in its last element.
+            for j in 0..len {
+                v[at(0, j)] = 1.0;
+            }
+            v[at(0, len - 1)] = if d == DType::Bool { 0.0 } else { 4.0 };
+            if d.is_floating() {
+                // Line 1: NaNs late, the first of them at len - len / 8.
+                v[at(1, len - len / 8)] = f64::NAN;
+                v[at(1, len - 3)] = f64::NAN;
+                // Line 2: every element -inf (argmin: +inf), so only positions decide.
+                for j in 0..len {
+                    v[at(2, j)] = f64::NEG_INFINITY;
+                }
+            }
+            let build = |v: &[f64]| {
+                if transposed {
+                    let t = map_ref(&[shape[1], shape[0]], |o| v[o[1] * shape[1] + o[0]]);
+                    np::transpose(make(&t, &[shape[1], shape[0]], d), None).unwrap()
+                } else {
+                    make(v, &shape, d)
+                }
+            };
+            for is_max in [true, false] {
+                let mut vv = v.clone();
+                if !is_max && d.is_floating() {
+                    for j in 0..len {
+                        vv[at(2, j)] = f64::INFINITY;
+                    }
+                }
+                let xx = build(&vv);
+                let got = if is_max {
+                    np::argmax(&xx, Some(axis as isize), false)
+                } else {
+                    np::argmin(&xx, Some(axis as isize), false)
+                }
+                .unwrap();
+                let (_, gs) = groups(&vv, &shape, &[axis]);
+                let want: Vec<f64> = gs.iter().map(|g| first_best(g, is_max)).collect();
+                let what = format!(
+                    "arg{} of {d}{shape:?} along {axis}{}",
+                    if is_max { "max" } else { "min" },
+                    if transposed { ", transposed" } else { "" }
+                );
+                assert_close(&what, &got, &want, DType::Int32, EXACT);
+            }
+        }
+    }
+}
+
 #[test]
 fn argmax_argmin_first_occurrence_and_nan() {
     let mut r = rng();

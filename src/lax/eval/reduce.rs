@@ -17,11 +17,138 @@ use crate::primitive::Primitive;
 use crate::runtime::{BufferKind, Device};
 use crate::shape::{Aval, Layout};
 
-/// [`Primitive::ArgReduce`]: the extreme `m` of each row (a reduction), then the least
-/// position of `x == m` (or of a NaN, which the extreme then is) as one fused program
-/// reduced by its minimum: two reduction trees where the unfused steps took five more
-/// passes over `x`.
+/// [`Primitive::ArgReduce`]: a tree of passes over (value, position) pairs
+/// ([`codegen::reduce::arg_reduction`]), which reads `x` once. Along a leading axis of an
+/// array whose innermost axis is kept, column passes (neighbouring threads read
+/// neighbouring elements); otherwise the axis is moved last and rows are reduced. Where
+/// the first pass would bind more buffers than a kernel may (wgpu's GL backend on arrays
+/// past 1.75 GiB), the two-tree form ([`arg_reduce_in_two_trees`]) splits as reductions do.
 pub(crate) fn arg_reduce(
+    dev: &Device,
+    max: bool,
+    axis: usize,
+    x: &Array,
+    out: Aval,
+) -> Result<Array> {
+    use crate::codegen::reduce::{arg_accumulator, arg_reduction, Source, COLUMN_CHUNK, ROW_CHUNK};
+    use crate::primitive::ReduceOp;
+    let name = if max { "argmax" } else { "argmin" };
+    let op = if max { ReduceOp::Max } else { ReduceOp::Min };
+    // 8- and 16-bit integers and bfloat16 in their 32-bit compute dtype (exact, so the
+    // order is kept); float16 is read as it is stored.
+    let x = match widened(x.dtype()) {
+        Some(wide) => crate::lax::convert_element_type(x, wide)?,
+        None => x.clone(),
+    };
+    let shape = x.shape().to_vec();
+    let ndim = shape.len();
+    let keep: Vec<usize> = (0..ndim).filter(|&d| d != axis).collect();
+    let columns = axis + 1 < ndim && x.layout().strides.last() == Some(&1);
+    let perm: Vec<usize> = if columns {
+        std::iter::once(axis).chain(keep.iter().copied()).collect()
+    } else {
+        keep.iter().copied().chain(std::iter::once(axis)).collect()
+    };
+    let outer: u64 = keep.iter().map(|&d| shape[d] as u64).product();
+    let mut k = shape[axis] as u64;
+    let target = target(dev);
+    let inner = &dev.0;
+    let mut values = crate::lax::transpose(&x, &perm)?;
+    let mut positions: Option<Array> = None;
+    loop {
+        let chunk = if columns { COLUMN_CHUNK } else { ROW_CHUNK };
+        let parts = k.div_ceil(chunk).max(1);
+        let n = outer * parts;
+        let acc = arg_accumulator(values.dtype());
+        let alloc = |d: DType| {
+            dev.alloc(
+                BufferKind::Storage,
+                n * d.storage_bytes() as u64,
+                name,
+                &out.shape,
+                out.dtype,
+            )
+        };
+        let (best, at) = (alloc(acc)?, alloc(DType::Int32)?);
+        if n > 0 {
+            let out_windows = codegen::windows_for(best.bytes.max(at.bytes), &target);
+            let st = values.storage()?;
+            let windows = input_windows(dev, st, 0, &target);
+            let index = match &positions {
+                Some(p) => Some((
+                    p.storage()?,
+                    codegen::windows_for(p.storage()?.bytes, &target),
+                )),
+                None => None,
+            };
+            // (A texture is no storage buffer: `TEXTURE` counts none.)
+            let total = windows + index.map_or(0, |(_, w)| w) + 2 * out_windows;
+            if total > max_bindings(dev) && positions.is_none() {
+                return arg_reduce_in_two_trees(dev, max, axis, &x, out);
+            }
+            check_bindings(dev, name, total, best.bytes, &out)?;
+            // The length of the contiguous runs a first pass reads (rows: the reduced
+            // length; columns: the kept one), for `vec4` loads. Later passes read the
+            // partials one element at a time (a 16th of the data at most).
+            let run = match (&positions, columns) {
+                (None, false) => k,
+                (None, true) => outer,
+                _ => 1,
+            };
+            let source = Source::buffer(op, values.dtype(), values.layout(), windows, run, &target);
+            let (g, threads) = arg_reduction(
+                max,
+                &source,
+                index.map(|(_, w)| w),
+                columns,
+                (outer, k, parts),
+                out_windows,
+                &target,
+            );
+            let kernel = inner.kernel(&g.body, || g.source())?;
+            check_metadata(name, &g.meta, &[&values], values.shape())?;
+            let bindings = bind_windows_from(
+                [(st, windows, 0)]
+                    .into_iter()
+                    .chain(index.map(|(p, w)| (p, w, 0)))
+                    .chain([(&best, out_windows, 0), (&at, out_windows, 0)]),
+                target.window_bytes,
+            );
+            inner.dispatch(
+                &kernel,
+                &bindings,
+                &g.meta,
+                threads.div_ceil(codegen::WORKGROUP),
+            )?;
+        }
+        let shape = if columns {
+            [parts as usize, outer as usize]
+        } else {
+            [outer as usize, parts as usize]
+        };
+        let partial = |storage, dtype| {
+            Array::from_storage(
+                dev.clone(),
+                storage,
+                Layout::contiguous(&shape),
+                Aval::new(shape.to_vec(), dtype, false),
+            )
+        };
+        let found = partial(at, DType::Int32);
+        if parts == 1 {
+            return as_out(crate::lax::reshape(&found, &out.shape)?, &out);
+        }
+        values = partial(best, acc);
+        positions = Some(found);
+        k = parts;
+    }
+}
+
+/// [`Primitive::ArgReduce`] as two reduction trees: the extreme `m` of each row, then the
+/// least position of `x == m` (or of a NaN, which the extreme then is) as one fused
+/// program reduced by its minimum. It reads `x` twice, but each tree splits past a
+/// kernel's bindings as reductions do.
+fn arg_reduce_in_two_trees(
     dev: &Device,
     max: bool,
     axis: usize,
