@@ -462,7 +462,8 @@ pub(crate) fn arg_reduction(
     let in_order = |v: &str, i: &str, lanes: bool| {
         let (and, or) = if lanes { ("&", "|") } else { ("&&", "||") };
         let take = if float {
-            format!("!bn {and} (vn {or} v {gt} bv)")
+            // (WGSL's `&` and `|` take no comparison unparenthesised.)
+            format!("!bn {and} (vn {or} (v {gt} bv))")
         } else {
             format!("v {gt} bv")
         };

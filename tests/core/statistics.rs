@@ -63,6 +63,13 @@ fn argmax_argmin_keep_the_first_over_many_passes() {
             ..DeviceOptions::default()
         })
         .unwrap(),
+        // Partials of the passes bound as many 1 KiB windows (inputs read as textures).
+        Device::new(DeviceOptions {
+            max_binding_bytes: Some(1024),
+            texture_input_bytes: Some(0),
+            ..DeviceOptions::default()
+        })
+        .unwrap(),
         // Too few bindings for one pass over 8 KiB windows: the two-tree form, which
         // reduces slabs of rows and stores its compared values first.
         Device::new(DeviceOptions {
@@ -75,13 +82,20 @@ fn argmax_argmin_keep_the_first_over_many_passes() {
     ];
     let long = [
         ([3usize, 70_001usize], 1usize, false),
+        // Rows four at a time.
+        ([3, 70_000], 1, false),
         ([5_003, 3], 0, false),
         // Columns four at a time.
         ([5_003, 8], 0, false),
         ([3, 5_003], 1, true),
     ];
-    let few = [([64, 515], 1, false), ([515, 64], 0, false)];
-    for (dev, cases) in devices.iter().zip([&long[..], &long, &few]) {
+    let few = [
+        ([64, 515], 1, false),
+        ([64, 512], 1, false),
+        ([515, 64], 0, false),
+    ];
+    let windows = [([3, 70_000], 1, false), ([5_003, 8], 0, false)];
+    for (dev, cases) in devices.iter().zip([&long[..], &long, &windows, &few]) {
         olympus::with_device(dev, || arg_reductions_keep_the_first(cases));
     }
 }
@@ -93,7 +107,7 @@ fn arg_reductions_keep_the_first(cases: &[([usize; 2], usize, bool)]) {
         for &(shape, axis, transposed) in cases {
             let n = shape[0] * shape[1];
             let top = if d == DType::Bool { 2 } else { 5 };
-            let mut v: Vec<f64> = (0..n).map(|_| f64::from(r.random_range(0..top))).collect();
+            let v: Vec<f64> = (0..n).map(|_| f64::from(r.random_range(0..top))).collect();
             // The row or column at `line` in C order of `shape`.
             let at = |line: usize, j: usize| {
                 if axis == 1 {
@@ -103,20 +117,6 @@ fn arg_reductions_keep_the_first(cases: &[([usize; 2], usize, bool)]) {
                 }
             };
             let len = shape[axis];
-            // Line 0: the best value only in its last element.
-            for j in 0..len {
-                v[at(0, j)] = 1.0;
-            }
-            v[at(0, len - 1)] = if d == DType::Bool { 0.0 } else { 4.0 };
-            if d.is_floating() {
-                // Line 1: NaNs late, the first of them at len - len / 8.
-                v[at(1, len - len / 8)] = f64::NAN;
-                v[at(1, len - 3)] = f64::NAN;
-                // Line 2: every element -inf (argmin: +inf), so only positions decide.
-                for j in 0..len {
-                    v[at(2, j)] = f64::NEG_INFINITY;
-                }
-            }
             let build = |v: &[f64]| {
                 if transposed {
                     let t = map_ref(&[shape[1], shape[0]], |o| v[o[1] * shape[1] + o[0]]);
@@ -127,10 +127,31 @@ fn arg_reductions_keep_the_first(cases: &[([usize; 2], usize, bool)]) {
             };
             for is_max in [true, false] {
                 let mut vv = v.clone();
-                if !is_max && d.is_floating() {
-                    for j in 0..len {
-                        vv[at(2, j)] = f64::INFINITY;
-                    }
+                // Line 0: the best value only in its last element.
+                let (fill, best) = match (d == DType::Bool, is_max) {
+                    (true, true) => (0.0, 1.0),
+                    (true, false) => (1.0, 0.0),
+                    (false, true) => (1.0, 4.0),
+                    (false, false) => (1.0, 0.0),
+                };
+                for j in 0..len {
+                    vv[at(0, j)] = fill;
+                }
+                vv[at(0, len - 1)] = best;
+                if d.is_floating() {
+                    // Line 1: NaNs late, the first of them at len - len / 8.
+                    vv[at(1, len - len / 8)] = f64::NAN;
+                    vv[at(1, len - 3)] = f64::NAN;
+                }
+                // Line 2: every element the worst value of the dtype (the passes'
+                // identity: -inf, the least integer, false), so only positions decide.
+                let (lo, hi) = match d.integer_range() {
+                    Some((lo, hi)) => (lo as f64, hi as f64),
+                    None if d == DType::Bool => (0.0, 1.0),
+                    None => (f64::NEG_INFINITY, f64::INFINITY),
+                };
+                for j in 0..len {
+                    vv[at(2, j)] = if is_max { lo } else { hi };
                 }
                 let xx = build(&vv);
                 let got = if is_max {
