@@ -72,12 +72,22 @@ pub(crate) fn written_out(program: &Program, n: u64, t: &Target) -> bool {
 
 /// Workgroup memory the kernels declare at most (the staged matmul's two tiles, the radix
 /// sort's digit counts): a device offering less cannot run them (`missing_limits`).
-pub(crate) const WORKGROUP_STORAGE_BYTES: u32 =
-    if matmul::WORKGROUP_STORAGE_BYTES > sort::WORKGROUP_STORAGE_BYTES {
-        matmul::WORKGROUP_STORAGE_BYTES
-    } else {
-        sort::WORKGROUP_STORAGE_BYTES
-    };
+pub(crate) const WORKGROUP_STORAGE_BYTES: u32 = {
+    let families = [
+        matmul::WORKGROUP_STORAGE_BYTES,
+        sort::WORKGROUP_STORAGE_BYTES,
+        cumulative::WORKGROUP_STORAGE_BYTES,
+    ];
+    let mut most = 0;
+    let mut i = 0;
+    while i < families.len() {
+        if families[i] > most {
+            most = families[i];
+        }
+        i += 1;
+    }
+    most
+};
 
 /// What a device offers that kernels choose their variants by, with the options that
 /// force a choice.
@@ -100,6 +110,8 @@ pub(crate) struct Capabilities {
 pub(crate) struct Variants {
     /// The matmul kernel's inner loop.
     pub(crate) matmul: matmul::Variant,
+    /// How the scan kernels load and store.
+    pub(crate) cumulative: cumulative::Variant,
 }
 
 impl Variants {
@@ -107,6 +119,7 @@ impl Variants {
     pub(crate) fn choose(c: &Capabilities) -> Variants {
         Variants {
             matmul: matmul::Variant::choose(c),
+            cumulative: cumulative::Variant::choose(c),
         }
     }
 }

@@ -352,9 +352,9 @@ fn gpu_target() -> Target {
     }
 }
 
-/// Every cumulative-sum and -product kernel validates: each phase, dtype, operation and
-/// direction, with the operands in one window, in several, and the input staged into a
-/// texture.
+/// Every cumulative-sum and -product kernel validates: each phase, dtype, operation,
+/// direction and variant (direct, staged through workgroup memory), with the operands in
+/// one window, in several, and the input staged into a texture.
 #[test]
 fn every_cumulative_kernel_validates() {
     use crate::primitive::CumulativeOp;
@@ -377,19 +377,22 @@ fn every_cumulative_kernel_validates() {
                             prefix_windows: windows,
                         },
                     ] {
-                        let g = cumulative::kernel(
-                            op,
-                            d,
-                            phase,
-                            reverse,
-                            (3, 100),
-                            win_in,
-                            windows,
-                            &t,
-                        );
-                        let source = g.source();
-                        if let Err(e) = validate(&source) {
-                            panic!("{op:?} scan {phase:?} on {d}: {e}\n{source}");
+                        for variant in [cumulative::Variant::Direct, cumulative::Variant::Staged] {
+                            let g = cumulative::kernel(
+                                op,
+                                d,
+                                phase,
+                                reverse,
+                                (3, 100),
+                                win_in,
+                                windows,
+                                variant,
+                                &t,
+                            );
+                            let source = g.source();
+                            if let Err(e) = validate(&source) {
+                                panic!("{op:?} {variant:?} scan {phase:?} on {d}: {e}\n{source}");
+                            }
                         }
                     }
                 }

@@ -133,3 +133,85 @@ fn float_scans_follow_xla_at_every_length() {
         }
     }
 }
+
+/// The scan kernels of both variants (each thread loading its own chunk, as on CPU
+/// adapters; a workgroup staging its chunks through workgroup memory, as on GPUs) follow
+/// XLA's order bit for bit: single rows around a staged workgroup's 2048 elements and
+/// past two levels of totals, rows shorter than a chunk and rows that straddle
+/// workgroups, forward and reversed, sums and products, through one binding and through
+/// 4 and 8 KiB windows (input and output bound span by span: a row of 40,001 float32 is
+/// 20-40 windows, more than a kernel binds) with 2-D grids (workgroups past the end).
+#[test]
+fn both_scan_variants_follow_xla() {
+    use olympus::{Device, DeviceOptions, KernelProfile};
+    let mut r = rng();
+    let devices = [KernelProfile::Cpu, KernelProfile::Gpu].map(|profile| {
+        Device::new(DeviceOptions {
+            profile,
+            ..DeviceOptions::default()
+        })
+        .unwrap()
+    });
+    let small = [(KernelProfile::Gpu, 8192), (KernelProfile::Cpu, 4096)].map(|(profile, bytes)| {
+        Device::new(DeviceOptions {
+            profile,
+            max_binding_bytes: Some(bytes),
+            max_workgroups_per_dim: Some(4),
+            texture_input_bytes: Some(u64::MAX),
+            ..DeviceOptions::default()
+        })
+        .unwrap()
+    });
+    let shapes: [&[usize]; 10] = [
+        &[1],
+        &[17],
+        &[2047],
+        &[2048],
+        &[2049],
+        &[4113],
+        &[40_001],
+        &[1000, 5],
+        &[37, 300],
+        &[300, 33],
+    ];
+    for d in [DType::Float32, DType::Float16, DType::Int32] {
+        for shape in shapes {
+            let n: usize = shape.iter().product();
+            let len = *shape.last().unwrap();
+            let base = random_values(&mut r, d, n);
+            let near: Vec<f64> = base.iter().map(|x| round_to(1.0 + x / 256.0, d)).collect();
+            for prod in [false, true] {
+                // Integer products overflow; their wrapping is tested elsewhere.
+                if prod && d == DType::Int32 {
+                    continue;
+                }
+                let v = if prod { &near } else { &base };
+                let rows: Vec<&[f64]> = v.chunks(len).collect();
+                let want: Vec<f64> = rows.iter().flat_map(|r| xla_scan(r, d, prod)).collect();
+                let back: Vec<f64> = rows
+                    .iter()
+                    .flat_map(|r| xla_scan_reversed(r, d, prod))
+                    .collect();
+                for dev in devices.iter().chain(&small) {
+                    olympus::with_device(dev, || {
+                        let x = make(v, shape, d);
+                        let axis = shape.len() - 1;
+                        for (reverse, want) in [(false, &want), (true, &back)] {
+                            let got = if prod {
+                                lax::cumprod(&x, axis, reverse)
+                            } else {
+                                lax::cumsum(&x, axis, reverse)
+                            }
+                            .unwrap();
+                            let what = format!(
+                                "{d}{shape:?} prod={prod} reverse={reverse} on {:?}",
+                                dev.info().profile
+                            );
+                            assert_close(&what, &got, want, d, EXACT);
+                        }
+                    });
+                }
+            }
+        }
+    }
+}

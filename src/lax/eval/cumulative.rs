@@ -67,11 +67,13 @@ pub(crate) fn cumulative(
     as_out(back, &out)
 }
 
-/// Scans rows of `x` (as [`cumulative_rows`] takes them) whose buffers need more storage bindings
-/// than one kernel may have (wgpu's GL backend binds 16 of 128 MiB): runs of rows, each
-/// copied out, scanned and copied into place; rows too long for that in runs of columns,
-/// each combined with the last value of the run before it (the first of the run after it
-/// when `reverse`). `None` where the whole scan fits.
+/// Scans rows of `x` (as [`cumulative_rows`] takes them) whose chunk totals need more
+/// storage bindings than one kernel may have ([`cumulative_rows`] binds one window of the
+/// input and output, and the totals whole; wgpu's GL backend binds 16 of 128 MiB, so
+/// totals past 1.75 GiB, of inputs past 28 GiB): runs of rows, each copied out, scanned
+/// and copied into place; rows too long for that in runs of columns, each combined with
+/// the last value of the run before it (the first of the run after it when `reverse`),
+/// which associates floats otherwise than XLA. `None` where the whole scan fits.
 pub(super) fn cumulative_in_blocks(
     dev: &Device,
     (op, reverse): (crate::primitive::CumulativeOp, bool),
@@ -82,15 +84,13 @@ pub(super) fn cumulative_in_blocks(
 ) -> Result<Option<Array>> {
     let t = target(dev);
     let max = max_bindings(dev);
-    // Input, chunk totals and output (every scanned dtype is 4 bytes), conservatively.
+    // One window of input and of output, and the chunk totals (every scanned dtype is 4
+    // bytes).
     let need = |r: usize, c: usize| {
-        let w = codegen::windows_for(r as u64 * c as u64 * 4, &t);
         let chunks = (c as u64).div_ceil(crate::codegen::cumulative::CHUNK);
-        2 * w + codegen::windows_for(r as u64 * chunks * 4, &t)
+        2 + codegen::windows_for(r as u64 * chunks * 4, &t)
     };
-    let whole = input_windows(dev, x.storage()?, (rows * n) as u64, &t);
-    let whole = if whole == codegen::TEXTURE { 0 } else { whole };
-    if whole + need(rows, n) - codegen::windows_for((rows * n) as u64 * 4, &t) <= max {
+    if need(rows, n) <= max {
         return Ok(None);
     }
     let x2 = crate::lax::reshape(x, &[rows, n])?;
@@ -166,6 +166,14 @@ pub(super) fn cumulative_in_blocks(
 /// chunk totals, their scan (recursively), then every chunk rescanned and offset by its
 /// prefix. `round` is float16 or bfloat16 where `x` holds such values as float32 and
 /// every operation rounds to them; else `x`'s dtype.
+///
+/// Both passes run in spans of threads whose elements fit one binding, the input (and the
+/// output) bound from an aligned element before the span's first: a kernel binds one
+/// input window whatever the length, so rows longer than a kernel's bindings are scanned
+/// whole, in XLA's association, and a load or store never picks among windows with a
+/// `switch` (whose every arm lavapipe runs under a mask). On CPU adapters a large input is
+/// staged into a texture instead, as elementwise kernels' are (one copy serves both
+/// passes), and read whole.
 pub(super) fn cumulative_rows(
     dev: &Device,
     (op, reverse): (crate::primitive::CumulativeOp, bool),
@@ -174,26 +182,69 @@ pub(super) fn cumulative_rows(
     round: DType,
     out: &Aval,
 ) -> Result<Array> {
-    use crate::codegen::cumulative::{kernel, Phase, CHUNK};
+    use crate::codegen::cumulative::{kernel, meta, Phase, CHUNK};
+    use crate::runtime::Binding;
     let name = op.name();
     let inner = &dev.0;
     let target = target(dev);
     let dtype = x.dtype();
     let bytes = rows * n * 4;
-    // On CPU adapters a large input is staged into a texture, as elementwise kernels'
-    // are (one copy serves both passes).
-    // Buffers are bound as far as the values go (a pooled buffer may be larger).
-    let win_in = match input_windows(dev, x.storage()?, rows * n, &target) {
-        codegen::TEXTURE => codegen::TEXTURE,
-        w => w.min(codegen::windows_for(bytes, &target)),
-    };
+    let x_storage = x.storage()?;
+    let texture = input_windows(dev, x_storage, rows * n, &target) == codegen::TEXTURE;
+    let win_in = if texture { codegen::TEXTURE } else { 1 };
     let chunks = n.div_ceil(CHUNK);
     let threads = rows * chunks;
-    let groups = threads.div_ceil(codegen::WORKGROUP);
+    let variant = inner.variants.cumulative;
+    // Spans `(t0, t1, base)`: threads `t0..t1` whose elements lie in one window from the
+    // element `base`, which a binding may start at.
+    let align = u64::from(inner.info.limits.min_storage_buffer_offset_alignment).max(4) / 4;
+    let window = target.window_bytes / 4;
+    let first = |t: u64| t / chunks * n + t % chunks * CHUNK;
+    let end = |t: u64| t / chunks * n + (t % chunks * CHUNK + CHUNK).min(n);
+    let mut spans = Vec::new();
+    let mut t0 = 0;
+    while t0 < threads {
+        let base = first(t0) / align * align;
+        // The most threads from `t0` on whose elements end within the window (one
+        // chunk always fits: a window is far longer than the alignment and a chunk).
+        let (mut lo, mut hi) = (t0 + 1, threads);
+        while lo < hi {
+            let mid = lo + (hi - lo).div_ceil(2);
+            if end(mid - 1) - base <= window {
+                lo = mid;
+            } else {
+                hi = mid - 1;
+            }
+        }
+        spans.push((t0, lo, base));
+        t0 = lo;
+    }
+    // A span's binding of `storage` from element `base` (the whole texture for a staged
+    // input, which the kernel reads at absolute positions).
+    fn from(
+        storage: &crate::runtime::Storage,
+        base: u64,
+        staged: bool,
+        window: u64,
+    ) -> Binding<'_> {
+        if staged {
+            Binding::Texture {
+                buffer: storage.buffer(),
+                bytes: storage.bytes,
+            }
+        } else {
+            Binding::Buffer {
+                buffer: storage.buffer(),
+                offset: base * 4,
+                size: (storage.bytes - base * 4).min(window * 4),
+            }
+        }
+    }
+    let input_bindings = u64::from(!texture);
     let prefix = if chunks > 1 {
         let totals = dev.alloc(BufferKind::Storage, threads * 4, name, &out.shape, dtype)?;
         let win_t = codegen::windows_for(threads * 4, &target);
-        check_bindings(dev, name, win_in + win_t, bytes, out)?;
+        check_bindings(dev, name, input_bindings + win_t, bytes, out)?;
         let g = kernel(
             op,
             round,
@@ -202,14 +253,17 @@ pub(super) fn cumulative_rows(
             (rows, n),
             win_in,
             win_t,
+            variant,
             &target,
         );
         let k = inner.kernel(&g.body, || g.source())?;
-        let bindings = bind_windows(
-            [(x.storage()?, win_in), (&totals, win_t)],
-            target.window_bytes,
-        );
-        inner.dispatch(&k, &bindings, &g.meta, groups)?;
+        let totals_bindings = bind_windows([(&totals, win_t)], target.window_bytes);
+        for &(t0, t1, base) in &spans {
+            let mut all = vec![from(x_storage, base, texture, window)];
+            all.extend(totals_bindings.iter().cloned());
+            let meta = meta(t1, n, chunks, t0, base);
+            inner.dispatch(&k, &all, &meta, (t1 - t0).div_ceil(variant.workgroup()))?;
+        }
         let shape = [rows as usize, chunks as usize];
         let totals = Array::from_storage(
             dev.clone(),
@@ -233,7 +287,7 @@ pub(super) fn cumulative_rows(
         Some(p) => codegen::windows_for(p.size() as u64 * 4, &target),
         None => 0,
     };
-    check_bindings(dev, name, win_in + win_p + 1, bytes, out)?;
+    check_bindings(dev, name, input_bindings + win_p + 1, bytes, out)?;
     let g = kernel(
         op,
         round,
@@ -244,43 +298,20 @@ pub(super) fn cumulative_rows(
         (rows, n),
         win_in,
         1,
+        variant,
         &target,
     );
     let k = inner.kernel(&g.body, || g.source())?;
-    let mut buffers = vec![(x.storage()?, win_in)];
-    if let Some(p) = &prefix {
-        buffers.push((p.storage()?, win_p));
-    }
-    let bindings = bind_windows(buffers, target.window_bytes);
-    // Spans of threads whose elements fit one binding (`codegen::cumulative::meta`), each
-    // bound from an element a binding may start at.
-    let align = u64::from(inner.info.limits.min_storage_buffer_offset_alignment).max(4) / 4;
-    let window = target.window_bytes / 4;
-    let first = |t: u64| t / chunks * n + t % chunks * CHUNK;
-    let end = |t: u64| t / chunks * n + (t % chunks * CHUNK + CHUNK).min(n);
-    let mut t0 = 0;
-    while t0 < threads {
-        let base = first(t0) / align * align;
-        // The most threads from `t0` on whose elements end within the window (one
-        // chunk always fits: a window is far longer than the alignment and a chunk).
-        let (mut lo, mut hi) = (t0 + 1, threads);
-        while lo < hi {
-            let mid = lo + (hi - lo).div_ceil(2);
-            if end(mid - 1) - base <= window {
-                lo = mid;
-            } else {
-                hi = mid - 1;
-            }
-        }
-        let mut all = bindings.clone();
-        all.push(crate::runtime::Binding::Buffer {
-            buffer: storage.buffer(),
-            offset: base * 4,
-            size: (storage.bytes - base * 4).min(window * 4),
-        });
-        let meta = codegen::cumulative::meta(lo, n, chunks, t0, base);
-        inner.dispatch(&k, &all, &meta, (lo - t0).div_ceil(codegen::WORKGROUP))?;
-        t0 = lo;
+    let prefix_bindings = match &prefix {
+        Some(p) => bind_windows([(p.storage()?, win_p)], target.window_bytes),
+        None => Vec::new(),
+    };
+    for &(t0, t1, base) in &spans {
+        let mut all = vec![from(x_storage, base, texture, window)];
+        all.extend(prefix_bindings.iter().cloned());
+        all.push(from(&storage, base, false, window));
+        let meta = meta(t1, n, chunks, t0, base);
+        inner.dispatch(&k, &all, &meta, (t1 - t0).div_ceil(variant.workgroup()))?;
     }
     let shape = [rows as usize, n as usize];
     Ok(Array::from_storage(
