@@ -123,8 +123,9 @@ pub struct DeviceOptions {
     /// forgets the largest buffer). An allocation that runs out of memory empties
     /// the pool and is tried once more.
     pub pool_limit_bytes: u64,
-    /// Lower the largest storage binding used (bytes); tests use it to exercise chunked
-    /// bindings on small arrays. `None` uses the adapter's limit.
+    /// Lower the largest storage binding used (bytes; at least 256 and two of the
+    /// adapter's storage offset alignments); tests use it to exercise chunked bindings on
+    /// small arrays. `None` uses the adapter's limit.
     pub max_binding_bytes: Option<u64>,
     /// Lower the workgroups per grid dimension; tests use it to exercise 2-D grids.
     pub max_workgroups_per_dim: Option<u32>,
@@ -656,10 +657,13 @@ impl Device {
         }
         let f16_native =
             features.contains(wgpu::Features::SHADER_F16) && options.f16 == F16Mode::Auto;
+        // At least two offset alignments: a span of a kernel bound from the aligned element
+        // before its first then always holds the first thread's elements (a scan chunk).
+        let floor = 256.max(2 * u64::from(limits.min_storage_buffer_offset_alignment));
         let binding = limits
             .max_storage_buffer_binding_size
             .min(options.max_binding_bytes.unwrap_or(u64::MAX))
-            .max(256);
+            .max(floor);
         // A power of two, so windows start at offsets every alignment divides.
         let window_bytes = 1u64 << (63 - binding.leading_zeros());
         let max_groups = limits

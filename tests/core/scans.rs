@@ -138,9 +138,11 @@ fn float_scans_follow_xla_at_every_length() {
 /// adapters; a workgroup staging its chunks through workgroup memory, as on GPUs) follow
 /// XLA's order bit for bit: single rows around a staged workgroup's 2048 elements and
 /// past two levels of totals, rows shorter than a chunk and rows that straddle
-/// workgroups, forward and reversed, sums and products, through one binding and through
-/// 4 and 8 KiB windows (input and output bound span by span: a row of 40,001 float32 is
-/// 20-40 windows, more than a kernel binds) with 2-D grids (workgroups past the end).
+/// workgroups, forward and reversed, sums and products; through one binding, through 4
+/// and 8 KiB windows (input and output bound span by span: a row of 40,001 float32 is
+/// 20-40 windows, more than a kernel binds), a texture read by many spans, 2-D grids with
+/// workgroups past the end, and runs of rows where the totals need more bindings than a
+/// kernel has.
 #[test]
 fn both_scan_variants_follow_xla() {
     use olympus::{Device, DeviceOptions, KernelProfile};
@@ -162,7 +164,31 @@ fn both_scan_variants_follow_xla() {
         })
         .unwrap()
     });
-    let shapes: [&[usize]; 10] = [
+    let more = [
+        // 40,001 elements in 20 staged workgroups on a 7x3 grid.
+        DeviceOptions {
+            profile: KernelProfile::Gpu,
+            max_workgroups_per_dim: Some(8),
+            ..DeviceOptions::default()
+        },
+        // One texture read by every span.
+        DeviceOptions {
+            profile: KernelProfile::Cpu,
+            max_binding_bytes: Some(4096),
+            texture_input_bytes: Some(0),
+            ..DeviceOptions::default()
+        },
+    ]
+    .map(|o| Device::new(o).unwrap());
+    // Four storage buffers: totals of three 4 KiB windows are scanned in runs of rows.
+    let blocks = Device::new(DeviceOptions {
+        max_binding_bytes: Some(4096),
+        max_storage_buffers: Some(4),
+        texture_input_bytes: Some(u64::MAX),
+        ..DeviceOptions::default()
+    })
+    .unwrap();
+    let shapes: [&[usize]; 11] = [
         &[1],
         &[17],
         &[2047],
@@ -173,6 +199,7 @@ fn both_scan_variants_follow_xla() {
         &[1000, 5],
         &[37, 300],
         &[300, 33],
+        &[1000, 33],
     ];
     for d in [DType::Float32, DType::Float16, DType::Int32] {
         for shape in shapes {
@@ -192,7 +219,11 @@ fn both_scan_variants_follow_xla() {
                     .iter()
                     .flat_map(|r| xla_scan_reversed(r, d, prod))
                     .collect();
-                for dev in devices.iter().chain(&small) {
+                // (Rows past the bindings of `blocks` are split into runs of columns,
+                // which associate otherwise.)
+                let split = shape.len() == 1 && n > 2048;
+                let all = devices.iter().chain(&small).chain(&more);
+                for dev in all.chain((!split).then_some(&blocks)) {
                     olympus::with_device(dev, || {
                         let x = make(v, shape, d);
                         let axis = shape.len() - 1;
