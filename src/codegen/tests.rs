@@ -98,37 +98,21 @@ fn every_reduction_kernel_validates() {
             if logical != (d == DType::Bool) {
                 continue;
             }
-            let contiguous = Layout::contiguous(&[4, 8]);
-            let strided = Layout {
-                shape: vec![4, 8],
-                strides: vec![1, 4],
-                offset: 0,
-            };
-            for f16_native in [false, true] {
-                for windows in [1u64, 2, TEXTURE] {
-                    for layout in [&contiguous, &strided] {
-                        let t = Target {
-                            f16_native,
-                            window_bytes: 1 << 27,
-                            vectors: 1,
-                            written_out: false,
-                        };
-                        let rows = reduce::Source::buffer(op, d, layout, windows, 8, &t);
-                        let cols = reduce::Source::buffer(op, d, layout, windows, 4, &t);
-                        let out = windows.max(1);
-                        for g in [
-                            reduce::row_reduction(op, &rows, 4, 8, 1, out, &t),
-                            reduce::column_reduction(op, &cols, 8, 4, 1, out, &t).0,
-                        ] {
-                            let source = g.source();
-                            if let Err(e) = validate(&source) {
-                                panic!("{} on {d}: {e}\n{source}", op.name());
-                            }
-                            kernels += 1;
-                        }
+            for_each_reduction_input(|t, windows, layout| {
+                let rows = reduce::Source::buffer(op, d, layout, windows, 8, t);
+                let cols = reduce::Source::buffer(op, d, layout, windows, 4, t);
+                let out = windows.max(1);
+                for g in [
+                    reduce::row_reduction(op, &rows, 4, 8, 1, out, t),
+                    reduce::column_reduction(op, &cols, 8, 4, 1, out, t).0,
+                ] {
+                    let source = g.source();
+                    if let Err(e) = validate(&source) {
+                        panic!("{} on {d}: {e}\n{source}", op.name());
                     }
+                    kernels += 1;
                 }
-            }
+            });
         }
     }
     assert!(kernels >= 40, "{kernels}");
@@ -142,59 +126,61 @@ fn every_reduction_kernel_validates() {
 fn every_arg_reduction_kernel_validates() {
     use crate::primitive::ReduceOp;
     let mut kernels = 0;
+    for d in DType::ALL.into_iter().filter(|&d| widened(d).is_none()) {
+        for max in [true, false] {
+            let op = if max { ReduceOp::Max } else { ReduceOp::Min };
+            for_each_reduction_input(|t, windows, layout| {
+                let out = windows.max(1);
+                // A first pass over rows reads vectors where it can.
+                let rows = reduce::Source::buffer(op, d, layout, windows, 8, t);
+                let one = reduce::Source::buffer(op, d, layout, windows, 1, t);
+                let cols = reduce::Source::buffer(op, d, layout, windows, 4, t);
+                let later = reduce::arg_accumulator(d);
+                let partials = reduce::Source::buffer(op, later, layout, 1, 1, t);
+                for (source, index, columns) in [
+                    (&rows, None, false),
+                    (&one, None, true),
+                    (&cols, None, true),
+                    (&partials, Some(out), false),
+                    (&partials, Some(out), true),
+                ] {
+                    let (g, _) =
+                        reduce::arg_reduction(max, source, index, columns, (4, 8, 1), out, t);
+                    let source = g.source();
+                    if let Err(e) = validate(&source) {
+                        panic!("arg reduction (max: {max}) on {d}: {e}\n{source}");
+                    }
+                    kernels += 1;
+                }
+            });
+        }
+    }
+    assert!(kernels >= 250, "{kernels}");
+}
+
+/// Calls `f` with each target, input windows and layout the reduction kernels are
+/// validated for: native and emulated float16; one window, two, and a texture; a
+/// contiguous and a strided `[4, 8]` operand.
+fn for_each_reduction_input(mut f: impl FnMut(&Target, u64, &Layout)) {
     let contiguous = Layout::contiguous(&[4, 8]);
     let strided = Layout {
         shape: vec![4, 8],
         strides: vec![1, 4],
         offset: 0,
     };
-    for d in DType::ALL.into_iter().filter(|&d| widened(d).is_none()) {
-        for max in [true, false] {
-            let op = if max { ReduceOp::Max } else { ReduceOp::Min };
-            for f16_native in [false, true] {
-                for windows in [1u64, 2, TEXTURE] {
-                    for layout in [&contiguous, &strided] {
-                        let t = Target {
-                            f16_native,
-                            window_bytes: 1 << 27,
-                            vectors: 1,
-                            written_out: false,
-                        };
-                        let out = windows.max(1);
-                        // A first pass over rows reads vectors where it can.
-                        let rows = reduce::Source::buffer(op, d, layout, windows, 8, &t);
-                        let one = reduce::Source::buffer(op, d, layout, windows, 1, &t);
-                        let cols = reduce::Source::buffer(op, d, layout, windows, 4, &t);
-                        let later = reduce::arg_accumulator(d);
-                        let partials = reduce::Source::buffer(op, later, layout, 1, 1, &t);
-                        for (source, index, columns) in [
-                            (&rows, None, false),
-                            (&one, None, true),
-                            (&cols, None, true),
-                            (&partials, Some(out), false),
-                            (&partials, Some(out), true),
-                        ] {
-                            let (g, _) = reduce::arg_reduction(
-                                max,
-                                source,
-                                index,
-                                columns,
-                                (4, 8, 1),
-                                out,
-                                &t,
-                            );
-                            let source = g.source();
-                            if let Err(e) = validate(&source) {
-                                panic!("arg reduction (max: {max}) on {d}: {e}\n{source}");
-                            }
-                            kernels += 1;
-                        }
-                    }
-                }
+    for f16_native in [false, true] {
+        for windows in [1u64, 2, TEXTURE] {
+            for layout in [&contiguous, &strided] {
+                let t = Target {
+                    f16_native,
+                    window_bytes: 1 << 27,
+                    vectors: 1,
+                    written_out: false,
+                };
+                f(&t, windows, layout);
             }
         }
     }
-    assert!(kernels >= 250, "{kernels}");
 }
 
 /// Every fused reduction kernel (a program's values reduced without being stored: each
@@ -742,29 +728,19 @@ fn two_word_element_kernels_validate() {
     let mut two = one.clone();
     two.outputs = vec![3, 4];
     let contiguous = Layout::contiguous(&[3, 4]);
+    let layout = |strides: [isize; 2], offset| Layout {
+        shape: vec![3, 4],
+        strides: strides.to_vec(),
+        offset,
+    };
+    // Contiguous; a row repeated over rows, a column spread across columns, a scalar, a
+    // transpose.
     let layouts = [
         Layout::contiguous(&[3, 4]),
-        // A row repeated over rows, a column spread across columns, a scalar, a transpose.
-        Layout {
-            shape: vec![3, 4],
-            strides: vec![0, 1],
-            offset: 1,
-        },
-        Layout {
-            shape: vec![3, 4],
-            strides: vec![1, 0],
-            offset: 0,
-        },
-        Layout {
-            shape: vec![3, 4],
-            strides: vec![0, 0],
-            offset: 5,
-        },
-        Layout {
-            shape: vec![3, 4],
-            strides: vec![1, 3],
-            offset: 0,
-        },
+        layout([0, 1], 1),
+        layout([1, 0], 0),
+        layout([0, 0], 5),
+        layout([1, 3], 0),
     ];
     for program in [&one, &two] {
         for layout in &layouts {

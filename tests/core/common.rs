@@ -468,3 +468,18 @@ pub fn assert_error<T: std::fmt::Debug>(r: olympus::Result<T>, func: &str, kind:
         "{func}: expected a {kind} error, got {dbg}"
     );
 }
+
+/// The index of the first maximum (or minimum) of `v`, as argmax and argmin give it; the
+/// first NaN counts as the extreme.
+pub fn first_extreme(v: &[f64], max: bool) -> f64 {
+    if let Some(i) = v.iter().position(|x| x.is_nan()) {
+        return i as f64;
+    }
+    let mut best = 0;
+    for (i, &x) in v.iter().enumerate() {
+        if (max && x > v[best]) || (!max && x < v[best]) {
+            best = i;
+        }
+    }
+    best as f64
+}

@@ -61,20 +61,6 @@ fn pick(v: &[f64], idx: &[usize]) -> Vec<f64> {
     idx.iter().map(|&i| v[i]).collect()
 }
 
-/// The index of the first maximum (or minimum); NaN counts as the extreme.
-fn first_extreme(v: &[f64], max: bool) -> f64 {
-    if let Some(i) = v.iter().position(|x| x.is_nan()) {
-        return i as f64;
-    }
-    let mut best = 0;
-    for (i, &x) in v.iter().enumerate() {
-        if (max && x > v[best]) || (!max && x < v[best]) {
-            best = i;
-        }
-    }
-    best as f64
-}
-
 fn median(v: &[f64]) -> f64 {
     if v.is_empty() {
         return f64::NAN;

@@ -32,20 +32,6 @@ fn with_nans(r: &mut rand::rngs::StdRng, v: &mut [f64]) {
     }
 }
 
-/// The first position of the best value of `g` (the first NaN before any number).
-fn first_best(g: &[f64], is_max: bool) -> f64 {
-    if let Some(p) = g.iter().position(|x| x.is_nan()) {
-        return p as f64;
-    }
-    let mut best = 0;
-    for (i, &e) in g.iter().enumerate() {
-        if (is_max && e > g[best]) || (!is_max && e < g[best]) {
-            best = i;
-        }
-    }
-    best as f64
-}
-
 /// Rows and columns long enough for three and four passes of (value, position) pairs,
 /// with many ties, so the first of equal values must survive every pass whichever thread,
 /// lane or partial meets it first: every dtype, rows and columns, a transposed operand,
@@ -161,7 +147,7 @@ fn arg_reductions_keep_the_first(cases: &[([usize; 2], usize, bool)]) {
                 }
                 .unwrap();
                 let (_, gs) = groups(&vv, &shape, &[axis]);
-                let want: Vec<f64> = gs.iter().map(|g| first_best(g, is_max)).collect();
+                let want: Vec<f64> = gs.iter().map(|g| first_extreme(g, is_max)).collect();
                 let what = format!(
                     "arg{} of {d}{shape:?} along {axis}{}",
                     if is_max { "max" } else { "min" },
@@ -209,21 +195,7 @@ fn argmax_argmin_first_occurrence_and_nan() {
                         Some(a) => vec![a.rem_euclid(2) as usize],
                     };
                     let (os, gs) = groups(&v, &shape, &axes);
-                    let want: Vec<f64> = gs
-                        .iter()
-                        .map(|g| {
-                            if let Some(p) = g.iter().position(|x| x.is_nan()) {
-                                return p as f64;
-                            }
-                            let mut best = 0;
-                            for (i, &e) in g.iter().enumerate() {
-                                if (is_max && e > g[best]) || (!is_max && e < g[best]) {
-                                    best = i;
-                                }
-                            }
-                            best as f64
-                        })
-                        .collect();
+                    let want: Vec<f64> = gs.iter().map(|g| first_extreme(g, is_max)).collect();
                     assert_eq!(got.shape(), os.as_slice());
                     assert_close(
                         &format!("arg{} {axis:?} {d}", if is_max { "max" } else { "min" }),
