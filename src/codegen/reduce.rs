@@ -400,11 +400,11 @@ const NO_INDEX: &str = "2147483647";
 /// A first pass reads `source` and takes positions from where it reads. Each thread (each
 /// `vec4` lane, where rows are read four at a time) meets its positions in increasing
 /// order from its first element on, so it keeps a candidate only when strictly better,
-/// with no position compare and a NaN flag instead of testing the best value (lavapipe,
-/// argmax of 16M float32: 7.3-8.1 ms comparing pairs in full, 5.7-6.3 ms so). Partials from
-/// different threads and lanes, and later passes (which read the previous pass's values
-/// through `source` and its positions from the `i32` buffer `ix` bound as
-/// `index_windows`), compare pairs in full (`before`). Rows and columns are walked as
+/// with no position compare and a NaN flag instead of testing the best value: about half
+/// the operations per element of a full pair compare, which bounds the pass on CPU
+/// adapters. Partials from different threads and lanes, and later passes (which read the
+/// previous pass's values through `source` and its positions from the `i32` buffer `ix`
+/// bound as `index_windows`), compare pairs in full (`before`). Rows and columns are walked as
 /// [`row_reduction`] and [`column_reduction`] walk them (`outer`: the rows or columns
 /// kept); values go to `out` and positions to `oix`, each in `out_windows` windows.
 /// Returns the kernel and its threads.
