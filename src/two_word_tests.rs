@@ -2,7 +2,7 @@
 //! exists: the test dtype [`DType::TestPair`] is complex64's storage (two float32 words,
 //! computed as `vec2<f32>`, added lane by lane). Uploads and readbacks at every length,
 //! literals, and elementwise kernels reading every access pattern (contiguous, strided,
-//! row, column and scalar broadcasts, offset views), eagerly, under `jit`, and through
+//! row, column, tiled and scalar broadcasts, offset views), eagerly, under `jit`, and through
 //! binding windows.
 #![cfg(test)]
 
@@ -136,6 +136,17 @@ fn two_word_elements_read_through_every_access() {
         let got = read(&lax::add(&a, &s).unwrap());
         let want: Vec<Pair> = va.iter().map(|&v| add(v, vs[0])).collect();
         assert_pairs(&got, &want, "scalar");
+        // Rows of `[rows, cols]` each repeated three times (`[rows, 3, cols]`: tiles).
+        if rows >= 2 && cols >= 2 {
+            let shape = [rows, 3, cols];
+            let tile = lax::broadcast_in_dim(&a, &shape, &[0, 2]).unwrap();
+            let vb = pairs(&mut r, 3 * n);
+            let got = read(&lax::add(&upload(&vb, &shape), &tile).unwrap());
+            let want: Vec<Pair> = (0..3 * n)
+                .map(|i| add(vb[i], va[i / (3 * cols) * cols + i % cols]))
+                .collect();
+            assert_pairs(&got, &want, &format!("tiled rows ({rows}, 3, {cols})"));
+        }
 
         // An offset, stepped view: elements start inside the buffer at an odd element.
         if cols >= 2 {

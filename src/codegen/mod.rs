@@ -355,6 +355,13 @@ enum Access {
     /// Every element is the same one (all strides zero: a broadcast scalar): loaded once
     /// per thread, no offset arithmetic.
     Splat,
+    /// Blocks of a contiguous array, each repeated along middle dimensions before the
+    /// next (`[a, c]` broadcast to `[a, b, c]`: the per-example rows `vmap` broadcasts
+    /// across a product): element `i` is the array's `(i / period) * run + i % run`;
+    /// `vector` where blocks and offset are whole `vec4`s.
+    Tile {
+        vector: bool,
+    },
 }
 
 /// The length of the contiguous run `layout` repeats along its leading dimensions (whose
@@ -397,6 +404,35 @@ fn spread_elements(layout: &Layout) -> Option<usize> {
     };
     let elements: usize = leading.shape.iter().product();
     (leading.is_contiguous() && times >= 2 && elements >= 2).then_some(times)
+}
+
+/// The block length and period (block times repeats) of a [`Access::Tile`] layout:
+/// dimensions of size 1 aside, an inner contiguous run of at least two elements, middle
+/// dimensions of stride zero repeating it at least twice, and outer dimensions stepping
+/// from block to block, at least two blocks.
+fn tiled_run(layout: &Layout) -> Option<(usize, usize)> {
+    let dims: Vec<(usize, isize)> = layout
+        .shape
+        .iter()
+        .zip(&layout.strides)
+        .filter(|(&len, _)| len != 1)
+        .map(|(&len, &stride)| (len, stride))
+        .collect();
+    let mut d = dims.len();
+    let (mut run, mut repeats, mut blocks) = (1usize, 1usize, 1usize);
+    while d > 0 && dims[d - 1].1 == run as isize {
+        run *= dims[d - 1].0;
+        d -= 1;
+    }
+    while d > 0 && dims[d - 1].1 == 0 {
+        repeats *= dims[d - 1].0;
+        d -= 1;
+    }
+    while d > 0 && dims[d - 1].1 == (run * blocks) as isize {
+        blocks *= dims[d - 1].0;
+        d -= 1;
+    }
+    (d == 0 && run >= 2 && repeats >= 2 && blocks >= 2).then_some((run, run * repeats))
 }
 
 /// The storage type of one element (`scalar`) and of four elements (`vector`), with the
@@ -877,6 +913,12 @@ pub(crate) fn values(
                 && spread_elements(i.layout).is_some()
             {
                 Access::Spread
+            } else if let (InputMap::Plain, true, Some((run, _))) =
+                (i.map, i.layout.shape == out_shape, tiled_run(i.layout))
+            {
+                Access::Tile {
+                    vector: vectors && run % 4 == 0 && i.layout.offset % 4 == 0 && i.windows <= 1,
+                }
             } else {
                 Access::Strided
             }
@@ -886,6 +928,8 @@ pub(crate) fn values(
     let mut gather_params = Vec::new();
     // A repeated run's length and offset (in vectors where it is read as vectors).
     let mut repeat_params = Vec::new();
+    // A tiled operand's element (or vector) at the index `@` (see [`Access::Tile`]).
+    let mut tile_index = Vec::new();
     for (k, inp) in inputs.iter().enumerate() {
         if access[k] == Access::Vector {
             vec_offset.push(Some(ctx.param((inp.layout.offset / 4) as u32)));
@@ -918,6 +962,26 @@ pub(crate) fn values(
                 repeat_params.push(Some((format!("min(i, {last})"), offset)));
             }
             _ => repeat_params.push(None),
+        }
+        if let Access::Tile { vector } = access[k] {
+            let unit = if vector { 4 } else { 1 };
+            let (run, period) = tiled_run(inp.layout).expect("a tiled layout");
+            let run = ctx.param((run / unit) as u32);
+            let period = ctx.param((period / unit) as u32);
+            let offset = ctx.param((inp.layout.offset / unit) as u32);
+            // Lanes past the output's end (in its last vector) read its last element;
+            // vectors of whole blocks end with the output.
+            let at = if vector {
+                "@".to_string()
+            } else {
+                let n = crate::shape::size_of(out_shape).saturating_sub(1);
+                format!("min(@, {})", ctx.param(n as u32))
+            };
+            tile_index.push(Some(format!(
+                "{at} / {period} * {run} + {at} % {run} + {offset}"
+            )));
+        } else {
+            tile_index.push(None);
         }
         if let InputMap::Gather { stride, len } = inp.map {
             gather_params.push(Some((
@@ -981,7 +1045,10 @@ pub(crate) fn values(
         let t = &input_target(t, inp.windows);
         let ((sty, sbytes), (vty, vbytes)) = storage_types(d, t);
         let name = format!("in{k}");
-        let vector = matches!(access[k], Access::Vector | Access::Repeat { vector: true });
+        let vector = matches!(
+            access[k],
+            Access::Vector | Access::Repeat { vector: true } | Access::Tile { vector: true }
+        );
         let (ty, bytes) = if vector { (vty, vbytes) } else { (sty, sbytes) };
         declare(
             &mut src,
@@ -1003,11 +1070,12 @@ pub(crate) fn values(
                 lane_args.push(format!("s{k}"));
                 lane1.push(load);
             }
-            Access::Vector | Access::Repeat { vector: true } => {
+            Access::Vector | Access::Repeat { vector: true } | Access::Tile { vector: true } => {
                 // The vector at index `at` of the output's vectors.
-                let index = |at: &str| match &repeat_params[k] {
-                    Some((run, off)) => format!("{at} % {run} + {off}"),
-                    None => {
+                let index = |at: &str| match (&repeat_params[k], &tile_index[k]) {
+                    (_, Some(tile)) => tile.replace('@', at),
+                    (Some((run, off)), None) => format!("{at} % {run} + {off}"),
+                    (None, None) => {
                         let off = vec_offset[k]
                             .as_ref()
                             .expect("vector inputs have an offset param");
@@ -1032,14 +1100,19 @@ pub(crate) fn values(
                 let _ = writeln!(pre, "    let v{k} = {conv};");
                 lane_args.push(format!("v{k}[L]"));
             }
-            Access::Repeat { vector: false } | Access::Spread | Access::Contiguous => {
-                let (len, off) = repeat_params[k].as_ref().expect("repeat params");
-                // (A spread's or contiguous operand's parameter is already the index into
-                // its elements.)
-                let at = if matches!(access[k], Access::Repeat { .. }) {
-                    format!("i % {len} + {off}")
-                } else {
-                    format!("{len} + {off}")
+            Access::Repeat { vector: false }
+            | Access::Spread
+            | Access::Contiguous
+            | Access::Tile { vector: false } => {
+                let at = match (&repeat_params[k], &tile_index[k]) {
+                    (_, Some(tile)) => tile.replace('@', "i"),
+                    (Some((len, off)), None) if matches!(access[k], Access::Repeat { .. }) => {
+                        format!("i % {len} + {off}")
+                    }
+                    // (A spread's or contiguous operand's parameter is already the index
+                    // into its elements.)
+                    (Some((len, off)), None) => format!("{len} + {off}"),
+                    (None, None) => unreachable!("runs, spreads and contiguous reads have params"),
                 };
                 let load = element_load(d, &name, "e", t);
                 let _ = writeln!(
@@ -1047,7 +1120,16 @@ pub(crate) fn values(
                     "fn ld{k}(i: u32) -> {} {{\n    let e = {at};\n    return {load};\n}}",
                     compute_type(d)
                 );
-                lane_args.push(format!("ld{k}(i)"));
+                // A spread over whole vectors gives a vector's four lanes one element:
+                // one load and one division per vector.
+                let shared = access[k] == Access::Spread
+                    && spread_elements(inp.layout).is_some_and(|times| times % 4 == 0);
+                if shared {
+                    let _ = writeln!(pre, "    let s{k} = ld{k}(t * 4u);");
+                    lane_args.push(format!("s{k}"));
+                } else {
+                    lane_args.push(format!("ld{k}(i)"));
+                }
                 lane1.push(format!("ld{k}(i)"));
             }
             Access::Strided => {

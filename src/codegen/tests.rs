@@ -702,6 +702,102 @@ fn repeated_runs_and_spreads_are_recognised_exactly() {
     assert_eq!(spread_elements(&l(&[2, 3], &[-1, 0], 1)), None);
     assert_eq!(spread_elements(&l(&[4, 1], &[1, 0], 0)), None);
     assert_eq!(spread_elements(&l(&[4, 3], &[0, 0], 0)), None);
+    assert_eq!(tiled_run(&l(&[2, 3, 4], &[4, 0, 1], 0)), Some((4, 12)));
+    assert_eq!(
+        tiled_run(&l(&[2, 1, 3, 4], &[4, 9, 0, 1], 5)),
+        Some((4, 12))
+    );
+    assert_eq!(
+        tiled_run(&l(&[5, 2, 3, 4], &[8, 4, 0, 1], 0)),
+        Some((4, 12))
+    );
+    assert_eq!(
+        tiled_run(&l(&[2, 3, 2, 4], &[4, 0, 0, 1], 0)),
+        Some((4, 24))
+    );
+    assert_eq!(
+        tiled_run(&l(&[2, 3, 2, 4], &[8, 0, 4, 1], 0)),
+        Some((8, 24))
+    );
+    // Blocks with gaps between them, a run with gaps, no repeats, no second block, a
+    // reversed run, a repeat of single elements (a spread), blocks out of order.
+    assert_eq!(tiled_run(&l(&[2, 3, 4], &[12, 0, 1], 0)), None);
+    assert_eq!(tiled_run(&l(&[2, 3, 4], &[4, 0, 2], 0)), None);
+    assert_eq!(tiled_run(&l(&[2, 3, 4], &[12, 4, 1], 0)), None);
+    assert_eq!(tiled_run(&l(&[2, 3, 4], &[0, 0, 1], 0)), None);
+    assert_eq!(tiled_run(&l(&[1, 3, 4], &[4, 0, 1], 0)), None);
+    assert_eq!(tiled_run(&l(&[2, 3, 4], &[4, 0, -1], 3)), None);
+    assert_eq!(tiled_run(&l(&[4, 3, 1], &[1, 0, 1], 0)), None);
+    assert_eq!(tiled_run(&l(&[2, 2, 3, 4], &[4, 8, 0, 1], 0)), None);
+}
+
+/// Tiled operands (blocks of a contiguous array repeated along middle dimensions) and
+/// spreads over whole vectors validate for every dtype, float16 mode and binding kind:
+/// as `vec4`s where blocks and offset are whole vectors, element by element elsewhere.
+#[test]
+fn tiled_operands_and_vector_spreads_validate() {
+    use crate::primitive::BinaryOp;
+    let shape = [2usize, 3, 8];
+    let mut vector = 0;
+    for d in DType::ALL {
+        let prim = Primitive::Binary(BinaryOp::Max);
+        let operand = Aval::new(shape.to_vec(), d, false);
+        let Ok(out) = prim.abstract_eval(&[operand.clone(), operand]) else {
+            continue;
+        };
+        let program = Program::new(
+            vec![d, d],
+            vec![Node {
+                prim,
+                args: vec![0, 1],
+                dtype: out.dtype,
+            }],
+        );
+        let full = Layout::contiguous(&shape);
+        for (offset, strides, access) in [
+            (0usize, [8isize, 0, 1], "tile"),
+            (1, [8, 0, 1], "tile"),
+            (4, [8, 0, 1], "tile"),
+            (0, [1, 0, 0], "spread"),
+            (3, [1, 0, 0], "spread"),
+        ] {
+            let operand = Layout {
+                shape: shape.to_vec(),
+                strides: strides.to_vec(),
+                offset,
+            };
+            for f16_native in [false, true] {
+                for windows in [1u64, 3, TEXTURE] {
+                    let t = Target {
+                        f16_native,
+                        window_bytes: 1 << 27,
+                        vectors: 1,
+                        written_out: false,
+                    };
+                    let inputs: Vec<InputDesc<'_>> = [&full, &operand]
+                        .iter()
+                        .map(|l| InputDesc {
+                            layout: l,
+                            windows,
+                            map: &InputMap::Plain,
+                            padded: true,
+                        })
+                        .collect();
+                    let g = elementwise(&program, &inputs, &shape, &t).unwrap();
+                    let source = g.source();
+                    assert!(!source.contains("fn off1("), "{access}: {source}");
+                    if access == "spread" {
+                        assert!(source.contains("let s1 = ld1(t * 4u)"), "{source}");
+                    }
+                    vector += usize::from(access == "tile" && source.contains("let v1 = in1(t / "));
+                    if let Err(e) = validate(&source) {
+                        panic!("max on {d} with a {access} at offset {offset}: {e}\n{source}");
+                    }
+                }
+            }
+        }
+    }
+    assert!(vector > 10, "{vector}");
 }
 
 /// A two-word element (the test dtype, complex64's storage) generates valid kernels for

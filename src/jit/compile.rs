@@ -173,11 +173,127 @@ pub(super) fn inline_calls(g: &Graph) -> Graph {
     out
 }
 
+/// Whether a reshape from `from` to `to` only adds or removes dimensions of length 1.
+fn unit_reshape(from: &[usize], to: &[usize]) -> bool {
+    from.iter()
+        .filter(|&&d| d != 1)
+        .eq(to.iter().filter(|&&d| d != 1))
+}
+
+/// `eqns` with identity transposes and reshapes removed, and reshapes that only add or remove
+/// dimensions of length 1 moved above the pointwise values they reshape, onto those
+/// values' operands (new variables of `g`, whose outputs are renamed to match): a view of
+/// a fused value needs a buffer, so `vmap`'s unit batch dimensions (`[b, 1, m, n]`
+/// reshaped to `[b, m, n]` between a product and its reduction) would otherwise store
+/// values that fuse. Such a reshape keeps every element's row-major position, so the
+/// pointwise operations compute the same values at the new shape; it stays a reshape
+/// (a view) where it meets a value that is not pointwise.
+fn sink_unit_reshapes(g: &mut Graph, eqns: Vec<Eqn>) -> Vec<Eqn> {
+    let pointwise = |p: &Primitive| elementwise(p) == Some(Elementwise::Pointwise);
+    let mut out: Vec<Eqn> = Vec::with_capacity(eqns.len());
+    let mut subst: Vec<usize> = (0..g.avals.len()).collect();
+    let mut producer: HashMap<usize, usize> = HashMap::new();
+    // Values already made at a shape.
+    let mut made: HashMap<(usize, Vec<usize>), usize> = HashMap::new();
+    for e in eqns {
+        let inputs: Vec<usize> = e.inputs.iter().map(|&i| subst[i]).collect();
+        match &e.prim {
+            Primitive::Transpose { permutation }
+                if permutation.iter().enumerate().all(|(i, &p)| i == p) =>
+            {
+                subst[e.out()] = inputs[0];
+                continue;
+            }
+            Primitive::Reshape { new_sizes } if *new_sizes == g.avals[inputs[0]].shape => {
+                subst[e.out()] = inputs[0];
+                continue;
+            }
+            Primitive::Reshape { new_sizes }
+                if unit_reshape(&g.avals[inputs[0]].shape, new_sizes)
+                    && producer
+                        .get(&inputs[0])
+                        .is_some_and(|&p| pointwise(&out[p].prim)) =>
+            {
+                // Post-order over the pointwise ancestry: each value at the new shape
+                // after its operands at the new shape.
+                let shape = new_sizes.clone();
+                let mut work = vec![(inputs[0], false)];
+                while let Some((v, expanded)) = work.pop() {
+                    if g.avals[v].shape == shape || made.contains_key(&(v, shape.clone())) {
+                        continue;
+                    }
+                    let eqn = producer.get(&v).map(|&p| &out[p]).filter(|p| {
+                        pointwise(&p.prim)
+                            && p.outs.len() == 1
+                            && p.inputs
+                                .iter()
+                                .all(|&i| g.avals[i].shape == g.avals[v].shape)
+                    });
+                    let (prim, operands) = match eqn {
+                        Some(p) if !expanded => {
+                            work.push((v, true));
+                            work.extend(p.inputs.iter().map(|&i| (i, false)));
+                            continue;
+                        }
+                        Some(p) => {
+                            let prim = match &p.prim {
+                                Primitive::Full { value, .. } => Primitive::Full {
+                                    shape: shape.clone(),
+                                    value: *value,
+                                },
+                                prim => prim.clone(),
+                            };
+                            let at = |i: usize| {
+                                if g.avals[i].shape == shape {
+                                    i
+                                } else {
+                                    made[&(i, shape.clone())]
+                                }
+                            };
+                            (prim, p.inputs.iter().map(|&i| at(i)).collect())
+                        }
+                        None => (
+                            Primitive::Reshape {
+                                new_sizes: shape.clone(),
+                            },
+                            vec![v],
+                        ),
+                    };
+                    let a = &g.avals[v];
+                    let nv = g.new_var(Aval::new(shape.clone(), a.dtype, a.weak));
+                    producer.insert(nv, out.len());
+                    out.push(Eqn {
+                        prim,
+                        inputs: operands,
+                        outs: vec![nv],
+                    });
+                    made.insert((v, shape.clone()), nv);
+                }
+                subst[e.out()] = made[&(inputs[0], shape)];
+                continue;
+            }
+            _ => {}
+        }
+        for &o in &e.outs {
+            producer.insert(o, out.len());
+        }
+        out.push(Eqn {
+            prim: e.prim,
+            inputs,
+            outs: e.outs,
+        });
+    }
+    g.outvars = g.outvars.iter().map(|&o| subst[o]).collect();
+    out
+}
+
 /// Compiles a verified graph for a device whose kernels may read at most `max_inputs`
 /// input buffers.
 pub(crate) fn compile(g: &Graph, max_inputs: usize) -> Executable {
-    let g = &inline_calls(g);
-    let eqns = fold_constants(&g.eqns);
+    let mut g = inline_calls(g);
+    let folded = fold_constants(&g.eqns);
+    let eqns = sink_unit_reshapes(&mut g, folded);
+    let g = &g;
     let n = g.avals.len();
     let mut producer: Vec<Option<usize>> = vec![None; n];
     for (i, e) in eqns.iter().enumerate() {

@@ -368,8 +368,39 @@ pub fn gather(x: &Array, indices: &Array, axis: usize) -> Result<Array> {
 /// Batched matrix product `[b, m, k] x [b, k, n] -> [b, m, n]` of one dtype, computed by
 /// the tiled matmul kernel (operands are read through their strides: transposed and
 /// broadcast views are not copied). float16 accumulates in float32.
+///
+/// A product over `k == 1` (an outer product) is the elementwise product of the operands
+/// broadcast to `[b, m, n]`, as XLA's simplifier rewrites such a dot: a `-0.0` product
+/// keeps its sign, which a sum started from `0.0` would lose, and under `jit` the
+/// multiply fuses into the kernels that use it (the per-example weight gradients of
+/// `vmap` of `grad` are never stored).
 pub fn batch_matmul(a: &Array, b: &Array) -> Result<Array> {
+    if let Some(r) = outer_product(a, b)? {
+        return Ok(r);
+    }
     bind(Primitive::BatchMatmul, &[a, b], None)
+}
+
+/// `[b, m, 1] x [b, 1, n]` as a broadcast multiply (see [`batch_matmul`]); `None` for any
+/// other operands, whose errors the product's shape rule reports.
+pub(crate) fn outer_product(a: &Array, b: &Array) -> Result<Option<Array>> {
+    let (sa, sb) = (a.shape(), b.shape());
+    let outer = sa.len() == 3
+        && sb.len() == 3
+        && sa[0] == sb[0]
+        && sa[2] == 1
+        && sb[1] == 1
+        && a.dtype() == b.dtype();
+    if !outer {
+        return Ok(None);
+    }
+    let shape = [sa[0], sa[1], sb[2]];
+    let dims = [0, 1, 2];
+    mul(
+        &broadcast_in_dim(a, &shape, &dims)?,
+        &broadcast_in_dim(b, &shape, &dims)?,
+    )
+    .map(Some)
 }
 
 /// Stable ascending sort of `x` along its last dimension, NaN last (`jax.lax.sort`);

@@ -543,6 +543,114 @@ fn repeated_runs_broadcast_for_every_dtype_length_and_offset() {
     }
 }
 
+/// Blocks of an array repeated along middle dimensions (`[a, c]` broadcast to
+/// `[a, b, c]`, as `vmap` broadcasts a per-example row across a product) are read as
+/// tiles, and columns spread over whole vectors as one element per vector: every dtype,
+/// blocks of every length modulo 4, views at offsets, copied alone and combined with a
+/// full operand, eagerly and under `jit`, and summed along each axis under `jit` (the
+/// reduction reads them itself). On the default device, on 256-byte binding windows
+/// (blocks across windows) and with float16 emulated.
+#[test]
+fn tiled_blocks_and_vector_spreads_broadcast_for_every_dtype() {
+    let mut r = rng();
+    for options in [
+        DeviceOptions::default(),
+        DeviceOptions {
+            max_binding_bytes: Some(256),
+            ..Default::default()
+        },
+        DeviceOptions {
+            f16: F16Mode::Emulated,
+            ..Default::default()
+        },
+    ] {
+        let dev = Device::new(options).unwrap();
+        olympus::with_device(&dev, || tiled_blocks(&mut r));
+    }
+}
+
+fn tiled_blocks(r: &mut rand::rngs::StdRng) {
+    let bits = |a: &olympus::Array| a.to_f64_vec().unwrap();
+    let jitted = olympus::jit(|(x, y): (olympus::Array, olympus::Array)| np::maximum(&x, &y));
+    for d in every_dtype() {
+        for (blocks, repeats, run) in [
+            (2usize, 2usize, 2usize),
+            (3, 5, 4),
+            (2, 3, 5),
+            (5, 2, 8),
+            (3, 7, 13),
+            (4, 3, 64),
+        ] {
+            for off in [0usize, 1, 4] {
+                let n = blocks * run;
+                let base = stored(&random_values(r, d, n + off), d);
+                let y = make(&base, &[n + off], d)
+                    .slice(olympus::s![off as isize..])
+                    .unwrap();
+                let rows = np::reshape(&y, &[blocks as isize, 1, run as isize]).unwrap();
+                let shape = [blocks, repeats, run];
+                let tile = np::broadcast_to(&rows, &shape).unwrap();
+                let total = blocks * repeats * run;
+                let at = |e: usize| off + e / (repeats * run) * run + e % run;
+                let want: Vec<f64> = (0..total).map(|e| base[at(e)]).collect();
+                let what = format!("{d} blocks {blocks}x{run} repeated {repeats} at offset {off}");
+                assert_eq!(bits(&np::copy(&tile).unwrap()), want, "copy of {what}");
+                let xv = stored(&random_values(r, d, total), d);
+                let x = make(&xv, &shape, d);
+                let most: Vec<f64> = xv.iter().zip(&want).map(|(a, b)| a.max(*b)).collect();
+                assert_eq!(
+                    bits(&np::maximum(&x, &tile).unwrap()),
+                    most,
+                    "max with {what}"
+                );
+                let got = jitted.call((x.clone(), tile.clone())).unwrap();
+                assert_eq!(bits(&got), most, "jitted max with {what}");
+                // Each element spread over `repeats * 4` (whole vectors) and `repeats`.
+                for times in [4 * repeats, repeats] {
+                    let column = np::reshape(&y, &[n as isize, 1]).unwrap();
+                    let spread = np::broadcast_to(&column, &[n, times]).unwrap();
+                    let want: Vec<f64> = (0..n * times).map(|e| base[off + e / times]).collect();
+                    let xv = stored(&random_values(r, d, n * times), d);
+                    let x = make(&xv, &[n, times], d);
+                    let most: Vec<f64> = xv.iter().zip(&want).map(|(a, b)| a.max(*b)).collect();
+                    let got = jitted.call((x.clone(), spread.clone())).unwrap();
+                    assert_eq!(
+                        bits(&got),
+                        most,
+                        "jitted max with {d} spread {times} of {n} at offset {off}"
+                    );
+                }
+                if d != DType::Float32 {
+                    continue;
+                }
+                // Sums of `x * tile` along each axis, the product read by the reduction.
+                for axis in 0..3 {
+                    let f = olympus::jit(move |(x, t): (olympus::Array, olympus::Array)| {
+                        np::sum(np::multiply(&x, &t)?, Some(&[axis as isize]), false)
+                    });
+                    let got = bits(&f.call((x.clone(), tile.clone())).unwrap());
+                    let eager = bits(
+                        &np::sum(
+                            np::multiply(&x, np::copy(&tile).unwrap()).unwrap(),
+                            Some(&[axis as isize]),
+                            false,
+                        )
+                        .unwrap(),
+                    );
+                    let same = got
+                        .iter()
+                        .zip(&eager)
+                        .all(|(a, b)| a.to_bits() == b.to_bits());
+                    assert!(
+                        same && got.len() == eager.len(),
+                        "sum over {axis} of x * {what}: {got:?} against {eager:?}"
+                    );
+                }
+            }
+        }
+    }
+}
+
 /// Views that start inside a vector (`x[1:]`, `x[3:]`) are read as contiguous runs,
 /// `i + offset`: every dtype, lengths around the vector and workgroup edges, through one
 /// binding and through 256-byte windows, eagerly and jitted, as a copy, as an operand of

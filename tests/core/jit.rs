@@ -538,3 +538,55 @@ fn reductions_of_values_made_inside_jit() {
     // 200 wraps to -56 in int8, as in JAX.
     assert_eq!(w.item::<i8>().unwrap(), -56);
 }
+
+/// Reshapes that only add or remove dimensions of length 1 move above the pointwise
+/// values they view, so a chain through them is one kernel: a `[5, 1, 7]` product
+/// reshaped to `[5, 7]` and used by a sum and a max is computed where they read it (no
+/// kernel of its own), with the eager bits. Identity transposes and reshapes vanish, and
+/// outputs that are such views of inputs, of constants, of a product kept for another
+/// use or of each other come out right.
+#[test]
+fn unit_reshapes_move_above_pointwise_chains() {
+    let mut r = rng();
+    let x = random_array(&mut r, &[5, 1, 7], DType::Float32, false).0;
+    let y = random_array(&mut r, &[5, 7], DType::Float32, false).0;
+    let f = |(x, y): (Array, Array)| -> Result<Vec<Array>> {
+        let p = np::exp(np::multiply(&x, 0.5f32)?)?;
+        let q = np::reshape(&p, &[5, 7])?;
+        let s = np::sum(np::add(&q, &y)?, Some(&[1]), false)?;
+        let m = np::max(np::multiply(&q, &y)?, Some(&[0]), false)?;
+        let v = np::reshape(np::ones(&[7], DType::Float32)?, &[1, 7, 1])?;
+        let back = np::reshape(np::tanh(&q)?, &[1, 5, 1, 7])?;
+        Ok(vec![
+            s,
+            m,
+            np::transpose(&x, Some(&[0, 1, 2]))?,
+            np::reshape(&x, &[5, 1, 7])?,
+            np::reshape(&x, &[5, 7, 1])?,
+            v,
+            p,
+            back,
+        ])
+    };
+    let want = f((x.clone(), y.clone())).unwrap();
+    let jitted = jit(f);
+    let got = jitted.call((x.clone(), y.clone())).unwrap();
+    for (k, (g, w)) in got.iter().zip(&want).enumerate() {
+        assert_eq!(g.shape(), w.shape(), "output {k}");
+        assert_eq!(bits(g), bits(w), "output {k}");
+    }
+    // The sum and the max read the product themselves: two fused reductions, and no
+    // third kernel storing `q`.
+    let reductions = jit(|(x, y): (Array, Array)| -> Result<(Array, Array)> {
+        let q = np::reshape(np::exp(np::multiply(&x, 0.5f32)?)?, &[5, 7])?;
+        Ok((
+            np::sum(np::add(&q, &y)?, Some(&[1]), false)?,
+            np::max(np::multiply(&q, &y)?, Some(&[0]), false)?,
+        ))
+    });
+    let low = reductions.lower(&(x.clone(), y.clone())).unwrap();
+    assert_eq!(low.fused_kernels(), 2, "{low}");
+    let (s, m) = reductions.call((x, y)).unwrap();
+    assert_eq!(bits(&s), bits(&want[0]));
+    assert_eq!(bits(&m), bits(&want[1]));
+}

@@ -526,3 +526,103 @@ fn precision_levels_give_the_full_float32_product() {
         }
     }
 }
+
+/// Whether `got` has `want`'s bits (any NaN for a NaN).
+fn same_bits(got: &[f64], want: &[f64]) -> bool {
+    got.len() == want.len()
+        && got
+            .iter()
+            .zip(want)
+            .all(|(g, w)| (g.is_nan() && w.is_nan()) || g.to_bits() == w.to_bits())
+}
+
+/// Products over `k == 1` (outer products) give each product's bits, as JAX's do (XLA
+/// makes such a dot a multiply): a `-0.0` product stays `-0.0` (a sum started from `0.0`
+/// would lose the sign), infinity times zero is NaN, narrow floats round once, integers
+/// wrap and bool is `and`. Eagerly, under `jit`, by `vmap` of a column times a row, and
+/// by `einsum`. Values from `python3 tests/data/gen_outer_products.py` (JAX 0.10.2).
+#[test]
+fn products_over_one_keep_each_product_as_jax() {
+    for line in include_str!("../data/outer_products.txt").lines() {
+        let parts: Vec<&str> = line.split(" | ").collect();
+        let d = DType::from_name(parts[0]).unwrap();
+        let vals = |s: &str| -> Vec<f64> { s.split(' ').map(|v| v.parse().unwrap()).collect() };
+        let (av, bv, want) = (vals(parts[1]), vals(parts[2]), vals(parts[3]));
+        let a = make(&av, &[2, 3, 1], d);
+        let b = make(&bv, &[2, 1, 4], d);
+        let product = |(a, b): (Array, Array)| np::matmul(&a, &b);
+        let got = [
+            ("eager", np::matmul(&a, &b).unwrap()),
+            (
+                "jit",
+                olympus::jit(product).call((a.clone(), b.clone())).unwrap(),
+            ),
+            (
+                "vmap",
+                olympus::vmap(product, (0, 0), 0)((a.clone(), b.clone())).unwrap(),
+            ),
+            ("einsum", np::einsum("bik,bkj->bij", [&a, &b]).unwrap()),
+        ];
+        for (how, r) in got {
+            assert_eq!(r.dtype(), d, "{d} {how}");
+            assert_eq!(r.shape(), &[2, 3, 4], "{d} {how}");
+            let g = r.to_f64_vec().unwrap();
+            assert!(same_bits(&g, &want), "{d} {how}: {g:?} against {want:?}");
+        }
+    }
+}
+
+/// The weight gradient `vmap` of `grad` makes per example (the outer product of an input
+/// row and an output cotangent) keeps each product's sign, and under `jit` its uses read
+/// it without storing it: the squared norm per example is one fused reduction.
+#[test]
+fn per_example_outer_products_fuse_into_their_reductions() {
+    let x = Array::from_slice(&[-0.0f32, 1.0, -1.0, 2.0, 0.5, -3.0], &[2, 3]).unwrap();
+    let c = Array::from_slice(&[0.0f32, -2.0, 1.5, -0.0, 4.0, 1.0, -1.0, 0.25], &[2, 4]).unwrap();
+    let w = np::ones(&[3, 4], DType::Float32).unwrap();
+    // d/dw sum(x_row @ w * c_row) is x_row's column times c_row.
+    let grad_w = |(x, c, w): (Array, Array, Array)| {
+        olympus::grad(move |w: Array| {
+            np::sum(
+                np::multiply(np::matmul(np::expand_dims(&x, &[0])?, &w)?, &c)?,
+                None,
+                false,
+            )
+        })(w)
+    };
+    let per_example = olympus::vmap(grad_w, (0, 0, olympus::Axes::Unmapped), 0);
+    let g = per_example((x.clone(), c.clone(), w.clone())).unwrap();
+    assert_eq!(g.shape(), &[2, 3, 4]);
+    let xv = x.to_vec::<f32>().unwrap();
+    let cv = c.to_vec::<f32>().unwrap();
+    let want: Vec<f64> = (0..24)
+        .map(|e| f64::from(xv[e / 12 * 3 + e / 4 % 3] * cv[e / 12 * 4 + e % 4]))
+        .collect();
+    assert!(
+        same_bits(&g.to_f64_vec().unwrap(), &want),
+        "{:?} against {want:?}",
+        g.to_f64_vec().unwrap()
+    );
+    let norms = olympus::jit(move |(x, c, w): (Array, Array, Array)| {
+        let g = olympus::vmap(grad_w, (0, 0, olympus::Axes::Unmapped), 0)((x, c, w))?;
+        np::sum(np::square(&g)?, Some(&[1, 2]), false)
+    });
+    let args = (x.clone(), c.clone(), w.clone());
+    let lowered = norms.lower(&args).unwrap();
+    // One product, the forward one (dead under `grad`): the gradient's is a multiply,
+    // which the norm's reduction computes as it reads it. Two kernels: the cotangent
+    // (`c` times the loss's unit seed, stored for the broadcast that reads it) and the
+    // reduction; none stores the product.
+    assert_eq!(
+        lowered.to_string().matches("batch_matmul").count(),
+        1,
+        "{lowered}"
+    );
+    assert_eq!(lowered.fused_kernels(), 2, "{lowered}");
+    let got = norms.call(args).unwrap().to_vec::<f32>().unwrap();
+    let sq: Vec<f32> = want.iter().map(|&v| (v * v) as f32).collect();
+    let host: Vec<f32> = sq.chunks(12).map(|r| r.iter().sum()).collect();
+    for (g, h) in got.iter().zip(&host) {
+        assert!((g - h).abs() <= 1e-5 * h.abs(), "{got:?} against {host:?}");
+    }
+}
