@@ -62,6 +62,16 @@ line(
     best(lambda: np.add(mat, row)),
     best(jblock(jax.jit(jnp.add), jmat, jrow)),
 )
+blocks = b[: N // 16].reshape(-1, 1, 4096)
+cube, jblocks = a.reshape(-1, 16, 4096), jnp.asarray(blocks)
+jcube = jnp.asarray(cube)
+line(
+    "add_tiled_broadcast_16M_f32",
+    "GB/s",
+    2 * N * 4,
+    best(lambda: np.add(cube, blocks)),
+    best(jblock(jax.jit(jnp.add), jcube, jblocks)),
+)
 vec = b[:4096]
 mv = a.reshape(4096, 4096)
 jmv, jvec = jnp.asarray(mv), jnp.asarray(vec)

@@ -132,6 +132,22 @@ fn summary() {
         common::of_copy(x),
         x / y
     );
+    // Blocks of 4096 each repeated over 16 rows (`[256, 1, 4096]` broadcast to
+    // `[256, 16, 4096]`, as `vmap` broadcasts per-example rows), read as tiles.
+    let blocks = Array::from_slice(&b[..N / 16], &[N / 16 / 4096, 1, 4096]).unwrap();
+    let cube = np::reshape(&ga, &[(N / 16 / 4096) as isize, 16, 4096]).unwrap();
+    let ot = best(10, || {
+        np::add(&cube, &blocks)
+            .unwrap()
+            .block_until_ready()
+            .unwrap();
+    });
+    let x = gbps(2 * N * 4, ot);
+    println!(
+        "add_tiled_broadcast_16M_f32: olympus {x:.2} GB/s ({}), a + b {y:.2} GB/s, ratio {:.2}",
+        common::of_copy(x),
+        x / y
+    );
     // `diff`: two views one element apart, read as contiguous runs from inside a vector,
     // against a Rust loop over the same windows.
     let od = best(10, || {

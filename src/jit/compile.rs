@@ -180,108 +180,217 @@ fn unit_reshape(from: &[usize], to: &[usize]) -> bool {
         .eq(to.iter().filter(|&&d| d != 1))
 }
 
-/// `eqns` with identity transposes and reshapes removed, and reshapes that only add or remove
-/// dimensions of length 1 moved above the pointwise values they reshape, onto those
-/// values' operands (new variables of `g`, whose outputs are renamed to match): a view of
-/// a fused value needs a buffer, so `vmap`'s unit batch dimensions (`[b, 1, m, n]`
-/// reshaped to `[b, m, n]` between a product and its reduction) would otherwise store
-/// values that fuse. Such a reshape keeps every element's row-major position, so the
-/// pointwise operations compute the same values at the new shape; it stays a reshape
-/// (a view) where it meets a value that is not pointwise.
-fn sink_unit_reshapes(g: &mut Graph, eqns: Vec<Eqn>) -> Vec<Eqn> {
+/// The most pointwise operations a broadcast of one value is moved above
+/// ([`sink_views`]): each is computed once per element of the broadcast instead of once.
+const SINK_BROADCAST_OPS: usize = 16;
+
+/// `eqns` with identity transposes and reshapes removed, and two kinds of views moved above
+/// the pointwise values they view, onto those values' operands (new variables of `g`,
+/// whose outputs are renamed to match), since a view of a fused value needs a buffer:
+///
+/// - reshapes that only add or remove dimensions of length 1, which keep every element's
+///   row-major position (`vmap`'s unit batch dimensions, `[b, 1, m, n]` reshaped to
+///   `[b, m, n]` between a product and its reduction, would otherwise store values that
+///   fuse);
+/// - broadcasts of a single value (a scalar computed from constants, as `grad`'s seeds
+///   and an optimiser's step sizes are) whose uses are all fused, where the value takes at
+///   most [`SINK_BROADCAST_OPS`] pointwise operations: each would otherwise be a kernel of
+///   its own.
+///
+/// The pointwise operations compute the same values at the new shape; the view stays (a
+/// reshape or a broadcast of a buffer) where it meets a value that is not pointwise.
+fn sink_views(g: &mut Graph, eqns: Vec<Eqn>) -> Vec<Eqn> {
     let pointwise = |p: &Primitive| elementwise(p) == Some(Elementwise::Pointwise);
+    // Values whose every use fuses (none is an output).
+    let mut fused_uses = vec![true; g.avals.len()];
+    for &o in &g.outvars {
+        fused_uses[o] = false;
+    }
+    for e in &eqns {
+        if !fusible(&e.prim) {
+            for &i in &e.inputs {
+                fused_uses[i] = false;
+            }
+        }
+    }
+    // Values that get a buffer anyway (outputs, operands of what does not fuse, other
+    // than the views moved here): a view reads them rather than computing them again.
+    let mut stored = vec![false; g.avals.len()];
+    for &o in &g.outvars {
+        stored[o] = true;
+    }
+    for e in &eqns {
+        let from = e.inputs.first().map(|&i| g.avals[i].shape.as_slice());
+        let moved = match (&e.prim, from) {
+            (Primitive::Reshape { new_sizes }, Some(from)) => unit_reshape(from, new_sizes),
+            (Primitive::BroadcastInDim { .. }, Some(from)) => crate::shape::size_of(from) == 1,
+            (Primitive::Transpose { permutation }, _) => {
+                permutation.iter().enumerate().all(|(i, &p)| i == p)
+            }
+            _ => false,
+        };
+        if !fusible(&e.prim) && !moved {
+            for &i in &e.inputs {
+                stored[i] = true;
+            }
+        }
+    }
+    let original = g.avals.len();
     let mut out: Vec<Eqn> = Vec::with_capacity(eqns.len());
     let mut subst: Vec<usize> = (0..g.avals.len()).collect();
     let mut producer: HashMap<usize, usize> = HashMap::new();
-    // Values already made at a shape.
-    let mut made: HashMap<(usize, Vec<usize>), usize> = HashMap::new();
+    // Values already made through a view: by value, shape and broadcast dimensions.
+    type Made = HashMap<(usize, Vec<usize>, Option<Vec<usize>>), usize>;
+    let mut made: Made = HashMap::new();
     for e in eqns {
         let inputs: Vec<usize> = e.inputs.iter().map(|&i| subst[i]).collect();
-        match &e.prim {
-            Primitive::Transpose { permutation }
+        let from = inputs.first().map(|&i| g.avals[i].shape.clone());
+        let of_pointwise = inputs.first().is_some_and(|i| {
+            producer
+                .get(i)
+                .is_some_and(|&p| pointwise(&out[p].prim) && out[p].outs.len() == 1)
+        });
+        // The pointwise ancestry of `v` at its own shape: how many operations, up to
+        // `limit + 1`.
+        let ops = |v: usize, limit: usize| {
+            let mut seen = std::collections::HashSet::new();
+            let mut work = vec![v];
+            while let Some(x) = work.pop() {
+                let Some(p) = producer.get(&x).map(|&p| &out[p]) else {
+                    continue;
+                };
+                let shaped = p
+                    .inputs
+                    .iter()
+                    .all(|&i| g.avals[i].shape == g.avals[x].shape);
+                let kept = x < original && stored[x];
+                if pointwise(&p.prim) && shaped && !kept && seen.insert(x) {
+                    if seen.len() > limit {
+                        break;
+                    }
+                    work.extend(&p.inputs);
+                }
+            }
+            seen.len()
+        };
+        let shape = match (&e.prim, &from) {
+            (Primitive::Transpose { permutation }, _)
                 if permutation.iter().enumerate().all(|(i, &p)| i == p) =>
             {
                 subst[e.out()] = inputs[0];
                 continue;
             }
-            Primitive::Reshape { new_sizes } if *new_sizes == g.avals[inputs[0]].shape => {
+            (Primitive::Reshape { new_sizes }, Some(from)) if new_sizes == from => {
                 subst[e.out()] = inputs[0];
                 continue;
             }
-            Primitive::Reshape { new_sizes }
-                if unit_reshape(&g.avals[inputs[0]].shape, new_sizes)
-                    && producer
-                        .get(&inputs[0])
-                        .is_some_and(|&p| pointwise(&out[p].prim)) =>
+            (Primitive::Reshape { new_sizes }, Some(from))
+                if of_pointwise && unit_reshape(from, new_sizes) =>
             {
-                // Post-order over the pointwise ancestry: each value at the new shape
-                // after its operands at the new shape.
-                let shape = new_sizes.clone();
-                let mut work = vec![(inputs[0], false)];
-                while let Some((v, expanded)) = work.pop() {
-                    if g.avals[v].shape == shape || made.contains_key(&(v, shape.clone())) {
-                        continue;
-                    }
-                    let eqn = producer.get(&v).map(|&p| &out[p]).filter(|p| {
-                        pointwise(&p.prim)
-                            && p.outs.len() == 1
-                            && p.inputs
-                                .iter()
-                                .all(|&i| g.avals[i].shape == g.avals[v].shape)
-                    });
-                    let (prim, operands) = match eqn {
-                        Some(p) if !expanded => {
-                            work.push((v, true));
-                            work.extend(p.inputs.iter().map(|&i| (i, false)));
-                            continue;
-                        }
-                        Some(p) => {
-                            let prim = match &p.prim {
-                                Primitive::Full { value, .. } => Primitive::Full {
-                                    shape: shape.clone(),
-                                    value: *value,
-                                },
-                                prim => prim.clone(),
-                            };
-                            let at = |i: usize| {
-                                if g.avals[i].shape == shape {
-                                    i
-                                } else {
-                                    made[&(i, shape.clone())]
-                                }
-                            };
-                            (prim, p.inputs.iter().map(|&i| at(i)).collect())
-                        }
-                        None => (
-                            Primitive::Reshape {
-                                new_sizes: shape.clone(),
-                            },
-                            vec![v],
-                        ),
-                    };
-                    let a = &g.avals[v];
-                    let nv = g.new_var(Aval::new(shape.clone(), a.dtype, a.weak));
-                    producer.insert(nv, out.len());
-                    out.push(Eqn {
-                        prim,
-                        inputs: operands,
-                        outs: vec![nv],
-                    });
-                    made.insert((v, shape.clone()), nv);
-                }
-                subst[e.out()] = made[&(inputs[0], shape)];
+                Some((new_sizes.clone(), None))
+            }
+            (
+                Primitive::BroadcastInDim {
+                    shape,
+                    broadcast_dimensions,
+                },
+                Some(from),
+            ) if of_pointwise
+                && fused_uses[e.out()]
+                && crate::shape::size_of(from) == 1
+                && shape != from
+                && ops(inputs[0], SINK_BROADCAST_OPS) <= SINK_BROADCAST_OPS =>
+            {
+                Some((shape.clone(), Some(broadcast_dimensions.clone())))
+            }
+            _ => None,
+        };
+        let Some((shape, dims)) = shape else {
+            for &o in &e.outs {
+                producer.insert(o, out.len());
+            }
+            out.push(Eqn {
+                prim: e.prim,
+                inputs,
+                outs: e.outs,
+            });
+            continue;
+        };
+        // Post-order over the pointwise ancestry: each value at the new shape after its
+        // operands at the new shape; values that are not pointwise get the view itself
+        // (they have the viewed value's shape, as every operand in the ancestry does).
+        let mut work = vec![(inputs[0], false)];
+        while let Some((v, expanded)) = work.pop() {
+            let key = (v, shape.clone(), dims.clone());
+            if g.avals[v].shape == shape || made.contains_key(&key) {
                 continue;
             }
-            _ => {}
+            let eqn = producer.get(&v).map(|&p| &out[p]).filter(|p| {
+                pointwise(&p.prim)
+                    && p.outs.len() == 1
+                    && p.inputs
+                        .iter()
+                        .all(|&i| g.avals[i].shape == g.avals[v].shape)
+                    && !(v < original && stored[v])
+            });
+            // An iota along a dimension the reshape keeps is an iota along it at the new
+            // shape (the kernel computes it from the position).
+            let iota = match (&e.prim, producer.get(&v).map(|&p| &out[p].prim)) {
+                (
+                    Primitive::Reshape { .. },
+                    Some(Primitive::Iota {
+                        dtype,
+                        shape: old,
+                        dimension,
+                    }),
+                ) if old[*dimension] != 1 => {
+                    let nth = old[..*dimension].iter().filter(|&&d| d != 1).count();
+                    let at = (0..shape.len()).filter(|&d| shape[d] != 1).nth(nth);
+                    at.map(|dimension| Primitive::Iota {
+                        dtype: *dtype,
+                        shape: shape.clone(),
+                        dimension,
+                    })
+                }
+                _ => None,
+            };
+            let (prim, operands) = match (eqn, iota) {
+                (_, Some(iota)) => (iota, vec![]),
+                (Some(p), None) if !expanded => {
+                    work.push((v, true));
+                    work.extend(p.inputs.iter().map(|&i| (i, false)));
+                    continue;
+                }
+                (Some(p), None) => {
+                    let prim = match &p.prim {
+                        Primitive::Full { value, .. } => Primitive::Full {
+                            shape: shape.clone(),
+                            value: *value,
+                        },
+                        prim => prim.clone(),
+                    };
+                    let at = |i: usize| {
+                        if g.avals[i].shape == shape {
+                            i
+                        } else {
+                            made[&(i, shape.clone(), dims.clone())]
+                        }
+                    };
+                    (prim, p.inputs.iter().map(|&i| at(i)).collect())
+                }
+                (None, None) => (e.prim.clone(), vec![v]),
+            };
+            let a = &g.avals[v];
+            let nv = g.new_var(Aval::new(shape.clone(), a.dtype, a.weak));
+            producer.insert(nv, out.len());
+            out.push(Eqn {
+                prim,
+                inputs: operands,
+                outs: vec![nv],
+            });
+            made.insert(key, nv);
         }
-        for &o in &e.outs {
-            producer.insert(o, out.len());
-        }
-        out.push(Eqn {
-            prim: e.prim,
-            inputs,
-            outs: e.outs,
-        });
+        subst[e.out()] = made[&(inputs[0], shape, dims)];
     }
     g.outvars = g.outvars.iter().map(|&o| subst[o]).collect();
     out
@@ -292,7 +401,7 @@ fn sink_unit_reshapes(g: &mut Graph, eqns: Vec<Eqn>) -> Vec<Eqn> {
 pub(crate) fn compile(g: &Graph, max_inputs: usize) -> Executable {
     let mut g = inline_calls(g);
     let folded = fold_constants(&g.eqns);
-    let eqns = sink_unit_reshapes(&mut g, folded);
+    let eqns = sink_views(&mut g, folded);
     let g = &g;
     let n = g.avals.len();
     let mut producer: Vec<Option<usize>> = vec![None; n];

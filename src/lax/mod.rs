@@ -383,7 +383,7 @@ pub fn batch_matmul(a: &Array, b: &Array) -> Result<Array> {
 
 /// `[b, m, 1] x [b, 1, n]` as a broadcast multiply (see [`batch_matmul`]); `None` for any
 /// other operands, whose errors the product's shape rule reports.
-pub(crate) fn outer_product(a: &Array, b: &Array) -> Result<Option<Array>> {
+fn outer_product(a: &Array, b: &Array) -> Result<Option<Array>> {
     let (sa, sb) = (a.shape(), b.shape());
     let outer = sa.len() == 3
         && sb.len() == 3

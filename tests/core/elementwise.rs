@@ -572,40 +572,79 @@ fn tiled_blocks_and_vector_spreads_broadcast_for_every_dtype() {
 fn tiled_blocks(r: &mut rand::rngs::StdRng) {
     let bits = |a: &olympus::Array| a.to_f64_vec().unwrap();
     let jitted = olympus::jit(|(x, y): (olympus::Array, olympus::Array)| np::maximum(&x, &y));
+    let cases = [
+        (2usize, 2usize, 2usize),
+        (3, 5, 4),
+        (2, 3, 5),
+        (5, 2, 8),
+        (3, 4, 8),
+        (3, 7, 13),
+        (2, 8, 12),
+        (4, 3, 64),
+    ];
     for d in every_dtype() {
-        for (blocks, repeats, run) in [
-            (2usize, 2usize, 2usize),
-            (3, 5, 4),
-            (2, 3, 5),
-            (5, 2, 8),
-            (3, 7, 13),
-            (4, 3, 64),
-        ] {
+        for (blocks, repeats, run) in cases {
             for off in [0usize, 1, 4] {
+                // `blocks` blocks of `run` elements as `[blocks, 1, run]`, and twice as
+                // many as `[2, blocks, 1, run]` and `[blocks, 1, 1, run]` (two block
+                // dimensions; a unit dimension between the blocks and the repeats).
+                for form in 0..3 {
+                    let count = if form == 1 { 2 * blocks } else { blocks };
+                    let n = count * run;
+                    let base = stored(&random_values(r, d, n + off), d);
+                    let y = make(&base, &[n + off], d)
+                        .slice(olympus::s![off as isize..])
+                        .unwrap();
+                    let (b, rp, ru) = (blocks as isize, repeats, run as isize);
+                    let (rows, shape): (_, Vec<usize>) = match form {
+                        0 => (np::reshape(&y, &[b, 1, ru]), vec![blocks, rp, run]),
+                        1 => (np::reshape(&y, &[2, b, 1, ru]), vec![2, blocks, rp, run]),
+                        _ => (np::reshape(&y, &[b, 1, 1, ru]), vec![blocks, 1, rp, run]),
+                    };
+                    let tile = np::broadcast_to(rows.unwrap(), &shape).unwrap();
+                    let total = count * repeats * run;
+                    let at = |e: usize| off + e / (repeats * run) * run + e % run;
+                    let want: Vec<f64> = (0..total).map(|e| base[at(e)]).collect();
+                    let what = format!("{d} {count} blocks of {run} repeated {repeats} as {shape:?} at offset {off}");
+                    assert_eq!(bits(&np::copy(&tile).unwrap()), want, "copy of {what}");
+                    let xv = stored(&random_values(r, d, total), d);
+                    let x = make(&xv, &shape, d);
+                    let most: Vec<f64> = xv.iter().zip(&want).map(|(a, b)| a.max(*b)).collect();
+                    assert_eq!(
+                        bits(&np::maximum(&x, &tile).unwrap()),
+                        most,
+                        "max with {what}"
+                    );
+                    let got = jitted.call((x.clone(), tile.clone())).unwrap();
+                    assert_eq!(bits(&got), most, "jitted max with {what}");
+                    if form != 0 || !matches!(d, DType::Float32 | DType::Float16) {
+                        continue;
+                    }
+                    // Sums of `x * tile` along each axis, the product read by the
+                    // reduction (along the repeats, the tile's blocks are spread).
+                    for axis in 0..3isize {
+                        let f = olympus::jit(move |(x, t): (olympus::Array, olympus::Array)| {
+                            np::sum(np::multiply(&x, &t)?, Some(&[axis]), false)
+                        });
+                        let got = bits(&f.call((x.clone(), tile.clone())).unwrap());
+                        let product = np::multiply(&x, np::copy(&tile).unwrap()).unwrap();
+                        let eager = bits(&np::sum(&product, Some(&[axis]), false).unwrap());
+                        let same = got
+                            .iter()
+                            .zip(&eager)
+                            .all(|(a, b)| a.to_bits() == b.to_bits());
+                        assert!(
+                            same && got.len() == eager.len(),
+                            "sum over {axis} of x * {what}: {got:?} against {eager:?}"
+                        );
+                    }
+                }
+                // Each element spread over `repeats * 4` (whole vectors) and `repeats`.
                 let n = blocks * run;
                 let base = stored(&random_values(r, d, n + off), d);
                 let y = make(&base, &[n + off], d)
                     .slice(olympus::s![off as isize..])
                     .unwrap();
-                let rows = np::reshape(&y, &[blocks as isize, 1, run as isize]).unwrap();
-                let shape = [blocks, repeats, run];
-                let tile = np::broadcast_to(&rows, &shape).unwrap();
-                let total = blocks * repeats * run;
-                let at = |e: usize| off + e / (repeats * run) * run + e % run;
-                let want: Vec<f64> = (0..total).map(|e| base[at(e)]).collect();
-                let what = format!("{d} blocks {blocks}x{run} repeated {repeats} at offset {off}");
-                assert_eq!(bits(&np::copy(&tile).unwrap()), want, "copy of {what}");
-                let xv = stored(&random_values(r, d, total), d);
-                let x = make(&xv, &shape, d);
-                let most: Vec<f64> = xv.iter().zip(&want).map(|(a, b)| a.max(*b)).collect();
-                assert_eq!(
-                    bits(&np::maximum(&x, &tile).unwrap()),
-                    most,
-                    "max with {what}"
-                );
-                let got = jitted.call((x.clone(), tile.clone())).unwrap();
-                assert_eq!(bits(&got), most, "jitted max with {what}");
-                // Each element spread over `repeats * 4` (whole vectors) and `repeats`.
                 for times in [4 * repeats, repeats] {
                     let column = np::reshape(&y, &[n as isize, 1]).unwrap();
                     let spread = np::broadcast_to(&column, &[n, times]).unwrap();
@@ -618,32 +657,6 @@ fn tiled_blocks(r: &mut rand::rngs::StdRng) {
                         bits(&got),
                         most,
                         "jitted max with {d} spread {times} of {n} at offset {off}"
-                    );
-                }
-                if d != DType::Float32 {
-                    continue;
-                }
-                // Sums of `x * tile` along each axis, the product read by the reduction.
-                for axis in 0..3 {
-                    let f = olympus::jit(move |(x, t): (olympus::Array, olympus::Array)| {
-                        np::sum(np::multiply(&x, &t)?, Some(&[axis as isize]), false)
-                    });
-                    let got = bits(&f.call((x.clone(), tile.clone())).unwrap());
-                    let eager = bits(
-                        &np::sum(
-                            np::multiply(&x, np::copy(&tile).unwrap()).unwrap(),
-                            Some(&[axis as isize]),
-                            false,
-                        )
-                        .unwrap(),
-                    );
-                    let same = got
-                        .iter()
-                        .zip(&eager)
-                        .all(|(a, b)| a.to_bits() == b.to_bits());
-                    assert!(
-                        same && got.len() == eager.len(),
-                        "sum over {axis} of x * {what}: {got:?} against {eager:?}"
                     );
                 }
             }

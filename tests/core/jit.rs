@@ -586,7 +586,82 @@ fn unit_reshapes_move_above_pointwise_chains() {
     });
     let low = reductions.lower(&(x.clone(), y.clone())).unwrap();
     assert_eq!(low.fused_kernels(), 2, "{low}");
-    let (s, m) = reductions.call((x, y)).unwrap();
+    let (s, m) = reductions.call((x.clone(), y.clone())).unwrap();
     assert_eq!(bits(&s), bits(&want[0]));
     assert_eq!(bits(&m), bits(&want[1]));
+    // Positions along a kept dimension (an iota) move with the chain; along a unit one
+    // they are zeros read from a buffer. The chain is also an output and a matmul's
+    // operand, so it is stored once and its reshape reads it.
+    let positions = |(x, y): (Array, Array)| -> Result<Vec<Array>> {
+        let along = lax::iota(DType::Float32, &[5, 1, 7], 2, None)?;
+        let unit = lax::iota(DType::Float32, &[5, 1, 7], 1, None)?;
+        let p = np::add(np::multiply(&x, &along)?, &unit)?;
+        let q = np::reshape(&p, &[5, 7])?;
+        Ok(vec![
+            np::sum(np::add(&q, &y)?, Some(&[1]), false)?,
+            np::matmul(&q, np::transpose(&y, None)?)?,
+            np::exp(&p)?,
+        ])
+    };
+    let want = positions((x.clone(), y.clone())).unwrap();
+    let jitted = jit(positions);
+    let got = jitted.call((x, y)).unwrap();
+    for (k, (g, w)) in got.iter().zip(&want).enumerate() {
+        assert_eq!(g.shape(), w.shape(), "positions output {k}");
+        assert_eq!(bits(g), bits(w), "positions output {k}");
+    }
+}
+
+/// A scalar computed in a few pointwise steps (an optimiser's bias correction) and
+/// broadcast to the elementwise ops that use it is computed in their kernel, not in a
+/// kernel of its own; a longer chain keeps its own kernel, as does a scalar a matmul
+/// reads. Every form gives the eager bits.
+#[test]
+fn scalars_broadcast_into_fused_uses_are_computed_there() {
+    let mut r = rng();
+    let x = random_array(&mut r, &[6, 5], DType::Float32, false).0;
+    let w = random_array(&mut r, &[5, 3], DType::Float32, false).0;
+    let t = np::full(&[], 7.0, Some(DType::Float32)).unwrap();
+    let short = |(x, t): (Array, Array)| {
+        let c = np::subtract(1.0f32, np::power(0.9f32, &t)?)?;
+        np::divide(&x, &c)
+    };
+    let long = |(x, t): (Array, Array)| {
+        let mut c = t.clone();
+        for _ in 0..20 {
+            c = np::sin(&c)?;
+        }
+        np::divide(&x, &c)
+    };
+    let args = (x.clone(), t.clone());
+    for (name, f, kernels) in [
+        (
+            "short",
+            &short as &dyn Fn((Array, Array)) -> Result<Array>,
+            1,
+        ),
+        ("long", &long, 2),
+    ] {
+        let j = jit(f);
+        assert_eq!(j.lower(&args).unwrap().fused_kernels(), kernels, "{name}");
+        assert_eq!(
+            bits(&j.call(args.clone()).unwrap()),
+            bits(&f(args.clone()).unwrap()),
+            "{name}"
+        );
+    }
+    let product = |(x, w, t): (Array, Array, Array)| {
+        let c = np::exp(&t)?;
+        let cw = np::multiply(&w, &c)?;
+        np::add(
+            np::matmul(&x, np::multiply(&cw, &c)?)?,
+            np::matmul(&x, np::broadcast_to(&c, &[5, 3])?)?,
+        )
+    };
+    let j = jit(product);
+    let args = (x, w, t);
+    assert_eq!(
+        bits(&j.call(args.clone()).unwrap()),
+        bits(&product(args).unwrap())
+    );
 }

@@ -570,6 +570,32 @@ fn products_over_one_keep_each_product_as_jax() {
             assert!(same_bits(&g, &want), "{d} {how}: {g:?} against {want:?}");
         }
     }
+    // 1-D operands of one element (a dot of one product, -0.0 in JAX too), a column
+    // times a row, and a row times a one-element column.
+    let v = |x: &[f32], shape: &[usize]| Array::from_slice(x, shape).unwrap();
+    let dot = np::dot(v(&[-0.0], &[1]), v(&[3.0], &[1])).unwrap();
+    assert_eq!(dot.shape(), &[] as &[usize]);
+    assert!(dot.to_vec::<f32>().unwrap()[0].is_sign_negative());
+    let outer = np::matmul(v(&[-0.0, 2.0], &[2, 1]), v(&[1.0, -0.0, 4.0], &[1, 3])).unwrap();
+    let got: Vec<u32> = outer
+        .to_vec::<f32>()
+        .unwrap()
+        .iter()
+        .map(|x| x.to_bits())
+        .collect();
+    let want: Vec<u32> = [-0.0f32, 0.0, -0.0, 2.0, -0.0, 8.0]
+        .iter()
+        .map(|x| x.to_bits())
+        .collect();
+    assert_eq!(got, want);
+    let row = np::matmul(v(&[-0.0], &[1, 1]), v(&[5.0, -1.0], &[1, 2])).unwrap();
+    let got: Vec<u32> = row
+        .to_vec::<f32>()
+        .unwrap()
+        .iter()
+        .map(|x| x.to_bits())
+        .collect();
+    assert_eq!(got, [(-0.0f32).to_bits(), 0.0f32.to_bits()]);
 }
 
 /// The weight gradient `vmap` of `grad` makes per example (the outer product of an input

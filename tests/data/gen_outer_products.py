@@ -1,5 +1,5 @@
 """Products over k = 1 (outer products) in JAX 0.10.2, eager and jitted, for
-`linalg::products_over_one_keep_each_product`: `python3 tests/data/gen_outer_products.py
+`linalg::products_over_one_keep_each_product_as_jax`: `python3 tests/data/gen_outer_products.py
 > tests/data/outer_products.txt`. Each line: dtype | a [2, 3, 1] | b [2, 1, 4] | a @ b."""
 import jax
 import jax.numpy as jnp

@@ -171,9 +171,6 @@ pub(super) fn skinny_dot(dev: &Device, a: &Array, b: &Array, out: &Aval) -> Resu
 pub(crate) fn dot(dev: &Device, a: &Array, b: &Array, out: Aval) -> Result<Array> {
     use crate::codegen::matmul::accumulator;
     let (batch, m, k, n) = (a.shape()[0], a.shape()[1], a.shape()[2], b.shape()[2]);
-    if let Some(r) = crate::lax::outer_product(a, b)? {
-        return as_out(r, &out);
-    }
     if let Some(r) = dot_in_blocks(dev, a, b, &out)? {
         return Ok(r);
     }
