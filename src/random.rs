@@ -5,8 +5,8 @@
 //! gives the same numbers on every adapter and every run, and keys pass through
 //! transformations as pytree leaves. [`split`] derives independent keys, [`fold_in`] mixes
 //! data into a key; never use one key twice. Every sampler draws [`bits`] from the
-//! `threefry2x32` primitive (one kernel from the kernel generator, counters from the flat
-//! index) and transforms them with array ops, as JAX does.
+//! `threefry2x32` primitive (counters from the flat index) and transforms them as JAX
+//! does; keys, bits and the simple samplers are one generated kernel each.
 //!
 //! ```
 //! use olympus::random;
@@ -28,6 +28,7 @@ use crate::error::{fmt_shape, Error, Result};
 use crate::lax;
 use crate::numpy as np;
 use crate::primitive::{Literal, ThreefryOutput};
+use crate::primitive::{Primitive as P, UnaryOp as U};
 
 /// A key from a seed (`jax.random.key`): a host integer `seed` gives `[seed >> 32,
 /// seed & 0xffffffff]` as uint32; a 0-d integer array (traced ones too, so a jitted step can
@@ -112,55 +113,84 @@ fn check_key(func: &str, key: &Array) -> Result<()> {
     Ok(())
 }
 
-/// The two words of (a batch of) keys, each broadcast over `shape` after the batch dims.
-fn key_words(func: &str, key: &Array, shape: &[usize]) -> Result<(Array, Array)> {
-    check_key(func, key)?;
-    let batch = &key.shape()[..key.ndim() - 1];
-    let mut full = batch.to_vec();
-    full.extend_from_slice(shape);
-    let word = |w: usize| -> Result<Array> {
-        let mut start = vec![0; key.ndim()];
-        let mut limit = key.shape().to_vec();
-        start[key.ndim() - 1] = w;
-        limit[key.ndim() - 1] = w + 1;
-        let s = lax::slice(key, &start, &limit, None)?;
-        let s = lax::reshape(&s, batch)?;
-        lax::broadcast_in_dim(&s, &full, &(0..batch.len()).collect::<Vec<_>>())
-    };
-    Ok((word(0)?, word(1)?))
-}
-
-/// Counter words `(hi, lo)` of each element's flat index within `shape`, broadcast over
-/// the key batch (JAX's `iota_2x32_shape`; arrays hold fewer than 2^32 elements, so the
-/// high word is zero).
-fn counters(key: &Array, shape: &[usize]) -> Result<(Array, Array)> {
-    let batch = &key.shape()[..key.ndim() - 1];
-    let mut full = batch.to_vec();
-    full.extend_from_slice(shape);
-    let n = crate::shape::checked_size("random", shape)?;
-    if n > u32::MAX as usize {
-        return Err(Error::shape(
-            "random",
-            &[shape],
-            "at most 2^32 - 1 samples per key",
-        ));
-    }
-    let dims: Vec<usize> = (batch.len()..full.len()).collect();
-    let flat = lax::iota(DType::UInt32, &[n], 0, Some(key.device()))?;
-    let lo = lax::broadcast_in_dim(&lax::reshape(&flat, shape)?, &full, &dims)?;
-    let hi = splat(Literal::U32(0), &full, key.device())?;
-    Ok((hi, lo))
-}
-
 /// `num` new keys from `key` (shape `[num, 2]`; JAX's fold-like split: key `i` is the
 /// Threefry block of counter `i`).
 pub fn split(key: &Array, num: usize) -> Result<Array> {
     let _api = crate::error::ApiScope::enter("split");
-    let (k0, k1) = key_words("split", key, &[num])?;
-    let (c0, c1) = counters(key, &[num])?;
-    let a = lax::threefry2x32(&k0, &k1, &c0, &c1, ThreefryOutput::First)?;
-    let b = lax::threefry2x32(&k0, &k1, &c0, &c1, ThreefryOutput::Second)?;
-    np::stack([a, b], -1)
+    if num > u32::MAX as usize {
+        return Err(Error::shape(
+            "split",
+            &[&[num]],
+            "at most 2^32 - 1 keys per key",
+        ));
+    }
+    blocks("split", key, Counter::Index(num))
+}
+
+/// The low counter words of [`blocks`].
+#[derive(Clone, Copy)]
+enum Counter<'a> {
+    /// `0..n` along a new dimension of `n` keys (`split`).
+    Index(usize),
+    /// One word for every key (`fold_in`).
+    Word(&'a FoldWord),
+}
+
+/// Keys made of Threefry blocks under `key` (a batch of keys gives a batch of results),
+/// in one kernel: `n` keys from counters `(0, i)` (`split`), or one key from counter
+/// `(0, data)` (`fold_in`: a host word or a 0-d uint32 array). Each
+/// element of the `[..., 2]` result computes its block and keeps its word, so the two
+/// words need no join (under `jit` they fuse with what reads them).
+fn blocks(func: &str, key: &Array, counter: Counter<'_>) -> Result<Array> {
+    use lax::{CompareOp, Primitive as P};
+    check_key(func, key)?;
+    let batch = &key.shape()[..key.ndim() - 1];
+    let nbd = batch.len();
+    let mut full = batch.to_vec();
+    if let Counter::Index(n) = counter {
+        full.push(n);
+    }
+    full.push(2);
+    let nb: usize = batch.iter().product();
+    let keys = lax::reshape(key, &[nb, 2])?;
+    let dims: Vec<usize> = (0..nbd).collect();
+    let word = |w: usize| -> Result<Array> {
+        let s = lax::reshape(&lax::slice(&keys, &[0, w], &[nb, w + 1], None)?, batch)?;
+        lax::broadcast_in_dim(&s, &full, &dims)
+    };
+    let (k0, k1) = (word(0)?, word(1)?);
+    let d = match counter {
+        Counter::Word(FoldWord::Array(d)) => Some(lax::broadcast_in_dim(d, &full, &[])?),
+        _ => None,
+    };
+    let mut f = lax::Fusion::new(&full);
+    let (a, b) = (f.input(&k0), f.input(&k1));
+    let d = d.as_ref().map(|d| f.input(d));
+    let hi = f.constant(Literal::U32(0))?;
+    let iota = |f: &mut lax::Fusion<'_>, dimension: usize| {
+        f.push(
+            P::Iota {
+                dtype: DType::UInt32,
+                shape: full.clone(),
+                dimension,
+            },
+            &[],
+        )
+    };
+    let lo = match (counter, d) {
+        (Counter::Index(_), _) => iota(&mut f, nbd)?,
+        (_, Some(d)) => d,
+        (Counter::Word(FoldWord::Host(word)), None) => f.constant(Literal::U32(*word))?,
+        (Counter::Word(FoldWord::Array(_)), None) => unreachable!("an array word is an input"),
+    };
+    let block = |f: &mut lax::Fusion<'_>, output| f.push(P::Threefry { output }, &[a, b, hi, lo]);
+    let first = block(&mut f, ThreefryOutput::First)?;
+    let second = block(&mut f, ThreefryOutput::Second)?;
+    let which = iota(&mut f, full.len() - 1)?;
+    let zero = f.constant(Literal::U32(0))?;
+    let is_first = f.push(P::Compare(CompareOp::Eq), &[which, zero])?;
+    f.push(P::Select, &[is_first, first, second])?;
+    f.run(key.device())
 }
 
 /// Two new keys (`split(key, 2)` unpacked).
@@ -183,30 +213,35 @@ pub fn split2(key: &Array) -> Result<(Array, Array)> {
 /// as JAX converts it.
 pub fn fold_in(key: &Array, data: impl FoldData) -> Result<Array> {
     let _api = crate::error::ApiScope::enter("fold_in");
-    let (k0, k1) = key_words("fold_in", key, &[])?;
-    let zero = lax::full(k0.shape(), Literal::U32(0), Some(key.device()))?;
-    let d = data.word(k0.shape(), key.device())?;
-    let a = lax::threefry2x32(&k0, &k1, &zero, &d, ThreefryOutput::First)?;
-    let b = lax::threefry2x32(&k0, &k1, &zero, &d, ThreefryOutput::Second)?;
-    np::stack([a, b], -1)
+    check_key("fold_in", key)?;
+    let word = data.word()?;
+    blocks("fold_in", key, Counter::Word(&word))
 }
 
 /// What [`fold_in`] folds into a key: a host `u32`, or a 0-d integer array.
 pub trait FoldData {
-    /// The data as uint32, broadcast to `shape` (the key batch).
-    fn word(self, shape: &[usize], device: &crate::runtime::Device) -> Result<Array>;
+    /// The data as one uint32 word.
+    fn word(self) -> Result<FoldWord>;
+}
+
+/// The 32 bits of data [`fold_in`] folds into a key.
+#[derive(Clone, Debug)]
+pub enum FoldWord {
+    /// A word known on the host (a kernel constant).
+    Host(u32),
+    /// A 0-d uint32 array, possibly traced.
+    Array(Array),
 }
 
 impl FoldData for u32 {
-    fn word(self, shape: &[usize], device: &crate::runtime::Device) -> Result<Array> {
-        lax::full(shape, Literal::U32(self), Some(device))
+    fn word(self) -> Result<FoldWord> {
+        Ok(FoldWord::Host(self))
     }
 }
 
 impl FoldData for &Array {
-    fn word(self, shape: &[usize], _device: &crate::runtime::Device) -> Result<Array> {
-        let d = scalar_u32("fold_in", "data", self)?;
-        lax::broadcast_in_dim(&d, shape, &[])
+    fn word(self) -> Result<FoldWord> {
+        scalar_u32("fold_in", "data", self).map(FoldWord::Array)
     }
 }
 
@@ -216,12 +251,6 @@ impl FoldData for &Array {
 pub fn bits(key: &Array, shape: &[usize]) -> Result<Array> {
     let _api = crate::error::ApiScope::enter("bits");
     sample("bits", key, shape, |_, b| Ok(b))
-}
-
-/// `value` broadcast to `shape` (a stride-0 view of one element: no full-size buffer).
-fn splat(value: Literal, shape: &[usize], dev: &crate::Device) -> Result<Array> {
-    let one = lax::full(&[], value, Some(dev))?;
-    lax::broadcast_in_dim(&one, shape, &[])
 }
 
 fn float_dtype(func: &str, dtype: DType) -> Result<()> {
@@ -322,14 +351,29 @@ fn sample(
     let mut f = lax::Fusion::new(&full);
     let (a, b) = (f.input(&k0), f.input(&k1));
     let hi = f.constant(Literal::U32(0))?;
+    let lo = counter(&mut f, &full, nbd)?;
+    let bits = f.push(
+        lax::Primitive::Threefry {
+            output: ThreefryOutput::Xor,
+        },
+        &[a, b, hi, lo],
+    )?;
+    then(&mut f, bits)?;
+    f.run(key.device())
+}
+
+/// The low counter word of each sample in a fusion over `full` (the key batch's `nbd`
+/// dimensions, then the sample's): its row-major index within the sample shape, from
+/// iota nodes.
+fn counter(f: &mut lax::Fusion<'_>, full: &[usize], nbd: usize) -> Result<usize> {
     let mut lo: Option<usize> = None;
     let mut stride = 1u32;
-    for d in (0..shape.len()).rev() {
+    for d in (nbd..full.len()).rev() {
         let iota = f.push(
             lax::Primitive::Iota {
                 dtype: DType::UInt32,
-                shape: full.clone(),
-                dimension: nbd + d,
+                shape: full.to_vec(),
+                dimension: d,
             },
             &[],
         )?;
@@ -343,21 +387,13 @@ fn sample(
             None => term,
             Some(l) => f.push(lax::Primitive::Binary(lax::BinaryOp::Add), &[l, term])?,
         });
-        // n < 2^32, so neither the strides nor the sums wrap.
-        stride = stride.wrapping_mul(shape[d] as u32);
+        // Fewer than 2^32 samples, so neither the strides nor the sums wrap.
+        stride = stride.wrapping_mul(full[d] as u32);
     }
-    let lo = match lo {
-        Some(l) => l,
-        None => f.constant(Literal::U32(0))?,
-    };
-    let bits = f.push(
-        lax::Primitive::Threefry {
-            output: ThreefryOutput::Xor,
-        },
-        &[a, b, hi, lo],
-    )?;
-    then(&mut f, bits)?;
-    f.run(key.device())
+    match lo {
+        Some(l) => Ok(l),
+        None => f.constant(Literal::U32(0)),
+    }
 }
 
 /// Uniform samples in `[minval, maxval)` of a float dtype (`jax.random.uniform`), one
@@ -429,31 +465,50 @@ pub fn bernoulli(key: &Array, p: f64, shape: &[usize]) -> Result<Array> {
             format!("probability {p} is outside [0, 1]"),
         ));
     }
-    let u = uniform(key, shape, 0.0, 1.0, DType::Float32)?;
-    np::less(&u, p)
+    sample("bernoulli", key, shape, |f, b| {
+        let u = push_uniform(f, b, 0.0, 1.0, DType::Float32)?;
+        let p = f.constant(Literal::from_f64(p, DType::Float32))?;
+        f.push(P::Compare(lax::CompareOp::Lt), &[u, p])
+    })
 }
 
 /// Exponential samples with rate 1 (`-log1p(-u)`, as JAX).
 pub fn exponential(key: &Array, shape: &[usize], dtype: DType) -> Result<Array> {
     let _api = crate::error::ApiScope::enter("exponential");
-    let u = uniform(key, shape, 0.0, 1.0, dtype)?;
-    np::negative(np::log1p(np::negative(&u)?)?)
+    float_dtype("exponential", dtype)?;
+    sample("exponential", key, shape, |f, b| {
+        let u = push_uniform(f, b, 0.0, 1.0, dtype)?;
+        let v = f.push(P::Unary(U::Neg), &[u])?;
+        let v = f.push(P::Unary(U::Log1p), &[v])?;
+        f.push(P::Unary(U::Neg), &[v])
+    })
 }
 
 /// Standard Gumbel samples (`-log(-log(u))` with `u` uniform in `[tiny, 1)`, as JAX).
 pub fn gumbel(key: &Array, shape: &[usize], dtype: DType) -> Result<Array> {
     let _api = crate::error::ApiScope::enter("gumbel");
     float_dtype("gumbel", dtype)?;
-    let u = uniform(key, shape, finfo(dtype).0, 1.0, dtype)?;
-    np::negative(np::log(np::negative(np::log(&u)?)?)?)
+    sample("gumbel", key, shape, |f, b| {
+        let u = push_uniform(f, b, finfo(dtype).0, 1.0, dtype)?;
+        let v = f.push(P::Unary(U::Log), &[u])?;
+        let v = f.push(P::Unary(U::Neg), &[v])?;
+        let v = f.push(P::Unary(U::Log), &[v])?;
+        f.push(P::Unary(U::Neg), &[v])
+    })
 }
 
 /// Standard Laplace samples (`sign(u) * log1p(-|u|)` with `u` uniform in `(-1, 1)`, as JAX).
 pub fn laplace(key: &Array, shape: &[usize], dtype: DType) -> Result<Array> {
     let _api = crate::error::ApiScope::enter("laplace");
     float_dtype("laplace", dtype)?;
-    let u = uniform(key, shape, -1.0 + finfo(dtype).1, 1.0, dtype)?;
-    np::multiply(np::sign(&u)?, np::log1p(np::negative(np::abs(&u)?)?)?)
+    sample("laplace", key, shape, |f, b| {
+        let u = push_uniform(f, b, -1.0 + finfo(dtype).1, 1.0, dtype)?;
+        let sign = f.push(P::Unary(U::Sign), &[u])?;
+        let v = f.push(P::Unary(U::Abs), &[u])?;
+        let v = f.push(P::Unary(U::Neg), &[v])?;
+        let v = f.push(P::Unary(U::Log1p), &[v])?;
+        f.push(P::Binary(lax::BinaryOp::Mul), &[sign, v])
+    })
 }
 
 /// The error function in f64 (Abramowitz–Stegun 7.1.26 is not enough; this is the
@@ -561,12 +616,31 @@ pub fn randint(
     let maxval_out_of_range = maxval > hi_lim;
     let minval = minval.clamp(lo_lim, hi_lim);
     let maxval = maxval.clamp(lo_lim, hi_lim);
-    let (k1, k2) = split2(key)?;
-    let higher = bits(&k1, shape)?;
-    let lower = bits(&k2, shape)?;
-    // span = maxval - minval in uint32 (1 when maxval <= minval), +1 when maxval was out of
-    // range and minval is above the bottom... JAX: span += 1 where maxval_out_of_range and
-    // maxval > minval.
+    // Two keys, then one kernel: each sample's two draws of bits (one under each key) and
+    // JAX's arithmetic on them, in uint32.
+    check_key(func, key)?;
+    let n = crate::shape::checked_size(func, shape)?;
+    if n > u32::MAX as usize {
+        return Err(Error::shape(
+            func,
+            &[shape],
+            "at most 2^32 - 1 samples per key",
+        ));
+    }
+    let batch = &key.shape()[..key.ndim() - 1];
+    let nbd = batch.len();
+    let nb: usize = batch.iter().product();
+    let mut full = batch.to_vec();
+    full.extend_from_slice(shape);
+    let keys = lax::reshape(&split(key, 2)?, &[nb, 2, 2])?;
+    let dims: Vec<usize> = (0..nbd).collect();
+    let word = |k: usize, w: usize| -> Result<Array> {
+        let s = lax::slice(&keys, &[0, k, w], &[nb, k + 1, w + 1], None)?;
+        lax::broadcast_in_dim(&lax::reshape(&s, batch)?, &full, &dims)
+    };
+    let words = [word(0, 0)?, word(0, 1)?, word(1, 0)?, word(1, 1)?];
+    // span = maxval - minval in uint32 (1 when maxval <= minval), +1 when maxval was out
+    // of range and above minval, as JAX.
     let mut span: u32 = if maxval <= minval {
         1
     } else {
@@ -575,8 +649,6 @@ pub fn randint(
     if maxval_out_of_range && maxval > minval {
         span = span.wrapping_add(1);
     }
-    let dev = key.device();
-    let span_a = splat(Literal::U32(span), higher.shape(), dev)?;
     // multiplier = (2^16 % span)^2 % span in uint32 arithmetic, as JAX computes it (the
     // square wraps for spans above 2^16, which JAX's values inherit).
     let m = (1u32 << 16).checked_rem(span).unwrap_or(1 << 16);
@@ -584,28 +656,42 @@ pub fn randint(
         .wrapping_mul(m)
         .checked_rem(span)
         .unwrap_or(m.wrapping_mul(m));
-    let mult_a = splat(Literal::U32(mult), higher.shape(), dev)?;
+    use lax::{BinaryOp as B, Primitive as P};
+    let mut f = lax::Fusion::new(&full);
+    let w: Vec<usize> = words.iter().map(|a| f.input(a)).collect();
+    let hi = f.constant(Literal::U32(0))?;
+    let lo = counter(&mut f, &full, nbd)?;
+    let xor = || P::Threefry {
+        output: ThreefryOutput::Xor,
+    };
+    let higher = f.push(xor(), &[w[0], w[1], hi, lo])?;
+    let lower = f.push(xor(), &[w[2], w[3], hi, lo])?;
+    let span_c = f.constant(Literal::U32(span))?;
     // XLA's unsigned `x % 0` is `x`: with a span of 0 the offset is `lower`.
-    let rem = |x: &Array| {
+    let rem = |f: &mut lax::Fusion<'_>, x: usize| {
         if span == 0 {
-            Ok(x.clone())
+            Ok(x)
         } else {
-            lax::binary(lax::BinaryOp::Rem, x, &span_a)
+            f.push(P::Binary(B::Rem), &[x, span_c])
         }
     };
-    let off = lax::binary(
-        lax::BinaryOp::Add,
-        &lax::binary(lax::BinaryOp::Mul, &rem(&higher)?, &mult_a)?,
-        &rem(&lower)?,
-    )?;
-    let off = rem(&off)?;
-    let base = splat(Literal::U32(minval as i32 as u32), higher.shape(), dev)?;
-    let r = lax::binary(lax::BinaryOp::Add, &base, &off)?;
+    let mult_c = f.constant(Literal::U32(mult))?;
+    let h = rem(&mut f, higher)?;
+    let hm = f.push(P::Binary(B::Mul), &[h, mult_c])?;
+    let l = rem(&mut f, lower)?;
+    let off = f.push(P::Binary(B::Add), &[hm, l])?;
+    let off = rem(&mut f, off)?;
+    let base = f.constant(Literal::U32(minval as i32 as u32))?;
+    let r = f.push(P::Binary(B::Add), &[base, off])?;
     if dtype == DType::Int32 {
-        lax::bitcast_convert_type(&r, DType::Int32)
-    } else {
-        Ok(r)
+        f.push(
+            P::BitcastConvertType {
+                dtype: DType::Int32,
+            },
+            &[r],
+        )?;
     }
+    f.run(key.device())
 }
 
 /// `x` shuffled along `axis` (JAX's `_shuffle`: rounds of a stable sort by random keys;

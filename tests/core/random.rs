@@ -841,3 +841,124 @@ fn keys_and_fold_in_take_traced_arrays() {
     let e = random::fold_in(&k0, &np::zeros(&[], olympus::DType::Float32).unwrap()).unwrap_err();
     assert!(e.to_string().starts_with("fold_in:"), "{e}");
 }
+
+/// `split`, `fold_in` and `randint` of a batch of keys equal a loop over the keys, eagerly,
+/// under `jit` (where `split` is one fused kernel, its two words never joined) and under
+/// `vmap` over the keys.
+#[test]
+fn split_fold_in_and_randint_batch_over_keys() {
+    let keys = random::split(&random::key(11).unwrap(), 6).unwrap();
+    let keys = np::reshape(&keys, &[2, 3, 2]).unwrap();
+    let each = |i: isize, j: isize| keys.slice(olympus::s![i, j, ..]).unwrap();
+    let split = |k: &Array| random::split(k, 4);
+    let fold = |k: &Array| random::fold_in(k, 0xfeed_beef);
+    let ints = |k: &Array| random::randint(k, &[5], -7, 1 << 20, DType::Int32);
+    let draws: [(&str, &dyn Fn(&Array) -> olympus::Result<Array>); 3] =
+        [("split", &split), ("fold_in", &fold), ("randint", &ints)];
+    for (name, f) in draws {
+        let batch = f(&keys).unwrap();
+        let jitted = olympus::jit(|k: Array| f(&k)).call(keys.clone()).unwrap();
+        let flat = np::reshape(&keys, &[6, 2]).unwrap();
+        let mapped = olympus::vmap(|k: Array| f(&k), 0, 0)(flat.clone()).unwrap();
+        let one = f(&each(0, 0)).unwrap();
+        let mut want = vec![2, 3];
+        want.extend_from_slice(one.shape());
+        for r in [&batch, &jitted] {
+            assert_eq!((r.shape(), r.dtype()), (&want[..], one.dtype()), "{name}");
+        }
+        assert_eq!(&mapped.shape()[1..], one.shape(), "vmapped {name}");
+        assert_eq!(
+            f(&flat).unwrap().shape(),
+            mapped.shape(),
+            "{name} of [6, 2] keys"
+        );
+        let per = batch.size() / 6;
+        let (bw, jw, mw) = (words(&batch), words(&jitted), words(&mapped));
+        for i in 0..2 {
+            for j in 0..3 {
+                let one = words(&f(&each(i, j)).unwrap());
+                let at = (i * 3 + j) as usize * per;
+                assert_eq!(bw[at..at + per], one[..], "{name} of key ({i}, {j})");
+                assert_eq!(jw[at..at + per], one[..], "jitted {name} of key ({i}, {j})");
+                assert_eq!(
+                    mw[at..at + per],
+                    one[..],
+                    "vmapped {name} of key ({i}, {j})"
+                );
+            }
+        }
+    }
+    assert_eq!(words(&batch_of(&ints, &keys)), words(&ints(&keys).unwrap()));
+    // One kernel each under `jit`: `split`, `fold_in`, and `randint` after its split.
+    let key = random::key(1).unwrap();
+    for (name, f, kernels) in [
+        (
+            "split",
+            &split as &dyn Fn(&Array) -> olympus::Result<Array>,
+            1,
+        ),
+        ("fold_in", &fold, 1),
+        ("randint", &ints, 2),
+    ] {
+        let lowered = olympus::jit(|k: Array| f(&k)).lower(&key).unwrap();
+        assert_eq!(lowered.fused_kernels(), kernels, "{name}: {lowered}");
+    }
+    // No keys, and no batch.
+    assert_eq!(random::split(&key, 0).unwrap().shape(), &[0, 2]);
+    let none = np::zeros(&[0, 2], DType::UInt32).unwrap();
+    assert_eq!(random::split(&none, 3).unwrap().shape(), &[0, 3, 2]);
+    assert_eq!(random::fold_in(&none, 1).unwrap().shape(), &[0, 2]);
+    assert_eq!(
+        random::randint(&none, &[4], 0, 3, DType::UInt32)
+            .unwrap()
+            .shape(),
+        &[0, 4]
+    );
+    let e = random::split(&key, 1 << 32).unwrap_err().to_string();
+    assert!(e.starts_with("split:") && e.contains("2^32"), "{e}");
+}
+
+/// `f` of each of a `[2, 3, 2]` batch of keys, stacked.
+fn batch_of(f: &dyn Fn(&Array) -> olympus::Result<Array>, keys: &Array) -> Array {
+    let rows: Vec<Array> = (0..6)
+        .map(|i| {
+            let k = keys.slice(olympus::s![i / 3, i % 3, ..]).unwrap();
+            f(&k).unwrap()
+        })
+        .collect();
+    let stacked = np::stack(&rows, 0).unwrap();
+    let mut shape = vec![2, 3];
+    shape.extend_from_slice(rows[0].shape());
+    np::reshape(&stacked, shape.as_slice()).unwrap()
+}
+
+/// The samplers made of one kernel give their eager bits under `jit` and `vmap` over a
+/// batch of keys, in every float dtype.
+#[test]
+fn fused_samplers_match_under_jit_and_vmap() {
+    let keys = random::split(&random::key(17).unwrap(), 4).unwrap();
+    for d in [DType::Float32, DType::Float16, DType::BFloat16] {
+        let samplers: [(&str, Box<dyn Fn(&Array) -> olympus::Result<Array>>); 4] = [
+            (
+                "exponential",
+                Box::new(move |k| random::exponential(k, &[3, 5], d)),
+            ),
+            ("gumbel", Box::new(move |k| random::gumbel(k, &[3, 5], d))),
+            ("laplace", Box::new(move |k| random::laplace(k, &[3, 5], d))),
+            (
+                "bernoulli",
+                Box::new(|k| random::bernoulli(k, 0.3, &[3, 5])),
+            ),
+        ];
+        for (name, f) in &samplers {
+            let eager = f(&keys).unwrap();
+            let jitted = olympus::jit(|k: Array| f(&k)).call(keys.clone()).unwrap();
+            let mapped = olympus::vmap(|k: Array| f(&k), 0, 0)(keys.clone()).unwrap();
+            for (how, r) in [("jit", &jitted), ("vmap", &mapped)] {
+                assert_eq!(r.shape(), eager.shape(), "{name} {d} {how}");
+                assert_eq!(r.dtype(), eager.dtype(), "{name} {d} {how}");
+                assert_eq!(words(r), words(&eager), "{name} {d} {how}");
+            }
+        }
+    }
+}
