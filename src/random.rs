@@ -326,14 +326,7 @@ fn sample(
     check_key(func, key)?;
     let batch = &key.shape()[..key.ndim() - 1];
     let nb: usize = batch.iter().product();
-    let n = crate::shape::checked_size(func, shape)?;
-    if n > u32::MAX as usize {
-        return Err(Error::shape(
-            func,
-            &[shape],
-            "at most 2^32 - 1 samples per key",
-        ));
-    }
+    samples(func, shape)?;
     // Work in the output's shape (batch, then sample), so that under jit nothing between
     // the bits and the transforms that follow stops them fusing. The counter is the
     // row-major index within the sample shape, made in the kernel from iota nodes, so
@@ -360,6 +353,19 @@ fn sample(
     )?;
     then(&mut f, bits)?;
     f.run(key.device())
+}
+
+/// Checks that `shape` holds fewer than 2^32 samples (counters are 32-bit words).
+fn samples(func: &str, shape: &[usize]) -> Result<()> {
+    let n = crate::shape::checked_size(func, shape)?;
+    if n > u32::MAX as usize {
+        return Err(Error::shape(
+            func,
+            &[shape],
+            "at most 2^32 - 1 samples per key",
+        ));
+    }
+    Ok(())
 }
 
 /// The low counter word of each sample in a fusion over `full` (the key batch's `nbd`
@@ -619,14 +625,7 @@ pub fn randint(
     // Two keys, then one kernel: each sample's two draws of bits (one under each key) and
     // JAX's arithmetic on them, in uint32.
     check_key(func, key)?;
-    let n = crate::shape::checked_size(func, shape)?;
-    if n > u32::MAX as usize {
-        return Err(Error::shape(
-            func,
-            &[shape],
-            "at most 2^32 - 1 samples per key",
-        ));
-    }
+    samples(func, shape)?;
     let batch = &key.shape()[..key.ndim() - 1];
     let nbd = batch.len();
     let nb: usize = batch.iter().product();

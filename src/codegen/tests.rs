@@ -614,32 +614,46 @@ fn register_tiles_are_chosen_where_asked_and_where_they_fit() {
     assert_eq!(Variant::Direct.for_product(4096, 4096), Variant::Direct);
 }
 
-/// An operand repeated along its leading dimension (`strides [0, 1]`) is read as a run:
-/// as whole `vec4`s where the run and its offset allow, element by element elsewhere; one
-/// spread along its trailing dimension (`strides [1, 0]`) element by element; each
-/// validates for every dtype, float16 mode and binding kind.
+/// Broadcast operands validate for every dtype, float16 mode and binding kind, read
+/// without the strided path: an operand repeated along its leading dimension (`strides
+/// [0, 1]`) as a run, as whole `vec4`s where the run and its offset allow, element by
+/// element elsewhere; one spread along its trailing dimension (`strides [1, 0]`) element
+/// by element, or one element per vector where each is repeated a multiple of 4 times;
+/// blocks repeated along a middle dimension (`strides [8, 0, 1]`) as tiles, as `vec4`s
+/// where blocks and offset are whole vectors.
 #[test]
-fn repeated_runs_validate_as_vectors_and_elements() {
+fn broadcast_operands_validate_as_vectors_and_elements() {
     use crate::primitive::BinaryOp;
-    let mut vector = 0;
+    let (mut runs, mut tiles) = (0, 0);
+    let cases: [(&[usize], usize, &[isize], &str); 9] = [
+        (&[2, 4], 0, &[0, 1], "run"),
+        (&[2, 4], 1, &[0, 1], "run"),
+        (&[2, 4], 4, &[0, 1], "run"),
+        (&[2, 4], 3, &[1, 0], "spread"),
+        (&[2, 3, 8], 0, &[8, 0, 1], "tile"),
+        (&[2, 3, 8], 1, &[8, 0, 1], "tile"),
+        (&[2, 3, 8], 4, &[8, 0, 1], "tile"),
+        (&[2, 3, 8], 0, &[1, 0, 0], "vector spread"),
+        (&[2, 3, 8], 3, &[1, 0, 0], "vector spread"),
+    ];
     for d in DType::ALL {
-        let prim = Primitive::Binary(BinaryOp::Max);
-        let operand = Aval::new(vec![2, 4], d, false);
-        let Ok(out) = prim.abstract_eval(&[operand.clone(), operand]) else {
-            continue;
-        };
-        let program = Program::new(
-            vec![d, d],
-            vec![Node {
-                prim,
-                args: vec![0, 1],
-                dtype: out.dtype,
-            }],
-        );
-        let full = Layout::contiguous(&[2, 4]);
-        for (offset, strides) in [(0usize, [0, 1]), (1, [0, 1]), (4, [0, 1]), (3, [1, 0])] {
-            let repeated = Layout {
-                shape: vec![2, 4],
+        for &(shape, offset, strides, access) in &cases {
+            let prim = Primitive::Binary(BinaryOp::Max);
+            let operand = Aval::new(shape.to_vec(), d, false);
+            let Ok(out) = prim.abstract_eval(&[operand.clone(), operand]) else {
+                continue;
+            };
+            let program = Program::new(
+                vec![d, d],
+                vec![Node {
+                    prim,
+                    args: vec![0, 1],
+                    dtype: out.dtype,
+                }],
+            );
+            let full = Layout::contiguous(shape);
+            let broadcast = Layout {
+                shape: shape.to_vec(),
                 strides: strides.to_vec(),
                 offset,
             };
@@ -651,7 +665,7 @@ fn repeated_runs_validate_as_vectors_and_elements() {
                         vectors: 1,
                         written_out: false,
                     };
-                    let inputs: Vec<InputDesc<'_>> = [&full, &repeated]
+                    let inputs: Vec<InputDesc<'_>> = [&full, &broadcast]
                         .iter()
                         .map(|l| InputDesc {
                             layout: l,
@@ -660,18 +674,22 @@ fn repeated_runs_validate_as_vectors_and_elements() {
                             padded: true,
                         })
                         .collect();
-                    let g = elementwise(&program, &inputs, &[2, 4], &t).unwrap();
+                    let g = elementwise(&program, &inputs, shape, &t).unwrap();
                     let source = g.source();
-                    assert!(!source.contains("fn off1("), "read as a run: {source}");
-                    vector += usize::from(source.contains("(t % "));
+                    assert!(!source.contains("fn off1("), "{access}: {source}");
+                    if access == "vector spread" {
+                        assert!(source.contains("let s1 = ld1(t * 4u)"), "{source}");
+                    }
+                    runs += usize::from(access == "run" && source.contains("(t % "));
+                    tiles += usize::from(access == "tile" && source.contains("let v1 = in1(t / "));
                     if let Err(e) = validate(&source) {
-                        panic!("max on {d} with a run at offset {offset}: {e}\n{source}");
+                        panic!("max on {d} with a {access} at offset {offset}: {e}\n{source}");
                     }
                 }
             }
         }
     }
-    assert!(vector > 10, "{vector}");
+    assert!(runs > 10 && tiles > 10, "{runs} {tiles}");
 }
 
 /// Which layouts read as a repeated run or as spread elements, and which stay strided.
@@ -729,75 +747,6 @@ fn repeated_runs_and_spreads_are_recognised_exactly() {
     assert_eq!(tiled_run(&l(&[2, 3, 4], &[4, 0, -1], 3)), None);
     assert_eq!(tiled_run(&l(&[4, 3, 1], &[1, 0, 1], 0)), None);
     assert_eq!(tiled_run(&l(&[2, 2, 3, 4], &[4, 8, 0, 1], 0)), None);
-}
-
-/// Tiled operands (blocks of a contiguous array repeated along middle dimensions) and
-/// spreads over whole vectors validate for every dtype, float16 mode and binding kind:
-/// as `vec4`s where blocks and offset are whole vectors, element by element elsewhere.
-#[test]
-fn tiled_operands_and_vector_spreads_validate() {
-    use crate::primitive::BinaryOp;
-    let shape = [2usize, 3, 8];
-    let mut vector = 0;
-    for d in DType::ALL {
-        let prim = Primitive::Binary(BinaryOp::Max);
-        let operand = Aval::new(shape.to_vec(), d, false);
-        let Ok(out) = prim.abstract_eval(&[operand.clone(), operand]) else {
-            continue;
-        };
-        let program = Program::new(
-            vec![d, d],
-            vec![Node {
-                prim,
-                args: vec![0, 1],
-                dtype: out.dtype,
-            }],
-        );
-        let full = Layout::contiguous(&shape);
-        for (offset, strides, access) in [
-            (0usize, [8isize, 0, 1], "tile"),
-            (1, [8, 0, 1], "tile"),
-            (4, [8, 0, 1], "tile"),
-            (0, [1, 0, 0], "spread"),
-            (3, [1, 0, 0], "spread"),
-        ] {
-            let operand = Layout {
-                shape: shape.to_vec(),
-                strides: strides.to_vec(),
-                offset,
-            };
-            for f16_native in [false, true] {
-                for windows in [1u64, 3, TEXTURE] {
-                    let t = Target {
-                        f16_native,
-                        window_bytes: 1 << 27,
-                        vectors: 1,
-                        written_out: false,
-                    };
-                    let inputs: Vec<InputDesc<'_>> = [&full, &operand]
-                        .iter()
-                        .map(|l| InputDesc {
-                            layout: l,
-                            windows,
-                            map: &InputMap::Plain,
-                            padded: true,
-                        })
-                        .collect();
-                    let g = elementwise(&program, &inputs, &shape, &t).unwrap();
-                    let source = g.source();
-                    assert!(!source.contains("fn off1("), "{access}: {source}");
-                    if access == "spread" {
-                        assert!(source.contains("let s1 = ld1(t * 4u)"), "{source}");
-                    }
-                    vector += usize::from(access == "tile" && source.contains("let v1 = in1(t / "));
-                    if let Err(e) = validate(&source) {
-                        panic!("max on {d} with a {access} at offset {offset}: {e}\n{source}");
-                    }
-                }
-            }
-        }
-    }
-    assert!(vector > 10, "{vector}");
 }
 
 /// A two-word element (the test dtype, complex64's storage) generates valid kernels for

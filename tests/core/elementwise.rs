@@ -527,17 +527,7 @@ fn signed_zeros_order_as_in_xla() {
 #[test]
 fn repeated_runs_broadcast_for_every_dtype_length_and_offset() {
     let mut r = rng();
-    for options in [
-        DeviceOptions::default(),
-        DeviceOptions {
-            max_binding_bytes: Some(256),
-            ..Default::default()
-        },
-        DeviceOptions {
-            f16: F16Mode::Emulated,
-            ..Default::default()
-        },
-    ] {
+    for options in broadcast_devices() {
         let dev = Device::new(options).unwrap();
         olympus::with_device(&dev, || repeated_runs(&mut r));
     }
@@ -553,7 +543,16 @@ fn repeated_runs_broadcast_for_every_dtype_length_and_offset() {
 #[test]
 fn tiled_blocks_and_vector_spreads_broadcast_for_every_dtype() {
     let mut r = rng();
-    for options in [
+    for options in broadcast_devices() {
+        let dev = Device::new(options).unwrap();
+        olympus::with_device(&dev, || tiled_blocks(&mut r));
+    }
+}
+
+/// The devices the broadcast reads are tested on: the default, one with binding windows
+/// of 256 bytes (operands across windows), one with float16 emulated.
+fn broadcast_devices() -> [DeviceOptions; 3] {
+    [
         DeviceOptions::default(),
         DeviceOptions {
             max_binding_bytes: Some(256),
@@ -563,10 +562,7 @@ fn tiled_blocks_and_vector_spreads_broadcast_for_every_dtype() {
             f16: F16Mode::Emulated,
             ..Default::default()
         },
-    ] {
-        let dev = Device::new(options).unwrap();
-        olympus::with_device(&dev, || tiled_blocks(&mut r));
-    }
+    ]
 }
 
 fn tiled_blocks(r: &mut rand::rngs::StdRng) {
