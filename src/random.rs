@@ -567,16 +567,22 @@ pub fn truncated_normal(
     let s2 = std::f64::consts::SQRT_2;
     let a = erf(as_f(r(lower)) / s2);
     let b = erf(as_f(r(upper)) / s2);
-    let u = uniform(key, shape, a, b, dtype)?;
-    let out = np::multiply(lax::unary(lax::UnaryOp::ErfInv, &u)?, s2)?;
-    let out = np::astype(out, dtype)?;
-    // Clamp into the open interval, as JAX does.
+    // Clamped into the open interval, as JAX does.
     let next = |v: f64, up: bool| -> f64 {
         let f = v as f32;
         let n = if up { f32_next_up(f) } else { -f32_next_up(-f) };
         f64::from(n)
     };
-    np::clip(&out, next(lower, true), next(upper, false))
+    sample(func, key, shape, |f, bits| {
+        let u = push_uniform(f, bits, a, b, dtype)?;
+        let e = f.push(P::Unary(U::ErfInv), &[u])?;
+        let r2 = f.constant(Literal::from_f64(s2, dtype))?;
+        let v = f.push(P::Binary(lax::BinaryOp::Mul), &[e, r2])?;
+        let lo = f.constant(Literal::from_f64(next(lower, true), dtype))?;
+        let v = f.push(P::Binary(lax::BinaryOp::Max), &[v, lo])?;
+        let hi = f.constant(Literal::from_f64(next(upper, false), dtype))?;
+        f.push(P::Binary(lax::BinaryOp::Min), &[v, hi])
+    })
 }
 
 fn f32_next_up(f: f32) -> f32 {

@@ -938,7 +938,11 @@ fn batch_of(f: &dyn Fn(&Array) -> olympus::Result<Array>, keys: &Array) -> Array
 fn fused_samplers_match_under_jit_and_vmap() {
     let keys = random::split(&random::key(17).unwrap(), 4).unwrap();
     for d in [DType::Float32, DType::Float16, DType::BFloat16] {
-        let samplers: [(&str, Box<dyn Fn(&Array) -> olympus::Result<Array>>); 4] = [
+        let samplers: [(&str, Box<dyn Fn(&Array) -> olympus::Result<Array>>); 5] = [
+            (
+                "truncated_normal",
+                Box::new(move |k| random::truncated_normal(k, -0.5, 2.0, &[3, 5], d)),
+            ),
             (
                 "exponential",
                 Box::new(move |k| random::exponential(k, &[3, 5], d)),
