@@ -9,11 +9,13 @@
 //! each thread walks `COLUMN_CHUNK` rows of one column, so neighbouring threads read
 //! neighbouring elements. Either way a long axis leaves partials that the next pass
 //! reduces, so float32 sums accumulate as a tree of short sequential sums and their error
-//! grows like log n. float16 accumulates in float32. Measured on lavapipe: dropping the
-//! earlier workgroup-memory tree (eight barriers per workgroup) took the 16M-float sum from
-//! 0.8 to 5 GB/s, column passes took a leading-axis sum from 0.2 to 1.7 GB/s, and
-//! reading blocks side by side (with clamped loads instead of a branch per step) took
-//! the 16M-float sum from 5-6 to 9-11 GB/s and its rows of 4096 from 5-7 to 9-10 GB/s.
+//! grows like log n (a CPU adapter takes a small reduction in one pass instead, as a
+//! launch there costs more than the walk: `pass_chunk`). float16 accumulates in float32.
+//! Measured on lavapipe: dropping the earlier workgroup-memory tree (eight barriers per
+//! workgroup) took the 16M-float sum from 0.8 to 5 GB/s, column passes took a
+//! leading-axis sum from 0.2 to 1.7 GB/s, and reading blocks side by side (with clamped
+//! loads instead of a branch per step) took the 16M-float sum from 5-6 to 9-11 GB/s and
+//! its rows of 4096 from 5-7 to 9-10 GB/s.
 
 use std::fmt::Write;
 
@@ -271,8 +273,7 @@ pub(crate) fn column_reduction(
     op: ReduceOp,
     source: &Source,
     cols: u64,
-    k: u64,
-    parts: u64,
+    (k, parts, chunk): (u64, u64, u64),
     out_windows: u64,
     t: &Target,
 ) -> (Generated, u64) {
@@ -305,7 +306,7 @@ pub(crate) fn column_reduction(
     };
     let _ = writeln!(
         src,
-        "@compute @workgroup_size({WORKGROUP})\nfn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>, @builtin(local_invocation_index) li: u32) {{\n    let g = (wg.y * nwg.x + wg.x) * {WORKGROUP}u + li;\n    let cols = md[0];\n    let k = md[1];\n    let per = {per};\n    if (g >= per * md[2]) {{ return; }}\n    let part = g / per;\n    let c = g - part * per;\n    var acc: {ty} = {lanes};\n    for (var j = 0u; j < {COLUMN_CHUNK}u; j = j + 1u) {{\n        let r = part * {COLUMN_CHUNK}u + j;\n        if (r < k) {{\n            acc = {load};\n        }}\n    }}\n{store}}}",
+        "@compute @workgroup_size({WORKGROUP})\nfn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>, @builtin(local_invocation_index) li: u32) {{\n    let g = (wg.y * nwg.x + wg.x) * {WORKGROUP}u + li;\n    let cols = md[0];\n    let k = md[1];\n    let per = {per};\n    if (g >= per * md[2]) {{ return; }}\n    let part = g / per;\n    let c = g - part * per;\n    var acc: {ty} = {lanes};\n    for (var j = 0u; j < {chunk}u; j = j + 1u) {{\n        let r = part * {chunk}u + j;\n        if (r < k) {{\n            acc = {load};\n        }}\n    }}\n{store}}}",
     );
     let threads = if vector { cols / 4 } else { cols } * parts;
     (
@@ -320,6 +321,28 @@ pub(crate) fn column_reduction(
 
 /// Elements each thread of the row kernel combines per pass.
 pub(crate) const ROW_CHUNK: u64 = 64;
+
+/// The longest `k` a CPU adapter reduces in one pass ([`pass_chunk`]).
+pub(crate) const ONE_PASS: u64 = 4096;
+
+/// The most elements (`rows * k`) a CPU adapter reduces in one pass ([`pass_chunk`]).
+pub(crate) const ONE_PASS_ELEMENTS: u64 = 1 << 18;
+
+/// The elements each thread combines in a pass over `k` for `rows` kept values:
+/// [`COLUMN_CHUNK`] or [`ROW_CHUNK`], except on a CPU adapter (`cpu`) for small
+/// reductions (`k` up to [`ONE_PASS`], [`ONE_PASS_ELEMENTS`] in all), where a launch (on
+/// lavapipe about 40 µs of the driver's threads) costs more than one lane's walk over the
+/// whole of `k`: there the chunk is `k`'s next power of two, one pass (a few sizes keep
+/// the kernel cache small; the guarded steps past `k` cost less than the launch saved).
+/// Larger reductions keep the trees, whose passes then cost far more than a launch.
+pub(crate) fn pass_chunk(columns: bool, (rows, k): (u64, u64), cpu: bool) -> u64 {
+    let chunk = if columns { COLUMN_CHUNK } else { ROW_CHUNK };
+    if cpu && k > chunk && k <= ONE_PASS && rows.saturating_mul(k) <= ONE_PASS_ELEMENTS {
+        k.next_power_of_two()
+    } else {
+        chunk
+    }
+}
 
 /// Threads of a row that read a block of the row together, each step one element (or
 /// `vec4`) per thread side by side: 8 `vec4`s are one 128-byte line.
@@ -337,8 +360,7 @@ pub(crate) fn row_reduction(
     op: ReduceOp,
     source: &Source,
     rows: u64,
-    k: u64,
-    parts: u64,
+    (k, parts, chunk): (u64, u64, u64),
     out_windows: u64,
     t: &Target,
 ) -> Generated {
@@ -357,14 +379,14 @@ pub(crate) fn row_reduction(
             c4("b4", &format!("select({id4}, {}, u1 < end4)", source.vec("min(u1, last4)"))),
             c4("a4", "b4"),
             combine(op, acc, &combine(op, acc, "a4.x", "a4.y"), &combine(op, acc, "a4.z", "a4.w")),
-            q = ROW_CHUNK / 4,
-            block = ROW_CHUNK / 4 * INTERLEAVE,
+            q = chunk / 4,
+            block = chunk / 4 * INTERLEAVE,
         )
     } else {
         format!(
-            "    var acc: {at} = {id};\n    for (var j = 0u; j < {ROW_CHUNK}u; j = j + 1u) {{\n        let kk = grp * {block}u + lane + j * gsize;\n        if (kk < k) {{\n            acc = {};\n        }}\n    }}\n",
+            "    var acc: {at} = {id};\n    for (var j = 0u; j < {chunk}u; j = j + 1u) {{\n        let kk = grp * {block}u + lane + j * gsize;\n        if (kk < k) {{\n            acc = {};\n        }}\n    }}\n",
             combine(op, acc, "acc", &source.scalar("row * k + kk")),
-            block = ROW_CHUNK * INTERLEAVE,
+            block = chunk * INTERLEAVE,
         )
     };
     let _ = writeln!(
@@ -414,7 +436,7 @@ pub(crate) fn arg_reduction(
     source: &Source,
     index_windows: Option<u64>,
     columns: bool,
-    (outer, k, parts): (u64, u64, u64),
+    (outer, k, parts, chunk): (u64, u64, u64, u64),
     out_windows: u64,
     t: &Target,
 ) -> (Generated, u64) {
@@ -500,7 +522,7 @@ pub(crate) fn arg_reduction(
         // Four neighbouring columns per thread, one `vec4` load per row (only a first
         // pass reads vectors); each lane is its own column.
         let body = in_order(&source.vec("r * cols / 4u + c"), "vec4<i32>(i32(r))", true);
-        let r0 = format!("part * {COLUMN_CHUNK}u");
+        let r0 = format!("part * {chunk}u");
         let init = Some((
             source.vec(&format!("{r0} * cols / 4u + c")),
             format!("vec4<i32>(i32({r0}))"),
@@ -514,7 +536,7 @@ pub(crate) fn arg_reduction(
         }
         (
             format!(
-                "    let cols = md[0];\n    let k = md[1];\n    let per = cols / 4u;\n    if (g >= per * md[2]) {{ return; }}\n    let part = g / per;\n    let c = g - part * per;\n{}    for (var j = 0u; j < {COLUMN_CHUNK}u; j = j + 1u) {{\n        let r = part * {COLUMN_CHUNK}u + j;\n        if (r < k) {{\n{body}        }}\n    }}\n{stores}",
+                "    let cols = md[0];\n    let k = md[1];\n    let per = cols / 4u;\n    if (g >= per * md[2]) {{ return; }}\n    let part = g / per;\n    let c = g - part * per;\n{}    for (var j = 0u; j < {chunk}u; j = j + 1u) {{\n        let r = part * {chunk}u + j;\n        if (r < k) {{\n{body}        }}\n    }}\n{stores}",
                 start(init, true)
             ),
             ("", ""),
@@ -525,7 +547,7 @@ pub(crate) fn arg_reduction(
         } else {
             full(&source.scalar("r * cols + c"), "ix(r * cols + c)")
         };
-        let r0 = format!("part * {COLUMN_CHUNK}u");
+        let r0 = format!("part * {chunk}u");
         let init = first.then(|| {
             (
                 source.scalar(&format!("{r0} * cols + c")),
@@ -534,7 +556,7 @@ pub(crate) fn arg_reduction(
         });
         (
             format!(
-                "    let cols = md[0];\n    let k = md[1];\n    if (g >= cols * md[2]) {{ return; }}\n    let part = g / cols;\n    let c = g - part * cols;\n{}    for (var j = 0u; j < {COLUMN_CHUNK}u; j = j + 1u) {{\n        let r = part * {COLUMN_CHUNK}u + j;\n        if (r < k) {{\n{body}        }}\n    }}\n",
+                "    let cols = md[0];\n    let k = md[1];\n    if (g >= cols * md[2]) {{ return; }}\n    let part = g / cols;\n    let c = g - part * cols;\n{}    for (var j = 0u; j < {chunk}u; j = j + 1u) {{\n        let r = part * {chunk}u + j;\n        if (r < k) {{\n{body}        }}\n    }}\n",
                 start(init, false)
             ),
             ("bv", "bi"),
@@ -544,7 +566,7 @@ pub(crate) fn arg_reduction(
         // vectors), then the four lanes' candidates compared in full.
         let lane_positions = |u: &str| format!("vec4<i32>(4 * i32({u})) + vec4<i32>(0, 1, 2, 3)");
         let body = in_order(&source.vec("row * k / 4u + u"), &lane_positions("u"), true);
-        let u0 = format!("grp * {}u + lane", ROW_CHUNK / 4 * INTERLEAVE);
+        let u0 = format!("grp * {}u + lane", chunk / 4 * INTERLEAVE);
         let init = Some((
             source.vec(&format!("row * k / 4u + {u0}")),
             lane_positions(&u0),
@@ -560,8 +582,8 @@ pub(crate) fn arg_reduction(
             format!(
                 "    let rows = md[0];\n    let k = md[1];\n    let parts = md[2];\n    if (g >= rows * parts) {{ return; }}\n    let row = g / parts;\n    let part = g - row * parts;\n    let grp = part / {INTERLEAVE}u;\n    let lane = part - grp * {INTERLEAVE}u;\n    let gsize = min({INTERLEAVE}u, parts - grp * {INTERLEAVE}u);\n{}    for (var j = 0u; j < {q}u; j = j + 1u) {{\n        let u = grp * {block}u + lane + j * gsize;\n        if (u < k / 4u) {{\n{body}        }}\n    }}\n{lanes}",
                 start(init, true),
-                q = ROW_CHUNK / 4,
-                block = ROW_CHUNK / 4 * INTERLEAVE,
+                q = chunk / 4,
+                block = chunk / 4 * INTERLEAVE,
             ),
             ("b", "p"),
         )
@@ -571,7 +593,7 @@ pub(crate) fn arg_reduction(
         } else {
             full(&source.scalar("row * k + kk"), "ix(row * k + kk)")
         };
-        let kk0 = format!("grp * {}u + lane", ROW_CHUNK * INTERLEAVE);
+        let kk0 = format!("grp * {}u + lane", chunk * INTERLEAVE);
         let init = first.then(|| {
             (
                 source.scalar(&format!("row * k + {kk0}")),
@@ -580,9 +602,9 @@ pub(crate) fn arg_reduction(
         });
         (
             format!(
-                "    let rows = md[0];\n    let k = md[1];\n    let parts = md[2];\n    if (g >= rows * parts) {{ return; }}\n    let row = g / parts;\n    let part = g - row * parts;\n    let grp = part / {INTERLEAVE}u;\n    let lane = part - grp * {INTERLEAVE}u;\n    let gsize = min({INTERLEAVE}u, parts - grp * {INTERLEAVE}u);\n{}    for (var j = 0u; j < {ROW_CHUNK}u; j = j + 1u) {{\n        let kk = grp * {block}u + lane + j * gsize;\n        if (kk < k) {{\n{body}        }}\n    }}\n",
+                "    let rows = md[0];\n    let k = md[1];\n    let parts = md[2];\n    if (g >= rows * parts) {{ return; }}\n    let row = g / parts;\n    let part = g - row * parts;\n    let grp = part / {INTERLEAVE}u;\n    let lane = part - grp * {INTERLEAVE}u;\n    let gsize = min({INTERLEAVE}u, parts - grp * {INTERLEAVE}u);\n{}    for (var j = 0u; j < {chunk}u; j = j + 1u) {{\n        let kk = grp * {block}u + lane + j * gsize;\n        if (kk < k) {{\n{body}        }}\n    }}\n",
                 start(init, false),
-                block = ROW_CHUNK * INTERLEAVE,
+                block = chunk * INTERLEAVE,
             ),
             ("bv", "bi"),
         )

@@ -103,8 +103,10 @@ fn every_reduction_kernel_validates() {
                 let cols = reduce::Source::buffer(op, d, layout, windows, 4, t);
                 let out = windows.max(1);
                 for g in [
-                    reduce::row_reduction(op, &rows, 4, 8, 1, out, t),
-                    reduce::column_reduction(op, &cols, 8, 4, 1, out, t).0,
+                    reduce::row_reduction(op, &rows, 4, (8, 1, reduce::ROW_CHUNK), out, t),
+                    reduce::column_reduction(op, &cols, 8, (4, 1, reduce::COLUMN_CHUNK), out, t).0,
+                    // A CPU adapter's one pass.
+                    reduce::row_reduction(op, &rows, 4, (8, 1, reduce::ONE_PASS), out, t),
                 ] {
                     let source = g.source();
                     if let Err(e) = validate(&source) {
@@ -145,7 +147,7 @@ fn every_arg_reduction_kernel_validates() {
                     (&partials, Some(out), true),
                 ] {
                     let (g, _) =
-                        reduce::arg_reduction(max, source, index, columns, (4, 8, 1), out, t);
+                        reduce::arg_reduction(max, source, index, columns, (4, 8, 1, 16), out, t);
                     let source = g.source();
                     if let Err(e) = validate(&source) {
                         panic!("arg reduction (max: {max}) on {d}: {e}\n{source}");
@@ -248,8 +250,16 @@ fn every_fused_reduction_kernel_validates() {
                             .unwrap()
                     };
                     for g in [
-                        reduce::row_reduction(op, &source(8), 4, 8, 1, 1, &t),
-                        reduce::column_reduction(op, &source(8), 8, 4, 1, 1, &t).0,
+                        reduce::row_reduction(op, &source(8), 4, (8, 1, reduce::ROW_CHUNK), 1, &t),
+                        reduce::column_reduction(
+                            op,
+                            &source(8),
+                            8,
+                            (4, 1, reduce::COLUMN_CHUNK),
+                            1,
+                            &t,
+                        )
+                        .0,
                     ] {
                         let src = g.source();
                         if let Err(e) = validate(&src) {

@@ -797,6 +797,81 @@ fn contractions_at_every_length() {
     }
 }
 
+/// Matrix-vector products with a transposed matrix (a backward pass's `W.T @ g` and
+/// `g @ W.T`), which sum along the matrix's stored rows rather than through its
+/// strides, at every `k` (widths across the column kernel's vectors), batched at every
+/// seventh, and at lengths around a CPU adapter's one-pass limit; and plain row and
+/// column sums at those lengths.
+#[test]
+fn transposed_matrix_vector_products_at_every_length() {
+    let mut r = rng();
+    let f = DType::Float32;
+    let eighths = |r: &mut StdRng, n: usize| -> Vec<f64> {
+        (0..n)
+            .map(|_| f64::from(r.random_range(-32i32..=32)) / 8.0)
+            .collect()
+    };
+    let t = |x: &Array| np::transpose(x, None).unwrap();
+    let long = [2047, 2048, 2049, 4095, 4096, 4097, 8191];
+    for k in sweep_lengths().into_iter().chain(long) {
+        let m = [1, 3, 4, 8, 13, 64, 100][k % 7];
+        // w: [k, m] stored; w.T @ v: [m].
+        let (w, v) = (eighths(&mut r, k * m), eighths(&mut r, k));
+        let (xw, xv) = (make(&w, &[k, m], f), make(&v, &[k], f));
+        let want: Vec<f64> = (0..m)
+            .map(|j| (0..k).map(|i| w[i * m + j] * v[i]).sum())
+            .collect();
+        let got = np::matmul(t(&xw), &xv).unwrap();
+        assert_close(&format!("w.T @ v, w ({k}, {m})"), &got, &want, f, EXACT);
+        // u: [m, k] stored; v @ u.T: [m].
+        let u = eighths(&mut r, m * k);
+        let xu = make(&u, &[m, k], f);
+        let want: Vec<f64> = (0..m)
+            .map(|j| (0..k).map(|i| v[i] * u[j * k + i]).sum())
+            .collect();
+        let got = np::matmul(&xv, t(&xu)).unwrap();
+        assert_close(&format!("v @ u.T, u ({m}, {k})"), &got, &want, f, EXACT);
+        if k % 7 == 0 || long.contains(&k) {
+            // Two batch entries: [2, k, m] -> [2, m, k] @ [2, k, 1].
+            let w2 = eighths(&mut r, 2 * k * m);
+            let v2 = eighths(&mut r, 2 * k);
+            let xw2 = np::transpose(make(&w2, &[2, k, m], f), Some(&[0, 2, 1])).unwrap();
+            let got = np::matmul(&xw2, make(&v2, &[2, k, 1], f)).unwrap();
+            let want: Vec<f64> = (0..2 * m)
+                .map(|e| {
+                    let (b, j) = (e / m, e % m);
+                    (0..k)
+                        .map(|i| w2[(b * k + i) * m + j] * v2[b * k + i])
+                        .sum()
+                })
+                .collect();
+            assert_close(
+                &format!("batched w.T @ v ({k}, {m})"),
+                &got,
+                &want,
+                f,
+                EXACT,
+            );
+        }
+        if long.contains(&k) || k % 97 == 0 {
+            let rows: Vec<f64> = (0..k).map(|j| w[j * m..(j + 1) * m].iter().sum()).collect();
+            let cols: Vec<f64> = (0..m).map(|j| (0..k).map(|i| w[i * m + j]).sum()).collect();
+            let got = np::sum(&xw, Some(&[1]), false).unwrap();
+            assert_close(&format!("row sums ({k}, {m})"), &got, &rows, f, EXACT);
+            let got = np::sum(&xw, Some(&[0]), false).unwrap();
+            assert_close(&format!("column sums ({k}, {m})"), &got, &cols, f, EXACT);
+            let got = np::sum(t(&xw), Some(&[1]), false).unwrap();
+            assert_close(
+                &format!("transposed row sums ({m}, {k})"),
+                &got,
+                &cols,
+                f,
+                EXACT,
+            );
+        }
+    }
+}
+
 #[test]
 fn matmul_at_tile_edges() {
     let mut r = rng();

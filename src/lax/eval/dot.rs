@@ -143,7 +143,32 @@ pub(super) fn skinny_dot(dev: &Device, a: &Array, b: &Array, out: &Aval) -> Resu
                 lax::slice(b, &[0, k0, 0], &[batch, k1, n], None)?,
             )
         };
-        let part = if n == 1 {
+        // The matrix operand's layout picks the orientation, so that its loads stream: a
+        // transposed matrix (the products of a backward pass: its middle axis is the
+        // contiguous one) is summed along the other axis than one stored in rows.
+        let transposed = |x: &Array| {
+            let s = &x.layout().strides;
+            s[1] == 1 && s[2] != 1
+        };
+        let part = if n == 1 && m > 1 && transposed(&a) {
+            // a: [batch, m, k] -> [batch, k, m]; b: [batch, k, 1] -> [batch, k, m]; sum
+            // over k.
+            let at = lax::transpose(&a, &[0, 2, 1])?;
+            let bb = lax::broadcast_in_dim(&b, &[batch, kc, m], &[0, 1, 2])?;
+            lax::reshape(
+                &sum_of_products(&at, &bb, &[batch, kc, m], 1)?,
+                &[batch, m, 1],
+            )?
+        } else if m == 1 && n > 1 && transposed(&b) {
+            // b: [batch, k, n] -> [batch, n, k]; a: [batch, 1, k] -> [batch, n, k]; sum
+            // over k.
+            let bt = lax::transpose(&b, &[0, 2, 1])?;
+            let ab = lax::broadcast_in_dim(&a, &[batch, n, kc], &[0, 1, 2])?;
+            lax::reshape(
+                &sum_of_products(&ab, &bt, &[batch, n, kc], 2)?,
+                &[batch, 1, n],
+            )?
+        } else if n == 1 {
             // b: [batch, k, 1] -> [batch, 1, k] -> [batch, m, k]; sum over k.
             let row = lax::reshape(&b, &[batch, 1, kc])?;
             let bb = lax::broadcast_in_dim(&row, &[batch, m, kc], &[0, 1, 2])?;

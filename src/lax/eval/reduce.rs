@@ -30,7 +30,7 @@ pub(crate) fn arg_reduce(
     x: &Array,
     out: Aval,
 ) -> Result<Array> {
-    use crate::codegen::reduce::{arg_accumulator, arg_reduction, Source, COLUMN_CHUNK, ROW_CHUNK};
+    use crate::codegen::reduce::{arg_accumulator, arg_reduction, pass_chunk, Source};
     use crate::primitive::ReduceOp;
     let name = if max { "argmax" } else { "argmin" };
     let op = if max { ReduceOp::Max } else { ReduceOp::Min };
@@ -52,11 +52,13 @@ pub(crate) fn arg_reduce(
     let outer: u64 = keep.iter().map(|&d| shape[d] as u64).product();
     let mut k = shape[axis] as u64;
     let target = target(dev);
+    // (CPU adapters take short reductions in one pass: [`pass_chunk`].)
+    let cpu = dev.0.info.profile == crate::runtime::KernelProfile::Cpu;
     let inner = &dev.0;
     let mut values = crate::lax::transpose(&x, &perm)?;
     let mut positions: Option<Array> = None;
     loop {
-        let chunk = if columns { COLUMN_CHUNK } else { ROW_CHUNK };
+        let chunk = pass_chunk(columns, (outer, k), cpu);
         let parts = k.div_ceil(chunk).max(1);
         let n = outer * parts;
         let acc = arg_accumulator(values.dtype());
@@ -101,7 +103,7 @@ pub(crate) fn arg_reduce(
                 &source,
                 index.map(|(_, w)| w),
                 columns,
-                (outer, k, parts),
+                (outer, k, parts, chunk),
                 out_windows,
                 &target,
             );
@@ -434,7 +436,7 @@ pub(super) fn reduce_from(
     cache: Option<&KernelCache>,
 ) -> Result<Array> {
     use crate::codegen::reduce::{
-        accumulator, column_reduction, row_reduction, Source, COLUMN_CHUNK, ROW_CHUNK,
+        accumulator, column_reduction, pass_chunk, row_reduction, Source,
     };
     let ndim = shape.len();
     let keep: Vec<usize> = (0..ndim).filter(|i| !axes.contains(i)).collect();
@@ -499,13 +501,15 @@ pub(super) fn reduce_from(
     let acc = accumulator(op, in_dtype);
     let inner = &dev.0;
     let target = target(dev);
+    // (CPU adapters take short reductions in one pass: [`pass_chunk`].)
+    let cpu = dev.0.info.profile == crate::runtime::KernelProfile::Cpu;
     let name = op.name();
     loop {
         // The length of the contiguous runs this pass reads: a row pass reads rows of the
         // current `k` (the partials of the previous pass), so whether they are whole `vec4`s
         // is decided again for every pass.
         let run = if columns { rows } else { k };
-        let chunk = if columns { COLUMN_CHUNK } else { ROW_CHUNK };
+        let chunk = pass_chunk(columns, (rows, k), cpu);
         let parts = k.div_ceil(chunk).max(1);
         let n = rows * parts;
         let bytes = n * acc.storage_bytes() as u64;
@@ -524,9 +528,9 @@ pub(super) fn reduce_from(
             };
             let generate = |source: &Source| {
                 if columns {
-                    column_reduction(op, source, rows, k, parts, out_windows, &target).0
+                    column_reduction(op, source, rows, (k, parts, chunk), out_windows, &target).0
                 } else {
-                    row_reduction(op, source, rows, k, parts, out_windows, &target)
+                    row_reduction(op, source, rows, (k, parts, chunk), out_windows, &target)
                 }
             };
             let (kernel, meta, threads, stores) = match (&cur, &fused) {
