@@ -82,29 +82,54 @@ fn fusible(p: &Primitive) -> bool {
     )
 }
 
-/// Broadcasts and reshapes of a constant become the constant at the new shape (so scalar
-/// constants fuse into the kernels that use them instead of getting a buffer).
+/// The largest pad (its output's bytes) read by the kernel that uses it.
+const FUSED_PAD_BYTES: u64 = 64 << 20;
+
+/// Broadcasts and reshapes of a constant become the constant at the new shape, and
+/// broadcasts of an iota an iota at the new shape (so they fuse into the kernels that use
+/// them instead of getting a buffer).
 fn fold_constants(eqns: &[Eqn]) -> Vec<Eqn> {
-    let mut full: HashMap<usize, crate::primitive::Literal> = HashMap::new();
+    let mut made: HashMap<usize, Primitive> = HashMap::new();
     eqns.iter()
         .map(|e| {
-            let e = match (&e.prim, e.inputs.first().and_then(|i| full.get(i))) {
+            let folded = match (&e.prim, e.inputs.first().and_then(|i| made.get(i))) {
                 (
                     Primitive::BroadcastInDim { shape, .. }
                     | Primitive::Reshape { new_sizes: shape },
-                    Some(&value),
-                ) => Eqn {
-                    prim: Primitive::Full {
-                        shape: shape.clone(),
-                        value,
+                    Some(Primitive::Full { value, .. }),
+                ) => Some(Primitive::Full {
+                    shape: shape.clone(),
+                    value: *value,
+                }),
+                (
+                    Primitive::BroadcastInDim {
+                        shape,
+                        broadcast_dimensions,
                     },
+                    Some(Primitive::Iota {
+                        dtype,
+                        shape: old,
+                        dimension,
+                    }),
+                ) if old[*dimension] == shape[broadcast_dimensions[*dimension]] => {
+                    Some(Primitive::Iota {
+                        dtype: *dtype,
+                        shape: shape.clone(),
+                        dimension: broadcast_dimensions[*dimension],
+                    })
+                }
+                _ => None,
+            };
+            let e = match folded {
+                Some(prim) => Eqn {
+                    prim,
                     inputs: vec![],
                     outs: e.outs.clone(),
                 },
-                _ => e.clone(),
+                None => e.clone(),
             };
-            if let Primitive::Full { value, .. } = &e.prim {
-                full.insert(e.out(), *value);
+            if matches!(e.prim, Primitive::Full { .. } | Primitive::Iota { .. }) {
+                made.insert(e.out(), e.prim.clone());
             }
             e
         })
@@ -184,6 +209,14 @@ fn unit_reshape(from: &[usize], to: &[usize]) -> bool {
 /// ([`sink_views`]): each is computed once per element of the broadcast instead of once.
 const SINK_BROADCAST_OPS: usize = 16;
 
+/// The most elements a broadcast of more than one value may have to be moved above its
+/// pointwise operations ([`sink_views`]). A scalar's operations are the same for every
+/// element, so a kernel computes them once per thread; others are computed per element
+/// from loads that divide the index (a per-example divisor spread over a batch of
+/// weight gradients: DP-SGD's step took 2.7x as long with its norms' sum, square root and
+/// clip recomputed for each of 12.8M elements). Below this the launch saved costs more.
+const SINK_BROADCAST_ELEMENTS: usize = 1 << 14;
+
 /// `eqns` with identity transposes and reshapes removed, and two kinds of views moved above
 /// the pointwise values they view, onto those values' operands (new variables of `g`,
 /// whose outputs are renamed to match), since a view of a fused value needs a buffer:
@@ -192,10 +225,11 @@ const SINK_BROADCAST_OPS: usize = 16;
 ///   row-major position (`vmap`'s unit batch dimensions, `[b, 1, m, n]` reshaped to
 ///   `[b, m, n]` between a product and its reduction, would otherwise store values that
 ///   fuse);
-/// - broadcasts of a single value (a scalar computed from constants, as `grad`'s seeds
-///   and an optimiser's step sizes are) whose uses are all fused, where the value takes at
-///   most [`SINK_BROADCAST_OPS`] pointwise operations: each would otherwise be a kernel of
-///   its own.
+/// - broadcasts whose uses are all fused, where the value takes at most
+///   [`SINK_BROADCAST_OPS`] pointwise operations: of a scalar (computed from constants,
+///   as `grad`'s seeds and an optimiser's step sizes are), or to at most
+///   [`SINK_BROADCAST_ELEMENTS`] elements (per-sample values `vmap` broadcasts across a
+///   small batch): each would otherwise be a kernel of its own.
 ///
 /// The pointwise operations compute the same values at the new shape; the view stays (a
 /// reshape or a broadcast of a buffer) where it meets a value that is not pointwise.
@@ -223,7 +257,10 @@ fn sink_views(g: &mut Graph, eqns: Vec<Eqn>) -> Vec<Eqn> {
         let from = e.inputs.first().map(|&i| g.avals[i].shape.as_slice());
         let moved = match (&e.prim, from) {
             (Primitive::Reshape { new_sizes }, Some(from)) => unit_reshape(from, new_sizes),
-            (Primitive::BroadcastInDim { .. }, Some(from)) => crate::shape::size_of(from) == 1,
+            (Primitive::BroadcastInDim { shape, .. }, Some(from)) => {
+                crate::shape::size_of(from) == 1
+                    || crate::shape::size_of(shape) <= SINK_BROADCAST_ELEMENTS
+            }
             (Primitive::Transpose { permutation }, _) => {
                 permutation.iter().enumerate().all(|(i, &p)| i == p)
             }
@@ -297,8 +334,9 @@ fn sink_views(g: &mut Graph, eqns: Vec<Eqn>) -> Vec<Eqn> {
                 Some(from),
             ) if of_pointwise
                 && fused_uses[e.out()]
-                && crate::shape::size_of(from) == 1
                 && shape != from
+                && (crate::shape::size_of(from) == 1
+                    || crate::shape::size_of(shape) <= SINK_BROADCAST_ELEMENTS)
                 && ops(inputs[0], SINK_BROADCAST_OPS) <= SINK_BROADCAST_OPS =>
             {
                 Some((shape.clone(), Some(broadcast_dimensions.clone())))
@@ -422,20 +460,44 @@ pub(crate) fn compile(g: &Graph, max_inputs: usize) -> Executable {
         }
     }
     let is_live = |e: &Eqn| e.outs.iter().any(|&o| live[o]);
-    // Which elementwise values need a buffer.
-    let is_fused_value = |v: usize| producer[v].is_some_and(|p| fusible(&eqns[p].prim));
-    let mut materialized = vec![false; n];
-    for &o in &g.outvars {
-        materialized[o] = true;
-    }
-    // A fused value whose only use is a reduction is computed by the reduction's first
-    // pass (`absorbed`): no buffer, no kernel of its own.
     let mut uses = vec![0usize; n];
     for e in eqns.iter().filter(|e| is_live(e)) {
         for &i in &e.inputs {
             uses[i] += 1;
         }
     }
+    // A pad is read through its input map (a clamped load and a select) by the kernel
+    // that uses it, instead of being stored by a kernel of its own (the transposes of
+    // slices in gradients that unpack arrays), where it is its operand's only use and
+    // changes the shape. Its operand keeps a buffer: an indexed read is of a kernel's
+    // input, never of a value computed in it (and with another shape, no step computes
+    // the operand in the reader's kernel). Pads past `FUSED_PAD_BYTES` stay kernels of
+    // their own, which split into boxes past one binding.
+    let pad_fuses = |e: &Eqn| {
+        let (x, out) = (&g.avals[e.inputs[0]], &g.avals[e.out()]);
+        matches!(e.prim, Primitive::Pad { .. })
+            && uses[e.inputs[0]] == 1
+            && x.shape != out.shape
+            && (out.size() as u64).saturating_mul(out.dtype.storage_bytes() as u64)
+                <= FUSED_PAD_BYTES
+    };
+    let fuses: Vec<bool> = eqns
+        .iter()
+        .map(|e| fusible(&e.prim) || pad_fuses(e))
+        .collect();
+    // Which elementwise values need a buffer.
+    let is_fused_value = |v: usize| producer[v].is_some_and(|p| fuses[p]);
+    let mut materialized = vec![false; n];
+    for &o in &g.outvars {
+        materialized[o] = true;
+    }
+    for (k, e) in eqns.iter().enumerate() {
+        if fuses[k] && !fusible(&e.prim) && is_live(e) {
+            materialized[e.inputs[0]] = true;
+        }
+    }
+    // A fused value whose only use is a reduction is computed by the reduction's first
+    // pass (`absorbed`): no buffer, no kernel of its own.
     let absorbs = |e: &Eqn| {
         matches!(e.prim, Primitive::Reduce { .. })
             && is_fused_value(e.inputs[0])
@@ -443,10 +505,10 @@ pub(crate) fn compile(g: &Graph, max_inputs: usize) -> Executable {
             && !g.outvars.contains(&e.inputs[0])
     };
     let mut absorbed = vec![false; n];
-    for e in eqns.iter().filter(|e| is_live(e)) {
+    for (k, e) in eqns.iter().enumerate().filter(|(_, e)| is_live(e)) {
         if absorbs(e) {
             absorbed[e.inputs[0]] = true;
-        } else if !fusible(&e.prim) {
+        } else if !fuses[k] {
             for &i in &e.inputs {
                 materialized[i] = true;
             }
@@ -457,8 +519,8 @@ pub(crate) fn compile(g: &Graph, max_inputs: usize) -> Executable {
     // program fits (each pass materialises at least one more value, so this ends).
     loop {
         let mut cut = false;
-        for e in eqns.iter().filter(|e| is_live(e)) {
-            if !fusible(&e.prim) || !(materialized[e.out()] || absorbed[e.out()]) {
+        for (k, e) in eqns.iter().enumerate().filter(|(_, e)| is_live(e)) {
+            if !fuses[k] || !(materialized[e.out()] || absorbed[e.out()]) {
                 continue;
             }
             let mut leaves: Vec<usize> = Vec::new();
@@ -574,7 +636,7 @@ pub(crate) fn compile(g: &Graph, max_inputs: usize) -> Executable {
             Primitive::Reduce { .. } if absorbed[e.inputs[0]] => {
                 (Pending::Reduce(k), ancestry(&[e.inputs[0]]).1)
             }
-            prim if !fusible(prim) => (Pending::Op(k), e.inputs.clone()),
+            _ if !fuses[k] => (Pending::Op(k), e.inputs.clone()),
             _ if materialized[e.out()] => {
                 let v = e.out();
                 let (inner, leaves) = ancestry(&[v]);
@@ -961,6 +1023,17 @@ mod tests {
             let r = lax::reduce(op, &acc, &[rank - 1])?;
             let b = lax::broadcast_in_dim(&r, &shape, &(0..rank - 1).collect::<Vec<_>>())?;
             acc = lax::select(p, &acc, &b)?;
+            // Pads of stored values, read through their input maps where they are used
+            // (constant and edge padding).
+            let mut unit = shape.clone();
+            unit[rank - 1] = 1;
+            let mut high = vec![0; rank];
+            high[rank - 1] = shape[rank - 1] - 1;
+            for value in [Some(Literal::F32(0.5).cast(d)), None] {
+                let r = lax::reduce(op, &acc, &[rank - 1])?;
+                let padded = lax::pad(&lax::reshape(&r, &unit)?, &vec![0; rank], &high, value)?;
+                acc = lax::select(p, &acc, &padded)?;
+            }
         }
         // Kernels without operands.
         if rank >= 1 {
@@ -1143,6 +1216,10 @@ mod tests {
             }
         }
         assert!(steps >= 40, "{steps} fused steps");
+        assert!(
+            uses.iter().any(|u| u.starts_with("(\"pad\"")),
+            "no fused kernel reads a pad"
+        );
         assert!(multi >= 10, "{multi} fused steps with several outputs");
         assert!(kernels > 1000, "{kernels} kernels");
     }

@@ -665,3 +665,98 @@ fn scalars_broadcast_into_fused_uses_are_computed_there() {
         bits(&product(args).unwrap())
     );
 }
+
+/// A pad (here the gradient of a slice, as unpacking an array makes) is read by the
+/// kernel that uses it, through a clamped load and a select, instead of being stored by a
+/// kernel of its own: constant and edge padding, of transposed and empty operands, and
+/// under a reduction along a leading axis, each with the eager bits.
+#[test]
+fn pads_are_read_by_the_kernels_that_use_them() {
+    let mut r = rng();
+    let x = random_array(&mut r, &[2, 37], DType::Float32, false).0;
+    let unpack = |x: Array| -> Result<Array> {
+        let (a, b) = (x.slice(olympus::s![0])?, x.slice(olympus::s![1])?);
+        np::sum(
+            np::add(np::multiply(&a, np::exp(&b)?)?, np::sin(&a)?)?,
+            None,
+            false,
+        )
+    };
+    let g = olympus::grad(unpack);
+    let j = jit(&g);
+    let lowered = j.lower(&x).unwrap();
+    // The two rows' gradients in one kernel, their pads and sum in the next; the other
+    // six steps are views (pads of their own would be two more steps).
+    assert_eq!((lowered.steps(), lowered.fused_kernels()), (8, 2));
+    assert_eq!(
+        bits(&j.call(x.clone()).unwrap()),
+        bits(&g(x.clone()).unwrap())
+    );
+
+    let y = random_array(&mut r, &[6, 9], DType::Float32, false).0;
+    for (name, shape, transpose) in [
+        ("plain", vec![4, 5], false),
+        ("transposed", vec![5, 4], true),
+        ("empty", vec![0, 5], false),
+    ] {
+        let x = random_array(&mut r, &shape, DType::Float32, false).0;
+        let x = if transpose {
+            np::transpose(&x, None).unwrap()
+        } else {
+            x
+        };
+        let rows = 6 - x.shape()[0];
+        for mode in [np::PadMode::Constant(-2.5), np::PadMode::Edge] {
+            if x.size() == 0 && mode == np::PadMode::Edge {
+                continue;
+            }
+            let chain = move |(x, y): (Array, Array)| {
+                np::multiply(
+                    np::add(np::pad(&x, &[(1, rows - 1), (3, 1)], mode)?, 1.0)?,
+                    &y,
+                )
+            };
+            let total = move |x: Array| {
+                np::sum(
+                    np::pad(&x, &[(1, rows - 1), (3, 1)], mode)?,
+                    Some(&[0]),
+                    false,
+                )
+            };
+            let (jc, jt) = (jit(chain), jit(total));
+            let args = (x.clone(), y.clone());
+            let (lc, lt) = (jc.lower(&args).unwrap(), jt.lower(&x).unwrap());
+            // (The chain's other step broadcasts the scalar 1.)
+            assert_eq!((lc.steps(), lc.fused_kernels()), (2, 1), "{name}");
+            assert_eq!((lt.steps(), lt.fused_kernels()), (1, 1), "{name}");
+            let (a, ea) = (jc.call(args.clone()).unwrap(), chain(args).unwrap());
+            let (b, eb) = (jt.call(x.clone()).unwrap(), total(x.clone()).unwrap());
+            assert_eq!(bits(&a), bits(&ea), "{name} {mode:?}");
+            assert_eq!(bits(&b), bits(&eb), "{name} {mode:?} sum");
+        }
+    }
+}
+
+/// A broadcast of a short pointwise chain (a per-column value `vmap` or a bias spreads
+/// across rows) or of an iota is computed where the broadcast is read, not stored by a
+/// kernel of its own first: one kernel, with the eager bits.
+#[test]
+fn broadcast_chains_and_iotas_are_computed_where_they_are_read() {
+    let mut r = rng();
+    let x = random_array(&mut r, &[40, 3], DType::Float32, false).0;
+    let v = random_array(&mut r, &[3], DType::Float32, false).0;
+    let f = |(x, v): (Array, Array)| {
+        let scale = np::multiply(np::exp(&v)?, 2.0)?;
+        let column = lax::iota(DType::Float32, &[3], 0, None)?;
+        let rows = lax::broadcast_in_dim(&scale, &[40, 3], &[1])?;
+        let cols = lax::broadcast_in_dim(&column, &[40, 3], &[1])?;
+        np::add(np::multiply(&x, rows)?, cols)
+    };
+    let j = jit(f);
+    let args = (x, v);
+    assert_eq!(j.lower(&args).unwrap().fused_kernels(), 1);
+    assert_eq!(
+        bits(&j.call(args.clone()).unwrap()),
+        bits(&f(args).unwrap())
+    );
+}

@@ -119,9 +119,20 @@ pub(super) fn with_inputs<R>(
     out_shape: &[usize],
     f: impl FnOnce(&[InputDesc<'_>]) -> R,
 ) -> R {
-    let prim = &program.nodes.last().expect("a program has a node").prim;
     let layouts: Vec<&Layout> = operands.iter().map(|o| o.layout).collect();
-    let mapped = codegen::rules::input_maps(prim, &layouts, out_shape);
+    // Each input through the map of the indexed node that reads it (a lone `pad` or
+    // `gather`, or a pad fused into its reader), else plainly.
+    let mut mapped = codegen::maps::plain(&layouts);
+    for node in &program.nodes {
+        let indexed = elementwise(&node.prim) == Some(Elementwise::Indexed);
+        if indexed && node.args.iter().all(|&a| a < layouts.len()) {
+            let read: Vec<&Layout> = node.args.iter().map(|&a| layouts[a]).collect();
+            let maps = codegen::rules::input_maps(&node.prim, &read, out_shape);
+            for (&a, m) in node.args.iter().zip(maps) {
+                mapped[a] = m;
+            }
+        }
+    }
     let descs: Vec<InputDesc<'_>> = operands
         .iter()
         .zip(&mapped)

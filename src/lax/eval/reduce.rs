@@ -482,6 +482,10 @@ pub(super) fn reduce_from(
                     Primitive::Full { shape, .. } => {
                         *shape = perm.iter().map(|&d| shape[d]).collect();
                     }
+                    Primitive::Pad { low, high, .. } => {
+                        *low = perm.iter().map(|&d| low[d]).collect();
+                        *high = perm.iter().map(|&d| high[d]).collect();
+                    }
                     _ => {}
                 }
             }
