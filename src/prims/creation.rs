@@ -155,4 +155,53 @@ impl Lowering for Iota<'_> {
     }
 }
 
-evaluate_elementwise!(Full<'_>, Iota<'_>);
+evaluate_elementwise!(Iota<'_>);
+
+/// The most bytes a fill writes from the host ([`Full`]'s evaluation).
+const HOST_FILL_BYTES: usize = 4096;
+
+impl crate::lax::eval::Evaluate for Full<'_> {
+    /// A small array is written from the host (copied at the next submit, as an upload
+    /// is) rather than by a kernel: a launch costs far more than a copy of a few
+    /// kilobytes (on lavapipe, about 40 µs of the driver's threads).
+    fn evaluate(
+        &self,
+        dev: &crate::runtime::Device,
+        inputs: &[&Array],
+        outs: Vec<Aval>,
+    ) -> Result<Vec<Array>> {
+        use crate::primitive::Literal as L;
+        let out = crate::lax::eval::single("full", outs)?;
+        let n = out.size();
+        let small = n
+            .checked_mul(out.dtype.storage_bytes())
+            .is_some_and(|b| b <= HOST_FILL_BYTES);
+        if small && self.value.dtype() == out.dtype {
+            let s = &out.shape;
+            let a = match *self.value {
+                L::Bool(v) => Array::from_slice_on(dev, &vec![v; n], s),
+                L::I8(v) => Array::from_slice_on(dev, &vec![v; n], s),
+                L::U8(v) => Array::from_slice_on(dev, &vec![v; n], s),
+                L::I16(v) => Array::from_slice_on(dev, &vec![v; n], s),
+                L::U16(v) => Array::from_slice_on(dev, &vec![v; n], s),
+                L::I32(v) => Array::from_slice_on(dev, &vec![v; n], s),
+                L::U32(v) => Array::from_slice_on(dev, &vec![v; n], s),
+                L::BF16(v) => Array::from_slice_on(dev, &vec![v; n], s),
+                L::F16(v) => Array::from_slice_on(dev, &vec![v; n], s),
+                L::F32(v) => Array::from_slice_on(dev, &vec![v; n], s),
+                #[cfg(test)]
+                L::Pair(_) => {
+                    let prim = self.primitive();
+                    return Ok(vec![crate::lax::eval::elementwise_node(
+                        dev, prim, inputs, out,
+                    )?]);
+                }
+            };
+            return Ok(vec![a.map_err(|e| e.renamed("full"))?.with_weak(out.weak)]);
+        }
+        let prim = self.primitive();
+        Ok(vec![crate::lax::eval::elementwise_node(
+            dev, prim, inputs, out,
+        )?])
+    }
+}

@@ -18,6 +18,16 @@ fn zeros_ones_full_empty_every_dtype() {
             assert_close("ones", &o, &vec![1.0; n], d, EXACT);
         }
     }
+    // Small fills are written from the host, large ones by a kernel: both sides of the
+    // 4 KiB line in every dtype.
+    for d in every_dtype() {
+        for n in [7, 1023, 1024, 1025, 4096, 4097, 5000] {
+            let f = np::full(&[n], 3, Some(d)).unwrap();
+            let want = if d == DType::Bool { 1.0 } else { 3.0 };
+            assert_eq!((f.dtype(), f.weak_type()), (d, false));
+            assert_close(&format!("full {n} {d}"), &f, &vec![want; n], d, EXACT);
+        }
+    }
     let f = np::full(&[3], 2.5, None).unwrap();
     assert_eq!((f.dtype(), f.weak_type()), (DType::Float32, true));
     assert_eq!(f.to_vec::<f32>().unwrap(), vec![2.5; 3]);
