@@ -1250,16 +1250,12 @@ pub(crate) fn values(
         let _ = writeln!(src, "    return Value4({});\n}}", fields.join(", "));
     }
     if scalar {
-        assert!(
-            single,
-            "value1 is only emitted for programs with one output"
-        );
-        let ct = cts[0];
+        // (Several outputs: the `Lane` struct.)
         let mut call = vec!["i".to_string()];
         call.extend(lane1);
         let _ = writeln!(
             src,
-            "fn value1(i: u32) -> {ct} {{\n{pre1}    return lane({});\n}}",
+            "fn value1(i: u32) -> {lane_ty} {{\n{pre1}    return lane({});\n}}",
             call.join(", ")
         );
     }

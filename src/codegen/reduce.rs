@@ -94,6 +94,8 @@ pub(crate) struct Source {
     /// Whether four consecutive elements are read at once (`vec`), else one (`scalar`).
     pub(crate) vector: bool,
     program: bool,
+    /// The values reduced side by side (a program's outputs, each to its own buffer).
+    outputs: usize,
 }
 
 impl Source {
@@ -159,6 +161,7 @@ impl Source {
             dtype,
             vector,
             program: false,
+            outputs: 1,
         }
     }
 
@@ -166,7 +169,8 @@ impl Source {
     /// axes already moved where the kernel reads them). `stored` is the layout the values
     /// would have had if they were stored and then moved: they are read four at a time
     /// exactly when that layout would be, so a fused reduction adds in the same order as
-    /// the unfused one and gives the same bits.
+    /// the unfused one and gives the same bits. Each output of the program (all of one
+    /// dtype) is reduced on its own accumulator into its own buffer, as it alone would be.
     pub(crate) fn program(
         program: &Program,
         inputs: &[InputDesc<'_>],
@@ -177,6 +181,10 @@ impl Source {
     ) -> Result<Source> {
         let dtype = program.dtype_of(program.outputs[0]);
         let vector = Source::program_reads_vectors(dtype, stored, run, t);
+        debug_assert!(program
+            .outputs
+            .iter()
+            .all(|&o| program.dtype_of(o) == dtype));
         let v = super::values(program, inputs, shape, 3, !vector, true, t)?;
         Ok(Source {
             decls: v.src,
@@ -186,6 +194,7 @@ impl Source {
             dtype,
             vector,
             program: true,
+            outputs: program.outputs.len(),
         })
     }
 
@@ -217,11 +226,45 @@ impl Source {
         }
     }
 
-    /// The source's declarations and the output's, as words of the accumulator.
+    /// The values at `at` (flat index `4q` for `vec4`s where `four`, else `i`) as
+    /// accumulator values, one expression per output: with several, `let {name} = ..;`
+    /// (the first part) reads them all once and each expression takes its field.
+    fn read(&self, at: &str, four: bool, name: &str) -> (String, Vec<String>) {
+        if self.outputs == 1 {
+            let e = if four { self.vec(at) } else { self.scalar(at) };
+            return (String::new(), vec![e]);
+        }
+        let f = if four { "value4" } else { "value1" };
+        let exprs = (0..self.outputs)
+            .map(|j| {
+                let x = format!("{name}.o{j}");
+                match (self.dtype, four) {
+                    (DType::Bool, true) => format!("select(vec4<u32>(0u), vec4<u32>(1u), {x})"),
+                    (DType::Bool, false) => format!("select(0u, 1u, {x})"),
+                    _ => x,
+                }
+            })
+            .collect();
+        (format!("let {name} = {f}({at});\n"), exprs)
+    }
+
+    /// The name of output `j`'s accumulator or buffer `base` (`base` alone for one).
+    fn named(&self, base: &str, j: usize) -> String {
+        if self.outputs == 1 {
+            base.to_string()
+        } else {
+            format!("{base}{j}")
+        }
+    }
+
+    /// The source's declarations and the outputs', as words of the accumulator.
     fn declare_all(&self, acc: DType, out_windows: u64, t: &Target) -> String {
         let mut src = self.decls.clone();
         let mut binding = self.binding;
-        declare_output(&mut src, &mut binding, "out", acc, false, out_windows, t);
+        for j in 0..self.outputs {
+            let name = self.named("out", j);
+            declare_output(&mut src, &mut binding, &name, acc, false, out_windows, t);
+        }
         src
     }
 
@@ -284,29 +327,51 @@ pub(crate) fn column_reduction(
     let vector = source.vector;
     let mut src = source.declare_all(acc, out_windows, t);
     let id = identity(op, acc);
-    let (per, lanes, load, store) = if vector {
+    let (per, lanes, at_r) = if vector {
         (
             "cols / 4u",
             format!("vec4<{at}>({id})"),
-            combine4(op, acc, "acc", &source.vec("r * cols / 4u + c")),
-            "    out_st(part * cols + 4u * c, acc.x);\n    out_st(part * cols + 4u * c + 1u, acc.y);\n    out_st(part * cols + 4u * c + 2u, acc.z);\n    out_st(part * cols + 4u * c + 3u, acc.w);\n".to_string(),
+            "r * cols / 4u + c",
         )
     } else {
-        (
-            "cols",
-            id.to_string(),
-            combine(op, acc, "acc", &source.scalar("r * cols + c")),
-            "    out_st(g, acc);\n".to_string(),
-        )
+        ("cols", id.to_string(), "r * cols + c")
     };
     let ty = if vector {
         format!("vec4<{at}>")
     } else {
         at.to_string()
     };
+    // One accumulator and output per value reduced.
+    let (bind, loads) = source.read(at_r, vector, "v");
+    let (mut decls, mut body, mut store) = (String::new(), String::new(), String::new());
+    if !bind.is_empty() {
+        body += &format!("            {bind}");
+    }
+    for (j, load) in loads.iter().enumerate() {
+        let (a, o) = (source.named("acc", j), source.named("out", j));
+        let e = if vector {
+            combine4(op, acc, &a, load)
+        } else {
+            combine(op, acc, &a, load)
+        };
+        let _ = writeln!(decls, "    var {a}: {ty} = {lanes};");
+        let _ = writeln!(body, "            {a} = {e};");
+        if vector {
+            for (lane, f) in ["x", "y", "z", "w"].iter().enumerate() {
+                let plus = if lane == 0 {
+                    String::new()
+                } else {
+                    format!(" + {lane}u")
+                };
+                let _ = writeln!(store, "    {o}_st(part * cols + 4u * c{plus}, {a}.{f});");
+            }
+        } else {
+            let _ = writeln!(store, "    {o}_st(g, {a});");
+        }
+    }
     let _ = writeln!(
         src,
-        "@compute @workgroup_size({WORKGROUP})\nfn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>, @builtin(local_invocation_index) li: u32) {{\n    let g = (wg.y * nwg.x + wg.x) * {WORKGROUP}u + li;\n    let cols = md[0];\n    let k = md[1];\n    let per = {per};\n    if (g >= per * md[2]) {{ return; }}\n    let part = g / per;\n    let c = g - part * per;\n    var acc: {ty} = {lanes};\n    for (var j = 0u; j < {chunk}u; j = j + 1u) {{\n        let r = part * {chunk}u + j;\n        if (r < k) {{\n            acc = {load};\n        }}\n    }}\n{store}}}",
+        "@compute @workgroup_size({WORKGROUP})\nfn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>, @builtin(local_invocation_index) li: u32) {{\n    let g = (wg.y * nwg.x + wg.x) * {WORKGROUP}u + li;\n    let cols = md[0];\n    let k = md[1];\n    let per = {per};\n    if (g >= per * md[2]) {{ return; }}\n    let part = g / per;\n    let c = g - part * per;\n{decls}    for (var j = 0u; j < {chunk}u; j = j + 1u) {{\n        let r = part * {chunk}u + j;\n        if (r < k) {{\n{body}        }}\n    }}\n{store}}}",
     );
     let threads = if vector { cols / 4 } else { cols } * parts;
     (
@@ -369,29 +434,92 @@ pub(crate) fn row_reduction(
     let vector = source.vector;
     let mut src = source.declare_all(acc, out_windows, t);
     let id = identity(op, acc);
+    // One accumulator (two `vec4`s on the vector path) and output per value reduced.
+    let n = source.outputs;
+    let accs: Vec<String> = (0..n).map(|j| source.named("acc", j)).collect();
     let inner = if vector {
         let c4 = |a: &str, b: &str| combine4(op, acc, a, b);
         // Two independent vec4 accumulators halve the dependency chain.
         let id4 = format!("vec4<{at}>({id})");
+        let (bind_a, loads_a) = source.read("min(u, last4)", true, "v");
+        let (bind_b, loads_b) = source.read("min(u1, last4)", true, "w");
+        let (mut decls, mut steps, mut ends) = (String::new(), String::new(), String::new());
+        for b in [&bind_a, &bind_b].into_iter().filter(|b| !b.is_empty()) {
+            steps += &format!("        {b}");
+        }
+        let (a4s, b4s): (Vec<String>, Vec<String>) = (0..n)
+            .map(|j| (source.named("a4_", j), source.named("b4_", j)))
+            .map(|(a, b)| {
+                if n == 1 {
+                    ("a4".to_string(), "b4".to_string())
+                } else {
+                    (a, b)
+                }
+            })
+            .unzip();
+        for j in 0..n {
+            let (a4, b4) = (&a4s[j], &b4s[j]);
+            let _ = writeln!(decls, "    var {a4} = {id4};\n    var {b4} = {id4};");
+            let sel = |l: &str, u: &str| format!("select({id4}, {l}, {u} < end4)");
+            let _ = writeln!(steps, "        {a4} = {};", c4(a4, &sel(&loads_a[j], "u")));
+            let (x, y, z, w) = (
+                format!("{a4}.x"),
+                format!("{a4}.y"),
+                format!("{a4}.z"),
+                format!("{a4}.w"),
+            );
+            let _ = writeln!(
+                ends,
+                "    {a4} = {};\n    let {} = {};",
+                c4(a4, b4),
+                accs[j],
+                combine(
+                    op,
+                    acc,
+                    &combine(op, acc, &x, &y),
+                    &combine(op, acc, &z, &w)
+                )
+            );
+        }
+        for j in 0..n {
+            let _ = writeln!(
+                steps,
+                "        {} = {};",
+                b4s[j],
+                c4(
+                    &b4s[j],
+                    &format!("select({id4}, {}, u1 < end4)", loads_b[j])
+                )
+            );
+        }
         format!(
-            "    let base4 = row * k / 4u;\n    let end4 = base4 + k / 4u;\n    let last4 = max(end4, 1u) - 1u;\n    let start4 = base4 + grp * {block}u + lane;\n    var a4 = {id4};\n    var b4 = {id4};\n    for (var j = 0u; j < {q}u; j = j + 2u) {{\n        let u = start4 + j * gsize;\n        let u1 = u + gsize;\n        a4 = {};\n        b4 = {};\n    }}\n    a4 = {};\n    let acc = {};\n",
-            c4("a4", &format!("select({id4}, {}, u < end4)", source.vec("min(u, last4)"))),
-            c4("b4", &format!("select({id4}, {}, u1 < end4)", source.vec("min(u1, last4)"))),
-            c4("a4", "b4"),
-            combine(op, acc, &combine(op, acc, "a4.x", "a4.y"), &combine(op, acc, "a4.z", "a4.w")),
+            "    let base4 = row * k / 4u;\n    let end4 = base4 + k / 4u;\n    let last4 = max(end4, 1u) - 1u;\n    let start4 = base4 + grp * {block}u + lane;\n{decls}    for (var j = 0u; j < {q}u; j = j + 2u) {{\n        let u = start4 + j * gsize;\n        let u1 = u + gsize;\n{steps}    }}\n{ends}",
             q = chunk / 4,
             block = chunk / 4 * INTERLEAVE,
         )
     } else {
+        let (bind, loads) = source.read("row * k + kk", false, "v");
+        let (mut decls, mut body) = (String::new(), String::new());
+        if !bind.is_empty() {
+            body += &format!("            {bind}");
+        }
+        for (a, load) in accs.iter().zip(&loads) {
+            let _ = writeln!(decls, "    var {a}: {at} = {id};");
+            let _ = writeln!(body, "            {a} = {};", combine(op, acc, a, load));
+        }
         format!(
-            "    var acc: {at} = {id};\n    for (var j = 0u; j < {chunk}u; j = j + 1u) {{\n        let kk = grp * {block}u + lane + j * gsize;\n        if (kk < k) {{\n            acc = {};\n        }}\n    }}\n",
-            combine(op, acc, "acc", &source.scalar("row * k + kk")),
+            "{decls}    for (var j = 0u; j < {chunk}u; j = j + 1u) {{\n        let kk = grp * {block}u + lane + j * gsize;\n        if (kk < k) {{\n{body}        }}\n    }}\n",
             block = chunk * INTERLEAVE,
         )
     };
+    let store: String = accs
+        .iter()
+        .enumerate()
+        .map(|(j, a)| format!("    {}_st(g, {a});\n", source.named("out", j)))
+        .collect();
     let _ = writeln!(
         src,
-        "@compute @workgroup_size({WORKGROUP})\nfn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>, @builtin(local_invocation_index) li: u32) {{\n    let g = (wg.y * nwg.x + wg.x) * {WORKGROUP}u + li;\n    let rows = md[0];\n    let k = md[1];\n    let parts = md[2];\n    if (g >= rows * parts) {{ return; }}\n    let row = g / parts;\n    let part = g - row * parts;\n    let grp = part / {INTERLEAVE}u;\n    let lane = part - grp * {INTERLEAVE}u;\n    let gsize = min({INTERLEAVE}u, parts - grp * {INTERLEAVE}u);\n{inner}    out_st(g, acc);\n}}"
+        "@compute @workgroup_size({WORKGROUP})\nfn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>, @builtin(local_invocation_index) li: u32) {{\n    let g = (wg.y * nwg.x + wg.x) * {WORKGROUP}u + li;\n    let rows = md[0];\n    let k = md[1];\n    let parts = md[2];\n    if (g >= rows * parts) {{ return; }}\n    let row = g / parts;\n    let part = g - row * parts;\n    let grp = part / {INTERLEAVE}u;\n    let lane = part - grp * {INTERLEAVE}u;\n    let gsize = min({INTERLEAVE}u, parts - grp * {INTERLEAVE}u);\n{inner}{store}}}"
     );
     Generated {
         body: src,

@@ -245,25 +245,37 @@ fn every_fused_reduction_kernel_validates() {
                             padded: true,
                         })
                         .collect();
-                    let source = |run| {
-                        reduce::Source::program(&program, &inputs, &[4, 8], stored, run, &t)
-                            .unwrap()
-                    };
-                    for g in [
-                        reduce::row_reduction(op, &source(8), 4, (8, 1, reduce::ROW_CHUNK), 1, &t),
-                        reduce::column_reduction(
-                            op,
-                            &source(8),
-                            8,
-                            (4, 1, reduce::COLUMN_CHUNK),
-                            1,
-                            &t,
-                        )
-                        .0,
-                    ] {
+                    // One value, and two reduced side by side (the select and `x0`).
+                    let mut pair = program.clone();
+                    pair.outputs = vec![3, 0];
+                    for (g, p) in [&program, &pair].into_iter().flat_map(|p| {
+                        let source = |run| {
+                            reduce::Source::program(p, &inputs, &[4, 8], stored, run, &t).unwrap()
+                        };
+                        [
+                            reduce::row_reduction(
+                                op,
+                                &source(8),
+                                4,
+                                (8, 1, reduce::ROW_CHUNK),
+                                1,
+                                &t,
+                            ),
+                            reduce::column_reduction(
+                                op,
+                                &source(8),
+                                8,
+                                (4, 1, reduce::COLUMN_CHUNK),
+                                1,
+                                &t,
+                            )
+                            .0,
+                        ]
+                        .map(|g| (g, p.outputs.len()))
+                    }) {
                         let src = g.source();
                         if let Err(e) = validate(&src) {
-                            panic!("fused {} on {d}: {e}\n{src}", op.name());
+                            panic!("fused {} ({p} outputs) on {d}: {e}\n{src}", op.name());
                         }
                         kernels += 1;
                     }
@@ -271,7 +283,7 @@ fn every_fused_reduction_kernel_validates() {
             }
         }
     }
-    assert!(kernels >= 40, "{kernels}");
+    assert!(kernels >= 80, "{kernels}");
 }
 
 #[test]

@@ -39,16 +39,18 @@ pub(crate) enum Step {
         /// The generated kernels of earlier calls, by operand layouts.
         kernels: KernelCache,
     },
-    /// A reduction whose first pass computes the values of `program` (over the buffers of
-    /// `inputs`, each of `shape`) where it reads them: a fused chain with its trailing
-    /// reduction, one kernel per pass and no buffer for the chain.
+    /// Reductions whose first pass computes the values of `program` (over the buffers of
+    /// `inputs`, each of `shape`) where it reads them: fused chains with their trailing
+    /// reductions, one kernel per pass and no buffer for the chains. Sibling reductions
+    /// (one op and axes, sharing operands) are one kernel: `outs`, one per output of
+    /// `program`.
     FusedReduce {
         program: Program,
         inputs: Vec<usize>,
         shape: Vec<usize>,
         op: ReduceOp,
         axes: Vec<usize>,
-        out: usize,
+        outs: Vec<usize>,
         /// The first pass's kernels of earlier calls, by operand layouts.
         kernels: KernelCache,
     },
@@ -605,16 +607,18 @@ pub(crate) fn compile(g: &Graph, max_inputs: usize) -> Executable {
     // two share fused ancestry or operands and nothing the value reads depends on that
     // step: one kernel then stores both, computing the shared part and reading each
     // operand once (a multi-output kernel). Steps are ordered by their dependencies at the
-    // end, since a joined step may now have to wait for operands made after it.
+    // end, since a joined step may now have to wait for operands made after it. Fused
+    // reductions join the same way: one op over the same axes of values of one shape and
+    // dtype.
     enum Pending {
-        Reduce(usize),
+        Reduce(Vec<usize>),
         Op(usize),
         Fused(Vec<usize>),
     }
     let mut pending: Vec<Pending> = Vec::new();
     // The steps each step reads from (directly).
     let mut deps: Vec<Vec<usize>> = Vec::new();
-    // The values a fused step computes or reads (empty for other steps).
+    // The values a fused step or reduction computes or reads (empty for other steps).
     let mut reads: Vec<std::collections::HashSet<usize>> = Vec::new();
     let mut made_at: Vec<Option<usize>> = vec![None; n];
     // Whether step `from` depends on step `to`, directly or through other steps.
@@ -634,7 +638,46 @@ pub(crate) fn compile(g: &Graph, max_inputs: usize) -> Executable {
     for (k, e) in eqns.iter().enumerate().filter(|(_, e)| is_live(e)) {
         let (step, operands) = match &e.prim {
             Primitive::Reduce { .. } if absorbed[e.inputs[0]] => {
-                (Pending::Reduce(k), ancestry(&[e.inputs[0]]).1)
+                let (inner, leaves) = ancestry(&[e.inputs[0]]);
+                let (x, out) = (&g.avals[e.inputs[0]], &g.avals[e.out()]);
+                let joined = (0..pending.len()).rev().find(|&p| {
+                    let Pending::Reduce(ks) = &pending[p] else {
+                        return false;
+                    };
+                    let f = &eqns[ks[0]];
+                    let (fx, fout) = (&g.avals[f.inputs[0]], &g.avals[f.out()]);
+                    let siblings = f.prim == e.prim
+                        && (&fx.shape, fx.dtype, fout.dtype) == (&x.shape, x.dtype, out.dtype);
+                    if !siblings || !inner.iter().chain(&leaves).any(|v| reads[p].contains(v)) {
+                        return false;
+                    }
+                    let mut roots: Vec<usize> = ks.iter().map(|&k| eqns[k].inputs[0]).collect();
+                    roots.push(e.inputs[0]);
+                    if ancestry(&roots).1.len() + roots.len() > max_inputs {
+                        return false;
+                    }
+                    let from: Vec<usize> = leaves.iter().filter_map(|&l| made_at[l]).collect();
+                    !reaches(&deps, &from, p)
+                });
+                if let Some(p) = joined {
+                    let Pending::Reduce(ks) = &mut pending[p] else {
+                        unreachable!("only reductions join reductions")
+                    };
+                    ks.push(k);
+                    reads[p].extend(inner.iter().chain(&leaves));
+                    let roots: Vec<usize> = ks.iter().map(|&k| eqns[k].inputs[0]).collect();
+                    let mut d: Vec<usize> = ancestry(&roots)
+                        .1
+                        .iter()
+                        .filter_map(|&l| made_at[l])
+                        .collect();
+                    d.sort_unstable();
+                    d.dedup();
+                    deps[p] = d;
+                    made_at[e.out()] = Some(p);
+                    continue;
+                }
+                (Pending::Reduce(vec![k]), leaves)
             }
             _ if !fuses[k] => (Pending::Op(k), e.inputs.clone()),
             _ if materialized[e.out()] => {
@@ -692,7 +735,12 @@ pub(crate) fn compile(g: &Graph, max_inputs: usize) -> Executable {
         d.dedup();
         reads.push(match &step {
             Pending::Fused(_) => ancestry(&[e.out()]).0.into_iter().chain(operands).collect(),
-            _ => Default::default(),
+            Pending::Reduce(_) => ancestry(&[e.inputs[0]])
+                .0
+                .into_iter()
+                .chain(operands)
+                .collect(),
+            Pending::Op(_) => Default::default(),
         });
         for &o in &e.outs {
             made_at[o] = Some(pending.len());
@@ -735,19 +783,20 @@ pub(crate) fn compile(g: &Graph, max_inputs: usize) -> Executable {
     let steps: Vec<Step> = pending
         .into_iter()
         .map(|p| match p {
-            Pending::Reduce(k) => {
-                let e = &eqns[k];
+            Pending::Reduce(ks) => {
+                let e = &eqns[ks[0]];
                 let Primitive::Reduce { op, axes } = &e.prim else {
                     unreachable!("only reductions absorb their operand")
                 };
-                let (program, inputs) = program_for(&[e.inputs[0]]);
+                let roots: Vec<usize> = ks.iter().map(|&k| eqns[k].inputs[0]).collect();
+                let (program, inputs) = program_for(&roots);
                 Step::FusedReduce {
                     program,
                     inputs,
                     shape: g.avals[e.inputs[0]].shape.clone(),
                     op: *op,
                     axes: axes.clone(),
-                    out: e.out(),
+                    outs: ks.iter().map(|&k| eqns[k].out()).collect(),
                     kernels: KernelCache::default(),
                 }
             }
@@ -833,23 +882,19 @@ impl Executable {
         }
         for (step, frees) in self.steps.iter().zip(&self.frees) {
             let (ins, outs) = match step {
-                Step::Fused { inputs, outs, .. } | Step::Op { inputs, outs, .. } => {
-                    (inputs, &outs[..])
-                }
-                Step::FusedReduce { inputs, out, .. } => (inputs, std::slice::from_ref(out)),
+                Step::Fused { inputs, outs, .. }
+                | Step::Op { inputs, outs, .. }
+                | Step::FusedReduce { inputs, outs, .. } => (inputs, outs),
             };
             let args: Vec<&Array> = ins
                 .iter()
                 .map(|&i| vals[i].as_ref().ok_or_else(|| missing(i)))
                 .collect::<Result<_>>()?;
-            let aval = self.avals[outs[0]].clone();
+            let avals: Vec<Aval> = outs.iter().map(|&o| self.avals[o].clone()).collect();
             let results = match step {
                 Step::Fused {
                     program, kernels, ..
-                } => {
-                    let avals: Vec<Aval> = outs.iter().map(|&o| self.avals[o].clone()).collect();
-                    crate::lax::run_program_cached(device, program, &args, &avals, Some(kernels))?
-                }
+                } => crate::lax::run_program_cached(device, program, &args, &avals, Some(kernels))?,
                 Step::FusedReduce {
                     program,
                     shape,
@@ -857,17 +902,16 @@ impl Executable {
                     axes,
                     kernels,
                     ..
-                } => crate::lax::fused_reduce(
+                } => crate::lax::fused_reduce_all(
                     device,
                     *op,
                     axes,
                     program,
                     &args,
                     shape,
-                    aval,
+                    &avals,
                     Some(kernels),
-                )
-                .map(|r| vec![r])?,
+                )?,
                 Step::Op { prim, .. } => {
                     let avals: Vec<Aval> = outs.iter().map(|&o| self.avals[o].clone()).collect();
                     crate::lax::eval_primitive(prim.clone(), &args, avals, Some(device))?

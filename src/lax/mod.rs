@@ -24,7 +24,7 @@ pub(crate) use eval::common_device;
 pub(crate) use eval::eval_all as eval_primitive;
 #[cfg(test)]
 pub(crate) use eval::{elementwise_kernel, Operand};
-pub(crate) use eval::{fused_reduce, run_cached as run_program_cached, KernelCache};
+pub(crate) use eval::{fused_reduce_all, run_cached as run_program_cached, KernelCache};
 
 use crate::array::Array;
 use crate::dtype::DType;

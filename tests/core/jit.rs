@@ -760,3 +760,73 @@ fn broadcast_chains_and_iotas_are_computed_where_they_are_read() {
         bits(&f(args).unwrap())
     );
 }
+
+/// Sibling reductions (one op over the same axes of values of one shape that share
+/// operands) are one kernel that reads the operands once, each value on its own
+/// accumulator into its own result, with the eager bits: down columns and along rows,
+/// in one pass and in a tree of passes (past a CPU adapter's one-pass limit), float16
+/// (accumulated in float32), counts of bools, and maxima; different ops stay apart.
+#[test]
+fn sibling_reductions_are_one_kernel() {
+    let mut r = rng();
+    type Reductions = fn((Array, Array)) -> Result<Vec<Array>>;
+    let sums: Reductions = |(x, y)| {
+        let a = [0];
+        Ok(vec![
+            np::sum(np::multiply(&x, &y)?, Some(&a), false)?,
+            np::sum(np::multiply(&x, &x)?, Some(&a), false)?,
+            np::sum(np::exp(&y)?, Some(&a), false)?,
+        ])
+    };
+    let rows: Reductions = |(x, y)| {
+        let a = [1];
+        Ok(vec![
+            np::sum(np::multiply(&x, &y)?, Some(&a), false)?,
+            np::sum(np::subtract(&x, &y)?, Some(&a), false)?,
+        ])
+    };
+    let counts: Reductions = |(x, y)| {
+        Ok(vec![
+            np::sum(np::greater(&x, &y)?, Some(&[0]), false)?,
+            np::sum(np::less(&x, 0.0)?, Some(&[0]), false)?,
+        ])
+    };
+    let maxima: Reductions = |(x, y)| {
+        Ok(vec![
+            np::max(np::multiply(&x, &y)?, Some(&[0]), false)?,
+            np::max(np::subtract(&x, &y)?, Some(&[0]), false)?,
+        ])
+    };
+    let mixed: Reductions = |(x, y)| {
+        Ok(vec![
+            np::sum(np::multiply(&x, &y)?, Some(&[0]), false)?,
+            np::max(np::subtract(&x, &y)?, Some(&[0]), false)?,
+        ])
+    };
+    for (name, f, kernels) in [
+        ("sums", sums, 1),
+        ("rows", rows, 1),
+        ("counts", counts, 1),
+        ("maxima", maxima, 1),
+        ("mixed", mixed, 2),
+    ] {
+        for (shape, d) in [
+            ([300, 7], DType::Float32),
+            ([5000, 12], DType::Float32),
+            ([12, 5000], DType::Float32),
+            ([300, 8], DType::Float16),
+        ] {
+            let x = random_array(&mut r, &shape, d, false).0;
+            let y = random_array(&mut r, &shape, d, false).0;
+            let j = jit(f);
+            let args = (x, y);
+            let lowered = j.lower(&args).unwrap();
+            assert_eq!(lowered.fused_kernels(), kernels, "{name} {shape:?} {d}");
+            let (got, want) = (j.call(args.clone()).unwrap(), f(args).unwrap());
+            for (g, w) in got.iter().zip(&want) {
+                assert_eq!((g.shape(), g.dtype()), (w.shape(), w.dtype()), "{name}");
+                assert_eq!(bits(g), bits(w), "{name} {shape:?} {d}");
+            }
+        }
+    }
+}

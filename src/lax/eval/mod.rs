@@ -16,7 +16,7 @@ mod windows;
 pub(crate) use cache::elementwise_kernel;
 pub(crate) use cache::KernelCache;
 pub(crate) use program::{run, run_cached};
-pub(crate) use reduce::fused_reduce;
+pub(crate) use reduce::fused_reduce_all;
 #[cfg(test)]
 pub(crate) use windows::Operand;
 

@@ -4,7 +4,6 @@
 use std::sync::Arc;
 
 use super::cache::{cached_kernel, operands_of, with_inputs, KernelCache};
-use super::program::run;
 use super::windows::{
     as_out, bind_windows_from, check_bindings, check_metadata, input_windows, max_bindings, target,
     Rebased,
@@ -352,7 +351,7 @@ pub(super) fn reduce_in_slabs(
 /// program's output `shape`) without storing them: the first pass computes each value where
 /// it reads it (jit's fusion of a producer chain into its trailing reduction), with the
 /// kernel `cache` holds for the operands' layouts when it has one. The result has the
-/// bits of [`run`] followed by the reduction.
+/// bits of [`super::program::run`] followed by the reduction.
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn fused_reduce(
     dev: &Device,
@@ -364,28 +363,52 @@ pub(crate) fn fused_reduce(
     out: Aval,
     cache: Option<&KernelCache>,
 ) -> Result<Array> {
+    let mut r = fused_reduce_all(dev, op, axes, program, inputs, shape, &[out], cache)?;
+    Ok(r.remove(0))
+}
+
+/// [`fused_reduce`] of each output of `program` (all of one dtype, one aval per output in
+/// `outs`) in one first pass: sibling reductions that share operands read them once (one
+/// kernel instead of one each), and each result has the bits of its reduction alone.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn fused_reduce_all(
+    dev: &Device,
+    op: crate::primitive::ReduceOp,
+    axes: &[usize],
+    program: &Program,
+    inputs: &[&Array],
+    shape: &[usize],
+    outs: &[Aval],
+    cache: Option<&KernelCache>,
+) -> Result<Vec<Array>> {
     use crate::codegen::reduce::{COLUMN_CHUNK, ROW_CHUNK};
     let value = program.dtype_of(program.outputs[0]);
-    if widened(value).is_some() || widened(out.dtype).is_some() {
+    let out_dtype = outs[0].dtype;
+    if widened(value).is_some() || widened(out_dtype).is_some() {
         // The values converted to their compute dtype in the same program, reduced in
         // that dtype ([`widening`]).
         let wide = widened(value).unwrap_or(value);
         let mut p = program.clone();
         if wide != value {
-            p.nodes.push(Node {
-                args: vec![program.outputs[0]],
-                dtype: wide,
-                prim: Primitive::ConvertElementType {
+            for &o in &program.outputs {
+                p.nodes.push(Node {
+                    args: vec![o],
                     dtype: wide,
-                    weak: false,
-                },
-            });
-            p.outputs = vec![p.inputs.len() + p.nodes.len() - 1];
+                    prim: Primitive::ConvertElementType {
+                        dtype: wide,
+                        weak: false,
+                    },
+                });
+            }
+            let end = p.inputs.len() + p.nodes.len();
+            p.outputs = (end - program.outputs.len()..end).collect();
         }
-        let dtype = widened(out.dtype).unwrap_or(out.dtype);
-        let out_wide = Aval::new(out.shape.clone(), dtype, out.weak);
-        let r = fused_reduce(dev, op, axes, &p, inputs, shape, out_wide, None)?;
-        return as_out(r, &out);
+        let wide_outs: Vec<Aval> = outs
+            .iter()
+            .map(|o| Aval::new(o.shape.clone(), widened(o.dtype).unwrap_or(o.dtype), o.weak))
+            .collect();
+        let r = fused_reduce_all(dev, op, axes, &p, inputs, shape, &wide_outs, None)?;
+        return r.into_iter().zip(outs).map(|(r, o)| as_out(r, o)).collect();
     }
     // Operands past what one kernel binds (wgpu's GL backend: 16 windows of 128 MiB): the
     // values are stored first, as unfused, since storing and reducing them each split.
@@ -395,24 +418,27 @@ pub(crate) fn fused_reduce(
         .iter()
         .map(|a| Ok(input_windows(dev, a.storage()?, elements, &t)))
         .sum::<Result<u64>>()?;
-    let partials = elements * 4 / ROW_CHUNK.min(COLUMN_CHUNK) + out.size() as u64 * 4;
-    if read + codegen::windows_for(partials, &t) > max_bindings(dev) {
-        let dtype = program.dtype_of(program.outputs[0]);
-        let values = run(
-            dev,
-            program,
-            inputs,
-            Aval::new(shape.to_vec(), dtype, false),
-        )?;
-        return reduce(dev, op, &values, axes, out);
+    let partials = elements * 4 / ROW_CHUNK.min(COLUMN_CHUNK) + outs[0].size() as u64 * 4;
+    let written = outs.len() as u64 * codegen::windows_for(partials, &t);
+    if read + written > max_bindings(dev) {
+        let values: Vec<Aval> = outs
+            .iter()
+            .map(|_| Aval::new(shape.to_vec(), value, false))
+            .collect();
+        let values = super::program::run_program(dev, program, inputs, &values, None, true)?;
+        return values
+            .iter()
+            .zip(outs)
+            .map(|(v, o)| reduce(dev, op, v, axes, o.clone()))
+            .collect();
     }
-    reduce_from(
+    reduce_from_all(
         dev,
         op,
         First::Program(program, inputs),
         shape,
         axes,
-        out,
+        outs,
         cache,
     )
 }
@@ -435,6 +461,24 @@ pub(super) fn reduce_from(
     out: Aval,
     cache: Option<&KernelCache>,
 ) -> Result<Array> {
+    let mut r = reduce_from_all(dev, op, first, shape, axes, &[out], cache)?;
+    Ok(r.remove(0))
+}
+
+/// [`reduce_from`] of every output of a program (`outs`, one per output, all of one
+/// dtype): its first pass reads the operands once and reduces each value on its own
+/// accumulator into its own partials, which later passes reduce one by one (so each
+/// result has the bits of its reduction alone).
+fn reduce_from_all(
+    dev: &Device,
+    op: crate::primitive::ReduceOp,
+    first: First<'_>,
+    shape: &[usize],
+    axes: &[usize],
+    outs: &[Aval],
+    cache: Option<&KernelCache>,
+) -> Result<Vec<Array>> {
+    let out = outs[0].clone();
     use crate::codegen::reduce::{
         accumulator, column_reduction, pass_chunk, row_reduction, Source,
     };
@@ -517,9 +561,12 @@ pub(super) fn reduce_from(
         let parts = k.div_ceil(chunk).max(1);
         let n = rows * parts;
         let bytes = n * acc.storage_bytes() as u64;
-        let storage = dev.alloc(BufferKind::Storage, bytes, name, &out.shape, out.dtype)?;
+        let storages = outs
+            .iter()
+            .map(|o| dev.alloc(BufferKind::Storage, bytes, name, &o.shape, o.dtype))
+            .collect::<Result<Vec<_>>>()?;
         if n > 0 {
-            let out_windows = codegen::windows_for(storage.bytes, &target);
+            let out_windows = codegen::windows_for(storages[0].bytes, &target);
             // The pass's kernel, metadata and workgroups, and the operands' buffers.
             let threads = |vector: bool| {
                 if !columns {
@@ -568,7 +615,8 @@ pub(super) fn reduce_from(
                     let inputs: Vec<&Array> = inputs.iter().collect();
                     let elements = crate::shape::size_of(shape) as u64;
                     let (stores, operands) = operands_of(dev, &inputs, elements, &target)?;
-                    let total: u64 = out_windows + operands.iter().map(|o| o.windows).sum::<u64>();
+                    let total: u64 = outs.len() as u64 * out_windows
+                        + operands.iter().map(|o| o.windows).sum::<u64>();
                     check_bindings(dev, name, total, bytes, &out)?;
                     // The layout the values would have had stored, then moved.
                     let strides = Layout::contiguous(shape).strides;
@@ -578,8 +626,9 @@ pub(super) fn reduce_from(
                         offset: 0,
                     };
                     let vector = Source::program_reads_vectors(in_dtype, &stored, run, &target);
+                    let all_windows = vec![out_windows; outs.len()];
                     let (kernel, meta) =
-                        cached_kernel(dev, cache, &operands, &permuted, &[out_windows], || {
+                        cached_kernel(dev, cache, &operands, &permuted, &all_windows, || {
                             with_inputs(p, &operands, &permuted, |descs| {
                                 Source::program(p, descs, &permuted, &stored, run, &target)
                             })
@@ -607,7 +656,9 @@ pub(super) fn reduce_from(
             };
             check_metadata(name, &meta, &operands, shape)?;
             let bindings = bind_windows_from(
-                stores.into_iter().chain([(&storage, out_windows, 0)]),
+                stores
+                    .into_iter()
+                    .chain(storages.iter().map(|st| (st, out_windows, 0))),
                 target.window_bytes,
             );
             inner.dispatch(&kernel, &bindings, &meta, groups)?;
@@ -617,16 +668,31 @@ pub(super) fn reduce_from(
         } else {
             [rows as usize, parts as usize]
         };
-        let partial = Array::from_storage(
-            dev.clone(),
-            storage,
-            Layout::contiguous(&shape),
-            Aval::new(shape.to_vec(), acc, false),
-        );
+        let mut partials = storages.into_iter().map(|st| {
+            Array::from_storage(
+                dev.clone(),
+                st,
+                Layout::contiguous(&shape),
+                Aval::new(shape.to_vec(), acc, false),
+            )
+        });
         if parts == 1 {
-            return as_out(crate::lax::reshape(&partial, &out.shape)?, &out);
+            return partials
+                .zip(outs)
+                .map(|(p, o)| as_out(crate::lax::reshape(&p, &o.shape)?, o))
+                .collect();
         }
-        cur = Some(partial);
+        if outs.len() > 1 {
+            // Each value's partials on their own, as the passes below would take them.
+            let axis = [usize::from(!columns)];
+            return partials
+                .zip(outs)
+                .map(|(p, o)| {
+                    reduce_from(dev, op, First::Array(&p), &shape, &axis, o.clone(), None)
+                })
+                .collect();
+        }
+        cur = partials.next();
         k = parts;
     }
 }
