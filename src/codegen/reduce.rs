@@ -308,9 +308,11 @@ pub(crate) const COLUMN_CHUNK: u64 = 16;
 
 /// One pass of a reduction over a *leading* axis: the input (through its layout) is
 /// `[k, cols]` with the kept elements innermost; thread `(part, c)` combines rows
-/// `part * COLUMN_CHUNK ..` of column `c` into `out[part, c]`. Neighbouring threads read
-/// neighbouring elements, so the loads stream; a `k` of more than one chunk leaves
-/// `[parts, cols]` partials for the next pass (a tree of 16-way sums).
+/// `part * chunk ..` of column `c` into `out[part, c]` (`chunk`: [`pass_chunk`]).
+/// Neighbouring threads read neighbouring elements, so the loads stream; a `k` of more
+/// than one chunk leaves `[parts, cols]` partials for the next pass (a tree of 16-way sums
+/// with [`COLUMN_CHUNK`]). Each value of a source with several is reduced into its own
+/// output.
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn column_reduction(
     op: ReduceOp,
@@ -414,10 +416,12 @@ pub(crate) fn pass_chunk(columns: bool, (rows, k): (u64, u64), cpu: bool) -> u64
 const INTERLEAVE: u64 = 8;
 
 /// One pass of a reduction over the innermost axes without workgroup memory: thread
-/// `(row, part)` combines `ROW_CHUNK` elements of its row (`vec4`s when rows are whole
-/// `vec4`s) into `out[row, part]`, `INTERLEAVE` threads reading one block of the row
-/// side by side (a row's last group may be smaller and takes the rest). Further passes
-/// reduce the partials (a tree of 64-way sums, so float32 error still grows like log n).
+/// `(row, part)` combines `chunk` elements of its row ([`pass_chunk`]; `vec4`s when rows
+/// are whole `vec4`s, two at a step, so `chunk` is a multiple of 8) into
+/// `out[row, part]`, `INTERLEAVE` threads reading one block of the row side by side (a
+/// row's last group may be smaller and takes the rest). Further passes reduce the
+/// partials (a tree of 64-way sums with [`ROW_CHUNK`], so float32 error still grows like
+/// log n). Each value of a source with several is reduced into its own output.
 /// The vector path clamps its loads and selects the identity past the row's end:
 /// llvmpipe runs a branch in the loop as masked gathers, about 20% slower.
 #[allow(clippy::too_many_arguments)]
@@ -432,6 +436,7 @@ pub(crate) fn row_reduction(
     let acc = accumulator(op, source.dtype);
     let at = acc_type(acc);
     let vector = source.vector;
+    debug_assert!(!vector || chunk.is_multiple_of(8), "a chunk of {chunk}");
     let mut src = source.declare_all(acc, out_windows, t);
     let id = identity(op, acc);
     // One accumulator (two `vec4`s on the vector path) and output per value reduced.

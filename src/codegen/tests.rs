@@ -252,26 +252,26 @@ fn every_fused_reduction_kernel_validates() {
                         let source = |run| {
                             reduce::Source::program(p, &inputs, &[4, 8], stored, run, &t).unwrap()
                         };
-                        [
-                            reduce::row_reduction(
-                                op,
-                                &source(8),
-                                4,
-                                (8, 1, reduce::ROW_CHUNK),
-                                1,
-                                &t,
-                            ),
-                            reduce::column_reduction(
-                                op,
-                                &source(8),
-                                8,
-                                (4, 1, reduce::COLUMN_CHUNK),
-                                1,
-                                &t,
-                            )
-                            .0,
-                        ]
-                        .map(|g| (g, p.outputs.len()))
+                        // One and two output windows; tree and one-pass chunks.
+                        let mut gens = Vec::new();
+                        for w in [1, 2] {
+                            let cols = |chunk| {
+                                reduce::column_reduction(op, &source(8), 8, (4, 1, chunk), w, &t).0
+                            };
+                            gens.extend([
+                                reduce::row_reduction(
+                                    op,
+                                    &source(8),
+                                    4,
+                                    (8, 1, reduce::ROW_CHUNK),
+                                    w,
+                                    &t,
+                                ),
+                                cols(reduce::COLUMN_CHUNK),
+                                cols(reduce::ONE_PASS),
+                            ]);
+                        }
+                        gens.into_iter().map(|g| (g, p.outputs.len()))
                     }) {
                         let src = g.source();
                         if let Err(e) = validate(&src) {
@@ -283,7 +283,7 @@ fn every_fused_reduction_kernel_validates() {
             }
         }
     }
-    assert!(kernels >= 80, "{kernels}");
+    assert!(kernels >= 240, "{kernels}");
 }
 
 #[test]

@@ -260,8 +260,9 @@ fn sink_views(g: &mut Graph, eqns: Vec<Eqn>) -> Vec<Eqn> {
         let moved = match (&e.prim, from) {
             (Primitive::Reshape { new_sizes }, Some(from)) => unit_reshape(from, new_sizes),
             (Primitive::BroadcastInDim { shape, .. }, Some(from)) => {
-                crate::shape::size_of(from) == 1
-                    || crate::shape::size_of(shape) <= SINK_BROADCAST_ELEMENTS
+                fused_uses[e.out()]
+                    && (crate::shape::size_of(from) == 1
+                        || crate::shape::size_of(shape) <= SINK_BROADCAST_ELEMENTS)
             }
             (Primitive::Transpose { permutation }, _) => {
                 permutation.iter().enumerate().all(|(i, &p)| i == p)
@@ -476,9 +477,13 @@ pub(crate) fn compile(g: &Graph, max_inputs: usize) -> Executable {
     // the operand in the reader's kernel). Pads past `FUSED_PAD_BYTES` stay kernels of
     // their own, which split into boxes past one binding.
     let pad_fuses = |e: &Eqn| {
+        if !matches!(e.prim, Primitive::Pad { .. }) {
+            return false;
+        }
         let (x, out) = (&g.avals[e.inputs[0]], &g.avals[e.out()]);
-        matches!(e.prim, Primitive::Pad { .. })
-            && uses[e.inputs[0]] == 1
+        // (An empty operand has no element to clamp to: its pad is all fill.)
+        uses[e.inputs[0]] == 1
+            && x.size() > 0
             && x.shape != out.shape
             && (out.size() as u64).saturating_mul(out.dtype.storage_bytes() as u64)
                 <= FUSED_PAD_BYTES
@@ -1158,6 +1163,7 @@ mod tests {
         let mut kernels = 0;
         let mut steps = 0;
         let mut multi = 0;
+        let mut fused_pads = 0;
         for shape in [vec![8, 16], vec![], vec![2, 3, 4]] {
             for d in DType::ALL {
                 let avals =
@@ -1175,6 +1181,9 @@ mod tests {
                     };
                     steps += 1;
                     multi += usize::from(outs.len() > 1);
+                    let pad = |n: &Node| matches!(n.prim, Primitive::Pad { .. });
+                    fused_pads +=
+                        usize::from(program.nodes.len() > 1 && program.nodes.iter().any(pad));
                     let mut dtypes = program.inputs.clone();
                     for node in &program.nodes {
                         let u: Use = (
@@ -1260,10 +1269,7 @@ mod tests {
             }
         }
         assert!(steps >= 40, "{steps} fused steps");
-        assert!(
-            uses.iter().any(|u| u.starts_with("(\"pad\"")),
-            "no fused kernel reads a pad"
-        );
+        assert!(fused_pads > 0, "no kernel reads a pad where it uses it");
         assert!(multi >= 10, "{multi} fused steps with several outputs");
         assert!(kernels > 1000, "{kernels} kernels");
     }

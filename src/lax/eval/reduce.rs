@@ -420,6 +420,19 @@ pub(crate) fn fused_reduce_all(
         .sum::<Result<u64>>()?;
     let partials = elements * 4 / ROW_CHUNK.min(COLUMN_CHUNK) + outs[0].size() as u64 * 4;
     let written = outs.len() as u64 * codegen::windows_for(partials, &t);
+    if read + written > max_bindings(dev) && outs.len() > 1 {
+        // Each value's reduction on its own, which may still fit.
+        return program
+            .outputs
+            .iter()
+            .zip(outs)
+            .map(|(&o, out)| {
+                let mut p = program.clone();
+                p.outputs = vec![o];
+                fused_reduce(dev, op, axes, &p, inputs, shape, out.clone(), None)
+            })
+            .collect();
+    }
     if read + written > max_bindings(dev) {
         let values: Vec<Aval> = outs
             .iter()
