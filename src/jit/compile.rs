@@ -640,6 +640,17 @@ pub(crate) fn compile(g: &Graph, max_inputs: usize) -> Executable {
         }
         false
     };
+    // The steps that make the leaves of `roots` (a joined step's new dependencies).
+    let steps_read = |roots: &[usize], made_at: &[Option<usize>]| {
+        let mut d: Vec<usize> = ancestry(roots)
+            .1
+            .iter()
+            .filter_map(|&l| made_at[l])
+            .collect();
+        d.sort_unstable();
+        d.dedup();
+        d
+    };
     for (k, e) in eqns.iter().enumerate().filter(|(_, e)| is_live(e)) {
         let (step, operands) = match &e.prim {
             Primitive::Reduce { .. } if absorbed[e.inputs[0]] => {
@@ -671,14 +682,7 @@ pub(crate) fn compile(g: &Graph, max_inputs: usize) -> Executable {
                     ks.push(k);
                     reads[p].extend(inner.iter().chain(&leaves));
                     let roots: Vec<usize> = ks.iter().map(|&k| eqns[k].inputs[0]).collect();
-                    let mut d: Vec<usize> = ancestry(&roots)
-                        .1
-                        .iter()
-                        .filter_map(|&l| made_at[l])
-                        .collect();
-                    d.sort_unstable();
-                    d.dedup();
-                    deps[p] = d;
+                    deps[p] = steps_read(&roots, &made_at);
                     made_at[e.out()] = Some(p);
                     continue;
                 }
@@ -720,14 +724,7 @@ pub(crate) fn compile(g: &Graph, max_inputs: usize) -> Executable {
                     roots.push(v);
                     reads[p].extend(inner.iter().chain(&leaves));
                     let roots = roots.clone();
-                    let mut d: Vec<usize> = ancestry(&roots)
-                        .1
-                        .iter()
-                        .filter_map(|&l| made_at[l])
-                        .collect();
-                    d.sort_unstable();
-                    d.dedup();
-                    deps[p] = d;
+                    deps[p] = steps_read(&roots, &made_at);
                     made_at[v] = Some(p);
                     continue;
                 }

@@ -40,6 +40,14 @@ fn sixty_fourths(r: &mut StdRng, n: usize) -> Vec<f64> {
         .collect()
 }
 
+/// Multiples of 1/8 in [-4, 4]: products are multiples of 1/64, and sums of up to 2^14
+/// of them exact in float32.
+fn eighths(r: &mut StdRng, n: usize) -> Vec<f64> {
+    (0..n)
+        .map(|_| f64::from(r.random_range(-32i32..=32)) / 8.0)
+        .collect()
+}
+
 /// ±1/2, ±1, ±2: products are exact powers of two.
 fn powers(r: &mut StdRng, n: usize) -> Vec<f64> {
     const V: [f64; 6] = [-2.0, -1.0, -0.5, 0.5, 1.0, 2.0];
@@ -756,12 +764,6 @@ fn fused_batched_and_transposed_reductions_at_every_length() {
 fn contractions_at_every_length() {
     let mut r = rng();
     let f = DType::Float32;
-    // Multiples of 1/8 below 4: products are multiples of 1/64, sums exact.
-    let eighths = |r: &mut StdRng, n: usize| -> Vec<f64> {
-        (0..n)
-            .map(|_| f64::from(r.random_range(-32i32..=32)) / 8.0)
-            .collect()
-    };
     let a = eighths(&mut r, 5 * SWEEP + 8);
     let b = eighths(&mut r, 5 * SWEEP + 8);
     let xa = make(&a, &[a.len()], f);
@@ -806,11 +808,6 @@ fn contractions_at_every_length() {
 fn transposed_matrix_vector_products_at_every_length() {
     let mut r = rng();
     let f = DType::Float32;
-    let eighths = |r: &mut StdRng, n: usize| -> Vec<f64> {
-        (0..n)
-            .map(|_| f64::from(r.random_range(-32i32..=32)) / 8.0)
-            .collect()
-    };
     let t = |x: &Array| np::transpose(x, None).unwrap();
     let long = [2047, 2048, 2049, 4095, 4096, 4097, 8191];
     for k in sweep_lengths().into_iter().chain(long) {
