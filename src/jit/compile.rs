@@ -504,12 +504,25 @@ pub(crate) fn compile(g: &Graph, max_inputs: usize) -> Executable {
         }
     }
     // A fused value whose only use is a reduction is computed by the reduction's first
-    // pass (`absorbed`): no buffer, no kernel of its own.
+    // pass (`absorbed`): no buffer, no kernel of its own. So is a small one (at most
+    // `SINK_BROADCAST_ELEMENTS`) whose other uses are reductions or fuse (which compute
+    // fused values where they read them anyway): each computes it again, or, as siblings
+    // joined below, once in their shared kernel.
+    let mut stores = vec![false; n];
+    for (k, e) in eqns.iter().enumerate().filter(|(_, e)| is_live(e)) {
+        if !fuses[k] && !matches!(e.prim, Primitive::Reduce { .. }) {
+            for &i in &e.inputs {
+                stores[i] = true;
+            }
+        }
+    }
     let absorbs = |e: &Eqn| {
-        matches!(e.prim, Primitive::Reduce { .. })
-            && is_fused_value(e.inputs[0])
-            && uses[e.inputs[0]] == 1
-            && !g.outvars.contains(&e.inputs[0])
+        if !matches!(e.prim, Primitive::Reduce { .. }) {
+            return false;
+        }
+        let v = e.inputs[0];
+        let small = !stores[v] && g.avals[v].size() <= SINK_BROADCAST_ELEMENTS;
+        is_fused_value(v) && (uses[v] == 1 || small) && !g.outvars.contains(&v)
     };
     let mut absorbed = vec![false; n];
     for (k, e) in eqns.iter().enumerate().filter(|(_, e)| is_live(e)) {

@@ -788,6 +788,7 @@ fn broadcast_chains_and_iotas_are_computed_where_they_are_read() {
 fn sibling_reductions_are_one_kernel() {
     let mut r = rng();
     type Reductions = fn((Array, Array)) -> Result<Vec<Array>>;
+    let x_size = |x: &Array| x.size();
     let sums: Reductions = |(x, y)| {
         let a = [0];
         Ok(vec![
@@ -815,6 +816,14 @@ fn sibling_reductions_are_one_kernel() {
             np::max(np::subtract(&x, &y)?, Some(&[0]), false)?,
         ])
     };
+    // A small value that only reductions use is computed in their kernel, not stored.
+    let shared: Reductions = |(x, y)| {
+        let v = np::multiply(np::exp(&x)?, &y)?;
+        Ok(vec![
+            np::sum(&v, Some(&[0]), false)?,
+            np::sum(np::multiply(&v, &x)?, Some(&[0]), false)?,
+        ])
+    };
     // The second reads the first's result: no join.
     let dependent: Reductions = |(x, y)| {
         let first = np::sum(np::multiply(&x, &y)?, Some(&[0]), false)?;
@@ -834,6 +843,7 @@ fn sibling_reductions_are_one_kernel() {
         ("maxima", maxima, 1),
         ("mixed", mixed, 2),
         ("dependent", dependent, 2),
+        ("shared", shared, 0),
     ] {
         for (shape, d) in [
             ([300, 7], DType::Float32),
@@ -846,6 +856,13 @@ fn sibling_reductions_are_one_kernel() {
             let j = jit(f);
             let args = (x, y);
             let lowered = j.lower(&args).unwrap();
+            // (Past 16K elements the shared value is stored, and the plain sum of it is no
+            // fused kernel.)
+            let kernels = match (name, x_size(&args.0)) {
+                ("shared", n) if n <= 1 << 14 => 1,
+                ("shared", _) => 2,
+                _ => kernels,
+            };
             assert_eq!(lowered.fused_kernels(), kernels, "{name} {shape:?} {d}");
             let (got, want) = (j.call(args.clone()).unwrap(), f(args).unwrap());
             for (g, w) in got.iter().zip(&want) {
