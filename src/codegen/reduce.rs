@@ -398,8 +398,8 @@ pub(crate) const ONE_PASS_ELEMENTS: u64 = 1 << 18;
 /// The elements each thread combines in a pass over `k` for `rows` kept values:
 /// [`COLUMN_CHUNK`] or [`ROW_CHUNK`], except on a CPU adapter (`cpu`) for small
 /// reductions (`k` up to [`ONE_PASS`], [`ONE_PASS_ELEMENTS`] in all), where a launch (on
-/// lavapipe about 40 µs of the driver's threads) costs more than one lane's walk over the
-/// whole of `k`: there the chunk is `k`'s next power of two, one pass (a few sizes keep
+/// lavapipe, a handoff to the driver's threads and back) costs more than one lane's walk
+/// over the whole of `k`: there the chunk is `k`'s next power of two, one pass (a few sizes keep
 /// the kernel cache small; the guarded steps past `k` cost less than the launch saved).
 /// Larger reductions keep the trees, whose passes then cost far more than a launch.
 pub(crate) fn pass_chunk(columns: bool, (rows, k): (u64, u64), cpu: bool) -> u64 {

@@ -214,9 +214,9 @@ const SINK_BROADCAST_OPS: usize = 16;
 /// The most elements a broadcast of more than one value may have to be moved above its
 /// pointwise operations ([`sink_views`]). A scalar's operations are the same for every
 /// element, so a kernel computes them once per thread; others are computed per element
-/// from loads that divide the index (a per-example divisor spread over a batch of
-/// weight gradients: DP-SGD's step took 2.7x as long with its norms' sum, square root and
-/// clip recomputed for each of 12.8M elements). Below this the launch saved costs more.
+/// from loads that divide the index, which over a large broadcast (a per-example divisor
+/// spread over a batch of weight gradients) costs far more than storing the value once.
+/// Below this the launch saved costs more.
 const SINK_BROADCAST_ELEMENTS: usize = 1 << 14;
 
 /// `eqns` with identity transposes and reshapes removed, and two kinds of views moved above

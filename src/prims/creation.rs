@@ -162,8 +162,8 @@ const HOST_FILL_BYTES: usize = 4096;
 
 impl crate::lax::eval::Evaluate for Full<'_> {
     /// A small array is written from the host (copied at the next submit, as an upload
-    /// is) rather than by a kernel: a launch costs far more than a copy of a few
-    /// kilobytes (on lavapipe, about 40 µs of the driver's threads).
+    /// is) rather than by a kernel: a launch (on lavapipe, a handoff to the driver's
+    /// threads and back) costs far more than a copy of a few kilobytes.
     fn evaluate(
         &self,
         dev: &crate::runtime::Device,
