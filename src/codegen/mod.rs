@@ -1003,8 +1003,43 @@ pub(crate) fn values(
     }
     let mut dtypes = program.inputs.clone();
     let n_in = program.inputs.len();
+    // Shader compilers fold inexact float arithmetic, as WGSL lets them assume no
+    // infinities or NaNs: Mesa's NIR turns `x - x` into 0 (NaN for infinities), `(x + x) -
+    // x` into `x` (which overflows first), `sqrt(x) * sqrt(x)` into `x` (unrounded). XLA
+    // computes each operation as written, and so do eager kernels, which read each operand
+    // from its own binding. So the compiler sees through no operation boundary: a float
+    // node's value is opaque (its bits XORed with a metadata word that is always 0), and a
+    // value read by several operands is read after its first use through a copy XORed with
+    // a distinct multiple of that word, so no two operands are one value to the compiler.
+    // A node's own formula is as in its eager kernel.
+    let mut uses = vec![0u32; n_in + program.nodes.len()];
+    let mut zero: Option<String> = None;
+    let bits_of = |d: DType| match compute_type(d) {
+        "f32" => Some("u32"),
+        "vec2<f32>" => Some("vec2<u32>"),
+        _ => None,
+    };
+    let mut opaque = |x: &str, d: DType, k: u32, ctx: &mut Ctx| match bits_of(d) {
+        Some(bits) => {
+            let z = zero.get_or_insert_with(|| ctx.param(0));
+            let ty = compute_type(d);
+            format!("bitcast<{ty}>(bitcast<{bits}>({x}) ^ {bits}({z} * {k}u))")
+        }
+        None => x.to_string(),
+    };
     for (j, node) in program.nodes.iter().enumerate() {
-        let args: Vec<String> = node.args.iter().map(|&a| format!("x{a}")).collect();
+        // (An indexed primitive reads its operands through their maps, by name.)
+        let indexed = rules::elementwise(&node.prim) == Some(rules::Elementwise::Indexed);
+        let mut args = Vec::with_capacity(node.args.len());
+        for &a in &node.args {
+            uses[a] += 1;
+            let x = format!("x{a}");
+            args.push(if uses[a] == 1 || indexed {
+                x
+            } else {
+                opaque(&x, dtypes[a], uses[a] + 1, &mut ctx)
+            });
+        }
         let arg_dtypes: Vec<DType> = node.args.iter().map(|&a| dtypes[a]).collect();
         let mut e = rules::emit(&node.prim, &args, &arg_dtypes, node.dtype, &mut ctx)?;
         let last = j + 1 == program.nodes.len();
@@ -1017,7 +1052,11 @@ pub(crate) fn values(
         {
             e = rules::narrow(node.dtype, &e);
         }
-        let _ = writeln!(body, "    let x{} = {e};", n_in + j);
+        let id = n_in + j;
+        if program.nodes[j + 1..].iter().any(|n| n.args.contains(&id)) {
+            e = opaque(&e, node.dtype, 1, &mut ctx);
+        }
+        let _ = writeln!(body, "    let x{id} = {e};");
         dtypes.push(node.dtype);
     }
 

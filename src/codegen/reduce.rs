@@ -45,12 +45,16 @@ fn acc_type(d: DType) -> &'static str {
     }
 }
 
+/// The value `op`'s accumulators start from. A float sum starts from a zero the compiler
+/// cannot see: NIR folds `0.0 + x` into `x` (which keeps `-0.0` where XLA, adding its
+/// init value, gives `+0.0`) once it unrolls the first step. The word is the pass's
+/// count of partials (`md[2]` in every kernel here), always under 2^31.
 fn identity(op: ReduceOp, acc: DType) -> &'static str {
     use ReduceOp::*;
     match (op, acc) {
         (Sum, DType::Int32) => "0",
         (Sum, DType::UInt32) => "0u",
-        (Sum, _) => "0.0",
+        (Sum, _) => "bitcast<f32>(md[2] >> 31u)",
         (Prod, DType::Int32) => "1",
         (Prod, DType::UInt32) => "1u",
         (Prod, _) => "1.0",

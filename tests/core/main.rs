@@ -12,6 +12,7 @@ mod elementwise;
 mod indexing;
 mod interop;
 mod jit;
+mod jit_programs;
 mod joins;
 mod limits;
 mod linalg;

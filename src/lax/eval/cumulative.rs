@@ -26,6 +26,10 @@ pub(crate) fn cumulative(
     if out.size() == 0 {
         return crate::lax::full(&out.shape, Literal::I32(0).cast(out.dtype), Some(dev));
     }
+    if x.shape()[axis] == 1 {
+        // The scan of one element is that element, as in XLA (a sum of one -0.0 is -0.0).
+        return as_out(x.clone(), &out);
+    }
     let r = x.ndim();
     let mut perm: Vec<usize> = (0..r).filter(|&d| d != axis).collect();
     perm.push(axis);

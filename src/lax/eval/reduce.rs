@@ -235,6 +235,11 @@ pub(crate) fn reduce(
     axes: &[usize],
     out: Aval,
 ) -> Result<Array> {
+    if axes.iter().map(|&a| x.shape()[a]).product::<usize>() == 1 {
+        // One element per result is the result, as XLA (which drops unit reduced axes)
+        // gives it: a sum of one -0.0 is -0.0, where adding it to the init value is not.
+        return as_out(crate::lax::reshape(x, &out.shape)?, &out);
+    }
     if let Some(r) = reduce_in_slabs(dev, op, x, axes, &out)? {
         return Ok(r);
     }
@@ -384,6 +389,19 @@ pub(crate) fn fused_reduce_all(
     use crate::codegen::reduce::{COLUMN_CHUNK, ROW_CHUNK};
     let value = program.dtype_of(program.outputs[0]);
     let out_dtype = outs[0].dtype;
+    if axes.iter().map(|&a| shape[a]).product::<usize>() == 1 {
+        // Each result is its one value, as in [`reduce`].
+        let values: Vec<Aval> = outs
+            .iter()
+            .map(|_| Aval::new(shape.to_vec(), value, false))
+            .collect();
+        let values = super::program::run_program(dev, program, inputs, &values, None, true)?;
+        return values
+            .iter()
+            .zip(outs)
+            .map(|(v, o)| as_out(crate::lax::reshape(v, &o.shape)?, o))
+            .collect();
+    }
     if widened(value).is_some() || widened(out_dtype).is_some() {
         // The values converted to their compute dtype in the same program, reduced in
         // that dtype ([`widening`]).
