@@ -1,0 +1,148 @@
+"""Random programs evaluated by JAX 0.10.2 (jitted), for
+`jit_programs::random_programs_give_jax_values`. The programs and their inputs come from
+Olympus's generator (tests/core/jit_programs.rs), then JAX adds each output:
+
+    cargo test --test core -- --ignored write_programs_for_jax
+    python3 tests/data/gen_jax_programs.py < /tmp/jax_programs_in.txt > tests/data/jax_programs.txt
+
+Each program: `input dtype shape | values`, one `op` line per value it makes (numbered
+after the inputs), `outputs` (value numbers), then one `out dtype shape | words` line
+per output (float32 and int32 as 32-bit words, float16 and bfloat16 as 16-bit ones,
+hex; the shape `-` is 0-d), followed by an `alt` line with JAX's eager words where they
+differ (XLA simplifies under `jit`: `x > x` is false there even for NaN operands'
+products, and it contracts multiplies and adds)."""
+import sys
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+from jax import lax
+
+jax.config.update("jax_platforms", "cpu")
+
+
+def lst(s, f=int):
+    return [] if s == "-" else [f(t) for t in s.split(",")]
+
+
+UNARY = {
+    "neg": jnp.negative,
+    "exp": jnp.exp,
+    "tanh": jnp.tanh,
+    "sin": jnp.sin,
+    "sqrt_abs": lambda x: jnp.sqrt(jnp.abs(x)),
+    "log1p_abs": lambda x: jnp.log1p(jnp.abs(x)),
+    "square": jnp.square,
+    "cos": jnp.cos,
+    "expm1": jnp.expm1,
+    "floor": jnp.floor,
+    "sign": jnp.sign,
+}
+BINARY = {
+    "add": jnp.add,
+    "sub": jnp.subtract,
+    "mul": jnp.multiply,
+    "div": jnp.divide,
+    "max": jnp.maximum,
+    "min": jnp.minimum,
+}
+REDUCE = {"sum": jnp.sum, "max": jnp.max, "min": jnp.min, "mean": jnp.mean, "prod": jnp.prod}
+
+
+def apply(t, v):
+    a = v[int(t[1])]
+    k = t[0]
+    if k == "unary":
+        return UNARY[t[2]](a)
+    if k == "binary":
+        return BINARY[t[3]](a, v[int(t[2])])
+    if k == "where":
+        return jnp.where(a > 0, v[int(t[2])], v[int(t[3])])
+    if k == "reduce":
+        return REDUCE[t[2]](a, axis=tuple(lst(t[3])), keepdims=t[4] == "1")
+    if k == "transpose":
+        return jnp.transpose(a, lst(t[2]))
+    if k == "reshape":
+        return jnp.reshape(a, lst(t[2]))
+    if k == "broadcast":
+        return jnp.broadcast_to(a, lst(t[2]))
+    if k == "slice":
+        return lax.slice(a, lst(t[2]), lst(t[3]), lst(t[4]))
+    if k == "pad":
+        w = [tuple(int(x) for x in p.split(":")) for p in ([] if t[2] == "-" else t[2].split(","))]
+        if t[3] == "edge":
+            return jnp.pad(a, w, mode="edge")
+        return jnp.pad(a, w, constant_values=1.5)
+    if k == "matmul":
+        return jnp.matmul(a, v[int(t[2])])
+    if k == "concat":
+        return jnp.concatenate([a, v[int(t[2])]], axis=int(t[3]))
+    if k == "cumsum":
+        return jnp.cumsum(a, axis=int(t[2]))
+    if k == "narrow":
+        return a.astype(jnp.float16).astype(jnp.float32)
+    if k == "scalar":
+        c = float(t[3])
+        f = BINARY[t[2]]
+        return f(c, a) if t[4] == "left" else f(a, c)
+    if k == "power":
+        return jnp.power(a, float(t[2]))
+    if k == "take":
+        return jnp.take(a, jnp.array(lst(t[3]), jnp.int32), axis=int(t[2]))
+    if k == "flip":
+        return jnp.flip(a, axis=int(t[2]))
+    if k == "greater":
+        return (a > v[int(t[2])]).astype(jnp.float32)
+    if k == "sort":
+        return jnp.sort(a, axis=int(t[2]))
+    if k == "argmax":
+        return jnp.argmax(a, axis=int(t[2])).astype(jnp.float32)
+    if k == "iota":
+        return a + jnp.arange(float(a.shape[-1] if a.ndim else 1))
+    raise ValueError(k)
+
+
+def words(x):
+    x = np.asarray(x)
+    if x.dtype == np.bool_:
+        return " ".join(str(int(b)) for b in x.ravel())
+    bits = {2: np.uint16, 4: np.uint32}[x.dtype.itemsize]
+    w = 4 if bits is np.uint16 else 8
+    return " ".join(f"{int(b):0{w}x}" for b in x.ravel().view(bits))
+
+
+def run(lines):
+    inputs, ops, outputs = [], [], []
+    for line in lines:
+        kind, _, rest = line.partition(" ")
+        if kind == "input":
+            head, _, vals = rest.partition(" | ")
+            dt, shape = head.split(" ")
+            vals = [float(x) for x in vals.split(" ")] if vals else []
+            inputs.append(np.array(vals, np.float64).reshape(lst(shape)).astype(dt))
+        elif kind == "op":
+            ops.append(rest.split(" "))
+        elif kind == "outputs":
+            outputs = lst(rest)
+
+    def f(*xs):
+        v = list(xs)
+        for t in ops:
+            v.append(apply(t, v))
+        return [v[i] for i in outputs]
+
+    xs = [jnp.asarray(x) for x in inputs]
+    return jax.jit(f)(*xs), f(*xs)
+
+
+block = []
+for line in sys.stdin.read().splitlines() + ["program end"]:
+    if line.startswith("program") and block:
+        for out, eager in zip(*run(block[1:])):
+            shape = ",".join(map(str, out.shape)) or "-"
+            block.append(f"out {out.dtype} {shape} | {words(out)}")
+            if words(eager) != words(out):
+                block.append(f"alt {eager.dtype} {shape} | {words(eager)}")
+        print("\n".join(block))
+        block = []
+    block.append(line)
