@@ -469,6 +469,15 @@ impl JvpRule for CopyP {
     }
 }
 
+/// JAX's derivative of `|x|`: 1 where `x >= 0` (at ±0 too), -1 elsewhere (NaN included).
+fn abs_partial(x: &Array) -> Result<Array> {
+    sel(
+        &cmp(CompareOp::Ge, x, &lit(x, 0.0)?)?,
+        &lit(x, 1.0)?,
+        &lit(x, -1.0)?,
+    )
+}
+
 /// `∂y/∂x` for `y = op(x)`, in terms of `x` and `y`.
 fn unary_partial(op: UnaryOp, x: &Array, y: &Array) -> Result<Partial> {
     use UnaryOp::*;
@@ -481,7 +490,7 @@ fn unary_partial(op: UnaryOp, x: &Array, y: &Array) -> Result<Partial> {
         Neg => return Ok(Partial::MinusOne),
         Sign | Floor | Ceil | Round | Trunc | Not | IsNan | IsInf | IsFinite | SignBit
         | StopGradient | PopulationCount => return Ok(Partial::Zero),
-        Abs => un(Sign, x)?,
+        Abs => abs_partial(x)?,
         Square => scale(x, 2.0)?,
         Reciprocal => neg(&sq(y)?)?,
         Exp => y.clone(),
@@ -503,13 +512,68 @@ fn unary_partial(op: UnaryOp, x: &Array, y: &Array) -> Result<Partial> {
         Cosh => un(Sinh, x)?,
         Tanh => sub(&one()?, &sq(y)?)?,
         Asinh => recip(&un(Sqrt, &add(&sq(x)?, &one()?)?)?)?,
-        Acosh => recip(&un(Sqrt, &mul(&sub(x, &one()?)?, &add(x, &one()?)?)?)?)?,
+        // JAX's `x^2 - 1` (+0 at -1, where `(x - 1)(x + 1)` is -0).
+        Acosh => recip(&un(Sqrt, &sub(&sq(x)?, &one()?)?)?)?,
         Atanh => recip(&sub(&one()?, &sq(x)?)?)?,
         ErfInv => mul(
             &lit(x, std::f64::consts::PI.sqrt() / 2.0)?,
             &un(Exp, &sq(y)?)?,
         )?,
     }))
+}
+
+/// `∂/∂a hypot(a, b)` as JAX's `grad` gives it: JAX's `hypot` is `M * sqrt(1 + (m /
+/// M)^2)` over `M = max(|a|, |b|)`, `m = min(..)` (M where M is 0, +inf where either is),
+/// and its gradient runs that backwards with its rules (`|.|'` 1 at 0, balanced max and
+/// min, `-x * y^-2` for the divisor). So the derivative is JAX's at ties, zeros,
+/// infinities and underflows (0.5 at (0, 0); NaN at (0, 1e-30) and wherever an operand
+/// is infinite, where a zero cotangent meets `M = inf`), and `a / hypot` elsewhere.
+fn hypot_partial(a: &Array, b: &Array) -> Result<Array> {
+    let c = |v: f64| lit(a, v);
+    let (big, small) = (un(UnaryOp::Abs, a)?, un(UnaryOp::Abs, b)?);
+    let (m_hi, m_lo) = (
+        bin(BinaryOp::Max, &big, &small)?,
+        bin(BinaryOp::Min, &big, &small)?,
+    );
+    // JAX's `_balanced_eq(x, z, y)`: 1 where x is the result alone, 1/2 on ties.
+    let balanced = |z: &Array| -> Result<Array> {
+        sel(
+            &cmp(CompareOp::Eq, &big, z)?,
+            &sel(&cmp(CompareOp::Eq, &small, z)?, &c(0.5)?, &c(1.0)?)?,
+            &c(0.0)?,
+        )
+    };
+    let zero = cmp(CompareOp::Eq, &m_hi, &c(0.0)?)?;
+    let den = sel(&zero, &c(1.0)?, &m_hi)?;
+    let r = div(&m_lo, &den)?;
+    let root = un(UnaryOp::Sqrt, &add(&c(1.0)?, &mul(&r, &r)?)?)?;
+    let inf = |v: &Array| cmp(CompareOp::Eq, v, &c(f64::INFINITY)?);
+    // Cotangents from the result back to `a`.
+    let ct = sel(
+        &bin(BinaryOp::Or, &inf(&big)?, &inf(&small)?)?,
+        &c(0.0)?,
+        &c(1.0)?,
+    )?;
+    let ct_prod = sel(&zero, &c(0.0)?, &ct)?;
+    let ct_root = mul(&ct_prod, &m_hi)?;
+    let ct_r = mul(&mul(&ct_root, &div(&c(0.5)?, &root)?)?, &mul(&c(2.0)?, &r)?)?;
+    let ct_lo = div(&ct_r, &den)?;
+    let ct_den = neg(&mul(&mul(&ct_r, &recip(&mul(&den, &den)?)?)?, &m_lo)?)?;
+    let ct_hi = add(
+        &add(&sel(&zero, &ct, &c(0.0)?)?, &mul(&ct_prod, &root)?)?,
+        &sel(&zero, &c(0.0)?, &ct_den)?,
+    )?;
+    let ct_abs = add(
+        &mul(&ct_hi, &balanced(&m_hi)?)?,
+        &mul(&ct_lo, &balanced(&m_lo)?)?,
+    )?;
+    mul(&ct_abs, &abs_partial(a)?)
+}
+
+/// `x` with +inf replaced by 0 (JAX's `_replace_inf` in `logaddexp`'s derivative).
+fn finite_or_zero(x: &Array) -> Result<Array> {
+    let inf = cmp(CompareOp::Eq, x, &lit(x, f64::INFINITY)?)?;
+    sel(&inf, &lit(x, 0.0)?, x)
 }
 
 /// `∂z/∂x` (`k = 0`) or `∂z/∂y` (`k = 1`) for `z = op(x, y)`; only the one asked for is
@@ -541,18 +605,41 @@ fn binary_partial(op: BinaryOp, k: usize, x: &Array, y: &Array, z: &Array) -> Re
         Sub => Partial::MinusOne,
         Mul => Partial::By(b.clone()),
         Div if k == 0 => Partial::By(recip(y)?),
-        Div => Partial::By(neg(&div(z, y)?)?),
+        // JAX's `-x * y^-2`: NaN where `y * y` underflows and `x` is 0.
+        Div => Partial::By(neg(&mul(x, &recip(&mul(y, y)?)?)?)?),
         FloorDiv | And | Or | Xor | ShiftLeft | ShiftRight | Gcd | Lcm => Partial::Zero,
         Rem | Fmod if k == 0 => Partial::One,
-        Rem => Partial::By(neg(&un(UnaryOp::Floor, &div(x, y)?)?)?),
+        // JAX's `remainder`: the truncated remainder's `-trunc(x / y)` (as
+        // `sign * floor(|.|)`), plus 1 where it then adds `y`.
+        Rem => {
+            let q = div(x, y)?;
+            let t = bin(Fmod, x, y)?;
+            let plus = bin(
+                And,
+                &cmp(
+                    CompareOp::Ne,
+                    &cmp(CompareOp::Lt, &t, &c(0.0)?)?,
+                    &cmp(CompareOp::Lt, y, &c(0.0)?)?,
+                )?,
+                &cmp(CompareOp::Ne, &t, &c(0.0)?)?,
+            )?;
+            let trunc = mul(
+                &un(UnaryOp::Sign, &q)?,
+                &un(UnaryOp::Floor, &un(UnaryOp::Abs, &q)?)?,
+            )?;
+            Partial::By(sub(&sel(&plus, &c(1.0)?, &c(0.0)?)?, &trunc)?)
+        }
         Fmod => Partial::By(neg(&un(UnaryOp::Trunc, &div(x, y)?)?)?),
-        // JAX's rules: 0 where y == 0 for x; log(x) with x == 0 replaced by 1 for y.
+        // JAX's rules: `y * x^(y - 1)` for x (NaN at 0^0), 0 where y == 0 for integer
+        // powers; log(x) with x == 0 replaced by 1 for y.
         Pow if k == 0 => {
-            let y_zero = cmp(CompareOp::Eq, y, &c(0.0)?)?;
-            Partial::By(where_or_zero(
-                &un(UnaryOp::Not, &y_zero)?,
-                &mul(y, &bin(Pow, x, &sub(y, &c(1.0)?)?)?)?,
-            )?)
+            let d = mul(y, &bin(Pow, x, &sub(y, &c(1.0)?)?)?)?;
+            if y.dtype().is_floating() {
+                Partial::By(d)
+            } else {
+                let y_zero = cmp(CompareOp::Eq, y, &c(0.0)?)?;
+                Partial::By(where_or_zero(&un(UnaryOp::Not, &y_zero)?, &d)?)
+            }
         }
         Pow => {
             let x_safe = sel(&cmp(CompareOp::Eq, x, &c(0.0)?)?, &c(1.0)?, x)?;
@@ -578,14 +665,22 @@ fn binary_partial(op: BinaryOp, k: usize, x: &Array, y: &Array, z: &Array) -> Re
                 Partial::By(neg(&div(x, &den)?)?)
             }
         }
-        Hypot => Partial::By(div(a, z)?),
+        Hypot => Partial::By(hypot_partial(a, b)?),
+        // JAX's `where(signbit(y), -|x|, |x|)`, with its `|x|'`.
         Copysign if k == 0 => {
             let flip = sel(&un(UnaryOp::SignBit, y)?, &c(-1.0)?, &c(1.0)?)?;
-            Partial::By(mul(&un(UnaryOp::Sign, x)?, &flip)?)
+            Partial::By(mul(&abs_partial(x)?, &flip)?)
         }
         Copysign => Partial::Zero,
-        LogAddExp => Partial::By(un(UnaryOp::Exp, &sub(a, z)?)?),
-        LogAddExp2 => Partial::By(un(UnaryOp::Exp2, &sub(a, z)?)?),
+        // JAX's custom rule: `exp(a - z)` with +inf read as 0 on both sides.
+        LogAddExp => Partial::By(un(
+            UnaryOp::Exp,
+            &sub(&finite_or_zero(a)?, &finite_or_zero(z)?)?,
+        )?),
+        LogAddExp2 => Partial::By(un(
+            UnaryOp::Exp2,
+            &sub(&finite_or_zero(a)?, &finite_or_zero(z)?)?,
+        )?),
     })
 }
 

@@ -6,7 +6,7 @@ use super::int32_positions;
 use crate::array::Array;
 use crate::dtype::DType;
 use crate::error::{Error, Result};
-use crate::jit::ad::{add, cmp, div, linear, lit, mul, sel, unreduce, where_or_zero, JvpRule};
+use crate::jit::ad::{add, cmp, div, linear, lit, mul, unreduce, JvpRule};
 use crate::jit::batching::{batched_first, bind_lifted, shifted, BatchRule};
 use crate::jit::transpose::{TransposeRule, Transposing};
 use crate::lax;
@@ -286,23 +286,25 @@ fn reduce_partial(op: ReduceOp, x: &Array, out: &Array, axes: &[usize]) -> Resul
             div(&mask, &unreduce(&count, shape, axes)?)
         }
         ReduceOp::Prod => {
-            // The product of the other elements, exact when some are zero.
-            let is_zero = cmp(CompareOp::Eq, x, &lit(x, 0.0)?)?;
-            let zeros = lax::reduce(
-                ReduceOp::Sum,
-                &lax::convert_element_type(&is_zero, x.dtype())?,
-                axes,
-            )?;
-            let nonzero = sel(&is_zero, &lit(x, 1.0)?, x)?;
-            let p = unreduce(&lax::reduce(ReduceOp::Prod, &nonzero, axes)?, shape, axes)?;
-            let zeros = unreduce(&zeros, shape, axes)?;
-            let none = cmp(CompareOp::Eq, &zeros, &lit(x, 0.0)?)?;
-            let one = cmp(CompareOp::Eq, &zeros, &lit(x, 1.0)?)?;
-            sel(
-                &is_zero,
-                &where_or_zero(&one, &p)?,
-                &where_or_zero(&none, &div(&p, &nonzero)?)?,
-            )
+            // The product of the other elements, as JAX's tree of products gives it (no
+            // division: zeros, infinities and NaN give what multiplying the others gives):
+            // the reduced axes moved last as one, then exclusive products from both ends.
+            let r = x.ndim();
+            let kept: Vec<usize> = (0..r).filter(|a| !axes.contains(a)).collect();
+            let perm: Vec<usize> = kept.iter().chain(axes).copied().collect();
+            let mut flat: Vec<usize> = kept.iter().map(|&a| shape[a]).collect();
+            flat.push(axes.iter().map(|&a| shape[a]).product());
+            let rows = lax::reshape(&lax::transpose(x, &perm)?, &flat)?;
+            let last = flat.len() - 1;
+            let before = shift_along(&lax::cumprod(&rows, last, false)?, last, 1, true, 1.0)?;
+            let after = shift_along(&lax::cumprod(&rows, last, true)?, last, 1, false, 1.0)?;
+            let moved: Vec<usize> = perm.iter().map(|&a| shape[a]).collect();
+            let others = lax::reshape(&mul(&before, &after)?, &moved)?;
+            let mut inverse = vec![0; r];
+            for (i, &p) in perm.iter().enumerate() {
+                inverse[p] = i;
+            }
+            lax::transpose(&others, &inverse)
         }
         ReduceOp::Sum | ReduceOp::And | ReduceOp::Or => Ok(lit(x, 1.0)?),
     }

@@ -903,7 +903,7 @@ fn write_programs_for_jax() {
     // (Not ±3e38: their reciprocals are subnormal, which XLA:CPU flushes to zero and
     // Olympus keeps, and a comparison after one takes the other branch.)
     let specials = [-0.0, 0.0, f64::INFINITY, f64::NEG_INFINITY, f64::NAN];
-    for case in 0..80 {
+    for case in 0..200 {
         let (program, shapes) = random_program(&mut r, 1024);
         text += &format!("program {case}\n");
         for s in &shapes {
@@ -953,21 +953,23 @@ fn close(got: f64, want: f64, scale: f64, tol: f64) -> bool {
     (got - want).abs() <= tol * (want.abs() + scale)
 }
 
-/// The same random programs as [`random_programs_give_the_eager_bits_under_jit`] (over
+/// 200 programs of [`random_programs_give_the_eager_bits_under_jit`]'s generator (over
 /// inputs with ±0, ±inf and NaN among them, in float32, float16, bfloat16 and
 /// int32) give JAX 0.10.2's shapes, dtypes and values, eagerly and under `jit`: integers
 /// and booleans exactly, floats within a few units of their precision (the programs
-/// chain up to ten operations, each within an ulp or two of XLA's). Values from
+/// chain up to ten operations, each within an ulp or two of XLA's). Programs over float32
+/// inputs alone also give JAX's gradients of their outputs' sums. Values from
 /// `tests/data/gen_jax_programs.py`.
 #[test]
 fn random_programs_give_jax_values() {
     let mut r = rng();
     let text = include_str!("../data/jax_programs.txt");
-    let mut checked = 0;
+    let (mut checked, mut differentiated) = (0, 0);
     for block in text.split("program ").filter(|b| !b.is_empty()) {
         let mut lines = block.lines();
         let case = lines.next().unwrap();
         let (mut inputs, mut ops, mut outputs, mut want) = (vec![], vec![], vec![], vec![]);
+        let mut grads: Vec<(DType, Vec<usize>, Vec<Vec<u32>>)> = vec![];
         for line in lines {
             let (kind, rest) = line.split_once(' ').unwrap();
             match kind {
@@ -992,7 +994,7 @@ fn random_programs_give_jax_values() {
                 }
                 "op" => ops.push(decode(rest)),
                 "outputs" => outputs = parse_list(rest),
-                "out" | "alt" => {
+                "out" | "alt" | "grad" => {
                     let (head, words) = rest.split_once(" | ").unwrap_or((rest, ""));
                     let (d, shape) = head.split_once(' ').unwrap();
                     let w: Vec<u32> = words
@@ -1001,9 +1003,15 @@ fn random_programs_give_jax_values() {
                         .map(|s| u32::from_str_radix(s, 16).unwrap())
                         .collect();
                     if kind == "alt" {
-                        let last: &mut (DType, Vec<usize>, Vec<Vec<u32>>) =
-                            want.last_mut().unwrap();
+                        // JAX's eager words for the line before.
+                        let last: &mut (DType, Vec<usize>, Vec<Vec<u32>>) = if grads.is_empty() {
+                            want.last_mut().unwrap()
+                        } else {
+                            grads.last_mut().unwrap()
+                        };
                         last.2.push(w);
+                    } else if kind == "grad" {
+                        grads.push((dtype_named(d), parse_list::<usize>(shape), vec![w]));
                     } else {
                         want.push((dtype_named(d), parse_list::<usize>(shape), vec![w]));
                     }
@@ -1018,10 +1026,26 @@ fn random_programs_give_jax_values() {
             run(&program, inputs.clone()).unwrap_or_else(|e| panic!("eager {}: {e}", what()));
         let p = program.clone();
         let jitted = jit(move |xs: Vec<Array>| run(&p, xs))
-            .call(inputs)
+            .call(inputs.clone())
             .unwrap_or_else(|e| panic!("jit {}: {e}", what()));
-        for (mode, got) in [("eager", &eager), ("jit", &jitted)] {
-            for (i, (g, (d, shape, w))) in got.iter().zip(&want).enumerate() {
+        let mut results = vec![("eager", eager, &want), ("jit", jitted, &want)];
+        if !grads.is_empty() {
+            let p = program.clone();
+            let eager = olympus::grad(move |xs: Vec<Array>| loss(&p, xs))(inputs.clone())
+                .unwrap_or_else(|e| panic!("eager grad {}: {e}", what()));
+            let p = program.clone();
+            let jitted = jit(move |xs: Vec<Array>| {
+                let p = p.clone();
+                olympus::grad(move |xs: Vec<Array>| loss(&p, xs))(xs)
+            })
+            .call(inputs)
+            .unwrap_or_else(|e| panic!("jit grad {}: {e}", what()));
+            results.push(("eager gradient", eager, &grads));
+            results.push(("jit gradient", jitted, &grads));
+            differentiated += 1;
+        }
+        for (mode, got, want) in &results {
+            for (i, (g, (d, shape, w))) in got.iter().zip(want.iter()).enumerate() {
                 assert_eq!(
                     (g.dtype(), g.shape()),
                     (*d, shape.as_slice()),
@@ -1066,5 +1090,124 @@ fn random_programs_give_jax_values() {
         }
         checked += 1;
     }
-    assert!(checked >= 80, "{checked} programs");
+    assert!(checked >= 200, "{checked} programs");
+    assert!(differentiated >= 50, "{differentiated} gradients");
+}
+
+/// Example `i` of `x`, whose batch axis is `axis`.
+fn example(x: &Array, axis: usize, i: usize) -> Array {
+    let mut start = vec![0; x.ndim()];
+    let mut limit = x.shape().to_vec();
+    start[axis] = i;
+    limit[axis] = i + 1;
+    let mut shape = x.shape().to_vec();
+    shape.remove(axis);
+    np::reshape(
+        lax::slice(x, &start, &limit, None).unwrap(),
+        shape.as_slice(),
+    )
+    .unwrap()
+}
+
+/// `vmap` of random programs (float32 inputs each mapped over its first or last axis or
+/// not mapped, batches of 1 to 3), and `jit` of it, give each example's results as the
+/// program run on that example alone: shapes and dtypes, NaN for NaN, the same
+/// infinities, finite values within 1e-4 of their output's scale (batched reductions and
+/// products may add in another order).
+#[test]
+fn random_programs_under_vmap_match_each_example() {
+    use olympus::{vmap, Axes};
+    let mut r = rng();
+    for case in 0..40 {
+        let (program, shapes) = random_program(&mut r, 1 << 14);
+        let batch = r.random_range(1..=3);
+        let axes: Vec<Option<usize>> = shapes
+            .iter()
+            .enumerate()
+            .map(|(i, s)| match r.random_range(0..4) {
+                _ if i == 0 => Some(0),
+                0 => None,
+                1 => Some(s.len()),
+                _ => Some(0),
+            })
+            .collect();
+        let inputs: Vec<Array> = shapes
+            .iter()
+            .zip(&axes)
+            .map(|(s, a)| match a {
+                None => random_input(&mut r, s, DType::Float32),
+                Some(ax) => {
+                    let mut s = s.clone();
+                    s.insert(*ax, batch);
+                    random_input(&mut r, &s, DType::Float32)
+                }
+            })
+            .collect();
+        let what =
+            || format!("case {case}: {program:#?} over {shapes:?}, axes {axes:?}, batch {batch}");
+        let in_axes = Axes::Tree(
+            axes.iter()
+                .map(|a| a.map_or(Axes::Unmapped, |ax| Axes::At(ax as isize)))
+                .collect(),
+        );
+        let p = program.clone();
+        let batched = if case % 2 == 0 {
+            vmap(move |xs: Vec<Array>| run(&p, xs), in_axes, 0)(inputs.clone())
+        } else {
+            let f = vmap(move |xs: Vec<Array>| run(&p, xs), in_axes, 0);
+            jit(f).call(inputs.clone())
+        }
+        .unwrap_or_else(|e| panic!("vmap {}: {e}", what()));
+        for i in 0..batch {
+            let one: Vec<Array> = inputs
+                .iter()
+                .zip(&axes)
+                .map(|(x, a)| a.map_or_else(|| x.clone(), |ax| example(x, ax, i)))
+                .collect();
+            let want =
+                run(&program, one).unwrap_or_else(|e| panic!("example {i} of {}: {e}", what()));
+            for (j, (b, w)) in batched.iter().zip(&want).enumerate() {
+                let g = example(b, 0, i);
+                assert_eq!(
+                    (g.dtype(), g.shape()),
+                    (w.dtype(), w.shape()),
+                    "output {j}, example {i}: {}",
+                    what()
+                );
+                let (gv, wv) = (
+                    np::astype(&g, DType::Float32)
+                        .unwrap()
+                        .to_vec::<f32>()
+                        .unwrap(),
+                    np::astype(w, DType::Float32)
+                        .unwrap()
+                        .to_vec::<f32>()
+                        .unwrap(),
+                );
+                let finite: Vec<f64> = wv
+                    .iter()
+                    .map(|v| f64::from(v.abs()))
+                    .filter(|v| v.is_finite())
+                    .collect();
+                let scale = finite.iter().sum::<f64>() / finite.len().max(1) as f64;
+                let tol = if block_narrow(&program) { 3e-2 } else { 1e-4 };
+                if let Some(k) =
+                    (0..gv.len()).find(|&k| !close(f64::from(gv[k]), f64::from(wv[k]), scale, tol))
+                {
+                    panic!(
+                        "output {j}, example {i}, at {k}: {} batched, {} alone: {}",
+                        gv[k],
+                        wv[k],
+                        what()
+                    );
+                }
+            }
+        }
+    }
+}
+
+/// Whether a program rounds to float16 on the way (its values then differ by float16's
+/// precision where an input to the rounding differs by an ulp).
+fn block_narrow(p: &Program) -> bool {
+    p.ops.iter().any(|op| matches!(op, Op::Narrow(_)))
 }

@@ -10,7 +10,11 @@ after the inputs), `outputs` (value numbers), then one `out dtype shape | words`
 per output (float32 and int32 as 32-bit words, float16 and bfloat16 as 16-bit ones,
 hex; the shape `-` is 0-d), followed by an `alt` line with JAX's eager words where they
 differ (XLA simplifies under `jit`: `x > x` is false there even for NaN operands'
-products, and it contracts multiplies and adds)."""
+products, and it contracts multiplies and adds). Programs over float32 inputs alone end
+with one `grad` line per input: the jitted gradient of the outputs' sums, output `i`
+weighted by `1 / (i + 1)`, and an `alt` line with the eager one where it differs (XLA
+turns a mask's `x * convert(mask)` into a select under `jit`, so a minimum over a row
+with a NaN gives 0, not NaN, to the other elements)."""
 import sys
 
 import jax
@@ -132,16 +136,33 @@ def run(lines):
         return [v[i] for i in outputs]
 
     xs = [jnp.asarray(x) for x in inputs]
-    return jax.jit(f)(*xs), f(*xs)
+    grads = None
+    if all(x.dtype == np.float32 for x in inputs):
+        # The gradient of the outputs' weighted sums (`loss` in jit_programs.rs).
+        def loss(*xs):
+            total = jnp.float32(0)
+            for i, o in enumerate(f(*xs)):
+                total = total + jnp.sum(o) * (1.0 / (i + 1))
+            return total
+
+        g = jax.grad(loss, argnums=tuple(range(len(xs))))
+        grads = list(zip(jax.jit(g)(*xs), g(*xs)))
+    return jax.jit(f)(*xs), f(*xs), grads
 
 
 block = []
 for line in sys.stdin.read().splitlines() + ["program end"]:
     if line.startswith("program") and block:
-        for out, eager in zip(*run(block[1:])):
+        outs, eagers, grads = run(block[1:])
+        for out, eager in zip(outs, eagers):
             shape = ",".join(map(str, out.shape)) or "-"
             block.append(f"out {out.dtype} {shape} | {words(out)}")
             if words(eager) != words(out):
+                block.append(f"alt {eager.dtype} {shape} | {words(eager)}")
+        for g, eager in grads or []:
+            shape = ",".join(map(str, g.shape)) or "-"
+            block.append(f"grad {g.dtype} {shape} | {words(g)}")
+            if words(eager) != words(g):
                 block.append(f"alt {eager.dtype} {shape} | {words(eager)}")
         print("\n".join(block))
         block = []
