@@ -480,6 +480,9 @@ pub fn power(x: impl ArrayLike, y: impl ArrayLike) -> Result<Array> {
         Operand::WeakInt(v) => (v < 0).then_some(v),
         _ => None,
     };
+    // JAX raises to a literal integer with `integer_pow`, whose derivative at exponent 0
+    // is 0 everywhere (a float 0.0 gives `0 * x^-1`: NaN at x = 0).
+    let zeroth = matches!(ops[1], Operand::WeakInt(0));
     // JAX's integer result is weak as the base is for a scalar exponent (`integer_pow`),
     // and only from two weak operands otherwise (its bit loop accumulates in a strong
     // array).
@@ -497,7 +500,10 @@ pub fn power(x: impl ArrayLike, y: impl ArrayLike) -> Result<Array> {
             format!("integers cannot be raised to negative powers (exponent {e}), as in JAX"),
         ));
     }
-    let r = lax::binary(BinaryOp::Pow, &a, &b)?;
+    let mut r = lax::binary(BinaryOp::Pow, &a, &b)?;
+    if zeroth {
+        r = lax::stop_gradient(&r)?;
+    }
     if r.dtype().is_integer() && r.weak_type() != weak_int {
         Ok(r.with_weak(weak_int))
     } else {

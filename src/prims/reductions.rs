@@ -286,9 +286,11 @@ fn reduce_partial(op: ReduceOp, x: &Array, out: &Array, axes: &[usize]) -> Resul
             div(&mask, &unreduce(&count, shape, axes)?)
         }
         ReduceOp::Prod => {
-            // The product of the other elements, as JAX's tree of products gives it (no
-            // division: zeros, infinities and NaN give what multiplying the others gives):
-            // the reduced axes moved last as one, then exclusive products from both ends.
+            // The product of the other elements, as JAX's rule defines it (no division:
+            // zeros, infinities and NaN give what multiplying the others gives): the
+            // reduced axes moved last as one, then exclusive products from both ends. (JAX
+            // multiplies in a tree, so where partial products overflow or underflow the
+            // two can differ.)
             let r = x.ndim();
             let kept: Vec<usize> = (0..r).filter(|a| !axes.contains(a)).collect();
             let perm: Vec<usize> = kept.iter().chain(axes).copied().collect();

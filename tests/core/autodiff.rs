@@ -1223,6 +1223,9 @@ fn gradients_at_special_points_follow_jax() {
     };
     let (bits, want) = (bits(&vals(&g)), bits(&[-0.0, -0.0, f64::NAN, 0.0]));
     assert_eq!(bits, want, "d x⁰/dx: {:?}", vals(&g));
+    // A literal integer 0 is JAX's `integer_pow`: 0 everywhere.
+    let g = grad(sum_of(|x| np::power(x, 0)))(xs.clone()).unwrap();
+    check_exact("d x⁰/dx (int exponent)", &g, &[0.0; 4]);
     let g = grad(sum_of(|x| np::power(x, 2.5)))(f32a(&[0.0, 4.0], &[2])).unwrap();
     check_exact("d x^2.5/dx", &g, &[0.0, 20.0]);
     let gy = grad(|y: Array| np::sum(np::power(f32a(&[0.0, 2.0], &[2]), &y)?, None, false))(f32a(
@@ -2113,6 +2116,8 @@ fn derivatives_at_special_points_are_jaxs() {
             g.is_nan() && w.is_nan()
         } else if g.is_infinite() || w.is_infinite() {
             g == w
+        } else if g == 0.0 && w == 0.0 {
+            g.is_sign_negative() == w.is_sign_negative()
         } else {
             // (XLA:CPU flushes subnormal intermediates: d/dy 3e38^y at y = -1 is 0 in JAX.)
             (g - w).abs() <= 4e-7 * w.abs().max(g.abs()) + 1e-36
