@@ -17,7 +17,7 @@ use crate::primitive::Primitive;
 use crate::runtime::{BufferKind, Device};
 use crate::shape::{Aval, Layout};
 
-/// For a product with few output tiles of `edge` a side and a long `k` (matrix-vector
+/// For a product with few output tiles of `rows x cols` and a long `k` (matrix-vector
 /// products, the weight gradients of a training step), the number of `k` slices to
 /// compute in parallel: the kernel gives each output tile to one workgroup, so
 /// `[32, 512] x [512, 1]` would run 512 steps on one workgroup. Measured on lavapipe: 9.0
@@ -25,10 +25,10 @@ use crate::shape::{Aval, Layout};
 /// reduction kernels.
 pub(super) fn k_splits(
     (batch, m, n, k): (usize, usize, usize, usize),
-    edge: usize,
+    (rows, cols): (usize, usize),
     dtype: DType,
 ) -> usize {
-    let tiles = batch * m.div_ceil(edge) * n.div_ceil(edge);
+    let tiles = batch * m.div_ceil(rows) * n.div_ceil(cols);
     // Float32 and integer sums only: float16 would round each partial product.
     if batch != 1
         || tiles >= 8
@@ -205,13 +205,17 @@ pub(crate) fn dot(dev: &Device, a: &Array, b: &Array, out: Aval) -> Result<Array
     if let Some(r) = long_dot(dev, a, b, &out)? {
         return Ok(r);
     }
-    // Splits count the register kernel's own tiles; the others', as measured, 64x64 ones.
+    // Splits count the register and subgroup kernels' own tiles; the others', as
+    // measured, 64x64 ones. (The subgroup kernel's 16x32 tiles already give lavapipe's
+    // threads enough workgroups where 64x64 ones would not: `[128, 1024] x [1024, 10]`
+    // is 8 of them, and 32 slices of `k` cost more in workgroups and a second kernel than
+    // they spread.)
     let variant = dev.0.variants.matmul.for_product(m as u64, n as u64);
-    let edge = match variant {
-        Variant::Register => tile(variant, m as u64, n as u64).0,
-        _ => TILE,
-    } as usize;
-    let s = k_splits((batch, m, n, k), edge, out.dtype);
+    let (rows, cols) = match variant {
+        Variant::Register | Variant::Subgroup => tile(variant, m as u64, n as u64),
+        _ => (TILE, TILE),
+    };
+    let s = k_splits((batch, m, n, k), (rows as usize, cols as usize), out.dtype);
     if s > 1 {
         // [1, m, k] -> [s, m, k/s] and [1, k, n] -> [s, k/s, n]: one batch entry per slice,
         // then the partial products are summed.
