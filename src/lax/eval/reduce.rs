@@ -389,19 +389,6 @@ pub(crate) fn fused_reduce_all(
     use crate::codegen::reduce::{COLUMN_CHUNK, ROW_CHUNK};
     let value = program.dtype_of(program.outputs[0]);
     let out_dtype = outs[0].dtype;
-    if axes.iter().map(|&a| shape[a]).product::<usize>() == 1 {
-        // Each result is its one value, as in [`reduce`].
-        let values: Vec<Aval> = outs
-            .iter()
-            .map(|_| Aval::new(shape.to_vec(), value, false))
-            .collect();
-        let values = super::program::run_program(dev, program, inputs, &values, None, true)?;
-        return values
-            .iter()
-            .zip(outs)
-            .map(|(v, o)| as_out(crate::lax::reshape(v, &o.shape)?, o))
-            .collect();
-    }
     if widened(value).is_some() || widened(out_dtype).is_some() {
         // The values converted to their compute dtype in the same program, reduced in
         // that dtype ([`widening`]).
@@ -451,7 +438,10 @@ pub(crate) fn fused_reduce_all(
             })
             .collect();
     }
-    if read + written > max_bindings(dev) {
+    // One value per result (each result is that value, as [`reduce`] gives it), or operands
+    // past the bindings: the values are stored, then reduced.
+    let one = axes.iter().map(|&a| shape[a]).product::<usize>() == 1;
+    if one || read + written > max_bindings(dev) {
         let values: Vec<Aval> = outs
             .iter()
             .map(|_| Aval::new(shape.to_vec(), value, false))
