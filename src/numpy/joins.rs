@@ -465,7 +465,9 @@ pub fn roll(x: impl ArrayLike, shift: &[isize], axis: Option<&[isize]>) -> Resul
 /// How `pad` fills.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum PadMode {
-    /// A constant, converted to the array's dtype (NumPy's `mode="constant"`).
+    /// A constant, converted to the array's dtype (NumPy's `mode="constant"`) as JAX
+    /// converts a float `constant_values`: toward zero, saturating at an integer dtype's
+    /// range (`300.0` pads `int8` with 127, where JAX's integer `300` would wrap to 44).
     Constant(f64),
     /// Copies of the edge element (`mode="edge"`).
     Edge,

@@ -5,10 +5,10 @@ use super::overrides::overridable;
 use super::promote_broadcast;
 use crate::array::Array;
 use crate::convert::{operand, ArrayLike};
-use crate::dtype::DType;
+use crate::dtype::{DType, TypeSpec};
 use crate::error::{Error, Result};
 use crate::lax;
-use crate::primitive::{BinaryOp, CompareOp, UnaryOp};
+use crate::primitive::{BinaryOp, CompareOp, Literal, UnaryOp};
 
 /// One operand, promoted (to float when `inexact`).
 fn one(func: &str, x: impl ArrayLike, inexact: bool) -> Result<Array> {
@@ -410,7 +410,32 @@ pub fn subtract(x: impl ArrayLike, y: impl ArrayLike) -> Result<Array> {
 /// ```
 pub fn multiply(x: impl ArrayLike, y: impl ArrayLike) -> Result<Array> {
     overridable!("multiply"; [one x, one y]; []);
-    let (a, b) = two("multiply", x, y, false)?;
+    let ops = vec![operand("multiply", 0, x)?, operand("multiply", 1, y)?];
+    // XLA rewrites `convert(mask) * x` into `select(mask, x, 0)` when the mask has the
+    // product's shape and the product is float32 or float16, so in JAX `mask * x` is +0.0
+    // where the mask is false even for NaN, infinite or negative `x`. Not for a mask that
+    // is broadcast, nor for bfloat16.
+    let mask = ops
+        .iter()
+        .position(|o| o.type_spec() == TypeSpec::strong(DType::Bool));
+    let mask = match mask {
+        Some(i) => Some((i, crate::convert::to_array("multiply", ops[i].clone())?)),
+        None => None,
+    };
+    let mut v = promote_broadcast("multiply", ops, false)?;
+    let b = v.pop().expect("two operands");
+    let a = v.pop().expect("two operands");
+    if let Some((i, mask)) = mask {
+        if matches!(a.dtype(), DType::Float32 | DType::Float16) && mask.shape() == a.shape() {
+            let x = if i == 0 { &b } else { &a };
+            let zero = lax::full(
+                x.shape(),
+                Literal::F32(0.0).cast(x.dtype()),
+                Some(x.device()),
+            )?;
+            return lax::select(&mask, x, &zero.with_weak(x.weak_type()));
+        }
+    }
     lax::binary(BinaryOp::Mul, &a, &b)
 }
 

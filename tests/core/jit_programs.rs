@@ -178,7 +178,7 @@ fn run(p: &Program, inputs: Vec<Array>) -> Result<Vec<Array>> {
 }
 
 /// NumPy's broadcast of two shapes, if they broadcast.
-fn broadcast(a: &[usize], b: &[usize]) -> Option<Vec<usize>> {
+pub(crate) fn broadcast(a: &[usize], b: &[usize]) -> Option<Vec<usize>> {
     let n = a.len().max(b.len());
     (0..n)
         .map(|i| {
@@ -203,7 +203,7 @@ fn broadcast(a: &[usize], b: &[usize]) -> Option<Vec<usize>> {
 }
 
 /// The shape of `a @ b` under NumPy's rules, if they multiply.
-fn matmul_shape(a: &[usize], b: &[usize]) -> Option<Vec<usize>> {
+pub(crate) fn matmul_shape(a: &[usize], b: &[usize]) -> Option<Vec<usize>> {
     match (a.len(), b.len()) {
         (0, _) | (_, 0) => None,
         (1, 1) => (a[0] == b[0]).then(Vec::new),
@@ -733,7 +733,7 @@ fn operations_are_computed_as_written() {
 
 // ----- The same programs against JAX -----
 
-fn list<T: ToString>(v: &[T]) -> String {
+pub(crate) fn list<T: ToString>(v: &[T]) -> String {
     if v.is_empty() {
         "-".to_string()
     } else {
@@ -741,7 +741,7 @@ fn list<T: ToString>(v: &[T]) -> String {
     }
 }
 
-fn parse_list<T: std::str::FromStr>(s: &str) -> Vec<T>
+pub(crate) fn parse_list<T: std::str::FromStr>(s: &str) -> Vec<T>
 where
     T::Err: std::fmt::Debug,
 {
@@ -947,7 +947,7 @@ fn write_programs_for_jax() {
 /// Whether float `got` is close enough to JAX's `want` in an output whose finite values
 /// average `scale` in magnitude: NaN for NaN, the same infinity, finite values within a
 /// relative `tol` (of the value or the output's scale, for values left by cancellation).
-fn close(got: f64, want: f64, scale: f64, tol: f64) -> bool {
+pub(crate) fn close(got: f64, want: f64, scale: f64, tol: f64) -> bool {
     if want.is_nan() || got.is_nan() {
         return want.is_nan() && got.is_nan();
     }
@@ -1100,7 +1100,7 @@ fn random_programs_give_jax_values() {
 }
 
 /// Example `i` of `x`, whose batch axis is `axis`.
-fn example(x: &Array, axis: usize, i: usize) -> Array {
+pub(crate) fn example(x: &Array, axis: usize, i: usize) -> Array {
     let mut start = vec![0; x.ndim()];
     let mut limit = x.shape().to_vec();
     start[axis] = i;

@@ -6,6 +6,7 @@ mod common;
 mod creation;
 mod custom;
 mod display;
+mod dtype_programs;
 mod dtypes;
 mod einsum;
 mod elementwise;

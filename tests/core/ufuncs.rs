@@ -1314,3 +1314,59 @@ fn power_of_minus_one_and_lcm_wrap_as_jax() {
     let got = g.call((i32s(&[2147483647]), i32s(&[32]))).unwrap();
     assert_eq!(got.to_vec::<i32>().unwrap(), [-32]);
 }
+
+/// A bool mask times a float32 or float16 value of the product's shape gives +0.0 where
+/// the mask is false, even for NaN, infinite or negative values, eagerly, under `jit` and
+/// in gradients, as JAX 0.10.2 does (XLA turns `convert(mask) * x` into a select); a
+/// broadcast mask, a bfloat16 product and integer products multiply. Values from JAX:
+/// `jnp.multiply(m, x)` for each case below (`np.signbit` for the sign of zero).
+#[test]
+fn multiplying_by_a_bool_mask_selects_as_jax_does() {
+    use olympus::{grad, jit};
+    let nan = f32::NAN;
+    let m = Array::from_slice(&[false, true], &[2]).unwrap();
+    let x = Array::from_slice(&[-3.0f32, nan], &[2]).unwrap();
+    let bits = |a: &Array| -> Vec<u32> {
+        np::astype(a, DType::Float32)
+            .unwrap()
+            .to_vec::<f32>()
+            .unwrap()
+            .iter()
+            .map(|v| if v.is_nan() { u32::MAX } else { v.to_bits() })
+            .collect()
+    };
+    let want = |v: &[f32]| -> Vec<u32> {
+        v.iter()
+            .map(|v| if v.is_nan() { u32::MAX } else { v.to_bits() })
+            .collect()
+    };
+    // Same shapes, either order: select.
+    assert_eq!(bits(&np::multiply(&m, &x).unwrap()), want(&[0.0, nan]));
+    assert_eq!(bits(&np::multiply(&x, &m).unwrap()), want(&[0.0, nan]));
+    let f16x = np::astype(&x, DType::Float16).unwrap();
+    assert_eq!(bits(&np::multiply(&m, &f16x).unwrap()), want(&[0.0, nan]));
+    // A float scalar times a mask of the product's shape: select (`m * -2.0` is +0.0).
+    assert_eq!(bits(&np::multiply(&m, -2.0).unwrap()), want(&[0.0, -2.0]));
+    let scalar = Array::from_slice(&[nan], &[]).unwrap();
+    let f = Array::from_slice(&[false], &[]).unwrap();
+    assert_eq!(bits(&np::multiply(&f, &scalar).unwrap()), want(&[0.0]));
+    // A broadcast mask multiplies: `[[F], [T]] * [[-3, nan]]`, and `false * [-3, nan]`.
+    let col = Array::from_slice(&[false, true], &[2, 1]).unwrap();
+    let row = np::reshape(&x, &[1usize, 2][..]).unwrap();
+    assert_eq!(
+        bits(&np::multiply(&col, &row).unwrap()),
+        want(&[-0.0, nan, -3.0, nan])
+    );
+    assert_eq!(bits(&np::multiply(false, &x).unwrap()), want(&[-0.0, nan]));
+    // bfloat16 multiplies.
+    let bx = np::astype(&x, DType::BFloat16).unwrap();
+    assert_eq!(bits(&np::multiply(&m, &bx).unwrap()), want(&[-0.0, nan]));
+    // Under jit, and the gradient of `sum(m * x)` at x = [inf, 4]: [0, 1].
+    let jitted = jit(|(m, x): (Array, Array)| np::sum(np::multiply(&m, &x)?, None, false));
+    let y = Array::from_slice(&[nan, 4.0f32], &[2]).unwrap();
+    assert_eq!(bits(&jitted.call((m.clone(), y)).unwrap()), want(&[4.0]));
+    let mm = m.clone();
+    let g = grad(move |x: Array| np::sum(np::multiply(&mm, &x)?, None, false));
+    let at = Array::from_slice(&[f32::INFINITY, 4.0], &[2]).unwrap();
+    assert_eq!(bits(&g(at).unwrap()), want(&[0.0, 1.0]));
+}
