@@ -398,7 +398,10 @@ pub fn subtract(x: impl ArrayLike, y: impl ArrayLike) -> Result<Array> {
     lax::binary(BinaryOp::Sub, &a, &b)
 }
 
-/// Elementwise `x * y` with broadcasting and promotion (logical and for bool).
+/// Elementwise `x * y` with broadcasting and promotion (logical and for bool). A bool mask
+/// of the product's shape times a float32 or float16 value selects, as in JAX (XLA makes
+/// `convert(mask) * x` a select): the product is +0.0 where the mask is false, even for a
+/// NaN, infinite or negative `x`.
 ///
 /// ```
 /// use olympus::numpy as np;
@@ -417,17 +420,15 @@ pub fn multiply(x: impl ArrayLike, y: impl ArrayLike) -> Result<Array> {
     // is broadcast, nor for bfloat16.
     let mask = ops
         .iter()
-        .position(|o| o.type_spec() == TypeSpec::strong(DType::Bool));
-    let mask = match mask {
-        Some(i) => Some((i, crate::convert::to_array("multiply", ops[i].clone())?)),
-        None => None,
-    };
+        .position(|o| o.type_spec() == TypeSpec::strong(DType::Bool))
+        .map(|i| (i, ops[i].clone()));
     let mut v = promote_broadcast("multiply", ops, false)?;
     let b = v.pop().expect("two operands");
     let a = v.pop().expect("two operands");
     if let Some((i, mask)) = mask {
         if matches!(a.dtype(), DType::Float32 | DType::Float16) && mask.shape() == a.shape() {
             let x = if i == 0 { &b } else { &a };
+            let mask = mask.materialize("multiply", x.device(), TypeSpec::strong(DType::Bool))?;
             let zero = lax::full(
                 x.shape(),
                 Literal::F32(0.0).cast(x.dtype()),
@@ -439,7 +440,8 @@ pub fn multiply(x: impl ArrayLike, y: impl ArrayLike) -> Result<Array> {
     lax::binary(BinaryOp::Mul, &a, &b)
 }
 
-/// True division; integers become float32 first.
+/// True division; integers become float32 first. A bool array divided by a scalar
+/// divides (`false / 0.0` is NaN), where XLA turns it into a select and JAX gives 0.
 pub fn divide(x: impl ArrayLike, y: impl ArrayLike) -> Result<Array> {
     overridable!("divide"; [one x, one y]; []);
     let (a, b) = two("divide", x, y, true)?;

@@ -8,7 +8,7 @@ use crate::codegen::rules::{Ctx, Elementwise, Lowering};
 use crate::dtype::DType;
 use crate::error::{Error, Result};
 use crate::jit::ad::{
-    add, cmp, gather_flat, mul, not_differentiable, or_zeros, set_winners, sum_terms,
+    add, cmp, div, gather_flat, lit, mul, not_differentiable, or_zeros, sel, set_winners,
     where_or_zero, zeros, JvpRule,
 };
 use crate::jit::batching::{batched_first, bind_lifted, lift, BatchRule};
@@ -156,51 +156,78 @@ impl JvpRule for Gather<'_> {
 impl JvpRule for Scatter<'_> {
     fn jvp(&self, x: &[&Array], outs: &[Array], t: &[Option<Array>]) -> Result<Vec<Option<Array>>> {
         let (base, pos, vals, out) = (x[0], x[1], x[2], &outs[0]);
-        let tangent =
-            match self.mode {
-                ScatterMode::Add => Some(lax::scatter(
+        let tangent = match self.mode {
+            ScatterMode::Add => Some(lax::scatter(
+                &or_zeros(&t[0], base)?,
+                pos,
+                &or_zeros(&t[2], vals)?,
+                ScatterMode::Add,
+            )?),
+            ScatterMode::Set => {
+                // Clear the written positions, then add the winning updates' tangents.
+                let cleared = lax::scatter(
                     &or_zeros(&t[0], base)?,
                     pos,
-                    &or_zeros(&t[2], vals)?,
-                    ScatterMode::Add,
-                )?),
-                ScatterMode::Set => {
-                    // Clear the written positions, then add the winning updates' tangents.
-                    let cleared = lax::scatter(
-                        &or_zeros(&t[0], base)?,
-                        pos,
-                        &zeros(vals.aval(), vals.device())?,
-                        ScatterMode::Set,
-                    )?;
-                    let won = set_winners(base.shape(), pos)?;
-                    let tv = where_or_zero(&won, &or_zeros(&t[2], vals)?)?;
-                    Some(lax::scatter(&cleared, pos, &tv, ScatterMode::Add)?)
+                    &zeros(vals.aval(), vals.device())?,
+                    ScatterMode::Set,
+                )?;
+                let won = set_winners(base.shape(), pos)?;
+                let tv = where_or_zero(&won, &or_zeros(&t[2], vals)?)?;
+                Some(lax::scatter(&cleared, pos, &tv, ScatterMode::Add)?)
+            }
+            ScatterMode::Min | ScatterMode::Max => {
+                // JAX's rule (`_scatter_extremal_jvp`, in its order of operations):
+                // each position's tangent is the mean of its tied winners' tangents,
+                // the base's among them where the base is kept. Every update carries a
+                // share of the base's tangent away (`base_coef`) and brings its own
+                // where it won.
+                let tb = or_zeros(&t[0], base)?;
+                let tu = or_zeros(&t[2], vals)?;
+                let none = zeros(out.aval(), out.device())?;
+                let (one, zero) = (lit(vals, 1.0)?, lit(vals, 0.0)?);
+                let target = gather_flat(out, pos)?;
+                let won = cmp(CompareOp::Eq, vals, &target)?;
+                let kept = cmp(CompareOp::Eq, &gather_flat(base, pos)?, &target)?;
+                let count =
+                    |x: &Array| gather_flat(&lax::scatter(&none, pos, x, ScatterMode::Add)?, pos);
+                let wins = count(&sel(&won, &one, &zero)?)?;
+                let refs = count(&one)?;
+                let shared = div(&one, &add(&wins, &one)?)?;
+                let vals_coef = sel(&won, &sel(&kept, &shared, &div(&one, &wins)?)?, &zero)?;
+                let base_norm = sel(&kept, &shared, &zero)?;
+                let base_coef = div(&add(&lit(vals, -1.0)?, &base_norm)?, &refs)?;
+                let moved = add(
+                    &mul(&gather_flat(&tb, pos)?, &base_coef)?,
+                    &mul(&tu, &vals_coef)?,
+                )?;
+                Some(lax::scatter(&tb, pos, &moved, ScatterMode::Add)?)
+            }
+            ScatterMode::Mul => {
+                // As in JAX: the base's tangent times the factors the scatter applies
+                // (`scatter_mul(ones, pos, vals)`); the updates have a derivative only
+                // for positions promised unique, which a scatter here cannot promise.
+                if t[2].is_some() {
+                    return Err(not_differentiable(
+                        &self.primitive(),
+                        "a multiplying scatter has a derivative with respect to its \
+                             updates only for unique positions (as in JAX)",
+                    ));
                 }
-                ScatterMode::Min | ScatterMode::Max => {
-                    // The winner's tangent (ties add up).
-                    let from_base = match &t[0] {
-                        Some(tb) => Some(where_or_zero(&cmp(CompareOp::Eq, base, out)?, tb)?),
-                        None => None,
-                    };
-                    let from_vals = match &t[2] {
-                        Some(tv) => {
-                            let won = cmp(CompareOp::Eq, vals, &gather_flat(out, pos)?)?;
-                            Some(lax::scatter(
-                                &zeros(out.aval(), out.device())?,
-                                pos,
-                                &where_or_zero(&won, tv)?,
-                                ScatterMode::Add,
-                            )?)
-                        }
-                        None => None,
-                    };
-                    sum_terms(vec![from_base, from_vals])?
+                match &t[0] {
+                    Some(tb) => {
+                        let one = lax::full(
+                            &[],
+                            Literal::from_f64(1.0, base.dtype()),
+                            Some(base.device()),
+                        )?;
+                        let ones = lax::broadcast_in_dim(&one, base.shape(), &[])?;
+                        let factors = lax::scatter(&ones, pos, vals, ScatterMode::Mul)?;
+                        Some(mul(tb, &factors)?)
+                    }
+                    None => None,
                 }
-                ScatterMode::Mul => return Err(not_differentiable(
-                    &self.primitive(),
-                    "a multiplying scatter has a derivative only for unique positions (as in JAX)",
-                )),
-            };
+            }
+        };
         Ok(vec![tangent])
     }
 }

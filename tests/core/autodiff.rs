@@ -2002,6 +2002,63 @@ fn misuse_is_an_error_and_integer_paths_have_zero_gradient() {
         e.contains("scatter") && e.contains("not differentiable"),
         "{e}"
     );
+    // With respect to the base it is, as in JAX: the tangent times the factors applied
+    // (`jax.grad(lambda x: jnp.sum(x.at[jnp.array([0, 2, 0, 7])].multiply(-0.5) ** 2))`
+    // at [1, 2, 3, 4] is [0.125, 4, 1.5, 8]; position 7 is dropped).
+    let g = grad(|x: Array| {
+        let y = x.at([0, 2, 0, 7]).multiply(-0.5)?;
+        np::sum(np::square(&y)?, None, false)
+    })(Array::from_slice(&[1.0f32, 2.0, 3.0, 4.0], &[4]).unwrap())
+    .unwrap();
+    check_exact(
+        "∂ sum(x.at[0, 2, 0, 7].multiply(-0.5)²)",
+        &g,
+        &[0.125, 4.0, 1.5, 8.0],
+    );
+}
+
+/// A scatter's maximum or minimum shares each position's tangent among its tied winners,
+/// the base's included where it is kept, and gives none where the result is NaN: JAX
+/// 0.10.2's `_scatter_extremal_jvp`. Values from `jax.grad(lambda x, u: jnp.sum(w *
+/// x.at[idx].max(u)), argnums=(0, 1))` (and `min`) at the arrays below, eager and jitted.
+#[test]
+fn scatter_extrema_share_tied_tangents_as_jax_does() {
+    let x = Array::from_slice(&[1.0f32, 2.0, 3.0, f32::NAN], &[4]).unwrap();
+    let u = Array::from_slice(&[1.0f32, 1.0, 0.5, 2.0, 7.0], &[5]).unwrap();
+    let w = Array::from_slice(&[1.0f32, 10.0, 100.0, 1000.0], &[4]).unwrap();
+    let third = f64::from(1.0f32 / 3.0);
+    // Position 0: the base and two updates tie, a third each (the base's share is
+    // 1 - 2/3 in float32); 1: the base wins (max) or the update (min); 3: NaN; 5: dropped.
+    let kept = f64::from(0.33333337f32);
+    let cases = [
+        (
+            true,
+            [kept, 10.0, 100.0, 0.0],
+            [third, third, 0.0, 0.0, 0.0],
+        ),
+        (
+            false,
+            [kept, 0.0, 100.0, 0.0],
+            [third, third, 10.0, 0.0, 0.0],
+        ),
+    ];
+    for (max, dx, du) in cases {
+        let w = w.clone();
+        let f = move |(x, u): (Array, Array)| {
+            let at = x.at([0, 0, 1, 3, 5]);
+            let y = if max { at.max(&u)? } else { at.min(&u)? };
+            np::sum(np::multiply(&w, &y)?, None, false)
+        };
+        let g = grad(f.clone())((x.clone(), u.clone())).unwrap();
+        let gj = olympus::jit(move |xu: (Array, Array)| grad(f.clone())(xu))
+            .call((x.clone(), u.clone()))
+            .unwrap();
+        for (mode, (gx, gu)) in [("eager", g), ("jit", gj)] {
+            let what = format!("{} ({mode})", if max { "max" } else { "min" });
+            check_close(&what, &vals(&gx), &dx, 1e-7, 0.0);
+            check_close(&what, &vals(&gu), &du, 1e-7, 0.0);
+        }
+    }
 }
 
 // ---------------------------------------------------------------- 10. float16

@@ -44,6 +44,27 @@ enum Op {
     ArgMax(usize, isize),
     /// Plus `arange` along the last axis.
     PlusIota(usize),
+    /// `x.at[positions].op(values)` along the first axis, the values from an earlier
+    /// value (broadcast to the update) or else a scalar.
+    Update(usize, Vec<i32>, Upd, Option<usize>, f64),
+    Clip(usize, f64, f64),
+    Roll(usize, isize, isize),
+    Diff(usize, isize),
+    Cumprod(usize, isize),
+    /// `quantile(x, q, axis)`, linear interpolation.
+    Quantile(usize, f64, isize),
+    /// `var` (or `std` where the flag says) along an axis, with `ddof`.
+    Var(usize, isize, usize, bool),
+    Logsumexp(usize, isize),
+}
+
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Upd {
+    Set,
+    Add,
+    Mul,
+    Min,
+    Max,
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -158,6 +179,39 @@ fn apply(op: &Op, v: &[Array]) -> Result<Array> {
         Op::Concat(a, b, axis) => np::concatenate([&v[*a], &v[*b]], *axis),
         Op::Cumsum(a, axis) => np::cumsum(&v[*a], Some(*axis)),
         Op::Narrow(a) => np::astype(np::astype(&v[*a], DType::Float16)?, DType::Float32),
+        Op::Update(a, idx, u, src, c) => {
+            let at = v[*a].at(idx.clone());
+            let src = match src {
+                Some(b) => v[*b].clone(),
+                None => Array::from_slice(&[*c as f32], &[])?,
+            };
+            match u {
+                Upd::Set => at.set(&src),
+                Upd::Add => at.add(&src),
+                Upd::Mul => at.multiply(&src),
+                Upd::Min => at.min(&src),
+                Upd::Max => at.max(&src),
+            }
+        }
+        Op::Clip(a, lo, hi) => np::clip(&v[*a], *lo, *hi),
+        Op::Roll(a, shift, axis) => np::roll(&v[*a], &[*shift], Some(&[*axis])),
+        Op::Diff(a, axis) => np::diff(&v[*a], 1, *axis, None, None),
+        Op::Cumprod(a, axis) => np::cumprod(&v[*a], Some(*axis)),
+        Op::Quantile(a, q, axis) => np::quantile(
+            &v[*a],
+            *q,
+            Some(&[*axis]),
+            np::QuantileMethod::Linear,
+            false,
+        ),
+        Op::Var(a, axis, ddof, std) => {
+            if *std {
+                np::std(&v[*a], Some(&[*axis]), *ddof, false)
+            } else {
+                np::var(&v[*a], Some(&[*axis]), *ddof, false)
+            }
+        }
+        Op::Logsumexp(a, axis) => np::logsumexp(&v[*a], Some(&[*axis]), false),
     }
 }
 
@@ -290,7 +344,7 @@ fn random_op(r: &mut StdRng, shapes: &[Vec<usize>]) -> Option<(Op, Vec<usize>)> 
         let c: Vec<usize> = (0..n).filter(|&i| ok(&shapes[i])).collect();
         c.choose(r).copied()
     };
-    match r.random_range(0..19) {
+    match r.random_range(0..23) {
         0..=2 => {
             let u = [
                 Unary::Neg,
@@ -506,6 +560,78 @@ fn random_op(r: &mut StdRng, shapes: &[Vec<usize>]) -> Option<(Op, Vec<usize>)> 
             let b = compatible(r, &|t| broadcast(&s, t).is_some())?;
             Some((Op::Greater(a, b), broadcast(&s, &shapes[b])?))
         }
+        19 => {
+            if rank == 0 {
+                return None;
+            }
+            let len = s[0] as i32;
+            let k = r.random_range(0..=5);
+            let idx: Vec<i32> = (0..k).map(|_| r.random_range(-len - 1..=len)).collect();
+            let u = [Upd::Set, Upd::Add, Upd::Mul, Upd::Min, Upd::Max][r.random_range(0..5)];
+            // Repeated positions make `set` keep one of the writes, unspecified in JAX.
+            let mut at: Vec<i32> = idx
+                .iter()
+                .map(|&i| if i < 0 { i + len } else { i })
+                .filter(|&i| (0..len).contains(&i))
+                .collect();
+            at.sort_unstable();
+            if u == Upd::Set && at.windows(2).any(|w| w[0] == w[1]) {
+                return None;
+            }
+            let mut upd = s.clone();
+            upd[0] = idx.len();
+            let src = if r.random_bool(0.5) {
+                Some(compatible(r, &|t| {
+                    broadcast(t, &upd).as_deref() == Some(upd.as_slice())
+                })?)
+            } else {
+                None
+            };
+            let c = [0.0, -1.5, 2.0, 0.5][r.random_range(0..4)];
+            Some((Op::Update(a, idx, u, src, c), s))
+        }
+        20 => {
+            let lo = [-1.0, 0.0, 0.5, -3.0][r.random_range(0..4)];
+            let hi = [1.0, 0.0, 2.0, -0.5][r.random_range(0..4)];
+            Some((Op::Clip(a, lo, hi), s))
+        }
+        21 => {
+            if rank == 0 {
+                return None;
+            }
+            let axis = r.random_range(0..rank);
+            match r.random_range(0..3) {
+                0 => {
+                    let shift = r.random_range(-9i32..=9) as isize;
+                    Some((Op::Roll(a, shift, axis as isize), s))
+                }
+                1 => {
+                    let mut out = s.clone();
+                    out[axis] = out[axis].saturating_sub(1);
+                    Some((Op::Diff(a, axis as isize), out))
+                }
+                _ => Some((Op::Cumprod(a, axis as isize), s)),
+            }
+        }
+        22 => {
+            if rank == 0 || s.iter().product::<usize>() == 0 {
+                return None;
+            }
+            let axis = r.random_range(0..rank);
+            let mut out = s.clone();
+            out.remove(axis);
+            match r.random_range(0..3) {
+                0 => {
+                    let q = [0.5, 0.0, 1.0, 0.3][r.random_range(0..4)];
+                    Some((Op::Quantile(a, q, axis as isize), out))
+                }
+                1 => {
+                    let ddof = r.random_range(0..=1);
+                    Some((Op::Var(a, axis as isize, ddof, r.random_bool(0.5)), out))
+                }
+                _ => Some((Op::Logsumexp(a, axis as isize), out)),
+            }
+        }
         _ => Some((Op::PlusIota(a), if rank == 0 { vec![1] } else { s })),
     }
 }
@@ -611,7 +737,12 @@ fn random_programs_give_the_eager_bits_under_jit() {
             .call(inputs.clone())
             .unwrap_or_else(|e| panic!("jit {}: {e}", what()));
         assert_same(&got, &want, &what);
-        if dtypes.iter().any(|&d| d != DType::Float32) {
+        // (A scatter's product has no derivative with respect to its updates, as in JAX.)
+        let scatter_product = program
+            .ops
+            .iter()
+            .any(|op| matches!(op, Op::Update(_, _, Upd::Mul, Some(_), _)));
+        if dtypes.iter().any(|&d| d != DType::Float32) || scatter_product {
             continue;
         }
         let p = program.clone();
@@ -836,6 +967,29 @@ fn encode(op: &Op) -> String {
         Op::Sort(a, axis) => format!("sort {a} {axis}"),
         Op::ArgMax(a, axis) => format!("argmax {a} {axis}"),
         Op::PlusIota(a) => format!("iota {a}"),
+        Op::Update(a, idx, u, src, c) => {
+            let u = ["set", "add", "multiply", "min", "max"][[
+                Upd::Set,
+                Upd::Add,
+                Upd::Mul,
+                Upd::Min,
+                Upd::Max,
+            ]
+            .iter()
+            .position(|x| x == u)
+            .unwrap()];
+            let src = src.map_or(format!("{c:?}"), |b| format!("v{b}"));
+            format!("update {a} {} {u} {src}", list(idx))
+        }
+        Op::Clip(a, lo, hi) => format!("clip {a} {lo:?} {hi:?}"),
+        Op::Roll(a, shift, axis) => format!("roll {a} {shift} {axis}"),
+        Op::Diff(a, axis) => format!("diff {a} {axis}"),
+        Op::Cumprod(a, axis) => format!("cumprod {a} {axis}"),
+        Op::Quantile(a, q, axis) => format!("quantile {a} {q:?} {axis}"),
+        Op::Var(a, axis, ddof, std) => {
+            format!("{} {a} {axis} {ddof}", if *std { "std" } else { "var" })
+        }
+        Op::Logsumexp(a, axis) => format!("logsumexp {a} {axis}"),
     }
 }
 
@@ -878,6 +1032,27 @@ fn decode(line: &str) -> Op {
         "sort" => Op::Sort(i(1), t[2].parse().unwrap()),
         "argmax" => Op::ArgMax(i(1), t[2].parse().unwrap()),
         "iota" => Op::PlusIota(i(1)),
+        "update" => {
+            let u = match t[3] {
+                "set" => Upd::Set,
+                "add" => Upd::Add,
+                "multiply" => Upd::Mul,
+                "min" => Upd::Min,
+                _ => Upd::Max,
+            };
+            let (src, c) = match t[4].strip_prefix('v') {
+                Some(b) => (Some(b.parse().unwrap()), 0.0),
+                None => (None, t[4].parse().unwrap()),
+            };
+            Op::Update(i(1), parse_list(t[2]), u, src, c)
+        }
+        "clip" => Op::Clip(i(1), t[2].parse().unwrap(), t[3].parse().unwrap()),
+        "roll" => Op::Roll(i(1), t[2].parse().unwrap(), t[3].parse().unwrap()),
+        "diff" => Op::Diff(i(1), t[2].parse().unwrap()),
+        "cumprod" => Op::Cumprod(i(1), t[2].parse().unwrap()),
+        "quantile" => Op::Quantile(i(1), t[2].parse().unwrap(), t[3].parse().unwrap()),
+        "var" | "std" => Op::Var(i(1), t[2].parse().unwrap(), i(3), t[0] == "std"),
+        "logsumexp" => Op::Logsumexp(i(1), t[2].parse().unwrap()),
         other => panic!("unknown op {other}"),
     }
 }

@@ -103,6 +103,24 @@ def apply(t, v):
         return jnp.argmax(a, axis=int(t[2])).astype(jnp.float32)
     if k == "iota":
         return a + jnp.arange(float(a.shape[-1] if a.ndim else 1))
+    if k == "update":
+        idx = jnp.array(lst(t[2]), jnp.int32)
+        src = v[int(t[4][1:])] if t[4][0] == "v" else jnp.float32(float(t[4]))
+        return getattr(a.at[idx], t[3])(src)
+    if k == "clip":
+        return jnp.clip(a, float(t[2]), float(t[3]))
+    if k == "roll":
+        return jnp.roll(a, int(t[2]), axis=int(t[3]))
+    if k == "diff":
+        return jnp.diff(a, axis=int(t[2]))
+    if k == "cumprod":
+        return jnp.cumprod(a, axis=int(t[2]))
+    if k == "quantile":
+        return jnp.quantile(a, float(t[2]), axis=int(t[3]))
+    if k in ("var", "std"):
+        return getattr(jnp, k)(a, axis=int(t[2]), ddof=int(t[3]))
+    if k == "logsumexp":
+        return jax.scipy.special.logsumexp(a, axis=int(t[2]))
     raise ValueError(k)
 
 
@@ -146,7 +164,12 @@ def run(lines):
             return total
 
         g = jax.grad(loss, argnums=tuple(range(len(xs))))
-        grads = list(zip(jax.jit(g)(*xs), g(*xs)))
+        try:
+            grads = list(zip(jax.jit(g)(*xs), g(*xs)))
+        except NotImplementedError:
+            # JAX differentiates a scatter's product with respect to its updates only
+            # for unique indices.
+            grads = None
     return jax.jit(f)(*xs), f(*xs), grads
 
 
