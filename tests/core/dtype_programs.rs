@@ -125,9 +125,13 @@ enum Op {
     /// positions dropped).
     Update(usize, Vec<i32>, Upd, Source),
     Matmul(usize, usize),
-    Sort(usize, isize),
+    /// `sort` along an axis, descending where the flag says.
+    Sort(usize, isize, bool),
     Clip(usize, i32, i32),
-    Argsort(usize, isize),
+    /// Stable `argsort` along an axis, descending where the flag says.
+    Argsort(usize, isize, bool),
+    /// `sum` (0), `mean` (1) over all axes, or `cumsum` (2) along the last, in a dtype.
+    Accumulate(usize, u8, DType),
     /// `unique` of the flattened value, padded to `size` with a fill value.
     Unique(usize, usize, i32),
     /// The first index array of `nonzero(x, size=)`.
@@ -251,9 +255,14 @@ fn apply(op: &Op, v: &[Array]) -> Result<Array> {
             Source::Lit(Lit::Float(c)) => update(&v[*a], idx, *u, *c),
         },
         Op::Matmul(a, b) => np::matmul(&v[*a], &v[*b]),
-        Op::Sort(a, axis) => np::sort(&v[*a], Some(*axis)),
+        Op::Sort(a, axis, desc) => np::sort_with(&v[*a], Some(*axis), *desc, true),
         Op::Clip(a, lo, hi) => np::clip(&v[*a], *lo, *hi),
-        Op::Argsort(a, axis) => np::argsort(&v[*a], Some(*axis)),
+        Op::Argsort(a, axis, desc) => np::argsort_with(&v[*a], Some(*axis), *desc, true),
+        Op::Accumulate(a, k, d) => match k {
+            0 => np::sum_with(&v[*a], None, false, Some(*d)),
+            1 => np::mean_with(&v[*a], None, false, Some(*d)),
+            _ => np::cumsum_with(&v[*a], Some(-1), Some(*d)),
+        },
         Op::Unique(a, size, fill) => np::unique(&v[*a], Some(*size), Some(f64::from(*fill))),
         Op::Nonzero(a, size) => Ok(np::nonzero(&v[*a], Some(*size), None)?.remove(0)),
         Op::Bincount(a, length) => np::bincount(&v[*a], None, 0, Some(*length)),
@@ -494,7 +503,7 @@ fn random_op(r: &mut StdRng, vals: &Vals) -> Option<(Op, bool)> {
                 | Bin::LogicalXor
         )
     };
-    match r.random_range(0..22) {
+    match r.random_range(0..23) {
         0 | 1 => {
             let to = *DTYPES.choose(r)?;
             if d.is_floating() && !to.is_floating() && !exact {
@@ -781,7 +790,8 @@ fn random_op(r: &mut StdRng, vals: &Vals) -> Option<(Op, bool)> {
                 let float = d.is_floating() || vals.arrays[b].dtype().is_floating();
                 Some((Op::Matmul(a, b), !float))
             } else if rank > 0 {
-                Some((Op::Sort(a, r.random_range(0..rank) as isize), exact))
+                let axis = r.random_range(0..rank) as isize;
+                Some((Op::Sort(a, axis, r.random_bool(0.3)), exact))
             } else {
                 None
             }
@@ -803,7 +813,10 @@ fn random_op(r: &mut StdRng, vals: &Vals) -> Option<(Op, bool)> {
             }
             let size: usize = s.iter().product();
             match r.random_range(0..5) {
-                0 if rank > 0 => Some((Op::Argsort(a, r.random_range(0..rank) as isize), true)),
+                0 if rank > 0 => {
+                    let axis = r.random_range(0..rank) as isize;
+                    Some((Op::Argsort(a, axis, r.random_bool(0.4)), true))
+                }
                 1 => Some((
                     Op::Unique(a, r.random_range(0..=size + 2), r.random_range(0..=9)),
                     exact,
@@ -817,6 +830,18 @@ fn random_op(r: &mut StdRng, vals: &Vals) -> Option<(Op, bool)> {
                     Some((Op::Searchsorted(a, b, r.random_bool(0.5)), true))
                 }
             }
+        }
+        22 => {
+            // A dtype for the accumulation: integers wrap in it, floats round in it.
+            let k = r.random_range(0..3u8);
+            let to = *DTYPES[1..].choose(r)?;
+            if (k == 1 && !to.is_floating()) || (k == 2 && rank == 0) {
+                return None;
+            }
+            if d.is_floating() && !to.is_floating() && !exact {
+                return None;
+            }
+            Some((Op::Accumulate(a, k, to), !to.is_floating()))
         }
         _ => {
             if rank == 0 {
@@ -1189,9 +1214,10 @@ fn encode(op: &Op) -> String {
             format!("update {a} {} {} {src}", list(idx), name(&UPDS, *u))
         }
         Op::Matmul(a, b) => format!("matmul {a} {b}"),
-        Op::Sort(a, axis) => format!("sort {a} {axis}"),
+        Op::Sort(a, axis, desc) => format!("sort {a} {axis} {}", u8::from(*desc)),
         Op::Clip(a, lo, hi) => format!("clip {a} {lo} {hi}"),
-        Op::Argsort(a, axis) => format!("argsort {a} {axis}"),
+        Op::Argsort(a, axis, desc) => format!("argsort {a} {axis} {}", u8::from(*desc)),
+        Op::Accumulate(a, k, d) => format!("accumulate {a} {k} {}", d.name()),
         Op::Unique(a, size, fill) => format!("unique {a} {size} {fill}"),
         Op::Nonzero(a, size) => format!("nonzero {a} {size}"),
         Op::Bincount(a, length) => format!("bincount {a} {length}"),
@@ -1253,9 +1279,12 @@ fn decode(line: &str) -> Op {
             Op::Update(i(1), parse_list(t[2]), named(&UPDS, t[3]), src)
         }
         "matmul" => Op::Matmul(i(1), i(2)),
-        "sort" => Op::Sort(i(1), ax(2)),
+        "sort" => Op::Sort(i(1), ax(2), t[3] == "1"),
         "clip" => Op::Clip(i(1), t[2].parse().unwrap(), t[3].parse().unwrap()),
-        "argsort" => Op::Argsort(i(1), ax(2)),
+        "argsort" => Op::Argsort(i(1), ax(2), t[3] == "1"),
+        "accumulate" => {
+            Op::Accumulate(i(1), t[2].parse().unwrap(), DType::from_name(t[3]).unwrap())
+        }
         "unique" => Op::Unique(i(1), i(2), t[3].parse().unwrap()),
         "nonzero" => Op::Nonzero(i(1), i(2)),
         "bincount" => Op::Bincount(i(1), i(2)),

@@ -1290,10 +1290,10 @@ pub(crate) fn example(x: &Array, axis: usize, i: usize) -> Array {
 }
 
 /// `vmap` of random programs (float32 inputs each mapped over its first or last axis or
-/// not mapped, batches of 1 to 3), and `jit` of it, give each example's results as the
-/// program run on that example alone: shapes and dtypes, NaN for NaN, the same
-/// infinities, finite values within 1e-4 of their output's scale (batched reductions and
-/// products may add in another order).
+/// not mapped, batches of 1 to 3), and `jit` of it, give each example's results and
+/// gradients as the program run on that example alone: shapes and dtypes, NaN for NaN,
+/// the same infinities, finite values within 1e-4 of their output's scale (batched
+/// reductions and products may add in another order).
 #[test]
 fn random_programs_under_vmap_match_each_example() {
     use olympus::{vmap, Axes};
@@ -1332,55 +1332,82 @@ fn random_programs_under_vmap_match_each_example() {
         );
         let p = program.clone();
         let batched = if case % 2 == 0 {
-            vmap(move |xs: Vec<Array>| run(&p, xs), in_axes, 0)(inputs.clone())
+            vmap(move |xs: Vec<Array>| run(&p, xs), in_axes.clone(), 0)(inputs.clone())
         } else {
-            let f = vmap(move |xs: Vec<Array>| run(&p, xs), in_axes, 0);
+            let f = vmap(move |xs: Vec<Array>| run(&p, xs), in_axes.clone(), 0);
             jit(f).call(inputs.clone())
         }
         .unwrap_or_else(|e| panic!("vmap {}: {e}", what()));
+        // Per-example gradients (every input's, mapped or not), as DP-SGD takes them.
+        let scatter_product = program
+            .ops
+            .iter()
+            .any(|op| matches!(op, Op::Update(_, _, Upd::Mul, Some(_), _)));
+        let p = program.clone();
+        let grads = (!scatter_product).then(|| {
+            let g = move |xs: Vec<Array>| {
+                let p = p.clone();
+                olympus::grad(move |xs: Vec<Array>| loss(&p, xs))(xs)
+            };
+            if case % 2 == 0 {
+                vmap(g, in_axes, 0)(inputs.clone())
+            } else {
+                jit(vmap(g, in_axes, 0)).call(inputs.clone())
+            }
+            .unwrap_or_else(|e| panic!("vmap of grad {}: {e}", what()))
+        });
+        let tol = if block_narrow(&program) { 3e-2 } else { 1e-4 };
         for i in 0..batch {
             let one: Vec<Array> = inputs
                 .iter()
                 .zip(&axes)
                 .map(|(x, a)| a.map_or_else(|| x.clone(), |ax| example(x, ax, i)))
                 .collect();
-            let want =
-                run(&program, one).unwrap_or_else(|e| panic!("example {i} of {}: {e}", what()));
-            assert_eq!(batched.len(), want.len(), "{}", what());
-            for (j, (b, w)) in batched.iter().zip(&want).enumerate() {
-                let g = example(b, 0, i);
-                assert_eq!(
-                    (g.dtype(), g.shape()),
-                    (w.dtype(), w.shape()),
-                    "output {j}, example {i}: {}",
-                    what()
-                );
-                let (gv, wv) = (
-                    np::astype(&g, DType::Float32)
-                        .unwrap()
-                        .to_vec::<f32>()
-                        .unwrap(),
-                    np::astype(w, DType::Float32)
-                        .unwrap()
-                        .to_vec::<f32>()
-                        .unwrap(),
-                );
-                let finite: Vec<f64> = wv
-                    .iter()
-                    .map(|v| f64::from(v.abs()))
-                    .filter(|v| v.is_finite())
-                    .collect();
-                let scale = finite.iter().sum::<f64>() / finite.len().max(1) as f64;
-                let tol = if block_narrow(&program) { 3e-2 } else { 1e-4 };
-                if let Some(k) =
-                    (0..gv.len()).find(|&k| !close(f64::from(gv[k]), f64::from(wv[k]), scale, tol))
-                {
-                    panic!(
-                        "output {j}, example {i}, at {k}: {} batched, {} alone: {}",
-                        gv[k],
-                        wv[k],
+            let want = run(&program, one.clone())
+                .unwrap_or_else(|e| panic!("example {i} of {}: {e}", what()));
+            let mut checks = vec![("output", &batched, want)];
+            if let Some(grads) = &grads {
+                let p = program.clone();
+                let want = olympus::grad(move |xs: Vec<Array>| loss(&p, xs))(one)
+                    .unwrap_or_else(|e| panic!("gradient of example {i} of {}: {e}", what()));
+                checks.push(("gradient", grads, want));
+            }
+            for (kind, batched, want) in checks {
+                assert_eq!(batched.len(), want.len(), "{kind}s: {}", what());
+                for (j, (b, w)) in batched.iter().zip(&want).enumerate() {
+                    let g = example(b, 0, i);
+                    assert_eq!(
+                        (g.dtype(), g.shape()),
+                        (w.dtype(), w.shape()),
+                        "{kind} {j}, example {i}: {}",
                         what()
                     );
+                    let (gv, wv) = (
+                        np::astype(&g, DType::Float32)
+                            .unwrap()
+                            .to_vec::<f32>()
+                            .unwrap(),
+                        np::astype(w, DType::Float32)
+                            .unwrap()
+                            .to_vec::<f32>()
+                            .unwrap(),
+                    );
+                    let finite: Vec<f64> = wv
+                        .iter()
+                        .map(|v| f64::from(v.abs()))
+                        .filter(|v| v.is_finite())
+                        .collect();
+                    let scale = finite.iter().sum::<f64>() / finite.len().max(1) as f64;
+                    if let Some(k) = (0..gv.len())
+                        .find(|&k| !close(f64::from(gv[k]), f64::from(wv[k]), scale, tol))
+                    {
+                        panic!(
+                            "{kind} {j}, example {i}, at {k}: {} batched, {} alone: {}",
+                            gv[k],
+                            wv[k],
+                            what()
+                        );
+                    }
                 }
             }
         }

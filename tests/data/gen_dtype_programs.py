@@ -88,11 +88,14 @@ def apply(t, v):
     if k == "matmul":
         return jnp.matmul(a, v[int(t[2])])
     if k == "sort":
-        return jnp.sort(a, axis=int(t[2]))
+        return jnp.sort(a, axis=int(t[2]), descending=t[3] == "1", stable=True)
     if k == "clip":
         return jnp.clip(a, int(t[2]), int(t[3]))
     if k == "argsort":
-        return jnp.argsort(a, axis=int(t[2]), stable=True)
+        return jnp.argsort(a, axis=int(t[2]), descending=t[3] == "1", stable=True)
+    if k == "accumulate":
+        f = [jnp.sum, jnp.mean, lambda x, dtype: jnp.cumsum(x, axis=-1, dtype=dtype)][int(t[2])]
+        return f(a, dtype=t[3])
     if k == "unique":
         return jnp.unique(a, size=int(t[2]), fill_value=int(t[3]))
     if k == "nonzero":
