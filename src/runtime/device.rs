@@ -746,6 +746,11 @@ impl Device {
     }
 
     /// Submits all recorded work and waits until the device has finished it.
+    ///
+    /// On lavapipe, call it before the process exits if work may still be queued:
+    /// lavapipe compiles each kernel on its queue thread when the kernel first runs, and
+    /// a process that exits meanwhile can crash inside LLVM, whose static data the exit
+    /// destroys under that thread.
     pub fn synchronize(&self) -> Result<()> {
         self.0.synchronize("synchronize")
     }
