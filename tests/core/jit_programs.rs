@@ -1137,7 +1137,8 @@ pub(crate) fn close(got: f64, want: f64, scale: f64, tol: f64) -> bool {
 /// int32) give JAX 0.10.2's shapes, dtypes and values, eagerly and under `jit`: integers
 /// and booleans exactly, floats within a few units of their precision (the programs
 /// chain up to ten operations, each within an ulp or two of XLA's). Programs over float32
-/// inputs alone also give JAX's gradients of their outputs' sums. Values from
+/// inputs alone also give JAX's gradients of their outputs' sums and its Hessian-vector
+/// products (forward over reverse) of the same sums. Values from
 /// `tests/data/gen_jax_programs.py`.
 #[test]
 fn random_programs_give_jax_values() {
@@ -1149,6 +1150,7 @@ fn random_programs_give_jax_values() {
         let case = lines.next().unwrap();
         let (mut inputs, mut ops, mut outputs, mut want) = (vec![], vec![], vec![], vec![]);
         let mut grads: Vec<(DType, Vec<usize>, Vec<Vec<u32>>)> = vec![];
+        let mut hvps: Vec<(DType, Vec<usize>, Vec<Vec<u32>>)> = vec![];
         for line in lines {
             let (kind, rest) = line.split_once(' ').unwrap();
             match kind {
@@ -1173,7 +1175,7 @@ fn random_programs_give_jax_values() {
                 }
                 "op" => ops.push(decode(rest)),
                 "outputs" => outputs = parse_list(rest),
-                "out" | "alt" | "grad" => {
+                "out" | "alt" | "grad" | "hvp" => {
                     let (head, words) = rest.split_once(" | ").unwrap_or((rest, ""));
                     let (d, shape) = head.split_once(' ').unwrap();
                     let w: Vec<u32> = words
@@ -1183,12 +1185,16 @@ fn random_programs_give_jax_values() {
                         .collect();
                     if kind == "alt" {
                         // JAX's eager words for the line before.
-                        let last: &mut (DType, Vec<usize>, Vec<Vec<u32>>) = if grads.is_empty() {
-                            want.last_mut().unwrap()
-                        } else {
+                        let last: &mut (DType, Vec<usize>, Vec<Vec<u32>>) = if !hvps.is_empty() {
+                            hvps.last_mut().unwrap()
+                        } else if !grads.is_empty() {
                             grads.last_mut().unwrap()
+                        } else {
+                            want.last_mut().unwrap()
                         };
                         last.2.push(w);
+                    } else if kind == "hvp" {
+                        hvps.push((dtype_named(d), parse_list::<usize>(shape), vec![w]));
                     } else if kind == "grad" {
                         grads.push((dtype_named(d), parse_list::<usize>(shape), vec![w]));
                     } else {
@@ -1217,11 +1223,40 @@ fn random_programs_give_jax_values() {
                 let p = p.clone();
                 olympus::grad(move |xs: Vec<Array>| loss(&p, xs))(xs)
             })
-            .call(inputs)
+            .call(inputs.clone())
             .unwrap_or_else(|e| panic!("jit grad {}: {e}", what()));
             results.push(("eager gradient", eager, &grads));
             results.push(("jit gradient", jitted, &grads));
             differentiated += 1;
+        }
+        if !hvps.is_empty() {
+            // Hessian-vector products: forward over reverse, along fixed directions.
+            let dirs: Vec<Array> = inputs
+                .iter()
+                .enumerate()
+                .map(|(k, x)| {
+                    let v: Vec<f32> = (0..x.size())
+                        .map(|i| (i as f64 * 0.7 + k as f64).cos() as f32)
+                        .collect();
+                    Array::from_slice(&v, x.shape()).unwrap()
+                })
+                .collect();
+            let p = program.clone();
+            let hvp = move |(xs, vs): (Vec<Array>, Vec<Array>)| {
+                let p = p.clone();
+                let g = move |xs: Vec<Array>| {
+                    let p = p.clone();
+                    olympus::grad(move |xs: Vec<Array>| loss(&p, xs))(xs)
+                };
+                Ok(olympus::jvp(g, xs, vs)?.1)
+            };
+            let eager = hvp((inputs.clone(), dirs.clone()))
+                .unwrap_or_else(|e: olympus::Error| panic!("eager hvp {}: {e}", what()));
+            let jitted = jit(hvp)
+                .call((inputs, dirs))
+                .unwrap_or_else(|e| panic!("jit hvp {}: {e}", what()));
+            results.push(("eager Hessian-vector product", eager, &hvps));
+            results.push(("jit Hessian-vector product", jitted, &hvps));
         }
         for (mode, got, want) in &results {
             assert_eq!(got.len(), want.len(), "{mode}: {}", what());
@@ -1253,9 +1288,15 @@ fn random_programs_give_jax_values() {
                         .filter(|x| x.is_finite())
                         .collect();
                     let scale = finite.iter().sum::<f64>() / finite.len().max(1) as f64;
-                    gw.iter()
-                        .zip(w)
-                        .position(|(&g, &w)| !close(value(g), value(w), scale, tol))
+                    // Second derivatives at infinities: NaN against an infinity passes
+                    // (they follow from the rules' order of operations), a finite value
+                    // must match.
+                    let second = mode.contains("Hessian");
+                    gw.iter().zip(w).position(|(&g, &w)| {
+                        let (g, w) = (value(g), value(w));
+                        let both_nonfinite = !g.is_finite() && !w.is_finite();
+                        !(close(g, w, scale, tol) || (second && both_nonfinite))
+                    })
                 };
                 if w.iter().all(|w| near(w).is_some()) {
                     let j = near(&w[0]).unwrap();

@@ -14,7 +14,9 @@ products, and it contracts multiplies and adds). Programs over float32 inputs al
 with one `grad` line per input: the jitted gradient of the outputs' sums, output `i`
 weighted by `1 / (i + 1)`, and an `alt` line with the eager one where it differs (XLA
 turns a mask's `x * convert(mask)` into a select under `jit`, so a minimum over a row
-with a NaN gives 0, not NaN, to the other elements)."""
+with a NaN gives 0, not NaN, to the other elements). Then one `hvp` line per input: the
+jitted Hessian-vector product of the same weighted sum (`jax.jvp` of the gradient along
+`cos(0.7 i + k)` for element `i` of input `k`, rounded to float32), with its `alt`."""
 import sys
 
 import jax
@@ -154,7 +156,7 @@ def run(lines):
         return [v[i] for i in outputs]
 
     xs = [jnp.asarray(x) for x in inputs]
-    grads = None
+    grads, hvps = None, None
     if all(x.dtype == np.float32 for x in inputs):
         # The gradient of the outputs' weighted sums (`loss` in jit_programs.rs).
         def loss(*xs):
@@ -164,29 +166,40 @@ def run(lines):
             return total
 
         g = jax.grad(loss, argnums=tuple(range(len(xs))))
+        # Hessian-vector products along fixed directions (`hvp` lines in jit_programs.rs).
+        vs = tuple(
+            jnp.asarray(np.cos(np.arange(x.size) * 0.7 + k).astype(np.float32).reshape(x.shape))
+            for k, x in enumerate(xs)
+        )
+
+        def hv(*xs):
+            return jax.jvp(g, xs, vs)[1]
+
         try:
             grads = list(zip(jax.jit(g)(*xs), g(*xs)))
+            hvps = list(zip(jax.jit(hv)(*xs), hv(*xs)))
         except NotImplementedError:
             # JAX differentiates a scatter's product with respect to its updates only
             # for unique indices.
             grads = None
-    return jax.jit(f)(*xs), f(*xs), grads
+    return jax.jit(f)(*xs), f(*xs), grads, hvps if grads else None
 
 
 block = []
 for line in sys.stdin.read().splitlines() + ["program end"]:
     if line.startswith("program") and block:
-        outs, eagers, grads = run(block[1:])
+        outs, eagers, grads, hvps = run(block[1:])
         for out, eager in zip(outs, eagers):
             shape = ",".join(map(str, out.shape)) or "-"
             block.append(f"out {out.dtype} {shape} | {words(out)}")
             if words(eager) != words(out):
                 block.append(f"alt {eager.dtype} {shape} | {words(eager)}")
-        for g, eager in grads or []:
-            shape = ",".join(map(str, g.shape)) or "-"
-            block.append(f"grad {g.dtype} {shape} | {words(g)}")
-            if words(eager) != words(g):
-                block.append(f"alt {eager.dtype} {shape} | {words(eager)}")
+        for kind, pairs in (("grad", grads), ("hvp", hvps)):
+            for g, eager in pairs or []:
+                shape = ",".join(map(str, g.shape)) or "-"
+                block.append(f"{kind} {g.dtype} {shape} | {words(g)}")
+                if words(eager) != words(g):
+                    block.append(f"alt {eager.dtype} {shape} | {words(eager)}")
         print("\n".join(block))
         block = []
     block.append(line)
