@@ -203,9 +203,11 @@ impl JvpRule for Scatter<'_> {
                 Some(lax::scatter(&tb, pos, &moved, ScatterMode::Add)?)
             }
             ScatterMode::Mul => {
-                // As in JAX: the base's tangent times the factors the scatter applies
-                // (`scatter_mul(ones, pos, vals)`); the updates have a derivative only
-                // for positions promised unique, which a scatter here cannot promise.
+                // The base's tangent times the factors the scatter applies
+                // (`scatter_mul(ones, pos, vals)`; JAX scatters the tangent itself, the
+                // same but where a position's factors over- or underflow together). As
+                // in JAX, the updates have a derivative only for positions promised
+                // unique, which a scatter here cannot promise.
                 if t[2].is_some() {
                     return Err(not_differentiable(
                         &self.primitive(),

@@ -177,12 +177,15 @@ def run(lines):
 
         try:
             grads = list(zip(jax.jit(g)(*xs), g(*xs)))
-            hvps = list(zip(jax.jit(hv)(*xs), hv(*xs)))
         except NotImplementedError:
             # JAX differentiates a scatter's product with respect to its updates only
             # for unique indices.
             grads = None
-    return jax.jit(f)(*xs), f(*xs), grads, hvps if grads else None
+        try:
+            hvps = list(zip(jax.jit(hv)(*xs), hv(*xs)))
+        except NotImplementedError:
+            hvps = None
+    return jax.jit(f)(*xs), f(*xs), grads, hvps
 
 
 block = []
