@@ -20,7 +20,10 @@ use rand::seq::{IndexedRandom, SliceRandom};
 use rand::Rng;
 
 use crate::common::rng;
-use crate::jit_programs::{broadcast, close, example, list, matmul_shape, parse_list};
+use crate::jit_programs::{
+    broadcast, close, example, list, matmul_shape, name_of, named, parse_list, parse_widths, Upd,
+    UPDS,
+};
 
 /// A weak (Python) scalar.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -78,15 +81,6 @@ enum Red {
     Any,
     All,
     Mean,
-}
-
-#[derive(Clone, Copy, Debug, PartialEq)]
-enum Upd {
-    Set,
-    Add,
-    Mul,
-    Min,
-    Max,
 }
 
 /// What a scatter writes: an earlier value (broadcast to the update) or a weak scalar.
@@ -1152,43 +1146,23 @@ const REDS: [(&str, Red); 7] = [
     ("all", Red::All),
     ("mean", Red::Mean),
 ];
-const UPDS: [(&str, Upd); 5] = [
-    ("set", Upd::Set),
-    ("add", Upd::Add),
-    ("multiply", Upd::Mul),
-    ("min", Upd::Min),
-    ("max", Upd::Max),
-];
-
-fn name<T: PartialEq + Copy>(table: &[(&'static str, T)], v: T) -> &'static str {
-    table.iter().find(|(_, t)| *t == v).unwrap().0
-}
-
-fn named<T: Copy>(table: &[(&str, T)], n: &str) -> T {
-    table
-        .iter()
-        .find(|(k, _)| *k == n)
-        .unwrap_or_else(|| panic!("unknown {n}"))
-        .1
-}
-
 /// One line per op (read back by [`decode`] and by `tests/data/gen_dtype_programs.py`).
 fn encode(op: &Op) -> String {
     match op {
         Op::Cast(a, d) => format!("cast {a} {}", d.name()),
-        Op::Binary(a, b, f) => format!("binary {a} {b} {}", name(&BINS, *f)),
+        Op::Binary(a, b, f) => format!("binary {a} {b} {}", name_of(&BINS, *f)),
         Op::Scalar(a, f, c, left) => format!(
             "scalar {a} {} {} {}",
-            name(&BINS, *f),
+            name_of(&BINS, *f),
             lit_text(*c),
             if *left { "left" } else { "right" }
         ),
-        Op::Unary(a, u) => format!("unary {a} {}", name(&UNS, *u)),
+        Op::Unary(a, u) => format!("unary {a} {}", name_of(&UNS, *u)),
         Op::Where(c, a, b) => format!("where {c} {a} {b}"),
         Op::Reduce(a, f, axes, keep) => {
             format!(
                 "reduce {a} {} {} {}",
-                name(&REDS, *f),
+                name_of(&REDS, *f),
                 list(axes),
                 u8::from(*keep)
             )
@@ -1216,7 +1190,7 @@ fn encode(op: &Op) -> String {
                 Source::Value(b) => format!("v{b}"),
                 Source::Lit(l) => lit_text(*l),
             };
-            format!("update {a} {} {} {src}", list(idx), name(&UPDS, *u))
+            format!("update {a} {} {} {src}", list(idx), name_of(&UPDS, *u))
         }
         Op::Matmul(a, b) => format!("matmul {a} {b}"),
         Op::Sort(a, axis, desc) => format!("sort {a} {axis} {}", u8::from(*desc)),
@@ -1257,16 +1231,11 @@ fn decode(line: &str) -> Op {
         "slice" => Op::Slice(i(1), parse_list(t[2]), parse_list(t[3]), parse_list(t[4])),
         "flip" => Op::Flip(i(1), ax(2)),
         "concat" => Op::Concat(i(1), i(2), ax(3)),
-        "pad" => {
-            let w = parse_list::<String>(t[2])
-                .iter()
-                .map(|p| {
-                    let (l, h) = p.split_once(':').unwrap();
-                    (l.parse().unwrap(), h.parse().unwrap())
-                })
-                .collect();
-            Op::Pad(i(1), w, (t[3] != "edge").then(|| t[3].parse().unwrap()))
-        }
+        "pad" => Op::Pad(
+            i(1),
+            parse_widths(t[2]),
+            (t[3] != "edge").then(|| t[3].parse().unwrap()),
+        ),
         "take" => {
             let mode = match t[4] {
                 "fill" => IndexMode::Fill,

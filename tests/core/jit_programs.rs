@@ -58,8 +58,9 @@ enum Op {
     Logsumexp(usize, isize),
 }
 
+/// A scatter's combining op (`x.at[i].set/add/multiply/min/max`).
 #[derive(Clone, Copy, Debug, PartialEq)]
-enum Upd {
+pub(crate) enum Upd {
     Set,
     Add,
     Mul,
@@ -912,7 +913,10 @@ const REDUCES: [(&str, Reduce); 5] = [
     ("prod", Reduce::Prod),
 ];
 
-fn name_of<T: Copy + std::fmt::Debug>(table: &[(&'static str, T)], v: T) -> &'static str {
+pub(crate) fn name_of<T: Copy + std::fmt::Debug>(
+    table: &[(&'static str, T)],
+    v: T,
+) -> &'static str {
     let want = format!("{v:?}");
     table
         .iter()
@@ -921,9 +925,32 @@ fn name_of<T: Copy + std::fmt::Debug>(table: &[(&'static str, T)], v: T) -> &'st
         .0
 }
 
-fn named<T: Copy>(table: &[(&str, T)], name: &str) -> T {
-    table.iter().find(|(n, _)| *n == name).unwrap().1
+pub(crate) fn named<T: Copy>(table: &[(&str, T)], name: &str) -> T {
+    table
+        .iter()
+        .find(|(n, _)| *n == name)
+        .unwrap_or_else(|| panic!("unknown {name}"))
+        .1
 }
+
+/// Pad widths written `lo:hi,lo:hi` (`-` for none).
+pub(crate) fn parse_widths(s: &str) -> Vec<(usize, usize)> {
+    parse_list::<String>(s)
+        .iter()
+        .map(|p| {
+            let (l, h) = p.split_once(':').unwrap();
+            (l.parse().unwrap(), h.parse().unwrap())
+        })
+        .collect()
+}
+
+pub(crate) const UPDS: [(&str, Upd); 5] = [
+    ("set", Upd::Set),
+    ("add", Upd::Add),
+    ("multiply", Upd::Mul),
+    ("min", Upd::Min),
+    ("max", Upd::Max),
+];
 
 /// One line of text per op (read back by [`decode`] and by `tests/data/gen_jax_programs.py`).
 fn encode(op: &Op) -> String {
@@ -968,16 +995,7 @@ fn encode(op: &Op) -> String {
         Op::ArgMax(a, axis) => format!("argmax {a} {axis}"),
         Op::PlusIota(a) => format!("iota {a}"),
         Op::Update(a, idx, u, src, c) => {
-            let u = ["set", "add", "multiply", "min", "max"][[
-                Upd::Set,
-                Upd::Add,
-                Upd::Mul,
-                Upd::Min,
-                Upd::Max,
-            ]
-            .iter()
-            .position(|x| x == u)
-            .unwrap()];
+            let u = name_of(&UPDS, *u);
             let src = src.map_or(format!("{c:?}"), |b| format!("v{b}"));
             format!("update {a} {} {u} {src}", list(idx))
         }
@@ -1005,16 +1023,7 @@ fn decode(line: &str) -> Op {
         "reshape" => Op::Reshape(i(1), parse_list(t[2])),
         "broadcast" => Op::BroadcastTo(i(1), parse_list(t[2])),
         "slice" => Op::Slice(i(1), parse_list(t[2]), parse_list(t[3]), parse_list(t[4])),
-        "pad" => {
-            let w = parse_list::<String>(t[2])
-                .iter()
-                .map(|p| {
-                    let (l, h) = p.split_once(':').unwrap();
-                    (l.parse().unwrap(), h.parse().unwrap())
-                })
-                .collect();
-            Op::Pad(i(1), w, t[3] == "edge")
-        }
+        "pad" => Op::Pad(i(1), parse_widths(t[2]), t[3] == "edge"),
         "matmul" => Op::Matmul(i(1), i(2)),
         "concat" => Op::Concat(i(1), i(2), t[3].parse().unwrap()),
         "cumsum" => Op::Cumsum(i(1), t[2].parse().unwrap()),
@@ -1033,13 +1042,7 @@ fn decode(line: &str) -> Op {
         "argmax" => Op::ArgMax(i(1), t[2].parse().unwrap()),
         "iota" => Op::PlusIota(i(1)),
         "update" => {
-            let u = match t[3] {
-                "set" => Upd::Set,
-                "add" => Upd::Add,
-                "multiply" => Upd::Mul,
-                "min" => Upd::Min,
-                _ => Upd::Max,
-            };
+            let u = named(&UPDS, t[3]);
             let (src, c) = match t[4].strip_prefix('v') {
                 Some(b) => (Some(b.parse().unwrap()), 0.0),
                 None => (None, t[4].parse().unwrap()),
