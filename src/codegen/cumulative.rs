@@ -21,7 +21,7 @@ use std::fmt::Write;
 pub(crate) const CHUNK: u64 = 16;
 
 /// How a scan kernel reads and writes its elements.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub(crate) enum Variant {
     /// Each thread loads and stores its own chunk: on CPU adapters a thread's 16
     /// elements are one run of its SIMD lane's cache lines, and workgroup barriers cost
@@ -68,7 +68,7 @@ const TILE_WORDS: u64 = STAGED_THREADS * (CHUNK + 1);
 pub(crate) const WORKGROUP_STORAGE_BYTES: u32 = (TILE_WORDS * 4) as u32;
 
 /// Which pass of a scan a kernel runs.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub(crate) enum Phase {
     /// Each chunk's combination, to `[rows, chunks]`.
     Totals,

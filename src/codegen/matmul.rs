@@ -61,7 +61,7 @@ pub(crate) fn max_k(variant: Variant) -> u64 {
 }
 
 /// The inner loop a matmul kernel runs (see the module docs).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub(crate) enum Variant {
     /// Tiles staged in workgroup memory (GPUs).
     Staged,

@@ -199,6 +199,21 @@ pub(crate) struct Program {
     pub(crate) outputs: Vec<usize>,
 }
 
+/// Equality is `PartialEq`'s: literals compare by their bits, so a program equals itself.
+impl Eq for Program {}
+
+/// The program's structure (each node's primitive by name, its operands and dtype): equal
+/// programs hash alike, and programs that differ only in parameters share a hash.
+impl std::hash::Hash for Program {
+    fn hash<H: std::hash::Hasher>(&self, h: &mut H) {
+        self.inputs.hash(h);
+        self.outputs.hash(h);
+        for n in &self.nodes {
+            (n.prim.name(), &n.args, n.dtype).hash(h);
+        }
+    }
+}
+
 impl Program {
     /// A program whose output is its last node (its only input when it has no nodes).
     pub(crate) fn new(inputs: Vec<DType>, nodes: Vec<Node>) -> Program {

@@ -68,6 +68,7 @@ fn ord_function(key: DType) -> &'static str {
 /// A radix sort of `rows` rows of `n` keys of `dtype` (the array's dtype; its words are
 /// [`key_dtype`]'s), with keys and positions bound as `windows` windows each and the
 /// counts and their scan as `count_windows`.
+#[derive(Clone, PartialEq, Eq, Hash)]
 pub(crate) struct Radix {
     pub(crate) dtype: DType,
     pub(crate) rows: u64,

@@ -326,6 +326,12 @@ pub(crate) type EagerEntry = (
     Arc<dyn std::any::Any + Send + Sync>,
 );
 
+/// A key of [`DeviceInner::memo`] and its value (types known to their call site).
+pub(crate) type MemoEntry = (
+    Box<dyn std::any::Any + Send + Sync>,
+    Box<dyn std::any::Any + Send + Sync>,
+);
+
 pub(crate) struct DeviceInner {
     pub(crate) id: u64,
     pub(crate) device: wgpu::Device,
@@ -347,9 +353,14 @@ pub(crate) struct DeviceInner {
     pub(crate) staged: Mutex<StagedCache>,
     pub(crate) batch: Mutex<Batch>,
     pub(crate) kernels: Mutex<HashMap<String, Arc<super::Kernel>>>,
+    /// Kernel sources generated for this device (each looked up in `kernels`): a call
+    /// that repeats an earlier one adds none.
+    pub(crate) generated: AtomicU64,
     /// The evaluator's kernels of un-jitted programs, by a hash of the program (its own
     /// table type, opaque here); they go with the device.
     pub(crate) eager: Mutex<HashMap<u64, Vec<EagerEntry>>>,
+    /// Kernels the evaluator made for keys of its own, by hash (see `lax::eval::memo`).
+    pub(crate) memo: Mutex<HashMap<u64, Vec<MemoEntry>>>,
     /// Whether the adapter's WGSL `fma` rounds once; probed on first need.
     pub(crate) exact_fma: std::sync::OnceLock<bool>,
     /// Whether float32 division rounds correctly (probed on first use).
@@ -717,7 +728,9 @@ impl Device {
             staged: Mutex::new(Default::default()),
             batch: Mutex::new(Batch::default()),
             kernels: Mutex::new(HashMap::new()),
+            generated: AtomicU64::new(0),
             eager: Mutex::new(HashMap::new()),
+            memo: Mutex::new(HashMap::new()),
             exact_fma: std::sync::OnceLock::new(),
             exact_div: std::sync::OnceLock::new(),
             exact_sqrt: std::sync::OnceLock::new(),

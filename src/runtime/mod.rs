@@ -11,6 +11,7 @@ pub use device::{
 };
 pub use pool::MemoryStats;
 
+pub(crate) use device::MemoEntry;
 pub(crate) use pool::BufferKind;
 pub(crate) use queue::{Binding, Storage};
 pub(crate) use state::Kernel;

@@ -217,6 +217,8 @@ impl DeviceInner {
     /// `source()` on a miss.
     pub(crate) fn kernel(&self, key: &str, source: impl FnOnce() -> String) -> Result<Arc<Kernel>> {
         let _gl = self.gl();
+        self.generated
+            .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         if let Some(k) = self.locked(&self.kernels).get(key) {
             return Ok(k.clone());
         }

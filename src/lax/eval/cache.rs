@@ -157,11 +157,7 @@ pub(super) fn eager_cache(dev: &Device, program: &Program) -> Arc<KernelCache> {
     const PROGRAMS: usize = 4096;
     const PER_HASH: usize = 64;
     let mut h = std::collections::hash_map::DefaultHasher::new();
-    program.inputs.hash(&mut h);
-    program.outputs.hash(&mut h);
-    for n in &program.nodes {
-        (n.prim.name(), &n.args, n.dtype).hash(&mut h);
-    }
+    program.hash(&mut h);
     let key = h.finish();
     let mut table = crate::runtime::lock(&dev.0.eager);
     if table.len() >= PROGRAMS {
@@ -181,6 +177,47 @@ pub(super) fn eager_cache(dev: &Device, program: &Program) -> Arc<KernelCache> {
     let cache = Arc::new(KernelCache::default());
     bucket.push((program.clone(), cache.clone()));
     cache
+}
+
+/// `make()`'s value for `key`, kept on `dev`. `key` holds everything `make` reads: the
+/// call site's name, then the kernel generator's arguments (the device's target aside,
+/// which is the device's own). So a call that repeats an earlier one generates, formats
+/// and hashes no kernel source, and compiles nothing: the per-call cost of reductions,
+/// scans, sorts and matrix products that generated their source on every call. Keys are
+/// found by hash, then compared; the table is bounded, and goes with the device.
+pub(crate) fn memo<K, V>(dev: &Device, key: K, make: impl FnOnce() -> Result<V>) -> Result<V>
+where
+    K: std::hash::Hash + Eq + Send + Sync + 'static,
+    V: Clone + Send + Sync + 'static,
+{
+    use std::hash::{Hash, Hasher};
+    /// Keys kept at once (a few kilobytes each at most).
+    const KEYS: usize = 4096;
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    std::any::TypeId::of::<K>().hash(&mut h);
+    key.hash(&mut h);
+    let hash = h.finish();
+    let find = |bucket: &Vec<crate::runtime::MemoEntry>| {
+        bucket.iter().find_map(|(k, v)| {
+            (k.downcast_ref::<K>() == Some(&key))
+                .then(|| v.downcast_ref::<V>().cloned())
+                .flatten()
+        })
+    };
+    if let Some(v) = crate::runtime::lock(&dev.0.memo).get(&hash).and_then(find) {
+        return Ok(v);
+    }
+    // Made unlocked: `make` compiles, and may reach this table for another key.
+    let v = make()?;
+    let mut table = crate::runtime::lock(&dev.0.memo);
+    if table.len() >= KEYS {
+        table.clear();
+    }
+    let bucket = table.entry(hash).or_default();
+    if find(bucket).is_none() {
+        bucket.push((Box::new(key), Box::new(v.clone())));
+    }
+    Ok(v)
 }
 
 /// Kernels [`run_cached`] made for one program, each with the metadata of its call, keyed
@@ -271,4 +308,74 @@ impl std::fmt::Debug for KernelCache {
 
 pub(super) fn program_name(p: &Program) -> &'static str {
     p.nodes.last().map(|n| n.prim.name()).unwrap_or("copy")
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::atomic::Ordering;
+
+    use crate::numpy as np;
+    use crate::{random, with_device, Array, DType, Device, DeviceOptions, Result};
+
+    /// Each op's second call on inputs of the first's shapes and layouts generates no
+    /// kernel source (reductions, arg-reductions, scans, sorts, matrix products and
+    /// scatters find theirs by their generator's arguments; elementwise ops by program),
+    /// and computes the same values as a first call does.
+    #[test]
+    fn repeated_calls_generate_no_kernel_source() -> Result<()> {
+        // A device of its own: other tests compile on the shared one meanwhile.
+        let dev = Device::new(DeviceOptions::default())?;
+        with_device(&dev, || -> Result<()> {
+            type Op = (&'static str, fn(&Array, &Array) -> Result<Array>);
+            let ops: [Op; 12] = [
+                ("add", |x, y| np::add(x, y)),
+                ("sum", |x, _| np::sum(x, None, false)),
+                ("sum of columns", |x, _| np::sum(x, Some(&[0]), false)),
+                ("sum of a transpose", |x, _| {
+                    np::sum(np::transpose(x, None)?, Some(&[1]), false)
+                }),
+                ("argmax", |x, _| {
+                    np::argmax(x, Some(1), false)?.astype(DType::Float32)
+                }),
+                ("cumsum", |x, _| np::cumsum(x, Some(1))),
+                ("long cumsum", |x, _| np::cumsum(x, None)),
+                ("sort", |x, _| np::sort(x, Some(1))),
+                ("matmul", |x, y| np::matmul(x, y)),
+                ("matrix-vector product", |x, y| {
+                    np::dot(x, y.slice(crate::s![.., 0])?)
+                }),
+                ("vector-matrix product", |x, y| {
+                    np::dot(y.slice(crate::s![0])?, x)
+                }),
+                ("scatter-add", |x, y| {
+                    x.at(crate::s![.., 3]).add(y.slice(crate::s![0])?)
+                }),
+            ];
+            for (name, op) in ops {
+                let key = random::key(7)?;
+                let draw = |k: u32| -> Result<Array> {
+                    let k = random::fold_in(&key, k)?;
+                    random::normal(&k, &[300, 300], DType::Float32)
+                };
+                let (x, y, x2, y2) = (draw(0)?, draw(1)?, draw(2)?, draw(3)?);
+                op(&x, &y)?.to_vec::<f32>()?;
+                let before = dev.0.generated.load(Ordering::Relaxed);
+                let again = op(&x2, &y2)?.to_vec::<f32>()?;
+                let after = dev.0.generated.load(Ordering::Relaxed);
+                assert_eq!(
+                    after,
+                    before,
+                    "{name}: {} sources generated",
+                    after - before
+                );
+                // The values of a device that had not seen the op.
+                let fresh = Device::new(DeviceOptions::default())?;
+                let (x3, y3) = (x2.to_device(&fresh)?, y2.to_device(&fresh)?);
+                let first = with_device(&fresh, || op(&x3, &y3))?.to_vec::<f32>()?;
+                let bits = |v: &[f32]| v.iter().map(|f| f.to_bits()).collect::<Vec<_>>();
+                assert_eq!(bits(&again), bits(&first), "{name}");
+            }
+            Ok(())
+        })
+    }
 }

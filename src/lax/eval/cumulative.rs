@@ -1,6 +1,7 @@
 //! Cumulative sums and products: the chunked kernels of `codegen::cumulative`, rows in
 //! blocks where one kernel cannot bind them.
 
+use super::cache::memo;
 use super::windows::{
     as_out, bind_windows, check_bindings, check_u32_elements, input_windows, max_bindings, place,
     target,
@@ -244,23 +245,34 @@ pub(super) fn cumulative_rows(
             }
         }
     }
+    // A pass's kernel (its metadata is the span's), made once per set of arguments.
+    let scan_kernel = |phase: Phase, out_windows: u64| {
+        let key = (
+            "scan",
+            (op, round, phase, reverse),
+            ((rows, n), win_in, out_windows, variant),
+        );
+        memo(dev, key, || {
+            let g = kernel(
+                op,
+                round,
+                phase,
+                reverse,
+                (rows, n),
+                win_in,
+                out_windows,
+                variant,
+                &target,
+            );
+            inner.kernel(&g.body, || g.source())
+        })
+    };
     let input_bindings = u64::from(!texture);
     let prefix = if chunks > 1 {
         let totals = dev.alloc(BufferKind::Storage, threads * 4, name, &out.shape, dtype)?;
         let win_t = codegen::windows_for(threads * 4, &target);
         check_bindings(dev, name, input_bindings + win_t, bytes, out)?;
-        let g = kernel(
-            op,
-            round,
-            Phase::Totals,
-            reverse,
-            (rows, n),
-            win_in,
-            win_t,
-            variant,
-            &target,
-        );
-        let k = inner.kernel(&g.body, || g.source())?;
+        let k = scan_kernel(Phase::Totals, win_t)?;
         let totals_bindings = bind_windows([(&totals, win_t)], target.window_bytes);
         for &(t0, t1, base) in &spans {
             let mut all = vec![from(x_storage, base, texture, window)];
@@ -292,20 +304,12 @@ pub(super) fn cumulative_rows(
         None => 0,
     };
     check_bindings(dev, name, input_bindings + win_p + 1, bytes, out)?;
-    let g = kernel(
-        op,
-        round,
+    let k = scan_kernel(
         Phase::Chunks {
             prefix_windows: win_p,
         },
-        reverse,
-        (rows, n),
-        win_in,
         1,
-        variant,
-        &target,
-    );
-    let k = inner.kernel(&g.body, || g.source())?;
+    )?;
     let prefix_bindings = match &prefix {
         Some(p) => bind_windows([(p.storage()?, win_p)], target.window_bytes),
         None => Vec::new(),

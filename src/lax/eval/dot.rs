@@ -1,7 +1,7 @@
 //! Batched matrix products: the tiled kernel, long contractions as split reductions,
 //! skinny products as elementwise products and sums, and products in blocks.
 
-use super::cache::out_bytes;
+use super::cache::{memo, out_bytes};
 use super::program::blocks;
 use super::reduce::fused_reduce;
 use super::windows::{
@@ -424,18 +424,27 @@ pub(super) fn dot_pass(
             .collect::<Result<Vec<_>>>()?;
         let (wa, wb) = (bound[0].2, bound[1].2);
         check_bindings(dev, "matmul", wa + wb + wo, bytes, out)?;
-        let g = matmul(
-            out.dtype,
-            &bound[0].1,
-            wa,
-            &bound[1].1,
-            wb,
-            wo,
-            (batch as u64, m as u64, n as u64, k as u64),
-            variant,
-            &target,
+        let sizes = (batch as u64, m as u64, n as u64, k as u64);
+        let key = (
+            "matmul",
+            (out.dtype, bound[0].1.clone(), wa, bound[1].1.clone(), wb),
+            (wo, sizes, variant),
         );
-        let kernel = inner.kernel(&g.body, || g.source())?;
+        let (kernel, meta) = memo(dev, key, || {
+            let g = matmul(
+                out.dtype,
+                &bound[0].1,
+                wa,
+                &bound[1].1,
+                wb,
+                wo,
+                sizes,
+                variant,
+                &target,
+            );
+            let kernel = inner.kernel(&g.body, || g.source())?;
+            Ok((kernel, std::sync::Arc::<[u32]>::from(g.meta)))
+        })?;
         let bindings = bind_windows_from(
             bound
                 .iter()
@@ -445,7 +454,7 @@ pub(super) fn dot_pass(
         );
         let (tile_m, tile_n) = crate::codegen::matmul::tile(variant, m as u64, n as u64);
         let groups = batch as u64 * (m as u64).div_ceil(tile_m) * (n as u64).div_ceil(tile_n);
-        inner.dispatch(&kernel, &bindings, &g.meta, groups)?;
+        inner.dispatch(&kernel, &bindings, &meta, groups)?;
     }
     Ok(Array::from_storage(
         dev.clone(),

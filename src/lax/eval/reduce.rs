@@ -3,7 +3,7 @@
 
 use std::sync::Arc;
 
-use super::cache::{cached_kernel, operands_of, with_inputs, KernelCache};
+use super::cache::{cached_kernel, memo, operands_of, with_inputs, KernelCache};
 use super::windows::{
     as_out, bind_windows_from, check_bindings, check_metadata, input_windows, max_bindings, target,
     Rebased,
@@ -96,18 +96,33 @@ pub(crate) fn arg_reduce(
                 (None, true) => outer,
                 _ => 1,
             };
-            let source = Source::buffer(op, values.dtype(), values.layout(), windows, run, &target);
-            let (g, threads) = arg_reduction(
-                max,
-                &source,
-                index.map(|(_, w)| w),
-                columns,
-                (outer, k, parts, chunk),
-                out_windows,
-                &target,
+            let index_windows = index.map(|(_, w)| w);
+            let key = (
+                "arg_reduce",
+                (max, values.dtype(), values.layout().clone(), windows, run),
+                (
+                    index_windows,
+                    columns,
+                    (outer, k, parts, chunk),
+                    out_windows,
+                ),
             );
-            let kernel = inner.kernel(&g.body, || g.source())?;
-            check_metadata(name, &g.meta, &[&values], values.shape())?;
+            let (kernel, meta, threads) = memo(dev, key, || {
+                let source =
+                    Source::buffer(op, values.dtype(), values.layout(), windows, run, &target);
+                let (g, threads) = arg_reduction(
+                    max,
+                    &source,
+                    index_windows,
+                    columns,
+                    (outer, k, parts, chunk),
+                    out_windows,
+                    &target,
+                );
+                let kernel = inner.kernel(&g.body, || g.source())?;
+                Ok((kernel, Arc::<[u32]>::from(g.meta), threads))
+            })?;
+            check_metadata(name, &meta, &[&values], values.shape())?;
             let bindings = bind_windows_from(
                 [(st, windows, 0)]
                     .into_iter()
@@ -118,7 +133,7 @@ pub(crate) fn arg_reduce(
             inner.dispatch(
                 &kernel,
                 &bindings,
-                &g.meta,
+                &meta,
                 threads.div_ceil(codegen::WORKGROUP),
             )?;
         }
@@ -621,16 +636,18 @@ fn reduce_from_all(
                         None => (x.layout(), 0),
                     };
                     check_bindings(dev, name, windows + out_windows, st.bytes, &out)?;
-                    let source = Source::buffer(op, x.dtype(), layout, windows, run, &target);
-                    let g = generate(&source);
-                    let kernel = inner.kernel(&g.body, || g.source())?;
-                    let meta: Arc<[u32]> = g.meta.into();
-                    (
-                        kernel,
-                        meta,
-                        threads(source.vector),
-                        vec![(st, windows, base)],
-                    )
+                    let key = (
+                        "reduce",
+                        (op, x.dtype(), layout.clone(), windows, run),
+                        (columns, rows, (k, parts, chunk), out_windows),
+                    );
+                    let (kernel, meta, vector) = memo(dev, key, || {
+                        let source = Source::buffer(op, x.dtype(), layout, windows, run, &target);
+                        let g = generate(&source);
+                        let kernel = inner.kernel(&g.body, || g.source())?;
+                        Ok((kernel, Arc::<[u32]>::from(g.meta), source.vector))
+                    })?;
+                    (kernel, meta, threads(vector), vec![(st, windows, base)])
                 }
                 (None, Some((p, inputs))) => {
                     let inputs: Vec<&Array> = inputs.iter().collect();
@@ -648,13 +665,36 @@ fn reduce_from_all(
                     };
                     let vector = Source::program_reads_vectors(in_dtype, &stored, run, &target);
                     let all_windows = vec![out_windows; outs.len()];
-                    let (kernel, meta) =
-                        cached_kernel(dev, cache, &operands, &permuted, &all_windows, || {
-                            with_inputs(p, &operands, &permuted, |descs| {
-                                Source::program(p, descs, &permuted, &stored, run, &target)
-                            })
-                            .map(|source| generate(&source))
-                        })?;
+                    let generate = || {
+                        with_inputs(p, &operands, &permuted, |descs| {
+                            Source::program(p, descs, &permuted, &stored, run, &target)
+                        })
+                        .map(|source| generate(&source))
+                    };
+                    // A jitted step keeps its kernels; other calls find theirs by every
+                    // argument of the generator.
+                    let (kernel, meta) = match cache {
+                        Some(_) => {
+                            cached_kernel(dev, cache, &operands, &permuted, &all_windows, generate)?
+                        }
+                        None => {
+                            let read: Vec<_> = operands
+                                .iter()
+                                .map(|o| (o.layout.clone(), o.windows, o.padded))
+                                .collect();
+                            let key = (
+                                "reduce_program",
+                                (p.clone(), permuted.clone(), stored.clone(), run, op),
+                                read,
+                                (columns, rows, (k, parts, chunk), out_windows),
+                            );
+                            memo(dev, key, || {
+                                let g = generate()?;
+                                let kernel = inner.kernel(&g.body, || g.source())?;
+                                Ok((kernel, Arc::<[u32]>::from(g.meta)))
+                            })?
+                        }
+                    };
                     let windows = operands.iter().map(|o| o.windows).collect::<Vec<_>>();
                     (
                         kernel,

@@ -1,5 +1,6 @@
 //! The atomic scatter: a copy of the operand, then every update combined in place.
 
+use super::cache::memo;
 use super::windows::{
     bind_windows_from, check_bindings, contiguous, input_windows, max_bindings, target,
 };
@@ -94,26 +95,35 @@ pub(crate) fn scatter(
                 windows(run, range)[i].min(codegen::windows_for(stores[i].bytes - bases[i], &t))
             });
             let private = crate::codegen::scatter::private_words(mode, out.dtype, range, run);
-            let g = crate::codegen::scatter::scatter(
-                mode,
-                out.dtype,
-                run,
-                (first, range),
-                p0 - pbase / pb,
-                (v0 - vbase / vb, uniform),
-                w,
-                private,
-                &t,
+            let (p_at, v_at) = (p0 - pbase / pb, v0 - vbase / vb);
+            let key = (
+                "scatter",
+                (mode, out.dtype, run, (first, range)),
+                (p_at, (v_at, uniform), w, private),
             );
+            let (kernel, meta) = memo(dev, key, || {
+                let g = crate::codegen::scatter::scatter(
+                    mode,
+                    out.dtype,
+                    run,
+                    (first, range),
+                    p_at,
+                    (v_at, uniform),
+                    w,
+                    private,
+                    &t,
+                );
+                let kernel = dev.0.kernel(&g.body, || g.source())?;
+                Ok((kernel, std::sync::Arc::<[u32]>::from(g.meta)))
+            })?;
             let per_group = match private {
                 Some(_) => crate::codegen::scatter::PRIVATE_UPDATES,
                 None => codegen::WORKGROUP,
             };
-            let kernel = dev.0.kernel(&g.body, || g.source())?;
             let bindings =
                 bind_windows_from((0..3).map(|i| (stores[i], w[i], bases[i])), t.window_bytes);
             dev.0
-                .dispatch(&kernel, &bindings, &g.meta, run.div_ceil(per_group))?;
+                .dispatch(&kernel, &bindings, &meta, run.div_ceil(per_group))?;
         }
     }
     Ok(target.with_weak(out.weak))

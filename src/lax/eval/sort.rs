@@ -3,7 +3,7 @@
 
 use std::sync::Arc;
 
-use super::cache::out_bytes;
+use super::cache::{memo, out_bytes};
 use super::cumulative::cumulative_rows;
 use super::windows::{
     as_out, bind_windows, check_bindings, check_u32_elements, contiguous, max_bindings, place,
@@ -246,9 +246,14 @@ pub(crate) fn sort(dev: &Device, x: &Array, indices: bool, out: Aval) -> Result<
     while k <= p as u64 {
         let mut j = k / 2;
         while j >= 1 {
-            let g = stage(kd, rows as u64, p as u64, n as u64, j, k, windows, &target);
-            let kernel = inner.kernel(&g.body, || g.source())?;
-            inner.dispatch(&kernel, &bindings, &g.meta, groups)?;
+            let sizes = (rows as u64, p as u64, n as u64, j, k);
+            let (kernel, meta) = memo(dev, ("sort_stage", kd, sizes, windows), || {
+                let (rows, p, n, j, k) = sizes;
+                let g = stage(kd, rows, p, n, j, k, windows, &target);
+                let kernel = inner.kernel(&g.body, || g.source())?;
+                Ok((kernel, Arc::<[u32]>::from(g.meta)))
+            })?;
+            inner.dispatch(&kernel, &bindings, &meta, groups)?;
             j /= 2;
         }
         k *= 2;
@@ -433,13 +438,16 @@ pub(super) fn radix_sort(
     let groups = radix.groups();
     for (pass, shift) in radix.shifts().enumerate() {
         let first = pass == 0;
-        let g = radix.count(shift, &t);
-        let kernel = inner.kernel(&g.body, || g.source())?;
+        let (kernel, meta) = memo(dev, ("radix_count", radix.clone(), shift), || {
+            let g = radix.count(shift, &t);
+            let kernel = inner.kernel(&g.body, || g.source())?;
+            Ok((kernel, Arc::<[u32]>::from(g.meta)))
+        })?;
         let bindings = bind_windows(
             [(&cur_keys, windows), (&counts, count_windows)],
             t.window_bytes,
         );
-        inner.dispatch(&kernel, &bindings, &g.meta, groups)?;
+        inner.dispatch(&kernel, &bindings, &meta, groups)?;
         let scanned = cumulative_rows(
             dev,
             (crate::primitive::CumulativeOp::Sum, false),
@@ -455,8 +463,12 @@ pub(super) fn radix_sort(
                 if indices { Some(alloc(bytes)?) } else { None },
             ),
         };
-        let g = radix.scatter(shift, indices, first, &t);
-        let kernel = inner.kernel(&g.body, || g.source())?;
+        let key = ("radix_scatter", radix.clone(), (shift, indices, first));
+        let (kernel, meta) = memo(dev, key, || {
+            let g = radix.scatter(shift, indices, first, &t);
+            let kernel = inner.kernel(&g.body, || g.source())?;
+            Ok((kernel, Arc::<[u32]>::from(g.meta)))
+        })?;
         let mut buffers = vec![(&cur_keys, windows)];
         if let Some(p) = &cur_pos {
             buffers.push((p, windows));
@@ -468,7 +480,7 @@ pub(super) fn radix_sort(
             buffers.push((p, windows));
         }
         let bindings = bind_windows(buffers, t.window_bytes);
-        inner.dispatch(&kernel, &bindings, &g.meta, groups)?;
+        inner.dispatch(&kernel, &bindings, &meta, groups)?;
         let read_keys = std::mem::replace(&mut cur_keys, out_keys);
         let read_pos = std::mem::replace(&mut cur_pos, out_pos);
         if !first {
