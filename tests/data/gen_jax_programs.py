@@ -43,6 +43,15 @@ UNARY = {
     "expm1": jnp.expm1,
     "floor": jnp.floor,
     "sign": jnp.sign,
+    "arctan": jnp.arctan,
+    "arcsinh": jnp.arcsinh,
+    "sinh": jnp.sinh,
+    "abs": jnp.abs,
+    "reciprocal": jnp.reciprocal,
+    "cbrt": jnp.cbrt,
+    "sinc": jnp.sinc,
+    "rint": jnp.rint,
+    "exp2": jnp.exp2,
 }
 BINARY = {
     "add": jnp.add,
@@ -51,6 +60,13 @@ BINARY = {
     "div": jnp.divide,
     "max": jnp.maximum,
     "min": jnp.minimum,
+    "arctan2": jnp.arctan2,
+    "hypot": jnp.hypot,
+    "logaddexp": jnp.logaddexp,
+    "copysign": jnp.copysign,
+    "fmod": jnp.fmod,
+    "remainder": jnp.remainder,
+    "power_abs": lambda x, y: jnp.power(jnp.abs(x), y),
 }
 REDUCE = {"sum": jnp.sum, "max": jnp.max, "min": jnp.min, "mean": jnp.mean, "prod": jnp.prod}
 
@@ -123,6 +139,21 @@ def apply(t, v):
         return getattr(jnp, k)(a, axis=int(t[2]), ddof=int(t[3]))
     if k == "logsumexp":
         return jax.scipy.special.logsumexp(a, axis=int(t[2]))
+    if k == "sort_by_argsort":
+        axis = int(t[2])
+        return jnp.take_along_axis(a, jnp.argsort(a, axis=axis), axis=axis)
+    if k == "median":
+        return jnp.median(a, axis=int(t[2]))
+    if k in ("nanmax", "nansum"):
+        return getattr(jnp, k)(a, axis=int(t[2]))
+    if k == "tril":
+        return jnp.tril(a, int(t[2]))
+    if k == "einsum":
+        return jnp.einsum(t[3], a, v[int(t[2])])
+    if k == "repeat":
+        return jnp.repeat(a, 2, axis=int(t[2]))
+    if k == "trace":
+        return jnp.trace(a, offset=int(t[2]))
     raise ValueError(k)
 
 
