@@ -214,7 +214,14 @@ pub fn split2(key: &Array) -> Result<(Array, Array)> {
 pub fn fold_in(key: &Array, data: impl FoldData) -> Result<Array> {
     let _api = crate::error::ApiScope::enter("fold_in");
     check_key("fold_in", key)?;
-    let word = data.word()?;
+    let word = match data.word()? {
+        // Uploaded rather than written into the kernel: a loop that folds in its step
+        // number then calls one kernel, not a new program (generated anew) each step.
+        FoldWord::Host(w) if key.tracer().is_none() => {
+            FoldWord::Array(Array::from_slice_on(key.device(), &[w], &[])?)
+        }
+        word => word,
+    };
     blocks("fold_in", key, Counter::Word(&word))
 }
 

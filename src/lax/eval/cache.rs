@@ -191,8 +191,10 @@ where
     V: Clone + Send + Sync + 'static,
 {
     use std::hash::{Hash, Hasher};
-    /// Keys kept at once (a few kilobytes each at most).
+    /// Hashes kept at once, and keys per hash (programs that differ only in parameters
+    /// share a hash), a few kilobytes each at most.
     const KEYS: usize = 4096;
+    const PER_HASH: usize = 64;
     let mut h = std::collections::hash_map::DefaultHasher::new();
     std::any::TypeId::of::<K>().hash(&mut h);
     key.hash(&mut h);
@@ -215,6 +217,9 @@ where
     }
     let bucket = table.entry(hash).or_default();
     if find(bucket).is_none() {
+        if bucket.len() >= PER_HASH {
+            bucket.remove(0);
+        }
         bucket.push((Box::new(key), Box::new(v.clone())));
     }
     Ok(v)
@@ -315,66 +320,103 @@ mod tests {
     use std::sync::atomic::Ordering;
 
     use crate::numpy as np;
-    use crate::{random, with_device, Array, DType, Device, DeviceOptions, Result};
+    use crate::{random, s, with_device, Array, DType, Device, DeviceOptions, Result};
 
-    /// Each op's second call on inputs of the first's shapes and layouts generates no
-    /// kernel source (reductions, arg-reductions, scans, sorts, matrix products and
-    /// scatters find theirs by their generator's arguments; elementwise ops by program),
-    /// and computes the same values as a first call does.
+    type Op = (&'static str, fn(&Array, &Array) -> Result<Array>);
+
+    /// Ops over `x` (`[m, k]`) and `y` (`[k, k]`).
+    const OPS: [Op; 12] = [
+        ("add", |x, _| np::add(x, x)),
+        ("sum", |x, _| np::sum(x, None, false)),
+        ("sum of columns", |x, _| np::sum(x, Some(&[0]), false)),
+        ("sum of a transpose", |x, _| {
+            np::sum(np::transpose(x, None)?, Some(&[1]), false)
+        }),
+        ("argmax", |x, _| np::argmax(x, Some(1), false)),
+        ("cumsum", |x, _| np::cumsum(x, Some(1))),
+        ("long cumsum", |x, _| np::cumsum(x, None)),
+        ("sort", |x, _| np::sort(x, Some(1))),
+        ("matmul", |x, y| np::matmul(x, y)),
+        ("matrix-vector product", |x, y| {
+            np::dot(x, y.slice(s![.., 0])?)
+        }),
+        ("vector-matrix product", |x, y| np::dot(x.slice(s![0])?, y)),
+        ("scatter-add", |x, _| {
+            x.at(s![.., 3]).add(x.slice(s![.., 0])?)
+        }),
+    ];
+
+    /// The inputs `(x, y)`: contiguous, a view from an offset, transposed views,
+    /// float16, and other shapes; the same values on every device.
+    fn inputs() -> Result<Vec<(Array, Array)>> {
+        let key = random::key(7)?;
+        let draw = |k: u32, shape: &[usize]| -> Result<Array> {
+            random::normal(&random::fold_in(&key, k)?, shape, DType::Float32)
+        };
+        let (x, y) = (draw(0, &[300, 300])?, draw(1, &[300, 300])?);
+        let tall = draw(2, &[301, 300])?;
+        let half = |a: &Array| a.astype(DType::Float16);
+        let t = |a: &Array| np::transpose(a, None);
+        Ok(vec![
+            (x.clone(), y.clone()),
+            (tall.slice(s![1..])?, y.clone()),
+            (t(&x)?, t(&y)?),
+            (half(&x)?, half(&y)?),
+            (draw(3, &[64, 37])?, draw(4, &[37, 37])?),
+        ])
+    }
+
+    /// Every op over every input on `dev`, in the order of `order` (indices of
+    /// (input, op) pairs): each result's words as float32, by pair.
+    fn run_all(dev: &Device, order: &[(usize, usize)]) -> Result<Vec<Vec<u32>>> {
+        with_device(dev, || {
+            let inputs = inputs()?;
+            let mut out = vec![Vec::new(); order.len()];
+            for &(i, o) in order {
+                let (x, y) = &inputs[i];
+                let r = OPS[o].1(x, y)?.astype(DType::Float32)?.to_vec::<f32>()?;
+                out[i * OPS.len() + o] = r.iter().map(|f| f.to_bits()).collect();
+            }
+            Ok(out)
+        })
+    }
+
+    /// A second pass of ops over inputs the device has seen generates no kernel source
+    /// (reductions, arg-reductions, scans, sorts, matrix products and scatters find theirs
+    /// by their generator's arguments; elementwise ops by program). Each op's values are
+    /// the same on a device that ran the inputs in the opposite order: a key that left out
+    /// an argument would reuse a kernel made for another shape, layout or dtype.
     #[test]
     fn repeated_calls_generate_no_kernel_source() -> Result<()> {
-        // A device of its own: other tests compile on the shared one meanwhile.
-        let dev = Device::new(DeviceOptions::default())?;
-        with_device(&dev, || -> Result<()> {
-            type Op = (&'static str, fn(&Array, &Array) -> Result<Array>);
-            let ops: [Op; 12] = [
-                ("add", |x, y| np::add(x, y)),
-                ("sum", |x, _| np::sum(x, None, false)),
-                ("sum of columns", |x, _| np::sum(x, Some(&[0]), false)),
-                ("sum of a transpose", |x, _| {
-                    np::sum(np::transpose(x, None)?, Some(&[1]), false)
-                }),
-                ("argmax", |x, _| {
-                    np::argmax(x, Some(1), false)?.astype(DType::Float32)
-                }),
-                ("cumsum", |x, _| np::cumsum(x, Some(1))),
-                ("long cumsum", |x, _| np::cumsum(x, None)),
-                ("sort", |x, _| np::sort(x, Some(1))),
-                ("matmul", |x, y| np::matmul(x, y)),
-                ("matrix-vector product", |x, y| {
-                    np::dot(x, y.slice(crate::s![.., 0])?)
-                }),
-                ("vector-matrix product", |x, y| {
-                    np::dot(y.slice(crate::s![0])?, x)
-                }),
-                ("scatter-add", |x, y| {
-                    x.at(crate::s![.., 3]).add(y.slice(crate::s![0])?)
-                }),
-            ];
-            for (name, op) in ops {
-                let key = random::key(7)?;
-                let draw = |k: u32| -> Result<Array> {
-                    let k = random::fold_in(&key, k)?;
-                    random::normal(&k, &[300, 300], DType::Float32)
-                };
-                let (x, y, x2, y2) = (draw(0)?, draw(1)?, draw(2)?, draw(3)?);
-                op(&x, &y)?.to_vec::<f32>()?;
-                let before = dev.0.generated.load(Ordering::Relaxed);
-                let again = op(&x2, &y2)?.to_vec::<f32>()?;
-                let after = dev.0.generated.load(Ordering::Relaxed);
-                assert_eq!(
-                    after,
-                    before,
-                    "{name}: {} sources generated",
-                    after - before
-                );
-                // The values of a device that had not seen the op.
-                let fresh = Device::new(DeviceOptions::default())?;
-                let (x3, y3) = (x2.to_device(&fresh)?, y2.to_device(&fresh)?);
-                let first = with_device(&fresh, || op(&x3, &y3))?.to_vec::<f32>()?;
-                let bits = |v: &[f32]| v.iter().map(|f| f.to_bits()).collect::<Vec<_>>();
-                assert_eq!(bits(&again), bits(&first), "{name}");
+        // Devices of their own: other tests compile on the shared one meanwhile.
+        let (a, b) = (
+            Device::new(DeviceOptions::default())?,
+            Device::new(DeviceOptions::default())?,
+        );
+        let pairs: Vec<(usize, usize)> = (0..5)
+            .flat_map(|i| (0..OPS.len()).map(move |o| (i, o)))
+            .collect();
+        let first = run_all(&a, &pairs)?;
+        let before = a.0.generated.load(Ordering::Relaxed);
+        let again = run_all(&a, &pairs)?;
+        let after = a.0.generated.load(Ordering::Relaxed);
+        assert_eq!(after, before, "{} sources generated", after - before);
+        assert_eq!(again, first);
+        let reversed: Vec<(usize, usize)> = pairs.iter().rev().copied().collect();
+        let other = run_all(&b, &reversed)?;
+        for (k, (x, y)) in first.iter().zip(&other).enumerate() {
+            let (input, op) = (k / OPS.len(), OPS[k % OPS.len()].0);
+            assert!(x == y, "{op} of input {input} differs between the devices");
+        }
+        // A loop folding its step into a key: one kernel for every step.
+        with_device(&a, || -> Result<()> {
+            let key = random::key(3)?;
+            random::fold_in(&key, 1000u32)?.to_vec::<u32>()?;
+            let before = a.0.generated.load(Ordering::Relaxed);
+            for step in 1001..1004u32 {
+                random::fold_in(&key, step)?.to_vec::<u32>()?;
             }
+            assert_eq!(a.0.generated.load(Ordering::Relaxed), before, "fold_in");
             Ok(())
         })
     }
