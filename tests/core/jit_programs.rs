@@ -711,7 +711,7 @@ fn random_op(r: &mut StdRng, shapes: &[Vec<usize>]) -> Option<(Op, Vec<usize>)> 
                 _ => Some((Op::Logsumexp(a, axis as isize), out)),
             }
         }
-        18 | 23 => {
+        23 => {
             if rank == 0 {
                 return None;
             }
@@ -1309,7 +1309,7 @@ pub(crate) fn close(got: f64, want: f64, scale: f64, tol: f64) -> bool {
 fn random_programs_give_jax_values() {
     let mut r = rng();
     let text = include_str!("../data/jax_programs.txt");
-    let (mut checked, mut differentiated, mut curved) = (0, 0, 0);
+    let (mut checked, mut differentiated, mut curved, mut noisy) = (0, 0, 0, 0);
     for block in text.split("program ").filter(|b| !b.is_empty()) {
         let mut lines = block.lines();
         let case = lines.next().unwrap();
@@ -1449,52 +1449,58 @@ fn random_programs_give_jax_values() {
                     DType::Float32 | DType::Float16 | DType::BFloat16 => 3e-2,
                     _ => 0.0,
                 };
-                // JAX's jitted words, or its eager ones where they differ.
-                let near = |w: &[u32]| {
-                    let finite: Vec<f64> = w
+                // Second derivatives at infinities: NaN against an infinity passes (they
+                // follow from the rules' order of operations), a finite value must match.
+                let second = mode.contains("Hessian");
+                let f32s = |w: &[u32]| -> Vec<f64> {
+                    w.iter().map(|&x| f64::from(f32::from_bits(x))).collect()
+                };
+                let mean = |v: &[f64]| {
+                    let finite: Vec<f64> = v
                         .iter()
-                        .map(|&x| value(x).abs())
+                        .map(|x| x.abs())
                         .filter(|x| x.is_finite())
                         .collect();
-                    let mean = |v: &[f64]| v.iter().sum::<f64>() / v.len().max(1) as f64;
-                    let mut scale = mean(&finite);
-                    // Second derivatives at infinities: NaN against an infinity passes
-                    // (they follow from the rules' order of operations), a finite value
-                    // must match.
-                    let second = mode.contains("Hessian");
-                    if second {
-                        // A product that is rounding noise (the curvature of a piecewise
-                        // linear function, such as `hypot(x, x)`) is compared on the scale
-                        // of the input's gradient, whose rounding it comes from.
-                        let gradient: Vec<f64> = grads[i].2[0]
+                    finite.iter().sum::<f64>() / finite.len().max(1) as f64
+                };
+                // This input's gradient, whose rounding a second derivative inherits.
+                let gradient = if second { f32s(&grads[i].2[0]) } else { vec![] };
+                if second {
+                    // Where JAX's own jitted and eager gradients differ beyond the
+                    // tolerance, the gradient is rounding noise (the derivative of
+                    // `x / x`), and its derivative noise of the rules' order of
+                    // operations: nothing to compare (counted, and bounded below).
+                    if let [jitted, eager] = &grads[i].2[..] {
+                        let scale = mean(&gradient);
+                        let (jitted, eager) = (f32s(jitted), f32s(eager));
+                        if jitted
                             .iter()
-                            .map(|&x| f64::from(f32::from_bits(x)).abs())
-                            .filter(|x| x.is_finite())
-                            .collect();
-                        scale = scale.max(1e-3 * mean(&gradient));
-                        // Where JAX's own jitted and eager gradients differ beyond the
-                        // tolerance, the gradient is rounding noise (the derivative of
-                        // `x / x`), and its derivative is noise of the rules' order of
-                        // operations: nothing to compare.
-                        let f = |w: &[u32]| -> Vec<f64> {
-                            w.iter().map(|&x| f64::from(f32::from_bits(x))).collect()
-                        };
-                        if let [jitted, eager] = &grads[i].2[..] {
-                            let g_scale = mean(&gradient);
-                            let noise = f(jitted)
-                                .iter()
-                                .zip(f(eager))
-                                .any(|(&a, b)| !close(a, b, g_scale, tol));
-                            if noise {
-                                return None;
-                            }
+                            .zip(&eager)
+                            .any(|(&a, &b)| !close(a, b, scale, tol))
+                        {
+                            noisy += 1;
+                            continue;
                         }
                     }
-                    gw.iter().zip(w).position(|(&g, &w)| {
+                }
+                // JAX's jitted words, or its eager ones where they differ.
+                let near = |w: &[u32]| {
+                    let expected: Vec<f64> = w.iter().map(|&x| value(x)).collect();
+                    let scale = mean(&expected);
+                    gw.iter().zip(w).enumerate().position(|(j, (&g, &w))| {
                         let (g, w) = (value(g), value(w));
                         let nan_for_inf =
                             (g.is_nan() && w.is_infinite()) || (g.is_infinite() && w.is_nan());
-                        !(close(g, w, scale, tol) || (second && nan_for_inf))
+                        // A product that is rounding noise (the curvature of a piecewise
+                        // linear function, such as `hypot(x, x)`) may differ by a few
+                        // roundings of the element's gradient.
+                        let noise = if second {
+                            64.0 * f64::from(f32::EPSILON) * gradient[j].abs()
+                        } else {
+                            0.0
+                        };
+                        let within = (g - w).abs() <= noise;
+                        !(close(g, w, scale, tol) || within || (second && nan_for_inf))
                     })
                 };
                 if w.iter().all(|w| near(w).is_some()) {
@@ -1514,6 +1520,10 @@ fn random_programs_give_jax_values() {
     assert!(differentiated >= 50, "{differentiated} gradients");
     // Many programs are piecewise linear: their Hessians vanish.
     assert!(curved >= 15, "{curved} non-zero Hessian-vector products");
+    assert!(
+        noisy <= 12,
+        "{noisy} Hessian-vector products of noisy gradients skipped"
+    );
 }
 
 /// Example `i` of `x`, whose batch axis is `axis`.
