@@ -76,6 +76,43 @@ pub(crate) fn recip(x: &Array) -> Result<Array> {
     un(UnaryOp::Reciprocal, x)
 }
 
+/// JAX's `integer_pow(x, n)`: `x^|n|` by repeated squaring in JAX's order of products,
+/// its reciprocal for negative `n`, with JAX's derivative `n * integer_pow(x, n - 1)`.
+/// The rules JAX writes with it (`cbrt`'s, `reciprocal`'s, a quotient's) then have JAX's
+/// derivatives of every order: differentiating `1 / (y * y)` through `div` and `mul`
+/// instead gives `0 * inf` (NaN) where `y` is infinite, and JAX 0.
+pub(crate) fn integer_pow(x: &Array, n: i32) -> Result<Array> {
+    let value = move |x: &Array| -> Result<Array> {
+        let (mut e, mut base, mut acc) = (n.unsigned_abs(), x.clone(), None::<Array>);
+        while e > 0 {
+            if e & 1 == 1 {
+                acc = Some(match acc {
+                    None => base.clone(),
+                    Some(a) => mul(&a, &base)?,
+                });
+            }
+            e >>= 1;
+            if e > 0 {
+                base = mul(&base, &base)?;
+            }
+        }
+        match acc {
+            None => lit(x, 1.0),
+            Some(a) if n < 0 => div(&lit(&a, 1.0)?, &a),
+            Some(a) => Ok(a),
+        }
+    };
+    crate::jit::custom_jvp(
+        move |x: Array| value(&x),
+        move |x: Array, t: Array| -> Result<(Array, Array)> {
+            let d = mul(&lit(&x, f64::from(n))?, &integer_pow(&x, n - 1)?)?;
+            Ok((value(&x)?, mul(&t, &d)?))
+        },
+    )
+    .named("integer_pow")
+    .call(x.clone())
+}
+
 pub(crate) fn cmp(op: CompareOp, x: &Array, y: &Array) -> Result<Array> {
     lax::compare(op, x, y)
 }
@@ -165,6 +202,11 @@ pub(crate) enum Partial {
     MinusOne,
     /// An array of the output's shape.
     By(Array),
+    /// The tangent divided by an array (JAX's `g / y` for a quotient's dividend, which
+    /// rounds once where `g * (1 / y)` rounds twice).
+    DivBy(Array),
+    /// `(-t * a) * b`, in JAX's order (a quotient's divisor: `-g * x * y^-2`).
+    NegBy(Array, Array),
 }
 
 impl Partial {
@@ -175,6 +217,8 @@ impl Partial {
             Partial::One => Some(t.clone()),
             Partial::MinusOne => Some(neg(t)?),
             Partial::By(d) => Some(mul(t, d)?),
+            Partial::DivBy(d) => Some(div(t, d)?),
+            Partial::NegBy(a, b) => Some(mul(&mul(&neg(t)?, a)?, b)?),
         })
     }
 }

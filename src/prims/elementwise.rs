@@ -8,8 +8,8 @@ use crate::codegen::rules::{binary, compare, convert, unary, Ctx, Elementwise, L
 use crate::dtype::DType;
 use crate::error::{Error, Result};
 use crate::jit::ad::{
-    add, bin, cmp, div, linear, lit, mul, neg, or_zeros, recip, scale, sel, sub, sum_terms, un,
-    where_or_zero, JvpRule, Partial,
+    add, bin, cmp, div, integer_pow, linear, lit, mul, neg, or_zeros, recip, scale, sel, sub,
+    sum_terms, un, where_or_zero, JvpRule, Partial,
 };
 use crate::jit::transpose::{TransposeRule, Transposing};
 use crate::lax;
@@ -492,7 +492,8 @@ fn unary_partial(op: UnaryOp, x: &Array, y: &Array) -> Result<Partial> {
         | StopGradient | PopulationCount => return Ok(Partial::Zero),
         Abs => abs_partial(x)?,
         Square => scale(x, 2.0)?,
-        Reciprocal => neg(&sq(y)?)?,
+        // JAX's `reciprocal` is `integer_pow(x, -1)`, and so is its rule.
+        Reciprocal => neg(&integer_pow(x, -2)?)?,
         Exp => y.clone(),
         Exp2 => scale(y, std::f64::consts::LN_2)?,
         Expm1 => add(y, &one()?)?,
@@ -501,7 +502,7 @@ fn unary_partial(op: UnaryOp, x: &Array, y: &Array) -> Result<Partial> {
         Log10 => recip(&scale(x, std::f64::consts::LN_10)?)?,
         Log1p => recip(&add(x, &one()?)?)?,
         Sqrt => div(&lit(x, 0.5)?, y)?,
-        Cbrt => div(&lit(x, 1.0 / 3.0)?, &sq(y)?)?,
+        Cbrt => mul(&lit(x, 1.0 / 3.0)?, &integer_pow(y, -2)?)?,
         Sin => un(Cos, x)?,
         Cos => neg(&un(Sin, x)?)?,
         Tan => add(&one()?, &sq(y)?)?,
@@ -604,9 +605,10 @@ fn binary_partial(op: BinaryOp, k: usize, x: &Array, y: &Array, z: &Array) -> Re
         Sub if k == 0 => Partial::One,
         Sub => Partial::MinusOne,
         Mul => Partial::By(b.clone()),
-        Div if k == 0 => Partial::By(recip(y)?),
-        // JAX's `-x * y^-2`: NaN where `y * y` underflows and `x` is 0.
-        Div => Partial::By(neg(&mul(x, &recip(&mul(y, y)?)?)?)?),
+        // JAX's rules, in its order of operations: `g / y`, and `-g * x * y^-2` (NaN
+        // where `y * y` underflows and `x` is 0).
+        Div if k == 0 => Partial::DivBy(y.clone()),
+        Div => Partial::NegBy(x.clone(), integer_pow(y, -2)?),
         FloorDiv | And | Or | Xor | ShiftLeft | ShiftRight | Gcd | Lcm => Partial::Zero,
         Rem | Fmod if k == 0 => Partial::One,
         // JAX's `remainder`: the truncated remainder's `-trunc(x / y)` (as
