@@ -105,12 +105,24 @@ pub(crate) fn integer_pow(x: &Array, n: i32) -> Result<Array> {
     crate::jit::custom_jvp(
         move |x: Array| value(&x),
         move |x: Array, t: Array| -> Result<(Array, Array)> {
-            let d = mul(&lit(&x, f64::from(n))?, &integer_pow(&x, n - 1)?)?;
-            Ok((value(&x)?, mul(&t, &d)?))
+            // JAX's `_integer_pow_jvp`, its special cases included.
+            let dt = match n {
+                0 => mul(&t, &lit(&x, 0.0)?)?,
+                1 => t,
+                2 => mul(&t, &mul(&lit(&x, 2.0)?, &x)?)?,
+                _ => mul(&t, &mul(&lit(&x, f64::from(n))?, &integer_pow(&x, n - 1)?)?)?,
+            };
+            Ok((value(&x)?, dt))
         },
     )
     .named("integer_pow")
     .call(x.clone())
+}
+
+/// JAX's `square` inside its rules: `x * x`, whose derivative is `2 * x` (infinite where
+/// `2 * x` overflows, where `x * t + t * x` would stay finite).
+pub(crate) fn square(x: &Array) -> Result<Array> {
+    integer_pow(x, 2)
 }
 
 pub(crate) fn cmp(op: CompareOp, x: &Array, y: &Array) -> Result<Array> {
@@ -207,7 +219,13 @@ pub(crate) enum Partial {
     DivBy(Array),
     /// `(-t * a) * b`, in JAX's order (a quotient's divisor: `-g * x * y^-2`).
     NegBy(Array, Array),
+    /// A linear function of the tangent, as JAX's rule writes it (its order of
+    /// operations, so first derivatives round as JAX's and later ones follow its rules).
+    Linear(TangentMap),
 }
+
+/// A linear map of tangents (see [`Partial::Linear`]).
+pub(crate) type TangentMap = Box<dyn Fn(&Array) -> Result<Array>>;
 
 impl Partial {
     /// `∂ · t`, or `None` for zero.
@@ -219,6 +237,7 @@ impl Partial {
             Partial::By(d) => Some(mul(t, d)?),
             Partial::DivBy(d) => Some(div(t, d)?),
             Partial::NegBy(a, b) => Some(mul(&mul(&neg(t)?, a)?, b)?),
+            Partial::Linear(f) => Some(f(t)?),
         })
     }
 }

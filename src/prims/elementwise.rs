@@ -8,8 +8,8 @@ use crate::codegen::rules::{binary, compare, convert, unary, Ctx, Elementwise, L
 use crate::dtype::DType;
 use crate::error::{Error, Result};
 use crate::jit::ad::{
-    add, bin, cmp, div, integer_pow, linear, lit, mul, neg, or_zeros, recip, scale, sel, sub,
-    sum_terms, un, where_or_zero, JvpRule, Partial,
+    add, bin, cmp, div, integer_pow, linear, lit, mul, neg, or_zeros, recip, scale, sel, square,
+    sub, sum_terms, un, where_or_zero, JvpRule, Partial,
 };
 use crate::jit::transpose::{TransposeRule, Transposing};
 use crate::lax;
@@ -469,58 +469,77 @@ impl JvpRule for CopyP {
     }
 }
 
-/// JAX's derivative of `|x|`: 1 where `x >= 0` (at ±0 too), -1 elsewhere (NaN included).
-fn abs_partial(x: &Array) -> Result<Array> {
-    sel(
-        &cmp(CompareOp::Ge, x, &lit(x, 0.0)?)?,
-        &lit(x, 1.0)?,
-        &lit(x, -1.0)?,
-    )
+/// JAX's rule for `|x|` applied to `t`: `select(x >= 0, t, -t)` (`t` at ±0 too, `-t`
+/// elsewhere, NaN included). A select, not a product by ±1: its own derivative passes the
+/// tangent's through, where a product's would add `t * 0` (-0, or NaN for an infinite
+/// `t`).
+fn abs_jvp(x: &Array, t: &Array) -> Result<Array> {
+    sel(&cmp(CompareOp::Ge, x, &lit(x, 0.0)?)?, t, &neg(t)?)
 }
 
-/// `∂y/∂x` for `y = op(x)`, in terms of `x` and `y`.
+/// `∂y/∂x` for `y = op(x)`, in terms of `x` and `y`: JAX's rules (`jax/_src/lax/lax.py`),
+/// in their order of operations and with JAX's `square` and `integer_pow`, so that first
+/// derivatives round as JAX's and later ones follow the same rules.
 fn unary_partial(op: UnaryOp, x: &Array, y: &Array) -> Result<Partial> {
     use UnaryOp::*;
     if !x.dtype().is_floating() {
         return Ok(Partial::Zero);
     }
     let one = || lit(x, 1.0);
-    let sq = |a: &Array| mul(a, a);
-    Ok(Partial::By(match op {
-        Neg => return Ok(Partial::MinusOne),
+    let (x, y) = (x.clone(), y.clone());
+    Ok(match op {
+        Neg => Partial::MinusOne,
         Sign | Floor | Ceil | Round | Trunc | Not | IsNan | IsInf | IsFinite | SignBit
-        | StopGradient | PopulationCount => return Ok(Partial::Zero),
-        Abs => abs_partial(x)?,
-        Square => scale(x, 2.0)?,
-        // JAX's `reciprocal` is `integer_pow(x, -1)`, and so is its rule.
-        Reciprocal => neg(&integer_pow(x, -2)?)?,
-        Exp => y.clone(),
-        Exp2 => scale(y, std::f64::consts::LN_2)?,
-        Expm1 => add(y, &one()?)?,
-        Log => recip(x)?,
-        Log2 => recip(&scale(x, std::f64::consts::LN_2)?)?,
-        Log10 => recip(&scale(x, std::f64::consts::LN_10)?)?,
-        Log1p => recip(&add(x, &one()?)?)?,
-        Sqrt => div(&lit(x, 0.5)?, y)?,
-        Cbrt => mul(&lit(x, 1.0 / 3.0)?, &integer_pow(y, -2)?)?,
-        Sin => un(Cos, x)?,
-        Cos => neg(&un(Sin, x)?)?,
-        Tan => add(&one()?, &sq(y)?)?,
-        Asin => recip(&un(Sqrt, &sub(&one()?, &sq(x)?)?)?)?,
-        Acos => neg(&recip(&un(Sqrt, &sub(&one()?, &sq(x)?)?)?)?)?,
-        Atan => recip(&add(&one()?, &sq(x)?)?)?,
-        Sinh => un(Cosh, x)?,
-        Cosh => un(Sinh, x)?,
-        Tanh => sub(&one()?, &sq(y)?)?,
-        Asinh => recip(&un(Sqrt, &add(&sq(x)?, &one()?)?)?)?,
+        | StopGradient | PopulationCount => Partial::Zero,
+        Abs => Partial::Linear(Box::new(move |t| abs_jvp(&x, t))),
+        Square => Partial::By(scale(&x, 2.0)?),
+        // `integer_pow(x, -1)`.
+        Reciprocal => Partial::By(neg(&integer_pow(&x, -2)?)?),
+        Exp => Partial::By(y),
+        Exp2 => Partial::Linear(Box::new(move |t| {
+            mul(&lit(&y, std::f64::consts::LN_2)?, &mul(t, &y)?)
+        })),
+        Expm1 => Partial::By(add(&y, &one()?)?),
+        Log => Partial::DivBy(x),
+        // `jnp.log2` and `jnp.log10` divide `log(x)` by `log(2)` or `log(10)`.
+        Log2 | Log10 => {
+            let base = if op == Log2 {
+                std::f64::consts::LN_2
+            } else {
+                std::f64::consts::LN_10
+            };
+            Partial::Linear(Box::new(move |t| div(&div(t, &x)?, &lit(&x, base)?)))
+        }
+        Log1p => Partial::DivBy(add(&x, &one()?)?),
+        Sqrt => Partial::By(div(&lit(&x, 0.5)?, &y)?),
+        Cbrt => Partial::By(mul(&lit(&x, 1.0 / 3.0)?, &integer_pow(&y, -2)?)?),
+        Sin => Partial::By(un(Cos, &x)?),
+        Cos => Partial::By(neg(&un(Sin, &x)?)?),
+        Tan => Partial::By(add(&one()?, &square(&y)?)?),
+        // JAX's `rsqrt`, as a reciprocal of the square root.
+        Asin => Partial::By(recip(&un(Sqrt, &sub(&one()?, &square(&x)?)?)?)?),
+        Acos => Partial::By(neg(&recip(&un(Sqrt, &sub(&one()?, &square(&x)?)?)?)?)?),
+        Atan => Partial::DivBy(add(&one()?, &square(&x)?)?),
+        Sinh => Partial::By(un(Cosh, &x)?),
+        Cosh => Partial::By(un(Sinh, &x)?),
+        Tanh => Partial::Linear(Box::new(move |t| {
+            mul(&add(t, &mul(t, &y)?)?, &sub(&lit(&y, 1.0)?, &y)?)
+        })),
+        Asinh => Partial::By(recip(&un(Sqrt, &add(&square(&x)?, &one()?)?)?)?),
         // JAX's `x^2 - 1` (+0 at -1, where `(x - 1)(x + 1)` is -0).
-        Acosh => recip(&un(Sqrt, &sub(&sq(x)?, &one()?)?)?)?,
-        Atanh => recip(&sub(&one()?, &sq(x)?)?)?,
-        ErfInv => mul(
-            &lit(x, std::f64::consts::PI.sqrt() / 2.0)?,
-            &un(Exp, &sq(y)?)?,
-        )?,
-    }))
+        Acosh => Partial::By(recip(&un(Sqrt, &sub(&square(&x)?, &one()?)?)?)?),
+        Atanh => Partial::Linear(Box::new(move |t| {
+            let c = |v: f64| lit(&x, v);
+            mul(
+                &integer_pow(&add(&c(1.0)?, &x)?, -1)?,
+                &div(t, &sub(&c(1.0)?, &x)?)?,
+            )
+        })),
+        ErfInv => Partial::Linear(Box::new(move |t| {
+            let c = lit(&x, std::f64::consts::PI.sqrt() / 2.0)?;
+            mul(&c, &mul(t, &un(Exp, &square(&y)?)?)?)
+        })),
+    })
 }
 
 /// `∂/∂a hypot(a, b)` as JAX's `grad` gives it: JAX's `hypot` is `M * sqrt(1 + (m /
@@ -568,7 +587,7 @@ fn hypot_partial(a: &Array, b: &Array) -> Result<Array> {
         &mul(&ct_hi, &balanced(&m_hi)?)?,
         &mul(&ct_lo, &balanced(&m_lo)?)?,
     )?;
-    mul(&ct_abs, &abs_partial(a)?)
+    abs_jvp(a, &ct_abs)
 }
 
 /// `x` with +inf replaced by 0 (JAX's `_replace_inf` in `logaddexp`'s derivative).
@@ -659,19 +678,23 @@ fn binary_partial(op: BinaryOp, k: usize, x: &Array, y: &Array, z: &Array) -> Re
             UnaryOp::Not,
             &bin(Or, &cmp(CompareOp::Lt, x, y)?, &un(UnaryOp::IsNan, y)?)?,
         )?)?,
+        // JAX's `g * (y / (x^2 + y^2))` and `g * (-x / (x^2 + y^2))`.
         Atan2 => {
-            let den = add(&mul(x, x)?, &mul(y, y)?)?;
+            let den = add(&square(x)?, &square(y)?)?;
             if k == 0 {
                 Partial::By(div(y, &den)?)
             } else {
-                Partial::By(neg(&div(x, &den)?)?)
+                Partial::By(div(&neg(x)?, &den)?)
             }
         }
         Hypot => Partial::By(hypot_partial(a, b)?),
         // JAX's `where(signbit(y), -|x|, |x|)`, with its `|x|'`.
         Copysign if k == 0 => {
-            let flip = sel(&un(UnaryOp::SignBit, y)?, &c(-1.0)?, &c(1.0)?)?;
-            Partial::By(mul(&abs_partial(x)?, &flip)?)
+            let (x, y) = (x.clone(), y.clone());
+            Partial::Linear(Box::new(move |t| {
+                let d = abs_jvp(&x, t)?;
+                sel(&un(UnaryOp::SignBit, &y)?, &neg(&d)?, &d)
+            }))
         }
         Copysign => Partial::Zero,
         // JAX's custom rule: `exp(a - z)` with +inf read as 0 on both sides.

@@ -2089,16 +2089,16 @@ fn float16_gradients_stay_float16() {
     }
 }
 
-/// Derivatives of the elementwise functions at ±0, ±1, ±0.5, ±2, ±inf, NaN, 1e-30 and 3e38
-/// (and every pair of them) are JAX 0.10.2's, up to float32 rounding: the conventions
-/// where the derivative is not defined (JAX's `abs'(0) = 1`, the balanced `maximum`),
-/// and NaN and infinities where the formulas give them. Values from `python3
-/// tests/data/gen_grad_specials.py`.
-#[test]
-fn derivatives_at_special_points_are_jaxs() {
+/// The elementwise functions whose derivatives `gen_grad_specials.py` takes, by JAX's
+/// names.
+#[allow(clippy::type_complexity)]
+fn special_functions() -> (
+    Vec<(&'static str, fn(&Array) -> Result<Array>)>,
+    Vec<(&'static str, fn(&Array, &Array) -> Result<Array>)>,
+) {
     type Unary = fn(&Array) -> Result<Array>;
     type Binary = fn(&Array, &Array) -> Result<Array>;
-    let unary: Vec<(&str, Unary)> = vec![
+    let unary: Vec<(&'static str, Unary)> = vec![
         ("abs", |x| np::abs(x)),
         ("sqrt", |x| np::sqrt(x)),
         ("cbrt", |x| np::cbrt(x)),
@@ -2128,7 +2128,7 @@ fn derivatives_at_special_points_are_jaxs() {
         ("ceil", |x| np::ceil(x)),
         ("negative", |x| np::negative(x)),
     ];
-    let binary: Vec<(&str, Binary)> = vec![
+    let binary: Vec<(&'static str, Binary)> = vec![
         ("add", |x, y| np::add(x, y)),
         ("subtract", |x, y| np::subtract(x, y)),
         ("multiply", |x, y| np::multiply(x, y)),
@@ -2147,39 +2147,54 @@ fn derivatives_at_special_points_are_jaxs() {
         ("logaddexp2", |x, y| np::logaddexp2(x, y)),
         ("float_power", |x, y| np::float_power(x, y)),
     ];
-    let points = [
-        0.0f32,
-        -0.0,
-        1.0,
-        -1.0,
-        0.5,
-        -0.5,
-        2.0,
-        -2.0,
-        f32::INFINITY,
-        f32::NEG_INFINITY,
-        f32::NAN,
-        1e-30,
-        3e38,
-    ];
+    (unary, binary)
+}
+
+/// The points `gen_grad_specials.py` differentiates at.
+const SPECIAL_POINTS: [f32; 13] = [
+    0.0,
+    -0.0,
+    1.0,
+    -1.0,
+    0.5,
+    -0.5,
+    2.0,
+    -2.0,
+    f32::INFINITY,
+    f32::NEG_INFINITY,
+    f32::NAN,
+    1e-30,
+    3e38,
+];
+
+/// JAX's and Olympus's derivatives agree: up to float32 rounding of differently ordered
+/// formulas (`rel` of the larger), NaN for NaN, the same infinities and signed zeros.
+fn derivatives_agree(g: f32, w: f32, rel: f32) -> bool {
+    if g.is_nan() || w.is_nan() {
+        g.is_nan() && w.is_nan()
+    } else if g.is_infinite() || w.is_infinite() {
+        g == w
+    } else if g == 0.0 && w == 0.0 {
+        g.is_sign_negative() == w.is_sign_negative()
+    } else {
+        // (XLA:CPU flushes subnormal intermediates: d/dy 3e38^y at y = -1 is 0 in JAX.)
+        (g - w).abs() <= rel * w.abs().max(g.abs()) + 1e-36
+    }
+}
+
+/// Derivatives of the elementwise functions at ±0, ±1, ±0.5, ±2, ±inf, NaN, 1e-30 and 3e38
+/// (and every pair of them) are JAX 0.10.2's, up to float32 rounding: the conventions
+/// where the derivative is not defined (JAX's `abs'(0) = 1`, the balanced `maximum`),
+/// and NaN and infinities where the formulas give them. Values from `python3
+/// tests/data/gen_grad_specials.py`.
+#[test]
+fn derivatives_at_special_points_are_jaxs() {
+    let (unary, binary) = special_functions();
+    let points = SPECIAL_POINTS;
     let n = points.len();
     let xs: Vec<f32> = points.iter().flat_map(|&x| [x; 13]).collect();
     let ys: Vec<f32> = (0..n).flat_map(|_| points).collect();
     let array = |v: &[f32]| Array::from_slice(v, &[v.len()]).unwrap();
-    // Equal up to float32 rounding of differently ordered formulas; NaN for NaN, the same
-    // infinities.
-    let agree = |g: f32, w: f32| {
-        if g.is_nan() || w.is_nan() {
-            g.is_nan() && w.is_nan()
-        } else if g.is_infinite() || w.is_infinite() {
-            g == w
-        } else if g == 0.0 && w == 0.0 {
-            g.is_sign_negative() == w.is_sign_negative()
-        } else {
-            // (XLA:CPU flushes subnormal intermediates: d/dy 3e38^y at y = -1 is 0 in JAX.)
-            (g - w).abs() <= 4e-7 * w.abs().max(g.abs()) + 1e-36
-        }
-    };
     let (mut checked, mut wrong) = (0, vec![]);
     for line in include_str!("../data/grad_specials.txt").lines() {
         let (head, words) = line.split_once(" | ").unwrap();
@@ -2213,7 +2228,7 @@ fn derivatives_at_special_points_are_jaxs() {
         };
         assert_eq!(got.len(), want.len(), "{name}");
         for (i, (&g, &w)) in got.iter().zip(&want).enumerate() {
-            if !agree(g, w) {
+            if !derivatives_agree(g, w, 4e-7) {
                 wrong.push(format!("{name} {}: {g}, JAX {w}", at(i)));
             }
         }
@@ -2222,6 +2237,82 @@ fn derivatives_at_special_points_are_jaxs() {
     assert!(
         wrong.is_empty(),
         "{} derivatives differ:\n{}",
+        wrong.len(),
+        wrong.join("\n")
+    );
+    assert_eq!(checked, unary.len() + binary.len());
+}
+
+/// Second derivatives (`grad` of `grad`) of the same functions at the same points (and
+/// pairs: d2/dx2, d2/dxdy, d2/dy2) are JAX 0.10.2's: the rules' derivatives are JAX's
+/// rules (0, not NaN, where JAX's `integer_pow` meets an infinity). Values from
+/// `python3 tests/data/gen_grad_specials.py`.
+#[test]
+fn second_derivatives_at_special_points_are_jaxs() {
+    let (unary, binary) = special_functions();
+    let points = SPECIAL_POINTS;
+    let n = points.len();
+    let xs: Vec<f32> = points.iter().flat_map(|&x| [x; 13]).collect();
+    let ys: Vec<f32> = (0..n).flat_map(|_| points).collect();
+    let array = |v: &[f32]| Array::from_slice(v, &[v.len()]).unwrap();
+    let (mut checked, mut wrong) = (0, vec![]);
+    for line in include_str!("../data/grad_specials_2.txt").lines() {
+        let (head, words) = line.split_once(" | ").unwrap();
+        let want: Vec<f32> = words
+            .split(' ')
+            .map(|w| f32::from_bits(u32::from_str_radix(w, 16).unwrap()))
+            .collect();
+        let (kind, name) = head.split_once(' ').unwrap();
+        let (got, at): (Vec<f32>, Box<dyn Fn(usize) -> String>) = if kind == "unary" {
+            let f = unary.iter().find(|(m, _)| *m == name).unwrap().1;
+            let df = move |x: Array| grad(move |x: Array| np::sum(f(&x)?, None, false))(x);
+            let g = grad(move |x: Array| np::sum(df(x)?, None, false))(array(&points)).unwrap();
+            (
+                g.to_vec().unwrap(),
+                Box::new(move |i| format!("{}", points[i])),
+            )
+        } else {
+            let f = binary.iter().find(|(m, _)| *m == name).unwrap().1;
+            // The first derivatives by each operand, then theirs.
+            let d = move |v: Vec<Array>| {
+                grad(move |v: Vec<Array>| np::sum(f(&v[0], &v[1])?, None, false))(v)
+            };
+            let by = |k: usize| {
+                grad(move |v: Vec<Array>| np::sum(&d(v)?[k], None, false))(vec![
+                    array(&xs),
+                    array(&ys),
+                ])
+                .unwrap()
+            };
+            let (dx, dy) = (by(0), by(1));
+            let got = [
+                dx[0].to_vec::<f32>().unwrap(),
+                dx[1].to_vec().unwrap(),
+                dy[1].to_vec().unwrap(),
+            ]
+            .concat();
+            let (xs, ys) = (xs.clone(), ys.clone());
+            let at = move |i: usize| {
+                let d = ["d2/dx2", "d2/dxdy", "d2/dy2"][i / xs.len()];
+                let i = i % xs.len();
+                format!("{d} at ({}, {})", xs[i], ys[i])
+            };
+            (got, Box::new(at))
+        };
+        assert_eq!(got.len(), want.len(), "{name}");
+        for (i, (&g, &w)) in got.iter().zip(&want).enumerate() {
+            // XLA:CPU flushes the subnormal 3e38^-1 to 0 before multiplying it by
+            // log(3e38)^2 (d2/dy2 of 3e38^y at y = -1).
+            let flushed = w == 0.0 && g.abs() < 1e-34;
+            if !derivatives_agree(g, w, 2e-6) && !flushed {
+                wrong.push(format!("{name} {}: {g}, JAX {w}", at(i)));
+            }
+        }
+        checked += 1;
+    }
+    assert!(
+        wrong.is_empty(),
+        "{} second derivatives differ:\n{}",
         wrong.len(),
         wrong.join("\n")
     );

@@ -1,8 +1,13 @@
 """JAX 0.10.2's derivatives at special points, for
-`autodiff::derivatives_at_special_points_are_jaxs`: `python3
-tests/data/gen_grad_specials.py > tests/data/grad_specials.txt`. Each line: `unary name |
-d/dx at each of X` or `binary name | d/dx at each (x, y) of X x X, then d/dy`, as
-float32 words (hex), from `jax.jit(jax.vmap(jax.grad(f)))`."""
+`autodiff::derivatives_at_special_points_are_jaxs` and
+`autodiff::second_derivatives_at_special_points_are_jaxs`: `python3
+tests/data/gen_grad_specials.py` writes tests/data/grad_specials.txt and
+tests/data/grad_specials_2.txt. Each line of the first: `unary name | d/dx at each of X`
+or `binary name | d/dx at each (x, y) of X x X, then d/dy`, as float32 words (hex), from
+`jax.jit(jax.vmap(jax.grad(f)))`; of the second, `grad` of `grad`: `unary name | d2/dx2`
+or `binary name | d2/dx2, then d2/dxdy, then d2/dy2`."""
+import os
+
 import jax
 import jax.numpy as jnp
 import numpy as np
@@ -23,13 +28,26 @@ def words(a):
     return " ".join(f"{w:08x}" for w in np.asarray(a, np.float32).ravel().view(np.uint32))
 
 
-for name in UNARY:
-    f = getattr(jnp, name)
-    g = jax.jit(jax.vmap(jax.grad(f)))(X)
-    print(f"unary {name} | {words(g)}")
+data = os.path.join(os.path.dirname(os.path.abspath(__file__)))
 xs = np.repeat(X, len(X))
 ys = np.tile(X, len(X))
-for name in BINARY:
-    f = getattr(jnp, name)
-    gx, gy = jax.jit(jax.vmap(jax.grad(f, argnums=(0, 1))))(xs, ys)
-    print(f"binary {name} | {words(gx)} {words(gy)}")
+with open(os.path.join(data, "grad_specials.txt"), "w") as out:
+    for name in UNARY:
+        f = getattr(jnp, name)
+        g = jax.jit(jax.vmap(jax.grad(f)))(X)
+        print(f"unary {name} | {words(g)}", file=out)
+    for name in BINARY:
+        f = getattr(jnp, name)
+        gx, gy = jax.jit(jax.vmap(jax.grad(f, argnums=(0, 1))))(xs, ys)
+        print(f"binary {name} | {words(gx)} {words(gy)}", file=out)
+with open(os.path.join(data, "grad_specials_2.txt"), "w") as out:
+    for name in UNARY:
+        f = getattr(jnp, name)
+        g = jax.jit(jax.vmap(jax.grad(jax.grad(f))))(X)
+        print(f"unary {name} | {words(g)}", file=out)
+    for name in BINARY:
+        f = getattr(jnp, name)
+        fx, fy = jax.grad(f, 0), jax.grad(f, 1)
+        fxx, fxy = jax.jit(jax.vmap(jax.grad(fx, argnums=(0, 1))))(xs, ys)
+        fyy = jax.jit(jax.vmap(jax.grad(fy, 1)))(xs, ys)
+        print(f"binary {name} | {words(fxx)} {words(fxy)} {words(fyy)}", file=out)
