@@ -248,6 +248,10 @@ impl JvpRule for Reduce<'_> {
         match self.op {
             ReduceOp::Sum => linear(self.primitive(), &t[0]),
             ReduceOp::And | ReduceOp::Or => Ok(vec![None]),
+            ReduceOp::Prod => Ok(vec![match &t[0] {
+                Some(t) => Some(prod_jvp(x[0], t, self.axes)?),
+                None => None,
+            }]),
             op => Ok(vec![match &t[0] {
                 Some(t) => {
                     let d = reduce_partial(*op, x[0], &outs[0], self.axes)?;
@@ -285,82 +289,123 @@ fn reduce_partial(op: ReduceOp, x: &Array, out: &Array, axes: &[usize]) -> Resul
             let count = lax::reduce(ReduceOp::Sum, &mask, axes)?;
             div(&mask, &unreduce(&count, shape, axes)?)
         }
-        ReduceOp::Prod => {
-            // The product of the other elements, as JAX's rule defines it (no division:
-            // zeros, infinities and NaN give what multiplying the others gives): the
-            // reduced axes moved last as one, then exclusive products from both ends. (JAX
-            // multiplies in a tree, so where partial products overflow or underflow the
-            // two can differ.)
-            let r = x.ndim();
-            let kept: Vec<usize> = (0..r).filter(|a| !axes.contains(a)).collect();
-            let perm: Vec<usize> = kept.iter().chain(axes).copied().collect();
-            let mut flat: Vec<usize> = kept.iter().map(|&a| shape[a]).collect();
-            flat.push(axes.iter().map(|&a| shape[a]).product());
-            let rows = lax::reshape(&lax::transpose(x, &perm)?, &flat)?;
-            let last = flat.len() - 1;
-            let before = shift_along(&lax::cumprod(&rows, last, false)?, last, 1, true, 1.0)?;
-            let after = shift_along(&lax::cumprod(&rows, last, true)?, last, 1, false, 1.0)?;
-            let moved: Vec<usize> = perm.iter().map(|&a| shape[a]).collect();
-            let others = lax::reshape(&mul(&before, &after)?, &moved)?;
-            let mut inverse = vec![0; r];
-            for (i, &p) in perm.iter().enumerate() {
-                inverse[p] = i;
-            }
-            lax::transpose(&others, &inverse)
-        }
-        ReduceOp::Sum | ReduceOp::And | ReduceOp::Or => Ok(lit(x, 1.0)?),
+        // (A product's rule is its own: [`prod_jvp`].)
+        ReduceOp::Sum | ReduceOp::And | ReduceOp::Or | ReduceOp::Prod => Ok(lit(x, 1.0)?),
     }
 }
 
-/// `a` moved `k` places along `axis` (towards the end when `forward`), the vacated places
-/// holding `fill`.
-fn shift_along(a: &Array, axis: usize, k: usize, forward: bool, fill: f64) -> Result<Array> {
+/// `a` sliced along `axis` from `start` below `limit` in steps of `step`.
+fn slice_axis(a: &Array, axis: usize, start: usize, limit: usize, step: usize) -> Result<Array> {
     let r = a.ndim();
-    let n = a.shape()[axis];
-    let (mut low, mut high) = (vec![0; r], vec![0; r]);
-    let mut start = vec![0; r];
-    let mut limit = a.shape().to_vec();
-    if forward {
-        low[axis] = k;
-    } else {
-        high[axis] = k;
-        start[axis] = k;
-        limit[axis] = n + k;
-    }
-    let padded = lax::pad(a, &low, &high, Some(Literal::from_f64(fill, a.dtype())))?;
-    lax::slice(&padded, &start, &limit, None)
+    let (mut from, mut to, mut steps) = (vec![0; r], a.shape().to_vec(), vec![1; r]);
+    from[axis] = start;
+    to[axis] = limit;
+    steps[axis] = step;
+    lax::slice(a, &from, &to, Some(&steps))
 }
 
-/// The levels of a Hillis–Steele product scan of `x` along `axis`: at each shift `k`
-/// (1, 2, 4, ...), the products `p` of the `k`-element windows ending at every place and
-/// the same shifted `k` places (`q`). The scan's tangent map, linear, is
-/// `s -> p * shift(s, k) + q * s` level after level (the product rule; no division, so
-/// exact where `x` has zeros).
-fn cumprod_levels(x: &Array, axis: usize, reverse: bool) -> Result<Vec<(usize, Array, Array)>> {
+/// JAX's `mul` and its rule on value-tangent pairs: `(a * b, ta * b + a * tb)`.
+fn mul_pair((a, ta): (&Array, &Array), (b, tb): (&Array, &Array)) -> Result<(Array, Array)> {
+    Ok((mul(a, b)?, add(&mul(ta, b)?, &mul(a, tb)?)?))
+}
+
+/// JAX's `_interleave`: `a`'s elements at the even places along `axis`, `b`'s at the odd
+/// ones, each plus a zero (JAX pads both with zeros and adds them, which turns -0 to +0).
+fn interleave(a: &Array, b: &Array, axis: usize) -> Result<Array> {
+    let (na, nb) = (a.shape()[axis], b.shape()[axis]);
+    let unit = |x: &Array| {
+        let mut s = x.shape().to_vec();
+        s.insert(axis + 1, 1);
+        lax::reshape(x, &s)
+    };
+    let pairs = lax::concatenate(
+        &[&unit(&slice_axis(a, axis, 0, nb, 1)?)?, &unit(b)?],
+        axis + 1,
+    )?;
+    let mut merged = a.shape().to_vec();
+    merged[axis] = 2 * nb;
+    let mut both = lax::reshape(&pairs, &merged)?;
+    if na > nb {
+        both = lax::concatenate(&[&both, &slice_axis(a, axis, nb, na, 1)?], axis)?;
+    }
+    add(&both, &lit(&both, 0.0)?)
+}
+
+/// JAX's `associative_scan(lax.mul, x, axis)` on value-tangent pairs: pairs of neighbours
+/// multiplied, their scan (recursively), then the even places from it. JAX's `cumprod`
+/// rule is the JVP of this scan, so its tangents are this recursion's (where products of
+/// infinities and zeros meet, the order decides between ±inf and NaN).
+fn assoc_scan_mul(x: &Array, t: &Array, axis: usize) -> Result<(Array, Array)> {
     let n = x.shape()[axis];
-    let mut levels = Vec::new();
-    let mut p = x.clone();
-    let mut k = 1;
-    while k < n {
-        let q = shift_along(&p, axis, k, !reverse, 1.0)?;
-        let next = mul(&q, &p)?;
-        levels.push((k, p, q));
-        p = next;
-        k *= 2;
+    if n < 2 {
+        return Ok((x.clone(), t.clone()));
     }
-    Ok(levels)
+    let s = |a: &Array, start: usize, limit: usize, step: usize| {
+        slice_axis(a, axis, start, limit, step)
+    };
+    let (rx, rt) = mul_pair(
+        (&s(x, 0, n - 1, 2)?, &s(t, 0, n - 1, 2)?),
+        (&s(x, 1, n, 2)?, &s(t, 1, n, 2)?),
+    )?;
+    let (ox, ot) = assoc_scan_mul(&rx, &rt, axis)?;
+    let m = ox.shape()[axis];
+    let rest = (&s(x, 2, n, 2)?, &s(t, 2, n, 2)?);
+    let (ex, et) = if n.is_multiple_of(2) {
+        mul_pair((&s(&ox, 0, m - 1, 1)?, &s(&ot, 0, m - 1, 1)?), rest)?
+    } else {
+        mul_pair((&ox, &ot), rest)?
+    };
+    let ex = lax::concatenate(&[&s(x, 0, 1, 1)?, &ex], axis)?;
+    let et = lax::concatenate(&[&s(t, 0, 1, 1)?, &et], axis)?;
+    Ok((interleave(&ex, &ox, axis)?, interleave(&et, &ot, axis)?))
 }
 
-/// The tangent of `cumprod(x)` along `axis` for the tangent `t`.
+/// The tangent of `cumprod(x)` along `axis` for the tangent `t`: JAX's rule, the JVP of
+/// its associative scan (on the reversed axis for a reverse scan).
 fn cumprod_jvp(x: &Array, t: &Array, axis: usize, reverse: bool) -> Result<Array> {
-    let mut s = t.clone();
-    for (k, p, q) in cumprod_levels(x, axis, reverse)? {
-        s = add(
-            &mul(&shift_along(&s, axis, k, !reverse, 0.0)?, &p)?,
-            &mul(&q, &s)?,
-        )?;
+    if !reverse {
+        return Ok(assoc_scan_mul(x, t, axis)?.1);
     }
-    Ok(s)
+    let rev = |a: &Array| lax::rev(a, &[axis]);
+    rev(&assoc_scan_mul(&rev(x)?, &rev(t)?, axis)?.1)
+}
+
+/// The tangent of `prod(x)` over `axes` for the tangent `t`: JAX's rule (`_reduce_jvp`),
+/// the JVP of a tree of products: the reduced axes moved to the front as one, then its
+/// first half times its second (padded with a 1, its tangent with a 0) until one is left.
+fn prod_jvp(x: &Array, t: &Array, axes: &[usize]) -> Result<Array> {
+    let shape = x.shape();
+    let kept: Vec<usize> = (0..x.ndim()).filter(|a| !axes.contains(a)).collect();
+    let perm: Vec<usize> = axes.iter().chain(&kept).copied().collect();
+    let out: Vec<usize> = kept.iter().map(|&a| shape[a]).collect();
+    let mut front = vec![axes.iter().map(|&a| shape[a]).product()];
+    front.extend(&out);
+    let moved = |a: &Array| lax::reshape(&lax::transpose(a, &perm)?, &front);
+    let (mut xs, mut ts) = (moved(x)?, moved(t)?);
+    if front[0] == 0 {
+        return lax::reshape(&lax::reduce(ReduceOp::Sum, &ts, &[0])?, &out);
+    }
+    while xs.shape()[0] > 1 {
+        let n = xs.shape()[0];
+        let n1 = n.div_ceil(2);
+        let half = |a: &Array, lo: usize, hi: usize| slice_axis(a, 0, lo, hi, 1);
+        let (mut x2, mut t2) = (half(&xs, n1, n)?, half(&ts, n1, n)?);
+        if n - n1 != n1 {
+            let pad = |a: &Array, v: f64| {
+                let mut high = vec![0; a.ndim()];
+                high[0] = 1;
+                lax::pad(
+                    a,
+                    &vec![0; a.ndim()],
+                    &high,
+                    Some(Literal::from_f64(v, a.dtype())),
+                )
+            };
+            (x2, t2) = (pad(&x2, 1.0)?, pad(&t2, 0.0)?);
+        }
+        (xs, ts) = mul_pair((&half(&xs, 0, n1)?, &half(&ts, 0, n1)?), (&x2, &t2))?;
+    }
+    lax::reshape(&ts, &out)
 }
 
 // Reductions and scans have kernels of their own.

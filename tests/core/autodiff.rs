@@ -2318,3 +2318,133 @@ fn second_derivatives_at_special_points_are_jaxs() {
     );
     assert_eq!(checked, unary.len() + binary.len());
 }
+
+/// Gradients and Hessian-vector products of reductions, scans, sorts and order
+/// statistics along the rows of a matrix whose rows hold the special cases (zeros of both
+/// signs, ties, NaN, ±inf, tiny and huge values, a constant row) are JAX 0.10.2's. Values
+/// from `python3 tests/data/gen_reduction_specials.py`.
+#[test]
+fn reduction_derivatives_at_special_rows_are_jaxs() {
+    type F = fn(&Array) -> Result<Array>;
+    let funcs: Vec<(&str, F)> = vec![
+        ("sum", |x| np::sum(x, Some(&[1]), false)),
+        ("mean", |x| np::mean(x, Some(&[1]), false)),
+        ("prod", |x| np::prod(x, Some(&[1]), false)),
+        ("max", |x| np::max(x, Some(&[1]), false)),
+        ("min", |x| np::min(x, Some(&[1]), false)),
+        ("var", |x| np::var(x, Some(&[1]), 0, false)),
+        ("std", |x| np::std(x, Some(&[1]), 0, false)),
+        ("logsumexp", |x| np::logsumexp(x, Some(&[1]), false)),
+        ("cumsum", |x| np::cumsum(x, Some(1))),
+        ("cumprod", |x| np::cumprod(x, Some(1))),
+        ("sort", |x| np::sort(x, Some(1))),
+        ("median", |x| np::median(x, Some(&[1]), false)),
+        ("quantile", |x| {
+            np::quantile(x, 0.3, Some(&[1]), np::QuantileMethod::Linear, false)
+        }),
+        ("nanmax", |x| np::nanmax(x, Some(&[1]), false)),
+        ("nansum", |x| np::nansum(x, Some(&[1]), false)),
+        ("nanmean", |x| np::nanmean(x, Some(&[1]), false)),
+        ("norm", |x| {
+            np::sqrt(np::sum(np::multiply(x, x)?, Some(&[1]), false)?)
+        }),
+        ("softmax", |x| {
+            np::exp(np::subtract(x, np::logsumexp(x, Some(&[1]), true)?)?)
+        }),
+        ("ptp", |x| np::ptp(x, Some(&[1]), false)),
+    ];
+    let (inf, nan) = (f32::INFINITY, f32::NAN);
+    #[rustfmt::skip]
+    let rows: [[f32; 6]; 14] = [
+        [0.0, 0.0, 0.0, 0.0, 0.0, 0.0],
+        [-0.0, 0.0, -0.0, 0.0, 1.0, -1.0],
+        [1.0, 3.0, 3.0, -2.0, 3.0, 0.5],
+        [1.0, nan, 2.0, -1.0, 0.5, 2.0],
+        [1.0, inf, 2.0, -1.0, 0.5, 2.0],
+        [1.0, -inf, 2.0, -1.0, 0.5, 2.0],
+        [inf, inf, 1.0, 2.0, 0.0, -1.0],
+        [-inf; 6],
+        [0.0, inf, 1.0, 2.0, 3.0, 4.0],
+        [1e-30, -1e-30, 2e-30, 1e-30, 0.0, 0.0],
+        [3e38, 3e38, -3e38, 1.0, 2.0, 3.0],
+        [0.5, -1.5, 2.25, 3.0, -0.75, 1.0],
+        [2.0; 6],
+        [nan; 6],
+    ];
+    let flat: Vec<f32> = rows.iter().flatten().copied().collect();
+    let x = Array::from_slice(&flat, &[14, 6]).unwrap();
+    let weights: Vec<f32> = (0..256).map(|i| (i as f64 * 1.3).cos() as f32).collect();
+    let dir: Vec<f32> = (0..flat.len())
+        .map(|i| (i as f64 * 0.7 + 0.3).sin() as f32)
+        .collect();
+    let v = Array::from_slice(&dir, &[14, 6]).unwrap();
+    let text = include_str!("../data/reduction_specials.txt");
+    let mut wrong = vec![];
+    for (name, f) in &funcs {
+        let f = *f;
+        let weights = weights.clone();
+        let loss = move |x: Array| -> Result<Array> {
+            let y = f(&x)?;
+            let w = Array::from_slice(&weights[..y.size()], y.shape())?;
+            np::sum(np::multiply(y, w)?, None, false)
+        };
+        let g = grad(loss.clone())(x.clone()).unwrap();
+        let gl = loss.clone();
+        let h = jvp(move |x: Array| grad(gl.clone())(x), x.clone(), v.clone())
+            .unwrap()
+            .1;
+        for (kind, got) in [("grad", g), ("hvp", h)] {
+            // JAX's jitted values, and its eager ones where they differ (XLA selects
+            // where it could multiply by a mask: a row maximum's gradient beside a NaN).
+            let wants: Vec<Vec<f32>> =
+                [format!("{name} {kind} |"), format!("{name} {kind} eager |")]
+                    .iter()
+                    .filter_map(|head| text.lines().find(|l| l.starts_with(head.as_str())))
+                    .map(|line| {
+                        line.split_once(" | ")
+                            .unwrap()
+                            .1
+                            .split(' ')
+                            .map(|w| f32::from_bits(u32::from_str_radix(w, 16).unwrap()))
+                            .collect()
+                    })
+                    .collect();
+            assert!(!wants.is_empty(), "no {name} {kind} line");
+            let got = got.to_vec::<f32>().unwrap();
+            let mismatch = |want: &[f32]| {
+                let finite: Vec<f32> = want
+                    .iter()
+                    .map(|w| w.abs())
+                    .filter(|w| w.is_finite())
+                    .collect();
+                let scale = finite.iter().sum::<f32>() / finite.len().max(1) as f32;
+                got.iter().zip(want).position(|(&g, &w)| {
+                    !(if g.is_nan() || w.is_nan() {
+                        g.is_nan() && w.is_nan()
+                    } else if g.is_infinite() || w.is_infinite() {
+                        g == w
+                    } else {
+                        (g - w).abs() <= 1e-5 * (w.abs() + scale) + 1e-36
+                    })
+                })
+            };
+            if wants.iter().all(|w| mismatch(w).is_some()) {
+                for (i, (&g, &w)) in got.iter().zip(&wants[0]).enumerate() {
+                    if mismatch(&wants[0]) == Some(i) || !(g.is_nan() && w.is_nan() || g == w) {
+                        wrong.push(format!(
+                            "{name} {kind} row {} col {}: {g}, JAX {w}",
+                            i / 6,
+                            i % 6
+                        ));
+                    }
+                }
+            }
+        }
+    }
+    assert!(
+        wrong.is_empty(),
+        "{} differ:\n{}",
+        wrong.len(),
+        wrong.join("\n")
+    );
+}
