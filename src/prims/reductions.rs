@@ -252,10 +252,18 @@ impl JvpRule for Reduce<'_> {
                 Some(t) => Some(prod_jvp(x[0], t, self.axes)?),
                 None => None,
             }]),
-            op => Ok(vec![match &t[0] {
+            // JAX's `_reduce_chooser_jvp_rule`: the tangents where the result is (ties
+            // share it), summed, then divided by their count.
+            ReduceOp::Max | ReduceOp::Min => Ok(vec![match &t[0] {
                 Some(t) => {
-                    let d = reduce_partial(*op, x[0], &outs[0], self.axes)?;
-                    Some(lax::reduce(ReduceOp::Sum, &mul(t, &d)?, self.axes)?)
+                    let (x, axes) = (x[0], self.axes);
+                    let hit = cmp(CompareOp::Eq, x, &unreduce(&outs[0], x.shape(), axes)?)?;
+                    let mask = lax::convert_element_type(&hit, t.dtype())?;
+                    let count = lax::reduce(ReduceOp::Sum, &mask, axes)?;
+                    Some(div(
+                        &lax::reduce(ReduceOp::Sum, &mul(t, &mask)?, axes)?,
+                        &count,
+                    )?)
                 }
                 None => None,
             }]),
@@ -275,22 +283,6 @@ impl JvpRule for Cumulative<'_> {
             }
             (CumulativeOp::Prod, None) => Ok(vec![None]),
         }
-    }
-}
-
-/// `∂out/∂x` elementwise for a nonlinear reduction (`out` reduced `x` over `axes`).
-fn reduce_partial(op: ReduceOp, x: &Array, out: &Array, axes: &[usize]) -> Result<Array> {
-    let shape = x.shape();
-    match op {
-        ReduceOp::Max | ReduceOp::Min => {
-            // Ties share the gradient equally (JAX's rule).
-            let hit = cmp(CompareOp::Eq, x, &unreduce(out, shape, axes)?)?;
-            let mask = lax::convert_element_type(&hit, x.dtype())?;
-            let count = lax::reduce(ReduceOp::Sum, &mask, axes)?;
-            div(&mask, &unreduce(&count, shape, axes)?)
-        }
-        // (A product's rule is its own: [`prod_jvp`].)
-        ReduceOp::Sum | ReduceOp::And | ReduceOp::Or | ReduceOp::Prod => Ok(lit(x, 1.0)?),
     }
 }
 
