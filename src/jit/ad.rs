@@ -105,17 +105,35 @@ pub(crate) fn integer_pow(x: &Array, n: i32) -> Result<Array> {
     crate::jit::custom_jvp(
         move |x: Array| value(&x),
         move |x: Array, t: Array| -> Result<(Array, Array)> {
-            // JAX's `_integer_pow_jvp`, its special cases included.
+            // JAX's `_integer_pow_jvp`, its special cases included; the primal is the
+            // power again, so that a derivative of a higher order takes this rule too.
             let dt = match n {
-                0 => mul(&t, &lit(&x, 0.0)?)?,
+                0 => lit(&x, 0.0)?,
                 1 => t,
                 2 => mul(&t, &mul(&lit(&x, 2.0)?, &x)?)?,
                 _ => mul(&t, &mul(&lit(&x, f64::from(n))?, &integer_pow(&x, n - 1)?)?)?,
             };
-            Ok((value(&x)?, dt))
+            Ok((integer_pow(&x, n)?, dt))
         },
     )
     .named("integer_pow")
+    .call(x.clone())
+}
+
+/// JAX's `rsqrt(x)`, `1 / sqrt(x)`, with JAX's derivative `-0.5 * (rsqrt(x) / x)` (which
+/// underflows to 0 for large `x`, where the derivative of `1 / sqrt(x)` through `div` and
+/// `sqrt` stays a tiny number).
+pub(crate) fn rsqrt(x: &Array) -> Result<Array> {
+    let value = |x: &Array| recip(&un(UnaryOp::Sqrt, x)?);
+    crate::jit::custom_jvp(
+        move |x: Array| value(&x),
+        move |x: Array, t: Array| -> Result<(Array, Array)> {
+            let ans = rsqrt(&x)?;
+            let d = mul(&lit(&x, -0.5)?, &div(&ans, &x)?)?;
+            Ok((ans, mul(&t, &d)?))
+        },
+    )
+    .named("rsqrt")
     .call(x.clone())
 }
 

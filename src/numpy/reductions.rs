@@ -269,15 +269,13 @@ fn var_impl(
     let xf = x.astype(DType::Float32)?;
     let count: usize = axes.iter().map(|&a| x.shape()[a]).product();
     let m = mean(&xf, Some(&to_isize(&axes)), true)?;
+    // JAX's `_var`, operation by operation (its `square`, a division by `n - ddof`, then
+    // NaN where that is not positive, by a `where` that passes no gradient), so that
+    // derivatives are JAX's too (signed zeros included).
     let d = super::subtract(&xf, &m)?;
-    let s = lax::reduce(ReduceOp::Sum, &super::multiply(&d, &d)?, &axes)?;
-    // JAX gives NaN where `ddof >= n` (not ±inf): divide by NaN there.
-    let norm = if count > ddof {
-        (count - ddof) as f64
-    } else {
-        f64::NAN
-    };
-    let v = super::divide(&s, norm)?;
+    let s = lax::reduce(ReduceOp::Sum, &super::square(&d)?, &axes)?;
+    let norm = count as f64 - ddof as f64;
+    let v = super::r#where(norm > 0.0, super::divide(&s, norm)?, f64::NAN)?;
     let v = if matches!(x.dtype(), DType::Float16 | DType::BFloat16) {
         v.astype(x.dtype())?
     } else {

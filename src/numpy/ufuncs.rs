@@ -507,6 +507,10 @@ pub fn power(x: impl ArrayLike, y: impl ArrayLike) -> Result<Array> {
         Operand::WeakInt(v) => (v < 0).then_some(v),
         _ => None,
     };
+    let literal_exponent = match ops[1] {
+        Operand::WeakInt(v) => Some(v),
+        _ => None,
+    };
     // JAX raises to a literal integer with `integer_pow`, whose derivative at exponent 0
     // is 0 everywhere (a float 0.0 gives `0 * x^-1`: NaN at x = 0).
     let zeroth = matches!(ops[1], Operand::WeakInt(0));
@@ -526,6 +530,15 @@ pub fn power(x: impl ArrayLike, y: impl ArrayLike) -> Result<Array> {
             &[a.dtype()],
             format!("integers cannot be raised to negative powers (exponent {e}), as in JAX"),
         ));
+    }
+    // A literal integer exponent of a float is JAX's `integer_pow`: repeated squaring (and
+    // a reciprocal), whose bits differ from `pow`'s in a third of the values.
+    let literal = match (&literal_exponent, a.dtype().is_floating()) {
+        (Some(n), true) => i32::try_from(*n).ok().filter(|&n| n != 0),
+        _ => None,
+    };
+    if let Some(n) = literal {
+        return crate::jit::ad::integer_pow(&a, n);
     }
     let mut r = lax::binary(BinaryOp::Pow, &a, &b)?;
     if zeroth {

@@ -8,7 +8,7 @@ use crate::codegen::rules::{binary, compare, convert, unary, Ctx, Elementwise, L
 use crate::dtype::DType;
 use crate::error::{Error, Result};
 use crate::jit::ad::{
-    add, bin, cmp, div, integer_pow, linear, lit, mul, neg, or_zeros, recip, scale, sel, square,
+    add, bin, cmp, div, integer_pow, linear, lit, mul, neg, or_zeros, rsqrt, scale, sel, square,
     sub, sum_terms, un, where_or_zero, JvpRule, Partial,
 };
 use crate::jit::transpose::{TransposeRule, Transposing};
@@ -501,33 +501,32 @@ fn unary_partial(op: UnaryOp, x: &Array, y: &Array) -> Result<Partial> {
         })),
         Expm1 => Partial::By(add(&y, &one()?)?),
         Log => Partial::DivBy(x),
-        // `jnp.log2` and `jnp.log10` divide `log(x)` by `log(2)` or `log(10)`.
-        Log2 | Log10 => {
-            let base = if op == Log2 {
-                std::f64::consts::LN_2
-            } else {
-                std::f64::consts::LN_10
-            };
-            Partial::Linear(Box::new(move |t| div(&div(t, &x)?, &lit(&x, base)?)))
-        }
+        // `jnp.log2` divides `log(x)` by `log(2)`; `jnp.log10` multiplies it by
+        // `1 / log(10)`.
+        Log2 => Partial::Linear(Box::new(move |t| {
+            div(&div(t, &x)?, &lit(&x, std::f64::consts::LN_2)?)
+        })),
+        Log10 => Partial::Linear(Box::new(move |t| {
+            mul(&div(t, &x)?, &lit(&x, std::f64::consts::LOG10_E)?)
+        })),
         Log1p => Partial::DivBy(add(&x, &one()?)?),
         Sqrt => Partial::By(div(&lit(&x, 0.5)?, &y)?),
         Cbrt => Partial::By(mul(&lit(&x, 1.0 / 3.0)?, &integer_pow(&y, -2)?)?),
         Sin => Partial::By(un(Cos, &x)?),
         Cos => Partial::By(neg(&un(Sin, &x)?)?),
         Tan => Partial::By(add(&one()?, &square(&y)?)?),
-        // JAX's `rsqrt`, as a reciprocal of the square root.
-        Asin => Partial::By(recip(&un(Sqrt, &sub(&one()?, &square(&x)?)?)?)?),
-        Acos => Partial::By(neg(&recip(&un(Sqrt, &sub(&one()?, &square(&x)?)?)?)?)?),
+        // JAX's `rsqrt` with its own rule (`ad::rsqrt`).
+        Asin => Partial::By(rsqrt(&sub(&one()?, &square(&x)?)?)?),
+        Acos => Partial::By(neg(&rsqrt(&sub(&one()?, &square(&x)?)?)?)?),
         Atan => Partial::DivBy(add(&one()?, &square(&x)?)?),
         Sinh => Partial::By(un(Cosh, &x)?),
         Cosh => Partial::By(un(Sinh, &x)?),
         Tanh => Partial::Linear(Box::new(move |t| {
             mul(&add(t, &mul(t, &y)?)?, &sub(&lit(&y, 1.0)?, &y)?)
         })),
-        Asinh => Partial::By(recip(&un(Sqrt, &add(&square(&x)?, &one()?)?)?)?),
+        Asinh => Partial::By(rsqrt(&add(&square(&x)?, &one()?)?)?),
         // JAX's `x^2 - 1` (+0 at -1, where `(x - 1)(x + 1)` is -0).
-        Acosh => Partial::By(recip(&un(Sqrt, &sub(&square(&x)?, &one()?)?)?)?),
+        Acosh => Partial::By(rsqrt(&sub(&square(&x)?, &one()?)?)?),
         Atanh => Partial::Linear(Box::new(move |t| {
             let c = |v: f64| lit(&x, v);
             mul(
@@ -566,7 +565,7 @@ fn hypot_partial(a: &Array, b: &Array) -> Result<Array> {
     let zero = cmp(CompareOp::Eq, &m_hi, &c(0.0)?)?;
     let den = sel(&zero, &c(1.0)?, &m_hi)?;
     let r = div(&m_lo, &den)?;
-    let root = un(UnaryOp::Sqrt, &add(&c(1.0)?, &mul(&r, &r)?)?)?;
+    let root = un(UnaryOp::Sqrt, &add(&c(1.0)?, &square(&r)?)?)?;
     let inf = |v: &Array| cmp(CompareOp::Eq, v, &c(f64::INFINITY)?);
     // Cotangents from the result back to `a`.
     let ct = sel(
@@ -578,7 +577,7 @@ fn hypot_partial(a: &Array, b: &Array) -> Result<Array> {
     let ct_root = mul(&ct_prod, &m_hi)?;
     let ct_r = mul(&mul(&ct_root, &div(&c(0.5)?, &root)?)?, &mul(&c(2.0)?, &r)?)?;
     let ct_lo = div(&ct_r, &den)?;
-    let ct_den = neg(&mul(&mul(&ct_r, &recip(&mul(&den, &den)?)?)?, &m_lo)?)?;
+    let ct_den = neg(&mul(&mul(&ct_r, &integer_pow(&den, -2)?)?, &m_lo)?)?;
     let ct_hi = add(
         &add(&sel(&zero, &ct, &c(0.0)?)?, &mul(&ct_prod, &root)?)?,
         &sel(&zero, &c(0.0)?, &ct_den)?,
@@ -587,7 +586,13 @@ fn hypot_partial(a: &Array, b: &Array) -> Result<Array> {
         &mul(&ct_hi, &balanced(&m_hi)?)?,
         &mul(&ct_lo, &balanced(&m_lo)?)?,
     )?;
-    abs_jvp(a, &ct_abs)
+    // `|a|`'s rule transposed, as JAX's reverse pass takes it: the two branches of its
+    // select summed, so a zero cotangent stays +0 (where the rule itself gives -0).
+    let nonneg = cmp(CompareOp::Ge, a, &c(0.0)?)?;
+    add(
+        &sel(&nonneg, &ct_abs, &c(0.0)?)?,
+        &neg(&sel(&nonneg, &c(0.0)?, &ct_abs)?)?,
+    )
 }
 
 /// `x` with +inf replaced by 0 (JAX's `_replace_inf` in `logaddexp`'s derivative).

@@ -2177,8 +2177,8 @@ fn derivatives_agree(g: f32, w: f32, rel: f32) -> bool {
     } else if g == 0.0 && w == 0.0 {
         g.is_sign_negative() == w.is_sign_negative()
     } else {
-        // (XLA:CPU flushes subnormal intermediates: d/dy 3e38^y at y = -1 is 0 in JAX.)
-        (g - w).abs() <= rel * w.abs().max(g.abs()) + 1e-36
+        // (XLA:CPU flushes subnormal results to zero: JAX's 0 may be a subnormal here.)
+        (g - w).abs() <= rel * w.abs().max(g.abs()) || (w == 0.0 && g.abs() < f32::MIN_POSITIVE)
     }
 }
 
@@ -2228,7 +2228,10 @@ fn derivatives_at_special_points_are_jaxs() {
         };
         assert_eq!(got.len(), want.len(), "{name}");
         for (i, (&g, &w)) in got.iter().zip(&want).enumerate() {
-            if !derivatives_agree(g, w, 4e-7) {
+            // XLA:CPU flushes the subnormal 3e38^-1 to 0 before multiplying it by log(3e38).
+            let power = name == "power" || name == "float_power";
+            let flushed = power && at(i) == "d/dy at (300000000000000000000000000000000000000, -1)";
+            if !derivatives_agree(g, w, 4e-7) && !flushed {
                 wrong.push(format!("{name} {}: {g}, JAX {w}", at(i)));
             }
         }
@@ -2303,7 +2306,9 @@ fn second_derivatives_at_special_points_are_jaxs() {
         for (i, (&g, &w)) in got.iter().zip(&want).enumerate() {
             // XLA:CPU flushes the subnormal 3e38^-1 to 0 before multiplying it by
             // log(3e38)^2 (d2/dy2 of 3e38^y at y = -1).
-            let flushed = w == 0.0 && g.abs() < 1e-34;
+            let power = name == "power" || name == "float_power";
+            let flushed =
+                power && at(i) == "d2/dy2 at (300000000000000000000000000000000000000, -1)";
             if !derivatives_agree(g, w, 2e-6) && !flushed {
                 wrong.push(format!("{name} {}: {g}, JAX {w}", at(i)));
             }
@@ -2352,6 +2357,16 @@ fn reduction_derivatives_at_special_rows_are_jaxs() {
             np::exp(np::subtract(x, np::logsumexp(x, Some(&[1]), true)?)?)
         }),
         ("ptp", |x| np::ptp(x, Some(&[1]), false)),
+        ("cumprod_reverse", |x| olympus::lax::cumprod(x, 1, true)),
+        ("prod_columns", |x| {
+            np::prod(x.slice(olympus::s![8..12])?, Some(&[0]), false)
+        }),
+        ("prod_all", |x| {
+            np::prod(x.slice(olympus::s![9..12])?, Some(&[0, 1]), false)
+        }),
+        ("cumprod_columns", |x| {
+            np::cumprod(x.slice(olympus::s![8..12])?, Some(0))
+        }),
     ];
     let (inf, nan) = (f32::INFINITY, f32::NAN);
     #[rustfmt::skip]
@@ -2424,6 +2439,9 @@ fn reduction_derivatives_at_special_rows_are_jaxs() {
                     } else if g.is_infinite() || w.is_infinite() {
                         g == w
                     } else {
+                        // (Signs of zeros are not compared: XLA's simplifier rewrites
+                        // `reduce_sum(neg(x))` as `neg(reduce_sum(x))` inside jnp.var's
+                        // own jit, so a gradient of +0 comes out -0 there.)
                         (g - w).abs() <= 1e-5 * (w.abs() + scale) + 1e-36
                     })
                 })

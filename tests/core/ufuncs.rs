@@ -1374,3 +1374,64 @@ fn multiplying_by_a_bool_mask_selects_as_jax_does() {
     let (_, tangent) = jvp(move |x: Array| np::multiply(&mm, &x), at, t).unwrap();
     assert_eq!(bits(&tangent), want(&[0.0, 1.0]));
 }
+
+/// `x ** n` for a literal integer `n` is JAX's `integer_pow` to the bit, eagerly and under
+/// `jit` (repeated squaring and a reciprocal, not `pow`: a third of the values differ
+/// between the two), and so is its gradient (`n * x^(n-1)` by `integer_pow` again). Values
+/// from `python3 tests/data/gen_integer_powers.py`.
+#[test]
+fn literal_integer_powers_are_jaxs_integer_pow() {
+    let text = include_str!("../data/integer_powers.txt");
+    let words = |line: &str| -> Vec<u32> {
+        line.split_once(" | ")
+            .unwrap()
+            .1
+            .split(' ')
+            .map(|w| u32::from_str_radix(w, 16).unwrap())
+            .collect()
+    };
+    let mut lines = text.lines();
+    let xs: Vec<f32> = words(lines.next().unwrap())
+        .into_iter()
+        .map(f32::from_bits)
+        .collect();
+    let x = Array::from_slice(&xs, &[xs.len()]).unwrap();
+    let canonical = |v: Vec<f32>| -> Vec<u32> {
+        v.into_iter()
+            .map(|f| if f.is_nan() { u32::MAX } else { f.to_bits() })
+            .collect()
+    };
+    let mut checked = 0;
+    while let (Some(value), Some(grad)) = (lines.next(), lines.next()) {
+        let n: i64 = value.split(' ').next().unwrap().parse().unwrap();
+        let want = |line: &str| canonical(words(line).into_iter().map(f32::from_bits).collect());
+        let f = move |v: Array| np::power(&v, n);
+        let eager = f(x.clone()).unwrap().to_vec::<f32>().unwrap();
+        let jitted = olympus::jit(f)
+            .call(x.clone())
+            .unwrap()
+            .to_vec::<f32>()
+            .unwrap();
+        // The same bits, but for the subnormals Olympus keeps where XLA:CPU flushes them
+        // to a zero of their sign (1 / 3e38).
+        let same = |got: Vec<f32>, want: Vec<u32>, what: &str| {
+            for (i, (g, w)) in canonical(got).into_iter().zip(want).enumerate() {
+                let flushed = w & 0x7fff_ffff == 0 && g & 0x7f80_0000 == 0 && g >> 31 == w >> 31;
+                assert!(
+                    g == w || flushed,
+                    "{what} at {}: {g:08x}, JAX {w:08x}",
+                    xs[i]
+                );
+            }
+        };
+        same(eager, want(value), &format!("x ** {n}"));
+        same(jitted, want(value), &format!("jit x ** {n}"));
+        let g = olympus::grad(move |v: Array| np::sum(np::power(&v, n)?, None, false))(x.clone())
+            .unwrap()
+            .to_vec::<f32>()
+            .unwrap();
+        same(g, want(grad), &format!("d/dx x ** {n}"));
+        checked += 1;
+    }
+    assert_eq!(checked, 12);
+}

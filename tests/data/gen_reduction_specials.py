@@ -52,6 +52,10 @@ FUNCS = {
  "norm": lambda x: jnp.sqrt(jnp.sum(x * x, axis=1)),
  "softmax": lambda x: jnp.exp(x - jax.scipy.special.logsumexp(x, axis=1, keepdims=True)),
  "ptp": lambda x: jnp.ptp(x, axis=1),
+ "cumprod_reverse": lambda x: jax.lax.cumprod(x, axis=1, reverse=True),
+ "prod_columns": lambda x: jnp.prod(x[8:12], axis=0),
+ "prod_all": lambda x: jnp.prod(x[9:12], axis=(0, 1)),
+ "cumprod_columns": lambda x: jnp.cumprod(x[8:12], axis=0),
 
 }
 def words(a):
