@@ -1242,7 +1242,10 @@ fn dtype_named(name: &str) -> DType {
 fn write_programs_for_jax() {
     use rand::SeedableRng;
     let path = std::env::var("OLYMPUS_JAX_PROGRAMS").unwrap_or("/tmp/jax_programs_in.txt".into());
-    let mut r = StdRng::seed_from_u64(20261128);
+    // Another seed (`OLYMPUS_JAX_SEED`) writes other programs, to look for differences
+    // beyond the committed ones.
+    let seed = std::env::var("OLYMPUS_JAX_SEED").map_or(20261128, |s| s.parse().unwrap());
+    let mut r = StdRng::seed_from_u64(seed);
     let mut text = String::new();
     // (Not ±3e38: their reciprocals are subnormal, which XLA:CPU flushes to zero and
     // Olympus keeps, and a comparison after one takes the other branch.)

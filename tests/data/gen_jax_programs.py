@@ -5,6 +5,8 @@ Olympus's generator (tests/core/jit_programs.rs), then JAX adds each output:
     cargo test --test core -- --ignored write_programs_for_jax
     python3 tests/data/gen_jax_programs.py < /tmp/jax_programs_in.txt > tests/data/jax_programs.txt
 
+(`OLYMPUS_JAX_SEED=N` writes other programs, to look for differences beyond these.)
+
 Each program: `input dtype shape | values`, one `op` line per value it makes (numbered
 after the inputs), `outputs` (value numbers), then one `out dtype shape | words` line
 per output (float32 and int32 as 32-bit words, float16 and bfloat16 as 16-bit ones,
