@@ -28,7 +28,7 @@ pub(crate) use eval::{fused_reduce_all, run_cached as run_program_cached, Kernel
 
 use crate::array::Array;
 use crate::dtype::DType;
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::primitive::{var_name, Graph};
 use crate::runtime::Device;
 
@@ -319,6 +319,38 @@ pub fn slice(
         &[x],
         None,
     )
+}
+
+/// `x[start..limit]` by `stride` along `axis`, whole along the others
+/// (`jax.lax.slice_in_dim`). A view.
+///
+/// ```
+/// use olympus::{lax, numpy as np};
+/// let x = np::arange(12)?.reshape(&[3, 4])?;
+/// let odd = lax::slice_in_dim(&x, 1, 4, 2, 1)?;
+/// assert_eq!(odd.to_vec::<i32>()?, vec![1, 3, 5, 7, 9, 11]);
+/// # Ok::<(), olympus::Error>(())
+/// ```
+pub fn slice_in_dim(
+    x: &Array,
+    start: usize,
+    limit: usize,
+    stride: usize,
+    axis: usize,
+) -> Result<Array> {
+    if axis >= x.ndim() {
+        return Err(Error::shape(
+            "slice_in_dim",
+            &[x.shape()],
+            format!("axis {axis} is out of range for {} dimensions", x.ndim()),
+        ));
+    }
+    let (mut from, mut to, mut strides) =
+        (vec![0; x.ndim()], x.shape().to_vec(), vec![1; x.ndim()]);
+    from[axis] = start;
+    to[axis] = limit;
+    strides[axis] = stride;
+    slice(x, &from, &to, Some(&strides))
 }
 
 /// Joins arrays of one dtype along `dimension` (`jax.lax.concatenate`).

@@ -32,11 +32,7 @@ pub(super) fn concrete<T>(func: &str, r: Result<T>, hint: &str) -> Result<T> {
 
 /// `x[start..end]` along `axis` (a view).
 pub(super) fn slice_axis(x: &Array, axis: usize, start: usize, end: usize) -> Result<Array> {
-    let mut lo = vec![0; x.ndim()];
-    let mut hi = x.shape().to_vec();
-    lo[axis] = start;
-    hi[axis] = end;
-    lax::slice(x, &lo, &hi, None)
+    lax::slice_in_dim(x, start, end, 1, axis)
 }
 
 /// `x` promoted to an inexact dtype (integers and bool to float32), as JAX's

@@ -286,16 +286,6 @@ impl JvpRule for Cumulative<'_> {
     }
 }
 
-/// `a` sliced along `axis` from `start` below `limit` in steps of `step`.
-fn slice_axis(a: &Array, axis: usize, start: usize, limit: usize, step: usize) -> Result<Array> {
-    let r = a.ndim();
-    let (mut from, mut to, mut steps) = (vec![0; r], a.shape().to_vec(), vec![1; r]);
-    from[axis] = start;
-    to[axis] = limit;
-    steps[axis] = step;
-    lax::slice(a, &from, &to, Some(&steps))
-}
-
 /// JAX's `mul` and its rule on value-tangent pairs: `(a * b, ta * b + a * tb)`.
 fn mul_pair((a, ta): (&Array, &Array), (b, tb): (&Array, &Array)) -> Result<(Array, Array)> {
     Ok((mul(a, b)?, add(&mul(ta, b)?, &mul(a, tb)?)?))
@@ -311,14 +301,14 @@ fn interleave(a: &Array, b: &Array, axis: usize) -> Result<Array> {
         lax::reshape(x, &s)
     };
     let pairs = lax::concatenate(
-        &[&unit(&slice_axis(a, axis, 0, nb, 1)?)?, &unit(b)?],
+        &[&unit(&lax::slice_in_dim(a, 0, nb, 1, axis)?)?, &unit(b)?],
         axis + 1,
     )?;
     let mut merged = a.shape().to_vec();
     merged[axis] = 2 * nb;
     let mut both = lax::reshape(&pairs, &merged)?;
     if na > nb {
-        both = lax::concatenate(&[&both, &slice_axis(a, axis, nb, na, 1)?], axis)?;
+        both = lax::concatenate(&[&both, &lax::slice_in_dim(a, nb, na, 1, axis)?], axis)?;
     }
     add(&both, &lit(&both, 0.0)?)
 }
@@ -333,7 +323,7 @@ fn assoc_scan_mul(x: &Array, t: &Array, axis: usize) -> Result<(Array, Array)> {
         return Ok((x.clone(), t.clone()));
     }
     let s = |a: &Array, start: usize, limit: usize, step: usize| {
-        slice_axis(a, axis, start, limit, step)
+        lax::slice_in_dim(a, start, limit, step, axis)
     };
     let (rx, rt) = mul_pair(
         (&s(x, 0, n - 1, 2)?, &s(t, 0, n - 1, 2)?),
@@ -380,7 +370,7 @@ fn prod_jvp(x: &Array, t: &Array, axes: &[usize]) -> Result<Array> {
     while xs.shape()[0] > 1 {
         let n = xs.shape()[0];
         let n1 = n.div_ceil(2);
-        let half = |a: &Array, lo: usize, hi: usize| slice_axis(a, 0, lo, hi, 1);
+        let half = |a: &Array, lo: usize, hi: usize| lax::slice_in_dim(a, lo, hi, 1, 0);
         let (mut x2, mut t2) = (half(&xs, n1, n)?, half(&ts, n1, n)?);
         if n - n1 != n1 {
             let pad = |a: &Array, v: f64| {
