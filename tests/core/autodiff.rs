@@ -2182,6 +2182,85 @@ fn derivatives_agree(g: f32, w: f32, rel: f32) -> bool {
     }
 }
 
+/// The derivatives (first, or `grad` of `grad` where `second`) of the special functions
+/// at the special points and pairs that differ from `text`'s (`gen_grad_specials.py`'s
+/// files: per function JAX's values, for a binary one d/dx then d/dy, or d2/dx2, d2/dxdy
+/// then d2/dy2), one line each.
+fn special_point_differences(text: &str, second: bool) -> Vec<String> {
+    let (unary, binary) = special_functions();
+    let points = SPECIAL_POINTS;
+    let n = points.len();
+    let xs: Vec<f32> = points.iter().flat_map(|&x| [x; 13]).collect();
+    let ys: Vec<f32> = (0..n).flat_map(|_| points).collect();
+    let array = |v: &[f32]| Array::from_slice(v, &[v.len()]).unwrap();
+    let (labels, tol): (&[&str], f32) = if second {
+        (&["d2/dx2", "d2/dxdy", "d2/dy2"], 2e-6)
+    } else {
+        (&["d/dx", "d/dy"], 4e-7)
+    };
+    let (mut checked, mut wrong) = (0, vec![]);
+    for line in text.lines() {
+        let (head, words) = line.split_once(" | ").unwrap();
+        let want: Vec<f32> = words
+            .split(' ')
+            .map(|w| f32::from_bits(u32::from_str_radix(w, 16).unwrap()))
+            .collect();
+        let (kind, name) = head.split_once(' ').unwrap();
+        let got: Vec<f32> = if kind == "unary" {
+            let f = unary.iter().find(|(m, _)| *m == name).unwrap().1;
+            let df = move |x: Array| grad(move |x: Array| np::sum(f(&x)?, None, false))(x);
+            let g = if second {
+                grad(move |x: Array| np::sum(df(x)?, None, false))(array(&points))
+            } else {
+                df(array(&points))
+            };
+            g.unwrap().to_vec().unwrap()
+        } else {
+            let f = binary.iter().find(|(m, _)| *m == name).unwrap().1;
+            let d = move |v: Vec<Array>| {
+                grad(move |v: Vec<Array>| np::sum(f(&v[0], &v[1])?, None, false))(v)
+            };
+            let xy = || vec![array(&xs), array(&ys)];
+            let parts: Vec<Array> = if second {
+                // The first derivatives by each operand, then theirs.
+                let by = |k: usize| {
+                    grad(move |v: Vec<Array>| np::sum(&d(v)?[k], None, false))(xy()).unwrap()
+                };
+                let (dx, dy) = (by(0), by(1));
+                vec![dx[0].clone(), dx[1].clone(), dy[1].clone()]
+            } else {
+                d(xy()).unwrap()
+            };
+            parts
+                .iter()
+                .flat_map(|p| p.to_vec::<f32>().unwrap())
+                .collect()
+        };
+        let at = |i: usize| match kind {
+            "unary" => format!("{}", points[i]),
+            _ => {
+                let j = i % xs.len();
+                format!("{} at ({}, {})", labels[i / xs.len()], xs[j], ys[j])
+            }
+        };
+        assert_eq!(got.len(), want.len(), "{name}");
+        for (i, (&g, &w)) in got.iter().zip(&want).enumerate() {
+            // XLA:CPU flushes the subnormal 3e38^-1 to 0 before multiplying it by log(3e38)
+            // (or its square): the y-derivatives of 3e38^y at y = -1.
+            let power = name == "power" || name == "float_power";
+            let last = labels[labels.len() - 1];
+            let flushed = power
+                && at(i) == format!("{last} at (300000000000000000000000000000000000000, -1)");
+            if !derivatives_agree(g, w, tol) && !flushed {
+                wrong.push(format!("{name} {}: {g}, JAX {w}", at(i)));
+            }
+        }
+        checked += 1;
+    }
+    assert_eq!(checked, unary.len() + binary.len());
+    wrong
+}
+
 /// Derivatives of the elementwise functions at ±0, ±1, ±0.5, ±2, ±inf, NaN, 1e-30 and 3e38
 /// (and every pair of them) are JAX 0.10.2's, up to float32 rounding: the conventions
 /// where the derivative is not defined (JAX's `abs'(0) = 1`, the balanced `maximum`),
@@ -2189,61 +2268,13 @@ fn derivatives_agree(g: f32, w: f32, rel: f32) -> bool {
 /// tests/data/gen_grad_specials.py`.
 #[test]
 fn derivatives_at_special_points_are_jaxs() {
-    let (unary, binary) = special_functions();
-    let points = SPECIAL_POINTS;
-    let n = points.len();
-    let xs: Vec<f32> = points.iter().flat_map(|&x| [x; 13]).collect();
-    let ys: Vec<f32> = (0..n).flat_map(|_| points).collect();
-    let array = |v: &[f32]| Array::from_slice(v, &[v.len()]).unwrap();
-    let (mut checked, mut wrong) = (0, vec![]);
-    for line in include_str!("../data/grad_specials.txt").lines() {
-        let (head, words) = line.split_once(" | ").unwrap();
-        let want: Vec<f32> = words
-            .split(' ')
-            .map(|w| f32::from_bits(u32::from_str_radix(w, 16).unwrap()))
-            .collect();
-        let (kind, name) = head.split_once(' ').unwrap();
-        let (got, at): (Vec<f32>, Box<dyn Fn(usize) -> String>) = if kind == "unary" {
-            let f = unary.iter().find(|(m, _)| *m == name).unwrap().1;
-            let g = grad(move |x: Array| np::sum(f(&x)?, None, false))(array(&points)).unwrap();
-            (
-                g.to_vec().unwrap(),
-                Box::new(move |i| format!("{}", points[i])),
-            )
-        } else {
-            let f = binary.iter().find(|(m, _)| *m == name).unwrap().1;
-            let g = grad(move |v: Vec<Array>| np::sum(f(&v[0], &v[1])?, None, false))(vec![
-                array(&xs),
-                array(&ys),
-            ])
-            .unwrap();
-            let got = [g[0].to_vec::<f32>().unwrap(), g[1].to_vec().unwrap()].concat();
-            let (xs, ys) = (xs.clone(), ys.clone());
-            let at = move |i: usize| {
-                let d = if i < xs.len() { "x" } else { "y" };
-                let i = i % xs.len();
-                format!("d/d{d} at ({}, {})", xs[i], ys[i])
-            };
-            (got, Box::new(at))
-        };
-        assert_eq!(got.len(), want.len(), "{name}");
-        for (i, (&g, &w)) in got.iter().zip(&want).enumerate() {
-            // XLA:CPU flushes the subnormal 3e38^-1 to 0 before multiplying it by log(3e38).
-            let power = name == "power" || name == "float_power";
-            let flushed = power && at(i) == "d/dy at (300000000000000000000000000000000000000, -1)";
-            if !derivatives_agree(g, w, 4e-7) && !flushed {
-                wrong.push(format!("{name} {}: {g}, JAX {w}", at(i)));
-            }
-        }
-        checked += 1;
-    }
+    let wrong = special_point_differences(include_str!("../data/grad_specials.txt"), false);
     assert!(
         wrong.is_empty(),
         "{} derivatives differ:\n{}",
         wrong.len(),
         wrong.join("\n")
     );
-    assert_eq!(checked, unary.len() + binary.len());
 }
 
 /// Second derivatives (`grad` of `grad`) of the same functions at the same points (and
@@ -2252,76 +2283,13 @@ fn derivatives_at_special_points_are_jaxs() {
 /// `python3 tests/data/gen_grad_specials.py`.
 #[test]
 fn second_derivatives_at_special_points_are_jaxs() {
-    let (unary, binary) = special_functions();
-    let points = SPECIAL_POINTS;
-    let n = points.len();
-    let xs: Vec<f32> = points.iter().flat_map(|&x| [x; 13]).collect();
-    let ys: Vec<f32> = (0..n).flat_map(|_| points).collect();
-    let array = |v: &[f32]| Array::from_slice(v, &[v.len()]).unwrap();
-    let (mut checked, mut wrong) = (0, vec![]);
-    for line in include_str!("../data/grad_specials_2.txt").lines() {
-        let (head, words) = line.split_once(" | ").unwrap();
-        let want: Vec<f32> = words
-            .split(' ')
-            .map(|w| f32::from_bits(u32::from_str_radix(w, 16).unwrap()))
-            .collect();
-        let (kind, name) = head.split_once(' ').unwrap();
-        let (got, at): (Vec<f32>, Box<dyn Fn(usize) -> String>) = if kind == "unary" {
-            let f = unary.iter().find(|(m, _)| *m == name).unwrap().1;
-            let df = move |x: Array| grad(move |x: Array| np::sum(f(&x)?, None, false))(x);
-            let g = grad(move |x: Array| np::sum(df(x)?, None, false))(array(&points)).unwrap();
-            (
-                g.to_vec().unwrap(),
-                Box::new(move |i| format!("{}", points[i])),
-            )
-        } else {
-            let f = binary.iter().find(|(m, _)| *m == name).unwrap().1;
-            // The first derivatives by each operand, then theirs.
-            let d = move |v: Vec<Array>| {
-                grad(move |v: Vec<Array>| np::sum(f(&v[0], &v[1])?, None, false))(v)
-            };
-            let by = |k: usize| {
-                grad(move |v: Vec<Array>| np::sum(&d(v)?[k], None, false))(vec![
-                    array(&xs),
-                    array(&ys),
-                ])
-                .unwrap()
-            };
-            let (dx, dy) = (by(0), by(1));
-            let got = [
-                dx[0].to_vec::<f32>().unwrap(),
-                dx[1].to_vec().unwrap(),
-                dy[1].to_vec().unwrap(),
-            ]
-            .concat();
-            let (xs, ys) = (xs.clone(), ys.clone());
-            let at = move |i: usize| {
-                let d = ["d2/dx2", "d2/dxdy", "d2/dy2"][i / xs.len()];
-                let i = i % xs.len();
-                format!("{d} at ({}, {})", xs[i], ys[i])
-            };
-            (got, Box::new(at))
-        };
-        assert_eq!(got.len(), want.len(), "{name}");
-        for (i, (&g, &w)) in got.iter().zip(&want).enumerate() {
-            // XLA:CPU flushes the subnormal 3e38^-1 to 0 before multiplying it by
-            // log(3e38)^2 (d2/dy2 of 3e38^y at y = -1).
-            let power = name == "power" || name == "float_power";
-            let flushed =
-                power && at(i) == "d2/dy2 at (300000000000000000000000000000000000000, -1)";
-            if !derivatives_agree(g, w, 2e-6) && !flushed {
-                wrong.push(format!("{name} {}: {g}, JAX {w}", at(i)));
-            }
-        }
-        checked += 1;
-    }
+    let wrong = special_point_differences(include_str!("../data/grad_specials_2.txt"), true);
     assert!(
         wrong.is_empty(),
         "{} second derivatives differ:\n{}",
         wrong.len(),
         wrong.join("\n")
     );
-    assert_eq!(checked, unary.len() + binary.len());
 }
 
 /// Gradients and Hessian-vector products of reductions, scans, sorts and order

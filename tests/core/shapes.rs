@@ -225,6 +225,8 @@ fn slice_in_dim_takes_one_axis() {
     assert_eq!(s.shape(), &[2, 2, 4]);
     let want: Vec<i32> = [0, 1, 2, 3, 8, 9, 10, 11, 12, 13, 14, 15, 20, 21, 22, 23].to_vec();
     assert_eq!(s.to_vec::<i32>().unwrap(), want);
-    let e = olympus::lax::slice_in_dim(&x, 0, 1, 1, 3).unwrap_err().to_string();
+    let e = olympus::lax::slice_in_dim(&x, 0, 1, 1, 3)
+        .unwrap_err()
+        .to_string();
     assert!(e.contains("slice_in_dim") && e.contains("axis 3"), "{e}");
 }
