@@ -532,7 +532,8 @@ pub fn power(x: impl ArrayLike, y: impl ArrayLike) -> Result<Array> {
         ));
     }
     // A literal integer exponent of a float is JAX's `integer_pow`: repeated squaring (and
-    // a reciprocal), whose bits differ from `pow`'s in a third of the values.
+    // a reciprocal), whose last bits often differ from `pow`'s, so that ported code gets
+    // JAX's values and derivatives.
     let literal = match (&literal_exponent, a.dtype().is_floating()) {
         (Some(n), true) => i32::try_from(*n).ok().filter(|&n| n != 0),
         _ => None,

@@ -359,7 +359,7 @@ pub(crate) struct DeviceInner {
     /// The evaluator's kernels of un-jitted programs, by a hash of the program (its own
     /// table type, opaque here); they go with the device.
     pub(crate) eager: Mutex<HashMap<u64, Vec<EagerEntry>>>,
-    /// Kernels the evaluator made for keys of its own, by hash (see `lax::eval::memo`).
+    /// Kernels the evaluator made for keys of its own, by hash (see `lax::eval::cache::memo`).
     pub(crate) memo: Mutex<HashMap<u64, Vec<MemoEntry>>>,
     /// Whether the adapter's WGSL `fma` rounds once; probed on first need.
     pub(crate) exact_fma: std::sync::OnceLock<bool>,

@@ -1376,8 +1376,8 @@ fn multiplying_by_a_bool_mask_selects_as_jax_does() {
 }
 
 /// `x ** n` for a literal integer `n` is JAX's `integer_pow` to the bit, eagerly and under
-/// `jit` (repeated squaring and a reciprocal, not `pow`: a third of the values differ
-/// between the two), and so is its gradient (`n * x^(n-1)` by `integer_pow` again). Values
+/// `jit` (repeated squaring and a reciprocal, not `pow`, whose last bits often differ),
+/// and so is its gradient (`n * x^(n-1)` by `integer_pow` again). Values
 /// from `python3 tests/data/gen_integer_powers.py`.
 #[test]
 fn literal_integer_powers_are_jaxs_integer_pow() {

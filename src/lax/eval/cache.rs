@@ -182,9 +182,8 @@ pub(super) fn eager_cache(dev: &Device, program: &Program) -> Arc<KernelCache> {
 /// `make()`'s value for `key`, kept on `dev`. `key` holds everything `make` reads: the
 /// call site's name, then the kernel generator's arguments (the device's target aside,
 /// which is the device's own). So a call that repeats an earlier one generates, formats
-/// and hashes no kernel source, and compiles nothing: the per-call cost of reductions,
-/// scans, sorts and matrix products that generated their source on every call. Keys are
-/// found by hash, then compared; the table is bounded, and goes with the device.
+/// and hashes no kernel source: generating it costs more than the launch it feeds. Keys
+/// are found by hash, then compared; the table is bounded, and goes with the device.
 pub(crate) fn memo<K, V>(dev: &Device, key: K, make: impl FnOnce() -> Result<V>) -> Result<V>
 where
     K: std::hash::Hash + Eq + Send + Sync + 'static,
