@@ -308,6 +308,28 @@ pub(crate) fn linear(prim: Primitive, t: &Option<Array>) -> Result<Vec<Option<Ar
 pub(crate) trait JvpRule {
     /// The outputs' tangents.
     fn jvp(&self, x: &[&Array], outs: &[Array], t: &[Option<Array>]) -> Result<Vec<Option<Array>>>;
+
+    /// The outputs and their tangents, for a primitive whose JAX rule computes its outputs
+    /// itself, otherwise than the primitive does (`prod` and `cumprod`: by the trees of
+    /// products their tangents come from, finite where the plain product overflows
+    /// midway); the interpreters then use these outputs. `None` (the default): the
+    /// primitive's own outputs, with [`JvpRule::jvp`]'s tangents.
+    fn jvp_with_outputs(
+        &self,
+        _x: &[&Array],
+        _t: &[Option<Array>],
+    ) -> Result<Option<(Vec<Array>, Vec<Option<Array>>)>> {
+        Ok(None)
+    }
+}
+
+/// [`JvpRule::jvp_with_outputs`] of `prim`.
+pub(crate) fn jvp_with_outputs(
+    prim: &Primitive,
+    x: &[&Array],
+    t: &[Option<Array>],
+) -> Result<Option<(Vec<Array>, Vec<Option<Array>>)>> {
+    with_params!(prim, p => p.jvp_with_outputs(x, t))
 }
 
 /// [`JvpRule::jvp`] of `prim`.

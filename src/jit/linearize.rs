@@ -7,7 +7,7 @@
 
 use std::sync::Arc;
 
-use super::ad::{jvp_rule, or_zeros};
+use super::ad::{jvp_rule, jvp_with_outputs, or_zeros};
 use super::compile::inline_calls;
 use super::custom::{check_types, rules_of, Rules};
 use super::transpose::transpose_graph;
@@ -148,14 +148,26 @@ fn jvp_interpret(
             }
             continue;
         }
-        let outs = lax::bind_all(e.prim.clone(), &ins, Some(device))?;
         let floating = e.outs.iter().any(|&o| graph.avals[o].dtype.is_floating());
-        if floating && ts.iter().any(Option::is_some) {
-            let touts = jvp_of(&e.prim, &ins, &outs, &ts)?;
-            for (&o, t) in e.outs.iter().zip(touts) {
-                if graph.avals[o].dtype.is_floating() {
-                    tan[o] = t;
-                }
+        let differentiated = floating && ts.iter().any(Option::is_some);
+        let own = match differentiated {
+            true => jvp_with_outputs(&e.prim, &ins, &ts)?,
+            false => None,
+        };
+        let (outs, touts) = match own {
+            Some(both) => both,
+            None => {
+                let outs = lax::bind_all(e.prim.clone(), &ins, Some(device))?;
+                let touts = match differentiated {
+                    true => jvp_of(&e.prim, &ins, &outs, &ts)?,
+                    false => vec![None; outs.len()],
+                };
+                (outs, touts)
+            }
+        };
+        for (&o, t) in e.outs.iter().zip(touts) {
+            if graph.avals[o].dtype.is_floating() {
+                tan[o] = t;
             }
         }
         for (&o, a) in e.outs.iter().zip(outs) {

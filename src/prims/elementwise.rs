@@ -417,11 +417,18 @@ impl JvpRule for Unary<'_> {
 
 impl JvpRule for Binary<'_> {
     fn jvp(&self, x: &[&Array], outs: &[Array], t: &[Option<Array>]) -> Result<Vec<Option<Array>>> {
+        // JAX's `logaddexp` is a `custom_jvp` function, whose rule sees zeros for a missing
+        // tangent: `0 * exp(x2 - out)` makes the tangent NaN where that factor is infinite
+        // (d/dx at (inf, 3e38)), and adds +0 to a second derivative's -0.
+        let zeros_for_missing = matches!(self.op, BinaryOp::LogAddExp | BinaryOp::LogAddExp2)
+            && t.iter().any(Option::is_some);
         let mut terms = Vec::with_capacity(2);
         for (k, tk) in t.iter().enumerate() {
-            if let Some(tk) = tk {
-                terms.push(binary_partial(*self.op, k, x[0], x[1], &outs[0])?.apply(tk)?);
+            if tk.is_none() && !zeros_for_missing {
+                continue;
             }
+            let tk = or_zeros(tk, x[k])?;
+            terms.push(binary_partial(*self.op, k, x[0], x[1], &outs[0])?.apply(&tk)?);
         }
         Ok(vec![sum_terms(terms)?])
     }
@@ -541,58 +548,49 @@ fn unary_partial(op: UnaryOp, x: &Array, y: &Array) -> Result<Partial> {
     })
 }
 
-/// `∂/∂a hypot(a, b)` as JAX's `grad` gives it: JAX's `hypot` is `M * sqrt(1 + (m /
-/// M)^2)` over `M = max(|a|, |b|)`, `m = min(..)` (M where M is 0, +inf where either is),
-/// and its gradient runs that backwards with its rules (`|.|'` 1 at 0, balanced max and
-/// min, `-x * y^-2` for the divisor). So the derivative is JAX's at ties, zeros,
-/// infinities and underflows (0.5 at (0, 0); NaN at (0, 1e-30) and wherever an operand
-/// is infinite, where a zero cotangent meets `M = inf`), and `a / hypot` elsewhere.
-fn hypot_partial(a: &Array, b: &Array) -> Result<Array> {
+/// The tangent of `hypot(a, b)` along `a`, `b` held. JAX's `hypot` is a composite: `M *
+/// sqrt(1 + (m / M')^2)` over `M = max(|a|, |b|)`, `m = min(..)` and `M' = M` (1 where `M` is
+/// 0), then `M` where `M` is 0 and +inf where either operand is. This map is the
+/// composite's JVP step by step with JAX's rules (`|.|'` 1 at 0, balanced max and min, `-x
+/// * y^-2` for a divisor, `2x` for the square, `0.5 / sqrt`), so forward mode gives JAX's
+/// `jvp` (0 where an operand is infinite: the constant selected there has no tangent) and
+/// reverse mode, its transpose, JAX's `grad` (NaN there, where a zero cotangent meets `M =
+/// inf`; 0.5 at (0, 0); NaN at (0, 1e-30), where `M'^-2` overflows).
+fn hypot_tangent(a: &Array, b: &Array) -> Result<Partial> {
     let c = |v: f64| lit(a, v);
-    let (big, small) = (un(UnaryOp::Abs, a)?, un(UnaryOp::Abs, b)?);
-    let (m_hi, m_lo) = (
-        bin(BinaryOp::Max, &big, &small)?,
-        bin(BinaryOp::Min, &big, &small)?,
-    );
-    // JAX's `_balanced_eq(x, z, y)`: 1 where x is the result alone, 1/2 on ties.
+    let (abs_a, abs_b) = (un(UnaryOp::Abs, a)?, un(UnaryOp::Abs, b)?);
+    let hi = bin(BinaryOp::Max, &abs_a, &abs_b)?;
+    let lo = bin(BinaryOp::Min, &abs_a, &abs_b)?;
+    // JAX's `_balanced_eq(|a|, z, |b|)`: 1 where `|a|` alone is the result, 1/2 on ties.
     let balanced = |z: &Array| -> Result<Array> {
         sel(
-            &cmp(CompareOp::Eq, &big, z)?,
-            &sel(&cmp(CompareOp::Eq, &small, z)?, &c(0.5)?, &c(1.0)?)?,
+            &cmp(CompareOp::Eq, &abs_a, z)?,
+            &sel(&cmp(CompareOp::Eq, &abs_b, z)?, &c(0.5)?, &c(1.0)?)?,
             &c(0.0)?,
         )
     };
-    let zero = cmp(CompareOp::Eq, &m_hi, &c(0.0)?)?;
-    let den = sel(&zero, &c(1.0)?, &m_hi)?;
-    let r = div(&m_lo, &den)?;
-    let root = un(UnaryOp::Sqrt, &add(&c(1.0)?, &square(&r)?)?)?;
+    let (d_hi, d_lo) = (balanced(&hi)?, balanced(&lo)?);
     let inf = |v: &Array| cmp(CompareOp::Eq, v, &c(f64::INFINITY)?);
-    // Cotangents from the result back to `a`.
-    let ct = sel(
-        &bin(BinaryOp::Or, &inf(&big)?, &inf(&small)?)?,
-        &c(0.0)?,
-        &c(1.0)?,
-    )?;
-    let ct_prod = sel(&zero, &c(0.0)?, &ct)?;
-    let ct_root = mul(&ct_prod, &m_hi)?;
-    let ct_r = mul(&mul(&ct_root, &div(&c(0.5)?, &root)?)?, &mul(&c(2.0)?, &r)?)?;
-    let ct_lo = div(&ct_r, &den)?;
-    let ct_den = neg(&mul(&mul(&ct_r, &integer_pow(&den, -2)?)?, &m_lo)?)?;
-    let ct_hi = add(
-        &add(&sel(&zero, &ct, &c(0.0)?)?, &mul(&ct_prod, &root)?)?,
-        &sel(&zero, &c(0.0)?, &ct_den)?,
-    )?;
-    let ct_abs = add(
-        &mul(&ct_hi, &balanced(&m_hi)?)?,
-        &mul(&ct_lo, &balanced(&m_lo)?)?,
-    )?;
-    // `|a|`'s rule transposed, as JAX's reverse pass takes it: the two branches of its
-    // select summed, so a zero cotangent stays +0 (where the rule itself gives -0).
-    let nonneg = cmp(CompareOp::Ge, a, &c(0.0)?)?;
-    add(
-        &sel(&nonneg, &ct_abs, &c(0.0)?)?,
-        &neg(&sel(&nonneg, &c(0.0)?, &ct_abs)?)?,
-    )
+    let at_inf = bin(BinaryOp::Or, &inf(&abs_a)?, &inf(&abs_b)?)?;
+    let zero = cmp(CompareOp::Eq, &hi, &c(0.0)?)?;
+    let den = sel(&zero, &c(1.0)?, &hi)?;
+    let q = div(&lo, &den)?;
+    let root = un(UnaryOp::Sqrt, &add(&c(1.0)?, &square(&q)?)?)?;
+    let (two_q, half_by_root) = (mul(&c(2.0)?, &q)?, div(&c(0.5)?, &root)?);
+    let den_m2 = integer_pow(&den, -2)?;
+    let (a, zeros) = (a.clone(), c(0.0)?);
+    Ok(Partial::Linear(Box::new(move |t| {
+        let t_abs = abs_jvp(&a, t)?;
+        let (t_hi, t_lo) = (mul(&t_abs, &d_hi)?, mul(&t_abs, &d_lo)?);
+        let t_den = sel(&zero, &zeros, &t_hi)?;
+        let t_q = add(
+            &div(&t_lo, &den)?,
+            &mul(&mul(&neg(&t_den)?, &lo)?, &den_m2)?,
+        )?;
+        let t_root = mul(&mul(&t_q, &two_q)?, &half_by_root)?;
+        let t_prod = add(&mul(&t_hi, &root)?, &mul(&hi, &t_root)?)?;
+        sel(&at_inf, &zeros, &sel(&zero, &t_hi, &t_prod)?)
+    })))
 }
 
 /// `x` with +inf replaced by 0 (JAX's `_replace_inf` in `logaddexp`'s derivative).
@@ -635,8 +633,9 @@ fn binary_partial(op: BinaryOp, k: usize, x: &Array, y: &Array, z: &Array) -> Re
         Div => Partial::NegBy(x.clone(), integer_pow(y, -2)?),
         FloorDiv | And | Or | Xor | ShiftLeft | ShiftRight | Gcd | Lcm => Partial::Zero,
         Rem | Fmod if k == 0 => Partial::One,
-        // JAX's `remainder`: the truncated remainder's `-trunc(x / y)` (as
-        // `sign * floor(|.|)`), plus 1 where it then adds `y`.
+        // JAX's `remainder` is `select(plus, t + y, t)` over the truncated remainder `t`,
+        // whose rule for `y` is `-g * (sign(x / y) * floor(|x / y|))`; as a map in that order
+        // (its `select` and `add` give -0 in forward mode where the sum in reverse gives +0).
         Rem => {
             let q = div(x, y)?;
             let t = bin(Fmod, x, y)?;
@@ -653,7 +652,10 @@ fn binary_partial(op: BinaryOp, k: usize, x: &Array, y: &Array, z: &Array) -> Re
                 &un(UnaryOp::Sign, &q)?,
                 &un(UnaryOp::Floor, &un(UnaryOp::Abs, &q)?)?,
             )?;
-            Partial::By(sub(&sel(&plus, &c(1.0)?, &c(0.0)?)?, &trunc)?)
+            Partial::Linear(Box::new(move |g| {
+                let d = mul(&neg(g)?, &trunc)?;
+                sel(&plus, &add(&d, g)?, &d)
+            }))
         }
         Fmod => Partial::By(neg(&un(UnaryOp::Trunc, &div(x, y)?)?)?),
         // JAX's rules: `y * x^(y - 1)` for x (NaN at 0^0), 0 where y == 0 for integer
@@ -692,7 +694,7 @@ fn binary_partial(op: BinaryOp, k: usize, x: &Array, y: &Array, z: &Array) -> Re
                 Partial::By(div(&neg(x)?, &den)?)
             }
         }
-        Hypot => Partial::By(hypot_partial(a, b)?),
+        Hypot => hypot_tangent(a, b)?,
         // JAX's `where(signbit(y), -|x|, |x|)`, with its `|x|'`.
         Copysign if k == 0 => {
             let (x, y) = (x.clone(), y.clone());

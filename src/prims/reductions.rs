@@ -249,7 +249,7 @@ impl JvpRule for Reduce<'_> {
             ReduceOp::Sum => linear(self.primitive(), &t[0]),
             ReduceOp::And | ReduceOp::Or => Ok(vec![None]),
             ReduceOp::Prod => Ok(vec![match &t[0] {
-                Some(t) => Some(prod_jvp(x[0], t, self.axes)?),
+                Some(t) => Some(prod_tree(x[0], t, self.axes)?.1),
                 None => None,
             }]),
             // JAX's `_reduce_chooser_jvp_rule`: the tangents where the result is (ties
@@ -269,6 +269,21 @@ impl JvpRule for Reduce<'_> {
             }]),
         }
     }
+
+    /// JAX's rule gives the tree's product as the output too.
+    fn jvp_with_outputs(
+        &self,
+        x: &[&Array],
+        t: &[Option<Array>],
+    ) -> Result<Option<(Vec<Array>, Vec<Option<Array>>)>> {
+        Ok(match (self.op, &t[0]) {
+            (ReduceOp::Prod, Some(t)) => {
+                let (value, tangent) = prod_tree(x[0], t, self.axes)?;
+                Some((vec![value], vec![Some(tangent)]))
+            }
+            _ => None,
+        })
+    }
 }
 
 // Positions are integers: no tangent.
@@ -278,11 +293,26 @@ impl JvpRule for Cumulative<'_> {
     fn jvp(&self, x: &[&Array], _: &[Array], t: &[Option<Array>]) -> Result<Vec<Option<Array>>> {
         match (self.op, &t[0]) {
             (CumulativeOp::Sum, _) => linear(self.primitive(), &t[0]),
-            (CumulativeOp::Prod, Some(t)) => {
-                Ok(vec![Some(cumprod_jvp(x[0], t, *self.axis, *self.reverse)?)])
-            }
+            (CumulativeOp::Prod, Some(t)) => Ok(vec![Some(
+                cumprod_scan(x[0], t, *self.axis, *self.reverse)?.1,
+            )]),
             (CumulativeOp::Prod, None) => Ok(vec![None]),
         }
+    }
+
+    /// JAX's rule gives the associative scan's products as the outputs too.
+    fn jvp_with_outputs(
+        &self,
+        x: &[&Array],
+        t: &[Option<Array>],
+    ) -> Result<Option<(Vec<Array>, Vec<Option<Array>>)>> {
+        Ok(match (self.op, &t[0]) {
+            (CumulativeOp::Prod, Some(t)) => {
+                let (value, tangent) = cumprod_scan(x[0], t, *self.axis, *self.reverse)?;
+                Some((vec![value], vec![Some(tangent)]))
+            }
+            _ => None,
+        })
     }
 }
 
@@ -342,20 +372,22 @@ fn assoc_scan_mul(x: &Array, t: &Array, axis: usize) -> Result<(Array, Array)> {
     Ok((interleave(&ex, &ox, axis)?, interleave(&et, &ot, axis)?))
 }
 
-/// The tangent of `cumprod(x)` along `axis` for the tangent `t`: JAX's rule, the JVP of
-/// its associative scan (on the reversed axis for a reverse scan).
-fn cumprod_jvp(x: &Array, t: &Array, axis: usize, reverse: bool) -> Result<Array> {
+/// `cumprod(x)` along `axis` and its tangent for the tangent `t` as JAX's rule gives them:
+/// the JVP of its associative scan (on the reversed axis for a reverse scan).
+fn cumprod_scan(x: &Array, t: &Array, axis: usize, reverse: bool) -> Result<(Array, Array)> {
     if !reverse {
-        return Ok(assoc_scan_mul(x, t, axis)?.1);
+        return assoc_scan_mul(x, t, axis);
     }
     let rev = |a: &Array| lax::rev(a, &[axis]);
-    rev(&assoc_scan_mul(&rev(x)?, &rev(t)?, axis)?.1)
+    let (value, tangent) = assoc_scan_mul(&rev(x)?, &rev(t)?, axis)?;
+    Ok((rev(&value)?, rev(&tangent)?))
 }
 
-/// The tangent of `prod(x)` over `axes` for the tangent `t`: JAX's rule (`_reduce_jvp`),
-/// the JVP of a tree of products: the reduced axes moved to the front as one, then its
-/// first half times its second (padded with a 1, its tangent with a 0) until one is left.
-fn prod_jvp(x: &Array, t: &Array, axes: &[usize]) -> Result<Array> {
+/// `prod(x)` over `axes` and its tangent for the tangent `t` as JAX's rule (`_reduce_jvp`)
+/// gives them: the JVP of a tree of products, the reduced axes moved to the front as one,
+/// then its first half times its second (padded with a 1, its tangent with a 0) until one
+/// is left.
+fn prod_tree(x: &Array, t: &Array, axes: &[usize]) -> Result<(Array, Array)> {
     let shape = x.shape();
     let kept: Vec<usize> = (0..x.ndim()).filter(|a| !axes.contains(a)).collect();
     let perm: Vec<usize> = axes.iter().chain(&kept).copied().collect();
@@ -365,7 +397,11 @@ fn prod_jvp(x: &Array, t: &Array, axes: &[usize]) -> Result<Array> {
     let moved = |a: &Array| lax::reshape(&lax::transpose(a, &perm)?, &front);
     let (mut xs, mut ts) = (moved(x)?, moved(t)?);
     if front[0] == 0 {
-        return lax::reshape(&lax::reduce(ReduceOp::Sum, &ts, &[0])?, &out);
+        let one = lax::full(&out, Literal::from_f64(1.0, x.dtype()), Some(x.device()))?;
+        return Ok((
+            one,
+            lax::reshape(&lax::reduce(ReduceOp::Sum, &ts, &[0])?, &out)?,
+        ));
     }
     while xs.shape()[0] > 1 {
         let n = xs.shape()[0];
@@ -387,7 +423,7 @@ fn prod_jvp(x: &Array, t: &Array, axes: &[usize]) -> Result<Array> {
         }
         (xs, ts) = mul_pair((&half(&xs, 0, n1)?, &half(&ts, 0, n1)?), (&x2, &t2))?;
     }
-    lax::reshape(&ts, &out)
+    Ok((lax::reshape(&xs, &out)?, lax::reshape(&ts, &out)?))
 }
 
 // Reductions and scans have kernels of their own.

@@ -2182,21 +2182,52 @@ fn derivatives_agree(g: f32, w: f32, rel: f32) -> bool {
     }
 }
 
-/// The derivatives (first, or `grad` of `grad` where `second`) of the special functions
-/// at the special points and pairs that differ from `text`'s (`gen_grad_specials.py`'s
-/// files: per function JAX's values, for a binary one d/dx then d/dy, or d2/dx2, d2/dxdy
-/// then d2/dy2), one line each.
-fn special_point_differences(text: &str, second: bool) -> Vec<String> {
+/// Which derivatives a file of `gen_grad_specials.py` holds.
+#[derive(Clone, Copy)]
+enum Taken {
+    /// `grad`: per function d/dx (then d/dy).
+    Grad,
+    /// `grad` of `grad`: d2/dx2 (then d2/dxdy, d2/dy2).
+    Grad2,
+    /// `jvp` with unit tangents: d/dx, then d2/dx2 (jvp of jvp); for a binary function
+    /// d/dx and d/dy (the other operand held), the tangent of both, then d2/dx2, d2/dxdy
+    /// and d2/dy2.
+    Jvp,
+}
+
+/// `d f / d x_k` at `x` by forward mode, the other operands held (closed over, so their
+/// tangents are JAX's symbolic zeros, not zero arrays).
+fn jvp_by<F>(f: F, x: &[Array], k: usize) -> Result<Array>
+where
+    F: Fn(&[Array]) -> Result<Array>,
+{
+    let held = x.to_vec();
+    let ones = np::ones_like(&x[k])?;
+    let g = move |a: Array| {
+        let mut v = held.clone();
+        v[k] = a;
+        f(&v)
+    };
+    Ok(jvp(g, x[k].clone(), ones)?.1)
+}
+
+/// The derivatives of the special functions at the special points and pairs that differ
+/// from `text`'s (a file of `gen_grad_specials.py`, holding the derivatives `taken`: per
+/// function JAX's values, part after part), one line each.
+fn special_point_differences(text: &str, taken: Taken) -> Vec<String> {
     let (unary, binary) = special_functions();
     let points = SPECIAL_POINTS;
     let n = points.len();
     let xs: Vec<f32> = points.iter().flat_map(|&x| [x; 13]).collect();
     let ys: Vec<f32> = (0..n).flat_map(|_| points).collect();
     let array = |v: &[f32]| Array::from_slice(v, &[v.len()]).unwrap();
-    let (labels, tol): (&[&str], f32) = if second {
-        (&["d2/dx2", "d2/dxdy", "d2/dy2"], 2e-6)
-    } else {
-        (&["d/dx", "d/dy"], 4e-7)
+    let (unary_labels, labels): (&[&str], &[&str]) = match taken {
+        Taken::Grad => (&["d/dx"], &["d/dx", "d/dy"]),
+        Taken::Grad2 => (&["d2/dx2"], &["d2/dx2", "d2/dxdy", "d2/dy2"]),
+        Taken::Jvp => (
+            &["d/dx", "d2/dx2"],
+            &["d/dx", "d/dy", "d/dx + d/dy", "d2/dx2", "d2/dxdy", "d2/dy2"],
+        ),
     };
     let (mut checked, mut wrong) = (0, vec![]);
     for line in text.lines() {
@@ -2206,51 +2237,93 @@ fn special_point_differences(text: &str, second: bool) -> Vec<String> {
             .map(|w| f32::from_bits(u32::from_str_radix(w, 16).unwrap()))
             .collect();
         let (kind, name) = head.split_once(' ').unwrap();
-        let got: Vec<f32> = if kind == "unary" {
+        let parts: Vec<Array> = if kind == "unary" {
             let f = unary.iter().find(|(m, _)| *m == name).unwrap().1;
             let df = move |x: Array| grad(move |x: Array| np::sum(f(&x)?, None, false))(x);
-            let g = if second {
-                grad(move |x: Array| np::sum(df(x)?, None, false))(array(&points))
-            } else {
-                df(array(&points))
-            };
-            g.unwrap().to_vec().unwrap()
+            match taken {
+                Taken::Grad => vec![df(array(&points)).unwrap()],
+                Taken::Grad2 => {
+                    vec![
+                        grad(move |x: Array| np::sum(df(x)?, None, false))(array(&points)).unwrap(),
+                    ]
+                }
+                Taken::Jvp => {
+                    let d = move |x: &[Array]| jvp_by(|x: &[Array]| f(&x[0]), x, 0);
+                    let x = [array(&points)];
+                    vec![d(&x).unwrap(), jvp_by(d, &x, 0).unwrap()]
+                }
+            }
         } else {
             let f = binary.iter().find(|(m, _)| *m == name).unwrap().1;
             let d = move |v: Vec<Array>| {
                 grad(move |v: Vec<Array>| np::sum(f(&v[0], &v[1])?, None, false))(v)
             };
             let xy = || vec![array(&xs), array(&ys)];
-            let parts: Vec<Array> = if second {
-                // The first derivatives by each operand, then theirs.
-                let by = |k: usize| {
-                    grad(move |v: Vec<Array>| np::sum(&d(v)?[k], None, false))(xy()).unwrap()
-                };
-                let (dx, dy) = (by(0), by(1));
-                vec![dx[0].clone(), dx[1].clone(), dy[1].clone()]
-            } else {
-                d(xy()).unwrap()
-            };
-            parts
-                .iter()
-                .flat_map(|p| p.to_vec::<f32>().unwrap())
-                .collect()
+            match taken {
+                Taken::Grad => d(xy()).unwrap(),
+                Taken::Grad2 => {
+                    // The first derivatives by each operand, then theirs.
+                    let by = |k: usize| {
+                        grad(move |v: Vec<Array>| np::sum(&d(v)?[k], None, false))(xy()).unwrap()
+                    };
+                    let (dx, dy) = (by(0), by(1));
+                    vec![dx[0].clone(), dx[1].clone(), dy[1].clone()]
+                }
+                Taken::Jvp => {
+                    let fv = move |v: &[Array]| f(&v[0], &v[1]);
+                    let dx = move |v: &[Array]| jvp_by(fv, v, 0);
+                    let dy = move |v: &[Array]| jvp_by(fv, v, 1);
+                    let v = xy();
+                    let ones = vec![np::ones_like(&v[0]).unwrap(); 2];
+                    let both = jvp(|v: Vec<Array>| fv(&v), v.clone(), ones).unwrap().1;
+                    vec![
+                        dx(&v).unwrap(),
+                        dy(&v).unwrap(),
+                        both,
+                        jvp_by(dx, &v, 0).unwrap(),
+                        jvp_by(dx, &v, 1).unwrap(),
+                        jvp_by(dy, &v, 1).unwrap(),
+                    ]
+                }
+            }
+        };
+        let got: Vec<f32> = parts
+            .iter()
+            .flat_map(|p| p.to_vec::<f32>().unwrap())
+            .collect();
+        let (labels, len) = match kind {
+            "unary" => (unary_labels, n),
+            _ => (labels, xs.len()),
         };
         let at = |i: usize| match kind {
-            "unary" => format!("{}", points[i]),
+            "unary" => format!("{} at {}", labels[i / len], points[i % len]),
             _ => {
-                let j = i % xs.len();
-                format!("{} at ({}, {})", labels[i / xs.len()], xs[j], ys[j])
+                let j = i % len;
+                format!("{} at ({}, {})", labels[i / len], xs[j], ys[j])
             }
         };
         assert_eq!(got.len(), want.len(), "{name}");
         for (i, (&g, &w)) in got.iter().zip(&want).enumerate() {
-            // XLA:CPU flushes the subnormal 3e38^-1 to 0 before multiplying it by log(3e38)
-            // (or its square): the y-derivatives of 3e38^y at y = -1.
-            let power = name == "power" || name == "float_power";
-            let last = labels[labels.len() - 1];
-            let flushed = power
-                && at(i) == format!("{last} at (300000000000000000000000000000000000000, -1)");
+            let label = labels[i / len];
+            let pair = (kind != "unary").then(|| (xs[i % len], ys[i % len]));
+            // XLA:CPU flushes subnormal intermediates to zero, where Olympus keeps them:
+            // 3e38^-1 before multiplying it by log(3e38) (the y-derivatives of 3e38^y at y =
+            // -1), and in `hypot`'s forward mode the quotient `m / M` and its tangent for M
+            // = 3e38 (first derivatives: the sign of a zero, or 1/sqrt(2) + 1/sqrt(8) for
+            // 1/sqrt(2) at (3e38, 3e38)).
+            let flushed = match name {
+                "power" | "float_power" => {
+                    (label.ends_with("/dy") || label.ends_with("/dy2"))
+                        && pair == Some((3e38, -1.0))
+                }
+                "hypot" => {
+                    matches!(taken, Taken::Jvp)
+                        && !label.starts_with("d2")
+                        && pair.is_some_and(|(x, y)| x == 3e38 || y == 3e38)
+                }
+                _ => false,
+            };
+            let tol = if label.starts_with("d2") { 2e-6 } else { 4e-7 };
             if !derivatives_agree(g, w, tol) && !flushed {
                 wrong.push(format!("{name} {}: {g}, JAX {w}", at(i)));
             }
@@ -2268,7 +2341,7 @@ fn special_point_differences(text: &str, second: bool) -> Vec<String> {
 /// tests/data/gen_grad_specials.py`.
 #[test]
 fn derivatives_at_special_points_are_jaxs() {
-    let wrong = special_point_differences(include_str!("../data/grad_specials.txt"), false);
+    let wrong = special_point_differences(include_str!("../data/grad_specials.txt"), Taken::Grad);
     assert!(
         wrong.is_empty(),
         "{} derivatives differ:\n{}",
@@ -2283,10 +2356,27 @@ fn derivatives_at_special_points_are_jaxs() {
 /// `python3 tests/data/gen_grad_specials.py`.
 #[test]
 fn second_derivatives_at_special_points_are_jaxs() {
-    let wrong = special_point_differences(include_str!("../data/grad_specials_2.txt"), true);
+    let wrong =
+        special_point_differences(include_str!("../data/grad_specials_2.txt"), Taken::Grad2);
     assert!(
         wrong.is_empty(),
         "{} second derivatives differ:\n{}",
+        wrong.len(),
+        wrong.join("\n")
+    );
+}
+
+/// Forward-mode derivatives (`jvp`, and `jvp` of `jvp`) of the same functions at the same
+/// points are JAX 0.10.2's, which differ from its `grad` where JAX's function is a
+/// composite (`hypot` is 0 with an infinite operand by `jvp` and NaN by `grad`) or a
+/// custom rule (`logaddexp`'s rule meets zero tangents). Values from `python3
+/// tests/data/gen_grad_specials.py`.
+#[test]
+fn forward_derivatives_at_special_points_are_jaxs() {
+    let wrong = special_point_differences(include_str!("../data/jvp_specials.txt"), Taken::Jvp);
+    assert!(
+        wrong.is_empty(),
+        "{} forward derivatives differ:\n{}",
         wrong.len(),
         wrong.join("\n")
     );
@@ -2376,7 +2466,10 @@ fn reduction_derivatives_at_special_rows_are_jaxs() {
         let h = jvp(move |x: Array| grad(gl.clone())(x), x.clone(), v.clone())
             .unwrap()
             .1;
-        for (kind, got) in [("grad", g), ("hvp", h)] {
+        let (out, tangent) = jvp(move |x: Array| f(&x), x.clone(), v.clone()).unwrap();
+        let flat = |a: &Array| np::ravel(a).unwrap();
+        let both = np::concatenate([flat(&out), flat(&tangent)], 0).unwrap();
+        for (kind, got) in [("grad", g), ("hvp", h), ("jvp", both)] {
             // JAX's jitted values, and its eager ones where they differ (XLA selects
             // where it could multiply by a mask: a row maximum's gradient beside a NaN).
             let wants: Vec<Vec<f32>> =

@@ -6,7 +6,9 @@ order statistics along the rows of a matrix of special cases, for
 
 Each function `f` is differentiated through `sum(f(X) * W)` (`W`: the first weights of
 `cos(1.3 i)` in `f(X)`'s shape); the Hessian-vector product is the JVP of the gradient
-along `sin(0.7 i + 0.3)`. Lines: `NAME grad | words` and `NAME hvp | words` (jitted,
+along `sin(0.7 i + 0.3)`, and `jvp` is `f`'s own JVP along it, its outputs then their
+tangents (JAX's rules for `prod` and `cumprod` compute the outputs themselves, by trees of
+products). Lines: `NAME grad | words`, `NAME hvp | words` and `NAME jvp | words` (jitted,
 float32 words in hex), each followed by `NAME KIND eager | words` where JAX's eager
 values differ."""
 import jax
@@ -67,7 +69,10 @@ for name, f in FUNCS.items():
         w = jnp.asarray(W[: y.size].reshape(y.shape))
         return jnp.sum(y * w)
     hv = lambda x: jax.jvp(jax.grad(loss), (x,), (jnp.asarray(V),))[1]
-    for kind, fn in (("grad", jax.grad(loss)), ("hvp", hv)):
+    def jv(x):
+        out, tangent = jax.jvp(f, (x,), (jnp.asarray(V),))
+        return jnp.concatenate([out.ravel(), tangent.ravel()])
+    for kind, fn in (("grad", jax.grad(loss)), ("hvp", hv), ("jvp", jv)):
         jitted, eager = jax.jit(fn)(ROWS), fn(ROWS)
         print(f"{name} {kind} | {words(jitted)}")
         if words(eager) != words(jitted):
