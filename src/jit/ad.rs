@@ -298,6 +298,9 @@ pub(crate) fn linear(prim: Primitive, t: &Option<Array>) -> Result<Vec<Option<Ar
     }])
 }
 
+/// A primitive's outputs and their tangents (`None`: zero).
+pub(crate) type OutputsAndTangents = (Vec<Array>, Vec<Option<Array>>);
+
 /// The JVP rule of one primitive, implemented by its view (`primitive::params`) in its
 /// family's file under `prims/`: the tangents of `prim(x...) = outs` given the operands'
 /// tangents `t` (`None` for zero), one per output (`None` for zero or for an integer
@@ -318,7 +321,7 @@ pub(crate) trait JvpRule {
         &self,
         _x: &[&Array],
         _t: &[Option<Array>],
-    ) -> Result<Option<(Vec<Array>, Vec<Option<Array>>)>> {
+    ) -> Result<Option<OutputsAndTangents>> {
         Ok(None)
     }
 }
@@ -328,7 +331,7 @@ pub(crate) fn jvp_with_outputs(
     prim: &Primitive,
     x: &[&Array],
     t: &[Option<Array>],
-) -> Result<Option<(Vec<Array>, Vec<Option<Array>>)>> {
+) -> Result<Option<OutputsAndTangents>> {
     with_params!(prim, p => p.jvp_with_outputs(x, t))
 }
 

@@ -548,14 +548,14 @@ fn unary_partial(op: UnaryOp, x: &Array, y: &Array) -> Result<Partial> {
     })
 }
 
-/// The tangent of `hypot(a, b)` along `a`, `b` held. JAX's `hypot` is a composite: `M *
-/// sqrt(1 + (m / M')^2)` over `M = max(|a|, |b|)`, `m = min(..)` and `M' = M` (1 where `M` is
-/// 0), then `M` where `M` is 0 and +inf where either operand is. This map is the
-/// composite's JVP step by step with JAX's rules (`|.|'` 1 at 0, balanced max and min, `-x
-/// * y^-2` for a divisor, `2x` for the square, `0.5 / sqrt`), so forward mode gives JAX's
-/// `jvp` (0 where an operand is infinite: the constant selected there has no tangent) and
-/// reverse mode, its transpose, JAX's `grad` (NaN there, where a zero cotangent meets `M =
-/// inf`; 0.5 at (0, 0); NaN at (0, 1e-30), where `M'^-2` overflows).
+/// The tangent of `hypot(a, b)` along `a`, `b` held. JAX's `hypot` is a composite:
+/// `M * sqrt(1 + (m / M')^2)` over `M = max(|a|, |b|)`, `m = min(..)` and `M' = M` (1
+/// where `M` is 0), then `M` where `M` is 0 and +inf where either operand is. This map is
+/// the composite's JVP step by step with JAX's rules (`|.|'` 1 at 0, balanced max and min,
+/// `-x * y^-2` for a divisor, `2x` for the square, `0.5 / sqrt`), so forward mode gives
+/// JAX's `jvp` (0 where an operand is infinite: the constant selected there has no
+/// tangent) and reverse mode, its transpose, JAX's `grad` (NaN there, where a zero
+/// cotangent meets `M = inf`; 0.5 at (0, 0); NaN at (0, 1e-30), where `M'^-2` overflows).
 fn hypot_tangent(a: &Array, b: &Array) -> Result<Partial> {
     let c = |v: f64| lit(a, v);
     let (abs_a, abs_b) = (un(UnaryOp::Abs, a)?, un(UnaryOp::Abs, b)?);

@@ -6,7 +6,7 @@ use super::int32_positions;
 use crate::array::Array;
 use crate::dtype::DType;
 use crate::error::{Error, Result};
-use crate::jit::ad::{add, cmp, div, linear, lit, mul, unreduce, JvpRule};
+use crate::jit::ad::{add, cmp, div, linear, lit, mul, unreduce, JvpRule, OutputsAndTangents};
 use crate::jit::batching::{batched_first, bind_lifted, shifted, BatchRule};
 use crate::jit::transpose::{TransposeRule, Transposing};
 use crate::lax;
@@ -275,7 +275,7 @@ impl JvpRule for Reduce<'_> {
         &self,
         x: &[&Array],
         t: &[Option<Array>],
-    ) -> Result<Option<(Vec<Array>, Vec<Option<Array>>)>> {
+    ) -> Result<Option<OutputsAndTangents>> {
         Ok(match (self.op, &t[0]) {
             (ReduceOp::Prod, Some(t)) => {
                 let (value, tangent) = prod_tree(x[0], t, self.axes)?;
@@ -305,7 +305,7 @@ impl JvpRule for Cumulative<'_> {
         &self,
         x: &[&Array],
         t: &[Option<Array>],
-    ) -> Result<Option<(Vec<Array>, Vec<Option<Array>>)>> {
+    ) -> Result<Option<OutputsAndTangents>> {
         Ok(match (self.op, &t[0]) {
             (CumulativeOp::Prod, Some(t)) => {
                 let (value, tangent) = cumprod_scan(x[0], t, *self.axis, *self.reverse)?;
