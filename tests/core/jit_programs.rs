@@ -1319,6 +1319,7 @@ fn random_programs_give_jax_values() {
         let (mut inputs, mut ops, mut outputs, mut want) = (vec![], vec![], vec![], vec![]);
         let mut grads: Vec<(DType, Vec<usize>, Vec<Vec<u32>>)> = vec![];
         let mut hvps: Vec<(DType, Vec<usize>, Vec<Vec<u32>>)> = vec![];
+        let mut tangents: Vec<(DType, Vec<usize>, Vec<Vec<u32>>)> = vec![];
         for line in lines {
             let (kind, rest) = line.split_once(' ').unwrap();
             match kind {
@@ -1343,7 +1344,7 @@ fn random_programs_give_jax_values() {
                 }
                 "op" => ops.push(decode(rest)),
                 "outputs" => outputs = parse_list(rest),
-                "out" | "alt" | "grad" | "hvp" => {
+                "out" | "alt" | "grad" | "hvp" | "tangent" => {
                     let (head, words) = rest.split_once(" | ").unwrap_or((rest, ""));
                     let (d, shape) = head.split_once(' ').unwrap();
                     let w: Vec<u32> = words
@@ -1353,7 +1354,10 @@ fn random_programs_give_jax_values() {
                         .collect();
                     if kind == "alt" {
                         // JAX's eager words for the line before.
-                        let last: &mut (DType, Vec<usize>, Vec<Vec<u32>>) = if !hvps.is_empty() {
+                        let last: &mut (DType, Vec<usize>, Vec<Vec<u32>>) = if !tangents.is_empty()
+                        {
+                            tangents.last_mut().unwrap()
+                        } else if !hvps.is_empty() {
                             hvps.last_mut().unwrap()
                         } else if !grads.is_empty() {
                             grads.last_mut().unwrap()
@@ -1361,6 +1365,8 @@ fn random_programs_give_jax_values() {
                             want.last_mut().unwrap()
                         };
                         last.2.push(w);
+                    } else if kind == "tangent" {
+                        tangents.push((dtype_named(d), parse_list::<usize>(shape), vec![w]));
                     } else if kind == "hvp" {
                         hvps.push((dtype_named(d), parse_list::<usize>(shape), vec![w]));
                     } else if kind == "grad" {
@@ -1397,18 +1403,40 @@ fn random_programs_give_jax_values() {
             results.push(("jit gradient", jitted, &grads));
             differentiated += 1;
         }
+        // The directions of forward mode: `cos(0.7 i + k)` for element `i` of input `k`.
+        let dirs: Vec<Array> = inputs
+            .iter()
+            .enumerate()
+            .map(|(k, x)| {
+                let v: Vec<f32> = (0..x.size())
+                    .map(|i| (i as f64 * 0.7 + k as f64).cos() as f32)
+                    .collect();
+                Array::from_slice(&v, x.shape()).unwrap()
+            })
+            .collect();
+        if !tangents.is_empty() {
+            // The floating outputs' tangents by forward mode.
+            let p = program.clone();
+            let forward = move |(xs, vs): (Vec<Array>, Vec<Array>)| {
+                let p = p.clone();
+                let (outs, tangents) = olympus::jvp(move |xs: Vec<Array>| run(&p, xs), xs, vs)?;
+                Ok(outs
+                    .iter()
+                    .zip(tangents)
+                    .filter(|(o, _)| o.dtype().is_floating())
+                    .map(|(_, t)| t)
+                    .collect::<Vec<Array>>())
+            };
+            let eager = forward((inputs.clone(), dirs.clone()))
+                .unwrap_or_else(|e: olympus::Error| panic!("eager jvp {}: {e}", what()));
+            let jitted = jit(forward)
+                .call((inputs.clone(), dirs.clone()))
+                .unwrap_or_else(|e| panic!("jit jvp {}: {e}", what()));
+            results.push(("eager forward derivative", eager, &tangents));
+            results.push(("jit forward derivative", jitted, &tangents));
+        }
         if !hvps.is_empty() {
-            // Hessian-vector products: forward over reverse, along fixed directions.
-            let dirs: Vec<Array> = inputs
-                .iter()
-                .enumerate()
-                .map(|(k, x)| {
-                    let v: Vec<f32> = (0..x.size())
-                        .map(|i| (i as f64 * 0.7 + k as f64).cos() as f32)
-                        .collect();
-                    Array::from_slice(&v, x.shape()).unwrap()
-                })
-                .collect();
+            // Hessian-vector products: forward over reverse, along the same directions.
             let p = program.clone();
             let hvp = move |(xs, vs): (Vec<Array>, Vec<Array>)| {
                 let p = p.clone();

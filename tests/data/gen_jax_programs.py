@@ -18,7 +18,9 @@ weighted by `1 / (i + 1)`, and an `alt` line with the eager one where it differs
 turns a mask's `x * convert(mask)` into a select under `jit`, so a minimum over a row
 with a NaN gives 0, not NaN, to the other elements). Then one `hvp` line per input: the
 jitted Hessian-vector product of the same weighted sum (`jax.jvp` of the gradient along
-`cos(0.7 i + k)` for element `i` of input `k`, rounded to float32), with its `alt`."""
+`cos(0.7 i + k)` for element `i` of input `k`, rounded to float32), with its `alt`; then
+one `tangent` line per floating output: its jitted tangent by `jax.jvp` of the program
+along the same directions, with its `alt`."""
 import sys
 
 import jax
@@ -218,19 +220,27 @@ def run(lines):
             hvps = list(zip(jax.jit(hv)(*xs), hv(*xs)))
         except NotImplementedError:
             hvps = None
-    return jax.jit(f)(*xs), f(*xs), grads, hvps
+
+        # Forward mode along the same directions: the floating outputs' tangents.
+        def tangents(*xs):
+            return jax.jvp(f, xs, vs)[1]
+
+        tans = [(t, e) for t, e in zip(jax.jit(tangents)(*xs), tangents(*xs))
+                if jnp.issubdtype(t.dtype, jnp.floating)]
+        return jax.jit(f)(*xs), f(*xs), grads, hvps, tans
+    return jax.jit(f)(*xs), f(*xs), grads, hvps, None
 
 
 block = []
 for line in sys.stdin.read().splitlines() + ["program end"]:
     if line.startswith("program") and block:
-        outs, eagers, grads, hvps = run(block[1:])
+        outs, eagers, grads, hvps, tans = run(block[1:])
         for out, eager in zip(outs, eagers):
             shape = ",".join(map(str, out.shape)) or "-"
             block.append(f"out {out.dtype} {shape} | {words(out)}")
             if words(eager) != words(out):
                 block.append(f"alt {eager.dtype} {shape} | {words(eager)}")
-        for kind, pairs in (("grad", grads), ("hvp", hvps)):
+        for kind, pairs in (("grad", grads), ("hvp", hvps), ("tangent", tans)):
             for g, eager in pairs or []:
                 shape = ",".join(map(str, g.shape)) or "-"
                 block.append(f"{kind} {g.dtype} {shape} | {words(g)}")
