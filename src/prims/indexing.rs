@@ -207,8 +207,8 @@ impl JvpRule for Scatter<'_> {
                 // (`scatter_mul(ones, pos, vals)`; JAX scatters the tangent itself, the
                 // same but where a position's factors over- or underflow together). As
                 // in JAX, the updates have a derivative only for positions promised
-                // unique, which a scatter here cannot promise.
-                if t[2].is_some() {
+                // unique, which a scatter here cannot promise; no updates have none.
+                if t[2].is_some() && vals.size() > 0 {
                     return Err(not_differentiable(
                         &self.primitive(),
                         "a multiplying scatter has a derivative with respect to its \

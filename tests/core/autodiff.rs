@@ -2015,6 +2015,15 @@ fn misuse_is_an_error_and_integer_paths_have_zero_gradient() {
         &g,
         &[0.125, 4.0, 1.5, 8.0],
     );
+    // With no positions nothing depends on the updates: an empty gradient, as JAX's.
+    let g = grad(|u: Array| {
+        let y = np::ones(&[4], DType::Float32)?
+            .at(Vec::<i32>::new())
+            .multiply(&u)?;
+        np::sum(y, None, false)
+    })(np::zeros(&[0], DType::Float32).unwrap())
+    .unwrap();
+    assert_eq!(g.shape(), &[0]);
 }
 
 /// A scatter's maximum or minimum shares each position's tangent among its tied winners,
