@@ -155,7 +155,24 @@ fn jvp_interpret(
             false => None,
         };
         let (outs, touts) = match own {
-            Some(both) => both,
+            // The rule's outputs in the primitive's types (its weak flag included).
+            Some((outs, touts)) => {
+                let outs = e
+                    .outs
+                    .iter()
+                    .zip(outs)
+                    .map(|(&o, a)| {
+                        debug_assert_eq!(
+                            (a.shape(), a.dtype()),
+                            (graph.avals[o].shape.as_slice(), graph.avals[o].dtype),
+                            "{}'s jvp_with_outputs",
+                            e.prim.name()
+                        );
+                        a.with_weak(graph.avals[o].weak)
+                    })
+                    .collect();
+                (outs, touts)
+            }
             None => {
                 let outs = lax::bind_all(e.prim.clone(), &ins, Some(device))?;
                 let touts = match differentiated {

@@ -420,6 +420,13 @@ impl JvpRule for Binary<'_> {
         // JAX's `logaddexp` is a `custom_jvp` function, whose rule sees zeros for a missing
         // tangent: `0 * exp(x2 - out)` makes the tangent NaN where that factor is infinite
         // (d/dx at (inf, 3e38)), and adds +0 to a second derivative's -0.
+        if x[0].dtype().is_floating() {
+            match self.op {
+                BinaryOp::Hypot => return Ok(vec![hypot_jvp(x[0], x[1], &t[0], &t[1])?]),
+                BinaryOp::Rem => return Ok(vec![remainder_jvp(x[0], x[1], &t[0], &t[1])?]),
+                _ => {}
+            }
+        }
         let zeros_for_missing = matches!(self.op, BinaryOp::LogAddExp | BinaryOp::LogAddExp2)
             && t.iter().any(Option::is_some);
         let mut terms = Vec::with_capacity(2);
@@ -548,49 +555,112 @@ fn unary_partial(op: UnaryOp, x: &Array, y: &Array) -> Result<Partial> {
     })
 }
 
-/// The tangent of `hypot(a, b)` along `a`, `b` held. JAX's `hypot` is a composite:
-/// `M * sqrt(1 + (m / M')^2)` over `M = max(|a|, |b|)`, `m = min(..)` and `M' = M` (1
-/// where `M` is 0), then `M` where `M` is 0 and +inf where either operand is. This map is
-/// the composite's JVP step by step with JAX's rules (`|.|'` 1 at 0, balanced max and min,
-/// `-x * y^-2` for a divisor, `2x` for the square, `0.5 / sqrt`), so forward mode gives
-/// JAX's `jvp` (0 where an operand is infinite: the constant selected there has no
-/// tangent) and reverse mode, its transpose, JAX's `grad` (NaN there, where a zero
+/// The tangent of `hypot(a, b)` for the operands' tangents (`None`: zero). JAX's `hypot`
+/// is a composite: `M * sqrt(1 + (m / M')^2)` over `M = max(|a|, |b|)`, `m = min(..)` and
+/// `M' = M` (1 where `M` is 0), then `M` where `M` is 0 and +inf where either operand is.
+/// This is the composite's JVP step by step with JAX's rules (`|.|'` 1 at 0, balanced max
+/// and min, `-x * y^-2` for a divisor, `2x` for the square, `0.5 / sqrt`), the two
+/// tangents added where JAX adds them (in the max, the min and the quotient), so forward
+/// mode gives JAX's `jvp` (0 where an operand is infinite: the constant selected there has
+/// no tangent) and reverse mode, its transpose, JAX's `grad` (NaN there, where a zero
 /// cotangent meets `M = inf`; 0.5 at (0, 0); NaN at (0, 1e-30), where `M'^-2` overflows).
-fn hypot_tangent(a: &Array, b: &Array) -> Result<Partial> {
+fn hypot_jvp(
+    a: &Array,
+    b: &Array,
+    ta: &Option<Array>,
+    tb: &Option<Array>,
+) -> Result<Option<Array>> {
+    if ta.is_none() && tb.is_none() {
+        return Ok(None);
+    }
     let c = |v: f64| lit(a, v);
     let (abs_a, abs_b) = (un(UnaryOp::Abs, a)?, un(UnaryOp::Abs, b)?);
     let hi = bin(BinaryOp::Max, &abs_a, &abs_b)?;
     let lo = bin(BinaryOp::Min, &abs_a, &abs_b)?;
-    // JAX's `_balanced_eq(|a|, z, |b|)`: 1 where `|a|` alone is the result, 1/2 on ties.
-    let balanced = |z: &Array| -> Result<Array> {
+    // JAX's `_balanced_eq(x, z, y)`: 1 where `x` alone is the result `z`, 1/2 on ties.
+    let balanced = |x: &Array, z: &Array, y: &Array| -> Result<Array> {
         sel(
-            &cmp(CompareOp::Eq, &abs_a, z)?,
-            &sel(&cmp(CompareOp::Eq, &abs_b, z)?, &c(0.5)?, &c(1.0)?)?,
+            &cmp(CompareOp::Eq, x, z)?,
+            &sel(&cmp(CompareOp::Eq, y, z)?, &c(0.5)?, &c(1.0)?)?,
             &c(0.0)?,
         )
     };
-    let (d_hi, d_lo) = (balanced(&hi)?, balanced(&lo)?);
+    // `|a|`'s and `|b|`'s tangents through the max and the min, added.
+    let through = |z: &Array| -> Result<Option<Array>> {
+        let mut terms = Vec::with_capacity(2);
+        if let Some(t) = ta {
+            terms.push(Some(mul(&abs_jvp(a, t)?, &balanced(&abs_a, z, &abs_b)?)?));
+        }
+        if let Some(t) = tb {
+            terms.push(Some(mul(&abs_jvp(b, t)?, &balanced(&abs_b, z, &abs_a)?)?));
+        }
+        sum_terms(terms)
+    };
+    let (t_hi, t_lo) = match (through(&hi)?, through(&lo)?) {
+        (Some(h), Some(l)) => (h, l),
+        _ => return Err(Error::arg("hypot", "a tangent without its terms")),
+    };
     let inf = |v: &Array| cmp(CompareOp::Eq, v, &c(f64::INFINITY)?);
     let at_inf = bin(BinaryOp::Or, &inf(&abs_a)?, &inf(&abs_b)?)?;
     let zero = cmp(CompareOp::Eq, &hi, &c(0.0)?)?;
     let den = sel(&zero, &c(1.0)?, &hi)?;
     let q = div(&lo, &den)?;
     let root = un(UnaryOp::Sqrt, &add(&c(1.0)?, &square(&q)?)?)?;
-    let (two_q, half_by_root) = (mul(&c(2.0)?, &q)?, div(&c(0.5)?, &root)?);
-    let den_m2 = integer_pow(&den, -2)?;
-    let (a, zeros) = (a.clone(), c(0.0)?);
-    Ok(Partial::Linear(Box::new(move |t| {
-        let t_abs = abs_jvp(&a, t)?;
-        let (t_hi, t_lo) = (mul(&t_abs, &d_hi)?, mul(&t_abs, &d_lo)?);
-        let t_den = sel(&zero, &zeros, &t_hi)?;
-        let t_q = add(
-            &div(&t_lo, &den)?,
-            &mul(&mul(&neg(&t_den)?, &lo)?, &den_m2)?,
-        )?;
-        let t_root = mul(&mul(&t_q, &two_q)?, &half_by_root)?;
-        let t_prod = add(&mul(&t_hi, &root)?, &mul(&hi, &t_root)?)?;
-        sel(&at_inf, &zeros, &sel(&zero, &t_hi, &t_prod)?)
-    })))
+    let zeros = c(0.0)?;
+    let t_den = sel(&zero, &zeros, &t_hi)?;
+    let t_q = add(
+        &div(&t_lo, &den)?,
+        &mul(&mul(&neg(&t_den)?, &lo)?, &integer_pow(&den, -2)?)?,
+    )?;
+    let t_root = mul(&mul(&t_q, &mul(&c(2.0)?, &q)?)?, &div(&c(0.5)?, &root)?)?;
+    let t_prod = add(&mul(&t_hi, &root)?, &mul(&hi, &t_root)?)?;
+    Ok(Some(sel(&at_inf, &zeros, &sel(&zero, &t_hi, &t_prod)?)?))
+}
+
+/// The tangent of `remainder(x, y)` for the operands' tangents (`None`: zero): JAX's
+/// `remainder` is `select(plus, r + y, r)` over the truncated remainder `r`, whose rule is
+/// `t_x - t_y * (sign(x / y) * floor(|x / y|))`; the tangents added where JAX adds them, so
+/// forward mode gives JAX's `jvp` (-0 for d/dy at (0, 1)) and reverse mode, its transpose,
+/// JAX's `grad` (+0 there: the select's two branches summed).
+fn remainder_jvp(
+    x: &Array,
+    y: &Array,
+    tx: &Option<Array>,
+    ty: &Option<Array>,
+) -> Result<Option<Array>> {
+    if tx.is_none() && ty.is_none() {
+        return Ok(None);
+    }
+    let c = |v: f64| lit(x, v);
+    let r = bin(BinaryOp::Fmod, x, y)?;
+    let plus = bin(
+        BinaryOp::And,
+        &cmp(
+            CompareOp::Ne,
+            &cmp(CompareOp::Lt, &r, &c(0.0)?)?,
+            &cmp(CompareOp::Lt, y, &c(0.0)?)?,
+        )?,
+        &cmp(CompareOp::Ne, &r, &c(0.0)?)?,
+    )?;
+    let from_y = match ty {
+        Some(t) => {
+            let q = div(x, y)?;
+            let trunc = mul(
+                &un(UnaryOp::Sign, &q)?,
+                &un(UnaryOp::Floor, &un(UnaryOp::Abs, &q)?)?,
+            )?;
+            Some(mul(&neg(t)?, &trunc)?)
+        }
+        None => None,
+    };
+    let Some(t_r) = sum_terms(vec![tx.clone(), from_y])? else {
+        return Err(Error::arg("remainder", "a tangent without its terms"));
+    };
+    let t_plus = match ty {
+        Some(t) => add(&t_r, t)?,
+        None => t_r.clone(),
+    };
+    Ok(Some(sel(&plus, &t_plus, &t_r)?))
 }
 
 /// `x` with +inf replaced by 0 (JAX's `_replace_inf` in `logaddexp`'s derivative).
@@ -632,31 +702,10 @@ fn binary_partial(op: BinaryOp, k: usize, x: &Array, y: &Array, z: &Array) -> Re
         Div if k == 0 => Partial::DivBy(y.clone()),
         Div => Partial::NegBy(x.clone(), integer_pow(y, -2)?),
         FloorDiv | And | Or | Xor | ShiftLeft | ShiftRight | Gcd | Lcm => Partial::Zero,
-        Rem | Fmod if k == 0 => Partial::One,
-        // JAX's `remainder` is `select(plus, t + y, t)` over the truncated remainder `t`,
-        // whose rule for `y` is `-g * (sign(x / y) * floor(|x / y|))`; as a map in that order
-        // (its `select` and `add` give -0 in forward mode where the sum in reverse gives +0).
-        Rem => {
-            let q = div(x, y)?;
-            let t = bin(Fmod, x, y)?;
-            let plus = bin(
-                And,
-                &cmp(
-                    CompareOp::Ne,
-                    &cmp(CompareOp::Lt, &t, &c(0.0)?)?,
-                    &cmp(CompareOp::Lt, y, &c(0.0)?)?,
-                )?,
-                &cmp(CompareOp::Ne, &t, &c(0.0)?)?,
-            )?;
-            let trunc = mul(
-                &un(UnaryOp::Sign, &q)?,
-                &un(UnaryOp::Floor, &un(UnaryOp::Abs, &q)?)?,
-            )?;
-            Partial::Linear(Box::new(move |g| {
-                let d = mul(&neg(g)?, &trunc)?;
-                sel(&plus, &add(&d, g)?, &d)
-            }))
-        }
+        // `remainder` and `hypot` are JAX composites, whose tangents add the operands'
+        // inside (`Binary::jvp` takes them jointly: `remainder_jvp`, `hypot_jvp`).
+        Rem | Hypot => return Err(Error::arg(op.name(), "differentiated jointly")),
+        Fmod if k == 0 => Partial::One,
         Fmod => Partial::By(neg(&un(UnaryOp::Trunc, &div(x, y)?)?)?),
         // JAX's rules: `y * x^(y - 1)` for x (NaN at 0^0), 0 where y == 0 for integer
         // powers; log(x) with x == 0 replaced by 1 for y.
@@ -694,7 +743,6 @@ fn binary_partial(op: BinaryOp, k: usize, x: &Array, y: &Array, z: &Array) -> Re
                 Partial::By(div(&neg(x)?, &den)?)
             }
         }
-        Hypot => hypot_tangent(a, b)?,
         // JAX's `where(signbit(y), -|x|, |x|)`, with its `|x|'`.
         Copysign if k == 0 => {
             let (x, y) = (x.clone(), y.clone());
