@@ -124,6 +124,17 @@ impl DType {
         matches!(self, DType::BFloat16 | DType::Float16 | DType::Float32)
     }
 
+    /// The largest finite value of a floating dtype (`finfo(dtype).max`); `None` for
+    /// others.
+    pub(crate) fn max_finite(self) -> Option<f64> {
+        match self {
+            DType::Float16 => Some(half::f16::MAX.to_f64()),
+            DType::BFloat16 => Some(half::bf16::MAX.to_f64()),
+            DType::Float32 => Some(f64::from(f32::MAX)),
+            _ => None,
+        }
+    }
+
     /// True for the signed and unsigned integer dtypes.
     pub fn is_integer(self) -> bool {
         self.is_signed_integer() || self.is_unsigned_integer()

@@ -68,7 +68,9 @@ pub fn ldexp(x1: impl ArrayLike, x2: impl ArrayLike) -> Result<Array> {
         ));
     }
     let (m, e) = frexp(&x)?;
-    let e = super::add(e, n.astype(DType::Int32)?)?.astype(x.dtype())?;
+    // Any |x2| past 512 over- or underflows every float: clamped, the sum cannot wrap.
+    let n = super::clip(n.astype(DType::Int32)?, -512, 512)?;
+    let e = super::add(e, n)?.astype(x.dtype())?;
     let pos = super::greater(&e, 0.0)?;
     let m = super::r#where(&pos, super::multiply(&m, 2.0)?, &m)?;
     let e = super::r#where(&pos, super::subtract(&e, 1.0)?, &e)?;

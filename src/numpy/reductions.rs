@@ -771,14 +771,15 @@ fn sort_impl(
         if !descending {
             return lax::sort(y, indices);
         }
-        // JAX's descending order: the stable ascending sort of the reversed row, reversed
-        // (NaN first, equal elements in their original order); positions map back from
-        // the reversed row.
+        // JAX's descending order, NaN first: the ascending sort reversed for values (equal
+        // elements, such as -0 and +0, in reverse order), and for positions the stable
+        // ascending sort of the reversed row, reversed (equal elements in their original
+        // order), mapped back from the reversed row.
         let last = [y.ndim() - 1];
-        let s = lax::rev(&lax::sort(&lax::rev(y, &last)?, indices)?, &last)?;
         if !indices {
-            return Ok(s);
+            return lax::rev(&lax::sort(y, false)?, &last);
         }
+        let s = lax::rev(&lax::sort(&lax::rev(y, &last)?, true)?, &last)?;
         let n = y.shape()[last[0]] as i32;
         let top = lax::full(s.shape(), Literal::I32(n - 1), Some(s.device()))?;
         lax::binary(lax::BinaryOp::Sub, &top, &s)

@@ -611,31 +611,37 @@ pub fn lexsort<A: ArrayLike>(keys: impl IntoIterator<Item = A>, axis: isize) -> 
 
 /// `a` rearranged along `axis` so that position `kth` holds the value a sort would put
 /// there, with the smaller values before it (ascending) and the others after it (in
-/// descending order, NaN first), as JAX's top-k based partition.
+/// descending order, NaN first), as JAX's partition: the negated `top_k` of the negated
+/// values, then the `top_k` of the values (so +0 ranks above -0).
 pub fn partition(a: impl ArrayLike, kth: isize, axis: isize) -> Result<Array> {
     overridable!("partition"; [one a]; [kth, axis]);
     let func = "partition";
     let (x, ax, k) = part_args(func, a, kth, axis)?;
     let n = x.shape()[x.ndim() - 1];
-    let low = slice_axis(&super::sort(&x, Some(-1))?, x.ndim() - 1, 0, k + 1)?;
-    let high = slice_axis(
-        &super::sort_with(&x, Some(-1), true, true)?,
-        x.ndim() - 1,
-        0,
-        n - k - 1,
-    )?;
+    let low = match x.dtype() {
+        // JAX's trick for unsigned values: `-top_k(-(x + 1)) - 1`, wrapping.
+        d if d.is_unsigned_integer() => super::subtract(
+            super::negative(lax::top_k(&super::negative(super::add(&x, 1)?)?, k + 1)?.0)?,
+            1,
+        )?,
+        _ => super::negative(lax::top_k(&super::negative(&x)?, k + 1)?.0)?,
+    };
+    let high = lax::top_k(&x, n - k - 1)?.0;
     super::swapaxes(super::concatenate([low, high], -1)?, -1, ax)
 }
 
-/// The positions [`partition`] takes from: the `kth + 1` smallest in ascending order, then
-/// the other positions in increasing order.
+/// The positions [`partition`] takes from, as JAX's argpartition: those of the `kth + 1`
+/// smallest (`top_k` of the negated values), then the other positions in increasing order.
 pub fn argpartition(a: impl ArrayLike, kth: isize, axis: isize) -> Result<Array> {
     overridable!("argpartition"; [one a]; [kth, axis]);
     let func = "argpartition";
     let (x, ax, k) = part_args(func, a, kth, axis)?;
     let last = x.ndim() - 1;
     let n = x.shape()[last];
-    let low = slice_axis(&super::argsort(&x, Some(-1))?, last, 0, k + 1)?;
+    let low = match x.dtype() {
+        d if d.is_unsigned_integer() => lax::top_k(&super::negative(super::add(&x, 1)?)?, k + 1)?.1,
+        _ => lax::top_k(&super::negative(&x)?, k + 1)?.1,
+    };
     // The rest in increasing position order: mark the low ones and sort the marks stably.
     let marks = super::ones(x.shape(), DType::Int32)?;
     let marked = super::put_along_axis(&marks, &low, 0, Some(-1), super::IndexMode::Fill)?;

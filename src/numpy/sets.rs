@@ -802,8 +802,8 @@ pub fn union1d(
     compact(func, &r.sorted, &r.starts, size, fill_value)
 }
 
-/// The sorted distinct values of `ar1` that `ar2` does not hold (padding fills with 0 by
-/// default, as JAX's).
+/// The sorted distinct values of `ar1` that `ar2` does not hold (with `assume_unique`,
+/// `ar1`'s values in their order, as JAX's; padding fills with 0 by default, as JAX's).
 pub fn setdiff1d(
     ar1: impl ArrayLike,
     ar2: impl ArrayLike,
@@ -817,8 +817,12 @@ pub fn setdiff1d(
     let ar1 = super::asarray(operand(func, 0, ar1)?)?;
     let want = ar1.dtype();
     let (a, b) = flat_pair(func, ar1, ar2)?;
-    let (a, first) = if assume_unique || size.is_none() {
-        let a = distinct(&a, assume_unique)?;
+    let (a, first) = if assume_unique {
+        // JAX keeps `ar1`'s order when told its values are unique.
+        let all = super::ones(&[a.size()], DType::Bool)?;
+        (a, all)
+    } else if size.is_none() {
+        let a = distinct(&a, false)?;
         let all = super::ones(&[a.size()], DType::Bool)?;
         (a, all)
     } else {

@@ -547,7 +547,8 @@ impl crate::convert::IntoParam for Side {
 /// Where each of `v` would be inserted into the sorted 1-d `a` (`a[sorter]` when given) to
 /// keep it sorted, as int32 of `v`'s shape. NaN sorts last, as in JAX's sort. `a` is not
 /// checked for order (as in NumPy and JAX: an unsorted `a` gives unspecified positions);
-/// a `sorter` whose values are not positions in `a` is an error eagerly.
+/// a `sorter` whose values are not positions in `a` is an error eagerly (under `jit`, read
+/// as JAX's `a[sorter]`).
 ///
 /// ```
 /// use olympus::numpy::{self as np, Side};
@@ -586,7 +587,12 @@ pub fn searchsorted(
                 ),
             ));
         }
-        a = super::take_with(&a, s, None, super::IndexMode::Raise, None)
+        // Checked eagerly; under `jit` JAX's `a[sorter]` (a traced value cannot raise).
+        let mode = match s.is_traced() {
+            true => super::IndexMode::PromiseInBounds,
+            false => super::IndexMode::Raise,
+        };
+        a = super::take_with(&a, s, None, mode, None)
             .map_err(|e| Error::arg(func, format!("sorter: {e}")))?;
     }
     sorted_search(&a, &v, side)
@@ -932,11 +938,8 @@ pub fn interp(
         )?;
     }
     let n = xp.size();
-    let i = super::clip(
-        sorted_search(&xp, &x, Side::Right)?,
-        1,
-        (n as i32 - 1).max(1),
-    )?;
+    // JAX's `clip(i, 1, n - 1)`, which gives 0 for one point (then `i - 1` wraps to it).
+    let i = super::clip(sorted_search(&xp, &x, Side::Right)?, 1, n as i32 - 1)?;
     let (xi, xl) = (
         super::take(&xp, &i, None)?,
         super::take(&xp, super::subtract(&i, 1)?, None)?,

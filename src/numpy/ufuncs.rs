@@ -264,23 +264,32 @@ pub fn round(x: impl ArrayLike, decimals: i32) -> Result<Array> {
         return lax::unary(UnaryOp::Round, &x);
     }
     let dtype = x.dtype();
-    let narrow = matches!(dtype, DType::Float16 | DType::BFloat16);
-    let xf = if narrow {
-        x.astype(DType::Float32)?
-    } else {
-        x.clone()
-    };
-    let factor = 10f64.powi(decimals.abs());
-    let r = if decimals > 0 {
-        divide(lax::unary(UnaryOp::Round, &multiply(&xf, factor)?)?, factor)?
-    } else {
-        multiply(lax::unary(UnaryOp::Round, &divide(&xf, factor)?)?, factor)?
-    };
-    if narrow {
-        r.astype(dtype)
-    } else {
-        Ok(r)
+    // Past the dtype's precision rounding changes nothing (JAX returns the input; the
+    // factor would overflow).
+    if dtype
+        .max_finite()
+        .is_some_and(|m| f64::from(decimals) > m.log10())
+    {
+        return Ok(x);
     }
+    // JAX's `div(round(x * f), f)` for `f = 10^decimals` in `x`'s dtype (float16 in
+    // float32), which XLA computes as a product by the constant's rounded reciprocal.
+    let wide = if dtype == DType::Float16 {
+        DType::Float32
+    } else {
+        dtype
+    };
+    // (XLA:CPU flushes a subnormal factor to zero: 10^-40 in float32.)
+    let factor = Literal::from_f64(10f64.powi(decimals), wide).to_f64();
+    let factor = if factor < f64::from(f32::MIN_POSITIVE) {
+        0.0
+    } else {
+        factor
+    };
+    let inverse = Literal::from_f64(1.0 / factor, wide).to_f64();
+    let scaled = multiply(&x.astype(wide)?, factor)?;
+    let r = multiply(lax::unary(UnaryOp::Round, &scaled)?, inverse)?;
+    r.astype(dtype)
 }
 
 fn float_predicate(func: &str, x: impl ArrayLike, op: UnaryOp, int_value: bool) -> Result<Array> {
@@ -440,19 +449,60 @@ pub fn multiply(x: impl ArrayLike, y: impl ArrayLike) -> Result<Array> {
     lax::binary(BinaryOp::Mul, &a, &b)
 }
 
-/// True division; integers become float32 first. A bool array divided by a scalar
-/// divides (`false / 0.0` is NaN), where XLA turns it into a select and JAX gives 0.
+/// True division; integers become float32 first. A divisor that is broadcast (a scalar,
+/// a row or a column of the result) divides as XLA computes `x / broadcast(y)`: `x *
+/// broadcast(1 / y)`, the reciprocal rounded once per divisor element (bfloat16 in
+/// float32, rounded at the end, as XLA:CPU computes it), which is a last-bit away from
+/// the quotient for about a third of values; so `x / 3.0`, `mean` and `var` give JAX's
+/// bits. A bool array divided by a scalar divides (`false / 0.0` is NaN), where XLA
+/// turns it into a select and JAX gives 0.
+///
+/// ```
+/// use olympus::numpy as np;
+/// let x = np::array([7.0f32, 7.0])?;
+/// // By a scalar: 7 * f32(1 / 3), as JAX (2.3333335); elementwise: the quotient.
+/// assert_eq!(np::divide(&x, 3.0)?.to_vec::<f32>()?, vec![7.0 * (1.0 / 3.0f32); 2]);
+/// assert_eq!(np::divide(&x, np::array([3.0f32, 3.0])?)?.to_vec::<f32>()?, vec![7.0 / 3.0f32; 2]);
+/// # Ok::<(), olympus::Error>(())
+/// ```
 pub fn divide(x: impl ArrayLike, y: impl ArrayLike) -> Result<Array> {
     overridable!("divide"; [one x, one y]; []);
-    let (a, b) = two("divide", x, y, true)?;
-    lax::binary(BinaryOp::Div, &a, &b)
+    quotient("divide", x, y)
 }
 
 /// Same as [`divide`].
 pub fn true_divide(x: impl ArrayLike, y: impl ArrayLike) -> Result<Array> {
     overridable!("true_divide"; [one x, one y]; []);
-    let (a, b) = two("true_divide", x, y, true)?;
-    lax::binary(BinaryOp::Div, &a, &b)
+    quotient("true_divide", x, y)
+}
+
+/// [`divide`]: the operands promoted (to inexact) and broadcast, with XLA's rewrite of a
+/// broadcast divisor.
+fn quotient(func: &str, x: impl ArrayLike, y: impl ArrayLike) -> Result<Array> {
+    let ops = vec![operand(func, 0, x)?, operand(func, 1, y)?];
+    let shapes: Vec<Vec<usize>> = ops.iter().map(|o| o.shape()).collect();
+    let shape = crate::shape::broadcast_shapes_for(func, &[&shapes[0], &shapes[1]])?;
+    let mut v = super::promote(func, ops, true)?;
+    let b = v.pop().expect("two operands");
+    let a = v.pop().expect("two operands");
+    let spread = |a: &Array| -> Result<Array> {
+        if a.shape() == shape.as_slice() {
+            return Ok(a.clone());
+        }
+        let dims: Vec<usize> = (shape.len() - a.ndim()..shape.len()).collect();
+        lax::broadcast_in_dim(a, &shape, &dims)
+    };
+    if b.shape() == shape.as_slice() {
+        return lax::binary(BinaryOp::Div, &spread(&a)?, &b);
+    }
+    let (dtype, weak) = (b.dtype(), a.weak_type() && b.weak_type());
+    let wide = |x: &Array| match dtype {
+        DType::BFloat16 => x.astype(DType::Float32),
+        _ => Ok(x.clone()),
+    };
+    let inverse = lax::unary(UnaryOp::Reciprocal, &wide(&b)?)?;
+    let q = lax::binary(BinaryOp::Mul, &spread(&wide(&a)?)?, &spread(&inverse)?)?;
+    Ok(q.astype(dtype)?.with_weak(weak))
 }
 
 /// Two operands for integer arithmetic: promoted together, bool counted as int32.
@@ -797,11 +847,8 @@ pub fn nan_to_num(
 ) -> Result<Array> {
     overridable!("nan_to_num"; [one x]; [nan, posinf, neginf]);
     let x = one("nan_to_num", x, false)?;
-    let big = match x.dtype() {
-        DType::Float16 => 65504.0,
-        DType::BFloat16 => half::bf16::MAX.to_f64(),
-        DType::Float32 => f64::from(f32::MAX),
-        _ => return Ok(x),
+    let Some(big) = x.dtype().max_finite() else {
+        return Ok(x);
     };
     let posinf = posinf.unwrap_or(big);
     let neginf = neginf.unwrap_or(-big);

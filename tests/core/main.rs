@@ -14,6 +14,7 @@ mod indexing;
 mod interop;
 mod jit;
 mod jit_programs;
+mod jnp_cases;
 mod joins;
 mod limits;
 mod linalg;

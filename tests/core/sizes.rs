@@ -1801,10 +1801,17 @@ fn sorts_at_radix_tile_edges() {
                     for row in 0..rows {
                         let g = &v[row * n..(row + 1) * n];
                         let want = host_argsort_by(g, descending);
+                        // JAX's descending values are the ascending sort reversed (equal
+                        // elements, -0 and +0, reversed), its positions stable.
+                        let ascending = host_argsort_by(g, false);
                         let at = row * n;
                         for (i, &w) in want.iter().enumerate() {
                             assert_eq!(got[at + i] as usize, w, "{what}: argsort row {row} at {i}");
-                            let (s, e) = (sorted[at + i], g[w]);
+                            let e = match descending {
+                                true => g[ascending[n - 1 - i]],
+                                false => g[w],
+                            };
+                            let s = sorted[at + i];
                             assert!(
                                 s.to_bits() == e.to_bits() || (s.is_nan() && e.is_nan()),
                                 "{what}: sort row {row} at {i}: got {s}, want {e}"
