@@ -1435,3 +1435,137 @@ fn literal_integer_powers_are_jaxs_integer_pow() {
     }
     assert_eq!(checked, 12);
 }
+
+/// A quotient by a broadcast divisor (a scalar, a row, a column) is JAX's to the bit,
+/// eagerly and under `jit`, and `mean` is its sum times the count's rounded reciprocal:
+/// XLA computes `x / broadcast(y)` as `x * broadcast(1 / y)`, a last bit away from the
+/// quotient for about a third of values, while a quotient of same-shaped arrays is the
+/// correctly rounded one. Values from `python3 tests/data/gen_divisions.py`.
+#[test]
+fn broadcast_divisors_divide_as_xla() {
+    type Case = fn(&[Array]) -> olympus::Result<Array>;
+    let text = include_str!("../data/divisions.txt");
+    let words = |line: &str| -> Vec<u32> {
+        let (_, w) = line.split_once(" | ").unwrap();
+        w.split(' ')
+            .map(|x| u32::from_str_radix(x, 16).unwrap())
+            .collect()
+    };
+    let input = |name: &str, shape: &[usize]| {
+        let line = text
+            .lines()
+            .find(|l| l.starts_with(&format!("input {name} |")));
+        let v: Vec<f32> = words(line.unwrap())
+            .into_iter()
+            .map(f32::from_bits)
+            .collect();
+        Array::from_slice(&v, shape).unwrap()
+    };
+    let x = input("X", &[4096]);
+    let m = np::reshape(x.slice(olympus::s![..3072]).unwrap(), &[48, 64]).unwrap();
+    let inputs = [x, m, input("R", &[64]), input("C", &[48, 1])];
+    let cases: Vec<(&str, Case)> = vec![
+        ("x/3", |v| np::divide(&v[0], 3.0)),
+        ("x/0.1", |v| np::divide(&v[0], 0.1)),
+        ("x/7", |v| np::divide(&v[0], Array::scalar(7.0f32)?)),
+        ("x/-0", |v| np::divide(&v[0], -0.0)),
+        ("x/inf", |v| np::divide(&v[0], f64::INFINITY)),
+        ("3/x", |v| np::divide(3.0, &v[0])),
+        ("x/x[::-1]", |v| np::divide(&v[0], np::flip(&v[0], None)?)),
+        ("m/row", |v| np::divide(&v[1], &v[2])),
+        ("m/col", |v| np::divide(&v[1], &v[3])),
+        ("f16/3", |v| np::divide(v[0].astype(DType::Float16)?, 3.0)),
+        ("bf16/3", |v| np::divide(v[0].astype(DType::BFloat16)?, 3.0)),
+        ("f16/row", |v| {
+            np::divide(v[1].astype(DType::Float16)?, v[2].astype(DType::Float16)?)
+        }),
+        ("int/3", |_| np::divide(np::arange(-50..50)?, 3)),
+    ];
+    let bits = |a: &Array| -> Vec<u32> {
+        match a.dtype() {
+            DType::Float32 => a
+                .to_vec::<f32>()
+                .unwrap()
+                .iter()
+                .map(|x| x.to_bits())
+                .collect(),
+            _ => {
+                let h = a.astype(DType::Float32).unwrap().to_vec::<f32>().unwrap();
+                match a.dtype() {
+                    DType::Float16 => h
+                        .iter()
+                        .map(|&x| f16::from_f32(x).to_bits() as u32)
+                        .collect(),
+                    _ => h
+                        .iter()
+                        .map(|&x| half::bf16::from_f32(x).to_bits() as u32)
+                        .collect(),
+                }
+            }
+        }
+    };
+    // NaN for NaN (XLA's sign of a NaN is its own), a float32 subnormal for the zero
+    // XLA:CPU flushes it to (Olympus keeps subnormals: `3 / 3e38`), else the same bits.
+    let same = |g: &[u32], w: &[u32], d: DType| {
+        let nan = |b: u32| match d {
+            DType::Float32 => f32::from_bits(b).is_nan(),
+            DType::Float16 => f16::from_bits(b as u16).is_nan(),
+            _ => half::bf16::from_bits(b as u16).is_nan(),
+        };
+        let flushed = |a: u32, b: u32| {
+            d == DType::Float32 && b & 0x7fff_ffff == 0 && a >> 31 == b >> 31 && {
+                let x = f32::from_bits(a);
+                x != 0.0 && x.abs() < f32::MIN_POSITIVE
+            }
+        };
+        g.len() == w.len()
+            && g.iter()
+                .zip(w)
+                .all(|(&a, &b)| a == b || nan(a) && nan(b) || flushed(a, b))
+    };
+    let mut wrong = vec![];
+    for (name, f) in cases {
+        let wants: Vec<Vec<u32>> = [format!("{name} |"), format!("{name} eager |")]
+            .iter()
+            .filter_map(|h| text.lines().find(|l| l.starts_with(h.as_str())))
+            .map(words)
+            .collect();
+        assert!(!wants.is_empty(), "no {name} line");
+        let eager = f(&inputs).unwrap();
+        let jitted = olympus::jit(move |v: Vec<Array>| f(&v))
+            .call(inputs.to_vec())
+            .unwrap();
+        for (mode, got) in [("eager", eager), ("jit", jitted)] {
+            let g = bits(&got);
+            let d = got.dtype();
+            if !wants.iter().any(|w| same(&g, w, d)) {
+                let w = &wants[0];
+                let i = g.iter().zip(w).position(|(a, b)| a != b).unwrap_or(0);
+                wrong.push(format!(
+                    "{name} {mode}: {} elements differ from JAX, first at {i}: {:#x} vs {:#x}",
+                    g.iter().zip(w).filter(|(a, b)| a != b).count(),
+                    g.get(i).copied().unwrap_or(0),
+                    w.get(i).copied().unwrap_or(0)
+                ));
+            }
+        }
+    }
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+    // `mean` is its sum times the rounded reciprocal of the count, as JAX's is (the
+    // generator checks that of JAX's; the sums themselves are an ulp or two from XLA's).
+    let m = inputs[1].slice(olympus::s![.., 8..]).unwrap();
+    for (axis, n) in [(0, 48.0f32), (1, 56.0)] {
+        let mean = np::mean(&m, Some(&[axis]), false).unwrap();
+        let sum = np::sum(&m, Some(&[axis]), false).unwrap();
+        let want: Vec<u32> = sum
+            .to_vec::<f32>()
+            .unwrap()
+            .iter()
+            .map(|s| (s * (1.0 / n)).to_bits())
+            .collect();
+        assert!(
+            same(&bits(&mean), &want, DType::Float32),
+            "mean along {axis}"
+        );
+    }
+}
