@@ -25,6 +25,23 @@ pub(super) fn inexact_of(func: &str, x: impl ArrayLike) -> Result<Array> {
 pub fn frexp(x: impl ArrayLike) -> Result<(Array, Array)> {
     overridable!("frexp"; [one x]; []);
     let x = inexact_of("frexp", x)?;
+    // JAX's custom rule: the mantissa's tangent is `t * 2^-e` (the bits have none), the
+    // exponent's zero; `ldexp`'s derivative, `2^x2`, comes from it.
+    crate::jit::custom_jvp(
+        |x: Array| frexp_bits(&x),
+        |x: Array, t: Array| -> Result<((Array, Array), (Array, Array))> {
+            let (m, e) = frexp_bits(&x)?;
+            let dm = super::multiply(&t, super::exp2(super::negative(e.astype(t.dtype())?)?)?)?;
+            let de = super::zeros_like(&e)?;
+            Ok(((m, e), (dm, de)))
+        },
+    )
+    .named("frexp")
+    .call(x)
+}
+
+/// [`frexp`]'s values, by the bits.
+fn frexp_bits(x: &Array) -> Result<(Array, Array)> {
     // On the bits alone (float16 converts exactly): a float comparison or product would
     // read subnormals as zeros on adapters that flush them (NVIDIA). A subnormal's
     // significand converts exactly to a normal float32, g = s·2^149 in magnitude, whose

@@ -68,8 +68,21 @@ pub fn bartlett(m: usize) -> Result<Array> {
 pub fn i0(x: impl ArrayLike) -> Result<Array> {
     overridable!("i0"; [one x]; []);
     let x = inexact_of("i0", x)?;
-    let ax = super::abs(&x)?;
-    super::multiply(super::exp(&ax)?, i0e(&ax)?.astype(x.dtype())?)
+    let plain = |x: &Array| -> Result<Array> {
+        let ax = super::abs(x)?;
+        super::multiply(super::exp(&ax)?, i0e(&ax)?.astype(x.dtype())?)
+    };
+    // JAX's custom rule: the function's own derivative, but 0 at 0 (i1(0)), where `|x|`'s
+    // and the series' rounding would leave a residue.
+    crate::jit::custom_jvp(
+        move |x: Array| plain(&x),
+        move |x: Array, t: Array| -> Result<(Array, Array)> {
+            let (y, dy) = crate::jit::jvp(|x: Array| plain(&x), x.clone(), t)?;
+            Ok((y, super::r#where(super::equal(&x, 0.0)?, 0.0, &dy)?))
+        },
+    )
+    .named("i0")
+    .call(x)
 }
 
 /// Cephes' float32 `i0e` of `|x|` (JAX's `bessel_i0e`), in float32. The coefficients are
@@ -121,12 +134,20 @@ fn i0e(x: &Array) -> Result<Array> {
         super::multiply(super::subtract(&b.0, &b.2)?, 0.5)
     };
     let x = super::abs(x.astype(DType::Float32)?)?;
-    let low = chebyshev(&super::subtract(super::multiply(&x, 0.5)?, 2.0)?, &A)?;
+    // Each branch reads `x` only where it is taken (8 elsewhere), so that the other's
+    // derivative, which the select multiplies by zero, stays finite (`32 / 1e-30`
+    // would make it `0 * inf`).
+    let low_side = super::less_equal(&x, 8.0)?;
+    let (xl, xh) = (
+        super::r#where(&low_side, &x, 8.0)?,
+        super::r#where(&low_side, 8.0, &x)?,
+    );
+    let low = chebyshev(&super::subtract(super::multiply(&xl, 0.5)?, 2.0)?, &A)?;
     let high = super::divide(
-        chebyshev(&super::subtract(super::divide(32.0, &x)?, 2.0)?, &B)?,
-        super::sqrt(&x)?,
+        chebyshev(&super::subtract(super::divide(32.0, &xh)?, 2.0)?, &B)?,
+        super::sqrt(&xh)?,
     )?;
-    super::r#where(super::less_equal(&x, 8.0)?, low, high)
+    super::r#where(&low_side, low, high)
 }
 
 /// The Kaiser window of `m` points with shape parameter `beta`, in float32.

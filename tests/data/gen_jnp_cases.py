@@ -20,6 +20,19 @@ bool as 0/1, float16/bfloat16 as u16 bits. Input names `_0`, `_1`, ... are posit
 arguments by position; any other name is a keyword argument. A positional Python scalar
 (weakly typed) is a parameter named by its position (`_1=0.5`). A function returning a tuple or
 list gives one output per element.
+
+A case whose function is differentiable (some float32 input array and some float32 output,
+the function not in `NO_GRAD`) is followed by a gradient line, when JAX's `jax.grad` of it
+succeeds:
+
+    grad | GRADIENTS
+
+GRADIENTS is JAX's gradient, `NAME DTYPE [SHAPE] WORDS` separated by ` ; `, one per float32
+input array of the case in the case's order and by the input's name, of the loss
+`sum_k sum(out_k * W_k)` over the case's float32 outputs `out_k` (k: the output's position
+among all of the case's outputs; integer, bool and other outputs do not enter it), where
+`W_k[i] = float32(cos(1.3 * i + k))` at row-major position `i` of `out_k`. Parameters stay
+static; the gradient is jitted where the case is (else eager).
 """
 import os
 import sys
@@ -121,6 +134,47 @@ def case(name, *args, jnp_name=None, call=None, kw=None, eager=False, **params):
     ps = " ".join(f"{k}={lit(v)}" for k, v in {**pparams, **params}.items()) or "-"
     ins = " ; ".join(f"{n} {words(a)}" for n, a in zip(names, arrays)) or "-"
     LINES.append(f"{name} | {mode} | {ps} | {ins} | " + (" ; ".join(words(o) for o in outs) or "-"))
+    g = gradient(name, run, mode, arrays, outs)
+    if g is not None:
+        LINES.append("grad | " + " ; ".join(f"{names[k]} {words(a)}" for k, a in g))
+
+
+# Functions whose outputs are indices, counts or set members: no gradient lines.
+NO_GRAD = {"argsort", "argpartition", "argmax", "argmin", "nanargmax", "nanargmin", "lexsort",
+           "searchsorted", "digitize", "bincount", "histogram", "histogram2d",
+           "histogram_bin_edges", "unique", "unique_values", "unique_counts", "unique_inverse",
+           "unique_all", "intersect1d", "union1d", "setdiff1d", "setxor1d", "isin",
+           "count_nonzero", "flatnonzero", "argwhere", "nonzero"}
+
+
+def weights(shape, k):
+    n = int(np.prod(shape, dtype=np.int64))
+    return np.cos(1.3 * np.arange(n, dtype=np.float64) + k).astype(F32).reshape(shape)
+
+
+def gradient(name, run, mode, arrays, outs):
+    """JAX's gradient of `sum_k sum(out_k * W_k)` over the float32 outputs, with respect to
+    every float32 input: `[(input position, gradient)]`, or None."""
+    if name in NO_GRAD:
+        return None
+    wrt = [k for k, a in enumerate(arrays) if a.dtype == np.dtype(F32)]
+    fouts = [k for k, o in enumerate(outs) if o.dtype == np.dtype(F32)]
+    if not wrt or not fouts:
+        return None
+    ws = {k: jnp.asarray(weights(outs[k].shape, k)) for k in fouts}
+
+    def loss(*xs):
+        out = run(*xs)
+        os_ = list(out) if isinstance(out, (tuple, list)) else [out]
+        return sum(jnp.sum(os_[k] * ws[k]) for k in fouts)
+
+    g = jax.grad(loss, argnums=tuple(wrt))
+    try:
+        gs = (jax.jit(g) if mode == "jit" else g)(*arrays)
+    except Exception as e:  # noqa: BLE001  (JAX has no gradient here: no line)
+        print(f"GRAD ERROR {name}: {type(e).__name__}: {str(e)[:150]}", file=sys.stderr)
+        return None
+    return [(k, np.asarray(a)) for k, a in zip(wrt, gs)]
 
 
 SPECIAL = f(0.0, -0.0, 1.0, -1.0, 0.5, -2.5, inf, -inf, nan, 1e-30, 3e38, -3e38)
