@@ -343,6 +343,15 @@ fn quantile_impl(
     let mut qshape = vec![1; lead.len()];
     qshape.push(nq);
     let qv = lax::reshape(&q, &qshape)?;
+    // As JAX: NaN replaced by a constant NaN (so that its gradient is 0) before skipping
+    // them; without skipping, a slice holding a NaN becomes all NaN before it is sorted
+    // (its quantiles are NaN, and so are their derivatives by q).
+    let nan = super::isnan(&rows)?;
+    let rows = if skip_nan {
+        super::r#where(&nan, f64::NAN, &rows)?
+    } else {
+        super::r#where(super::any(&nan, Some(&[-1]), true)?, f64::NAN, &rows)?
+    };
     let (sorted, count) = if skip_nan {
         let s = super::sort(&rows, Some(-1))?;
         let c = super::sum(super::logical_not(super::isnan(&s)?)?, Some(&[-1]), true)?;
@@ -396,13 +405,6 @@ fn quantile_impl(
             QuantileMethod::InvertedCdf => unreachable!("handled above"),
         }
     };
-    // Without skipping, a NaN anywhere in a slice (sorted last) makes its quantiles NaN.
-    let out = if !skip_nan && n > 0 {
-        let any_nan = super::isnan(slice_axis(&sorted, lead.len(), n - 1, n)?)?;
-        super::r#where(any_nan, f64::NAN, &out)?
-    } else {
-        out
-    };
     let out = out.astype(a.dtype())?;
     // (lead..., nq) -> (q..., lead...) with the reduced axes as ones under keepdims.
     let out = super::moveaxis(&out, &[-1], &[0])?;
@@ -449,11 +451,13 @@ fn nanvar_impl(
     } else {
         super::sum(&valid, axis, false)?.astype(DType::Float32)?
     };
+    // JAX's `_nanvar`: NaN where no degree of freedom is left, divided by 1 there, so
+    // that the gradient stays 0 (a quotient by 0 would make it `0 * inf`).
     let dof = super::subtract(&n, ddof as f64)?;
-    let v = super::r#where(
-        super::greater(&dof, 0.0)?,
-        super::divide(&s, &dof)?,
-        f64::NAN,
+    let none = super::less_equal(&dof, 0.0)?;
+    let v = super::divide(
+        super::r#where(&none, f64::NAN, &s)?,
+        super::r#where(&none, 1.0, &dof)?,
     )?;
     v.astype(x.dtype())
 }
