@@ -818,8 +818,13 @@ fn take_along_axis_arrays(
 
 /// Flat positions of the true (non-zero, NaN counts as true) elements, read back.
 fn true_positions(x: &Array) -> Result<Vec<usize>> {
-    let b = x.astype(DType::Bool)?;
-    let v = b.to_vec::<bool>()?;
+    // Read on the host: a conversion on the device would be staged inside a traced
+    // function (`grad` of a function that extracts by a captured int32 condition), where
+    // the captured condition's values are known. Nonzero is true, NaN included.
+    let v: Vec<bool> = match x.dtype() {
+        DType::Bool => x.to_vec::<bool>()?,
+        _ => x.to_f64_vec()?.iter().map(|&v| v != 0.0).collect(),
+    };
     Ok(v.iter()
         .enumerate()
         .filter(|(_, &t)| t)

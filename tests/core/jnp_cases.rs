@@ -1536,20 +1536,6 @@ const GRADIENT_DIFFERENCES: &[(&str, &str, &str, &str)] = &[
          differentiates the eager function",
     ),
     (
-        "extract",
-        "-",
-        "_0 int32 [4]",
-        "grad errors: the int32 condition's `!= 0` is traced under grad, so its values are \
-         unknown (a bool condition works)",
-    ),
-    (
-        "compress",
-        "-",
-        "_0 int32 [3]",
-        "grad errors: the int32 condition's `!= 0` is traced under grad, so its values are \
-         unknown (a bool condition works)",
-    ),
-    (
         "ptp",
         "-",
         "_0 float32 [3] 3f800000 7fc00000",
