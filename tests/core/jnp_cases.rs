@@ -1388,6 +1388,32 @@ fn compare(got: &[Words], want: &[Words], exact: bool) -> Option<String> {
     None
 }
 
+/// `outputs` read back as words.
+fn read_back(outputs: &[Array]) -> Vec<Words> {
+    outputs
+        .iter()
+        .map(Words::of)
+        .collect::<Result<_>>()
+        .expect("read back")
+}
+
+/// A failure's report: the case, why, its inputs, then `lines` (Olympus's and JAX's).
+fn report(c: &Case, why: &str, lines: impl IntoIterator<Item = String>) -> String {
+    let mut s = format!("line {}: {} ({}) {why}\n", c.line, c.name, c.params_raw);
+    for (n, w) in &c.inputs {
+        let _ = writeln!(s, "    in  {n} = {}", w.show());
+    }
+    for l in lines {
+        let _ = writeln!(s, "    {l}");
+    }
+    s
+}
+
+/// A case line for the lists of skipped and excepted cases.
+fn case_line(c: &Case, why: &str) -> String {
+    format!("line {}: {} ({}): {why}", c.line, c.name, c.params_raw)
+}
+
 #[test]
 fn numpy_functions_give_jax_values() {
     let cases = parse_cases();
@@ -1399,35 +1425,24 @@ fn numpy_functions_give_jax_values() {
         let inputs: Vec<Array> = c.inputs.iter().map(|(_, w)| w.array()).collect();
         let in_names: Vec<String> = c.inputs.iter().map(|(n, _)| n.clone()).collect();
         let describe = |why: &str, got: Option<&[Words]>| {
-            let mut s = format!("line {}: {} ({}) {why}\n", c.line, c.name, c.params_raw);
-            for (n, w) in &c.inputs {
-                let _ = writeln!(s, "    in  {n} = {}", w.show());
-            }
-            if let Some(got) = got {
-                for g in got {
-                    let _ = writeln!(s, "    olympus {}", g.show());
-                }
-            }
-            for w in &c.want {
-                let _ = writeln!(s, "    jax     {}", w.show());
-            }
-            s
+            let ours = got
+                .into_iter()
+                .flatten()
+                .map(|g| format!("olympus {}", g.show()));
+            report(
+                c,
+                why,
+                ours.chain(c.want.iter().map(|w| format!("jax     {}", w.show()))),
+            )
         };
         let documented_as = DOCUMENTED_EXCEPTIONS
             .iter()
             .find(|(n, p, i, _)| *n == c.name && *p == c.params_raw && c.inputs_raw.contains(i));
         let eager = call(&c.name, &c.params, &in_names, &inputs);
         let got = match eager {
-            Ok(outs) => outs
-                .iter()
-                .map(Words::of)
-                .collect::<Result<Vec<_>>>()
-                .expect("read back"),
+            Ok(outs) => read_back(&outs),
             Err(Fail::Unsupported(why)) => {
-                skipped.push(format!(
-                    "line {}: {} ({}): {why}",
-                    c.line, c.name, c.params_raw
-                ));
+                skipped.push(case_line(c, &why));
                 continue;
             }
             Err(Fail::Err(e)) => {
@@ -1458,11 +1473,7 @@ fn numpy_functions_give_jax_values() {
             jitted += 1;
             match jitted_out {
                 Ok(outs) => {
-                    let got_jit: Vec<Words> = outs
-                        .iter()
-                        .map(Words::of)
-                        .collect::<Result<_>>()
-                        .expect("read back");
+                    let got_jit = read_back(&outs);
                     if let Some(why) = compare(&got_jit, &c.want, ex) {
                         if documented_as.is_none() {
                             failures.push(describe(&format!("under jit: {why}"), Some(&got_jit)));
@@ -1682,34 +1693,23 @@ fn numpy_functions_give_jax_gradients() {
             .map(|(k, w)| (k, grad_weights(&w.shape, k)))
             .collect();
         let describe = |why: &str, got: Option<&[Words]>| {
-            let mut s = format!("line {}: {} ({}) {why}\n", c.line, c.name, c.params_raw);
-            for (n, w) in &c.inputs {
-                let _ = writeln!(s, "    in  {n} = {}", w.show());
-            }
-            if let Some(got) = got {
-                for (g, (n, _)) in got.iter().zip(want) {
-                    let _ = writeln!(s, "    olympus d/d{n} {}", g.show());
-                }
-            }
-            for (n, w) in want {
-                let _ = writeln!(s, "    jax     d/d{n} {}", w.show());
-            }
-            s
+            let ours = got
+                .into_iter()
+                .flat_map(|g| g.iter().zip(want))
+                .map(|(g, (n, _))| format!("olympus d/d{n} {}", g.show()));
+            let theirs = want
+                .iter()
+                .map(|(n, w)| format!("jax     d/d{n} {}", w.show()));
+            report(c, why, ours.chain(theirs))
         };
         if let Some((_, _, _, reason)) = GRADIENT_DIFFERENCES.iter().find(|(n, p, i, _)| {
             *n == c.name && (p.is_empty() || *p == c.params_raw) && c.inputs_raw.contains(i)
         }) {
-            listed.push(format!(
-                "line {}: {} ({}): {reason}",
-                c.line, c.name, c.params_raw
-            ));
+            listed.push(case_line(c, reason));
             continue;
         }
         if let Err(Fail::Unsupported(why)) = call(&c.name, &c.params, &in_names, &inputs) {
-            skipped.push(format!(
-                "line {}: {} ({}): {why}",
-                c.line, c.name, c.params_raw
-            ));
+            skipped.push(case_line(c, &why));
             continue;
         }
         let params = &c.params;
@@ -1722,11 +1722,7 @@ fn numpy_functions_give_jax_gradients() {
         names.insert(c.name.clone());
         match eager {
             Ok(g) => {
-                let got: Vec<Words> = g
-                    .iter()
-                    .map(Words::of)
-                    .collect::<Result<_>>()
-                    .expect("read back");
+                let got = read_back(&g);
                 if let Some(why) = compare_grads(&got, want) {
                     failures.push(describe(&format!("eager: {why}"), Some(&got)));
                     continue;
@@ -1747,11 +1743,7 @@ fn numpy_functions_give_jax_gradients() {
             .call(wrt_in);
             match out {
                 Ok(g) => {
-                    let got: Vec<Words> = g
-                        .iter()
-                        .map(Words::of)
-                        .collect::<Result<_>>()
-                        .expect("read back");
+                    let got = read_back(&g);
                     if let Some(why) = compare_grads(&got, want) {
                         failures.push(describe(&format!("under jit: {why}"), Some(&got)));
                     }
