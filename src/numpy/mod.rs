@@ -167,14 +167,16 @@ pub(crate) fn promote_broadcast(
     let shape = crate::shape::broadcast_shapes_for(func, &refs)?;
     promote(func, ops, inexact)?
         .into_iter()
-        .map(|a| {
-            if a.shape() == shape.as_slice() {
-                Ok(a)
-            } else {
-                let offset = shape.len() - a.ndim();
-                let dims: Vec<usize> = (offset..shape.len()).collect();
-                crate::lax::broadcast_in_dim(&a, &shape, &dims)
-            }
-        })
+        .map(|a| spread_to(&a, &shape))
         .collect()
+}
+
+/// `a` broadcast to `shape` (trailing axes aligned, as NumPy's broadcasting); `a` itself
+/// where it has that shape.
+pub(crate) fn spread_to(a: &Array, shape: &[usize]) -> Result<Array> {
+    if a.shape() == shape {
+        return Ok(a.clone());
+    }
+    let dims: Vec<usize> = (shape.len() - a.ndim()..shape.len()).collect();
+    crate::lax::broadcast_in_dim(a, shape, &dims)
 }

@@ -485,13 +485,7 @@ fn quotient(func: &str, x: impl ArrayLike, y: impl ArrayLike) -> Result<Array> {
     let mut v = super::promote(func, ops, true)?;
     let b = v.pop().expect("two operands");
     let a = v.pop().expect("two operands");
-    let spread = |a: &Array| -> Result<Array> {
-        if a.shape() == shape.as_slice() {
-            return Ok(a.clone());
-        }
-        let dims: Vec<usize> = (shape.len() - a.ndim()..shape.len()).collect();
-        lax::broadcast_in_dim(a, &shape, &dims)
-    };
+    let spread = |a: &Array| super::spread_to(a, &shape);
     if b.shape() == shape.as_slice() {
         return lax::binary(BinaryOp::Div, &spread(&a)?, &b);
     }
