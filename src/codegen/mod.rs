@@ -377,6 +377,8 @@ enum Access {
     Tile {
         vector: bool,
     },
+    /// Not read at all: a private variable the kernel sets ([`Naming::given`]).
+    Given,
 }
 
 /// The length of the contiguous run `layout` repeats along its leading dimensions (whose
@@ -887,6 +889,46 @@ pub(crate) fn values(
     round: bool,
     t: &Target,
 ) -> Result<Values> {
+    let naming = Naming {
+        prefix: "",
+        binding: 1,
+        given: &[],
+    };
+    values_named(
+        program,
+        inputs,
+        out_shape,
+        (header, scalar, round),
+        t,
+        &naming,
+    )
+}
+
+/// How [`values_named`] names what it declares, for a second program in a kernel that
+/// already has one (a reduction's epilogue): every function, struct, binding and constant
+/// takes `prefix`, bindings start at `binding`, and the inputs marked `given` are not read
+/// from buffers but from private variables `{prefix}given{k}` the kernel sets before it
+/// calls `{prefix}value1` (the epilogue's reduced values). The metadata binding `md` is
+/// declared only without a prefix.
+pub(crate) struct Naming<'a> {
+    pub(crate) prefix: &'a str,
+    pub(crate) binding: u32,
+    pub(crate) given: &'a [bool],
+}
+
+/// [`values`] with the names and bindings of `naming`.
+pub(crate) fn values_named(
+    program: &Program,
+    inputs: &[InputDesc<'_>],
+    out_shape: &[usize],
+    (header, scalar, round): (usize, bool, bool),
+    t: &Target,
+    naming: &Naming<'_>,
+) -> Result<Values> {
+    let p = naming.prefix;
+    let given = |k: usize| naming.given.get(k).copied().unwrap_or(false);
+    // (Indexed reads name their helpers without the prefix: a named program reads plainly.)
+    debug_assert!(p.is_empty() || inputs.iter().all(|i| *i.map == InputMap::Plain));
     let mut ctx = Ctx {
         header,
         params: Vec::new(),
@@ -897,9 +939,12 @@ pub(crate) fn values(
     let access: Vec<Access> = inputs
         .iter()
         .zip(&program.inputs)
-        .map(|(i, d)| {
+        .enumerate()
+        .map(|(k, (i, d))| {
             let vectors = d.words() == 1;
-            if vectors
+            if given(k) {
+                Access::Given
+            } else if vectors
                 && *i.map == InputMap::Plain
                 && i.padded
                 && i.layout.shape == out_shape
@@ -1082,10 +1127,12 @@ pub(crate) fn values(
                 .iter()
                 .any(|&v| program.dtype_of(v) == DType::Float16));
     let mut src = String::new();
-    src.push_str("@group(0) @binding(0) var<storage, read> md: array<u32>;\n");
+    if p.is_empty() {
+        src.push_str("@group(0) @binding(0) var<storage, read> md: array<u32>;\n");
+    }
     let base = header + ctx.params.len();
-    let _ = writeln!(src, "const B: u32 = {base}u;");
-    let mut binding = 1u32;
+    let _ = writeln!(src, "const {p}B: u32 = {base}u;");
+    let mut binding = naming.binding;
 
     // Loads: `pre` (per thread of four elements) and `lane_args` feed `value4`,
     // `pre1` and `lane1` feed `value1`.
@@ -1098,7 +1145,13 @@ pub(crate) fn values(
         let d = program.inputs[k];
         let t = &input_target(t, inp.windows);
         let ((sty, sbytes), (vty, vbytes)) = storage_types(d, t);
-        let name = format!("in{k}");
+        let name = format!("{p}in{k}");
+        if access[k] == Access::Given {
+            let _ = writeln!(src, "var<private> {p}given{k}: {};", compute_type(d));
+            lane_args.push(format!("{p}given{k}"));
+            lane1.push(format!("{p}given{k}"));
+            continue;
+        }
         let vector = matches!(
             access[k],
             Access::Vector | Access::Repeat { vector: true } | Access::Tile { vector: true }
@@ -1115,6 +1168,7 @@ pub(crate) fn values(
             t,
         );
         match access[k] {
+            Access::Given => unreachable!("given inputs are declared above"),
             Access::Splat => {
                 let e = vec_offset[k]
                     .as_ref()
@@ -1141,7 +1195,7 @@ pub(crate) fn values(
                     match d {
                         DType::Bool => format!("({raw} != vec4<u32>(0u))"),
                         DType::Float16 if t.f16_native => format!("vec4<f32>({raw})"),
-                        d if d.per_word() > 1 => format!("unpack4_{k}({raw})"),
+                        d if d.per_word() > 1 => format!("{p}unpack4_{k}({raw})"),
                         _ => raw,
                     }
                 };
@@ -1149,7 +1203,7 @@ pub(crate) fn values(
                 lane1.push(format!("v{k}[i % 4u]"));
                 let conv = conv("t");
                 if d.per_word() > 1 && !(d == DType::Float16 && t.f16_native) {
-                    let _ = writeln!(src, "{}", unpack4(d, k));
+                    let _ = writeln!(src, "fn {p}{}", unpack4(d, k).trim_start_matches("fn "));
                 }
                 let _ = writeln!(pre, "    let v{k} = {conv};");
                 lane_args.push(format!("v{k}[L]"));
@@ -1171,7 +1225,7 @@ pub(crate) fn values(
                 let load = element_load(d, &name, "e", t);
                 let _ = writeln!(
                     src,
-                    "fn ld{k}(i: u32) -> {} {{\n    let e = {at};\n    return {load};\n}}",
+                    "fn {p}ld{k}(i: u32) -> {} {{\n    let e = {at};\n    return {load};\n}}",
                     compute_type(d)
                 );
                 // A spread over whole vectors gives a vector's four lanes one element:
@@ -1179,12 +1233,12 @@ pub(crate) fn values(
                 let shared = access[k] == Access::Spread
                     && spread_elements(inp.layout).is_some_and(|times| times % 4 == 0);
                 if shared {
-                    let _ = writeln!(pre, "    let s{k} = ld{k}(t * 4u);");
+                    let _ = writeln!(pre, "    let s{k} = {p}ld{k}(t * 4u);");
                     lane_args.push(format!("s{k}"));
                 } else {
-                    lane_args.push(format!("ld{k}(i)"));
+                    lane_args.push(format!("{p}ld{k}(i)"));
                 }
-                lane1.push(format!("ld{k}(i)"));
+                lane1.push(format!("{p}ld{k}(i)"));
             }
             Access::Strided => {
                 // Where this input's metadata starts: after the rank and the output
@@ -1192,7 +1246,7 @@ pub(crate) fn values(
                 // hold an offset and the strides, clamp slots also a (lo, len) per
                 // dimension).
                 let slot = format!(
-                    "B + 1u + rank + {plain_slots}u * (rank + 1u) + {clamp_slots}u * (3u * rank + 1u)"
+                    "{p}B + 1u + rank + {plain_slots}u * (rank + 1u) + {clamp_slots}u * (3u * rank + 1u)"
                 );
                 let clamp = matches!(inp.map, InputMap::Clamp(_));
                 if clamp {
@@ -1205,7 +1259,7 @@ pub(crate) fn values(
                 } else {
                     "let c = i32(rem % sz);"
                 };
-                let _ = writeln!(src, "fn off{k}(i: u32) -> u32 {{\n    let rank = md[B];\n    let s = {slot};\n    var o = bitcast<i32>(md[s]);\n    var rem = i;\n    for (var d = rank; d > 0u; d = d - 1u) {{\n        let sz = md[B + d];\n        {coord}\n        o = o + c * bitcast<i32>(md[s + d]);\n        rem = rem / sz;\n    }}\n    return u32(o);\n}}");
+                let _ = writeln!(src, "fn {p}off{k}(i: u32) -> u32 {{\n    let rank = md[{p}B];\n    let s = {slot};\n    var o = bitcast<i32>(md[s]);\n    var rem = i;\n    for (var d = rank; d > 0u; d = d - 1u) {{\n        let sz = md[{p}B + d];\n        {coord}\n        o = o + c * bitcast<i32>(md[s + d]);\n        rem = rem / sz;\n    }}\n    return u32(o);\n}}");
                 if clamp {
                     let _ = writeln!(src, "fn inb_x{k}(i: u32) -> bool {{\n    let rank = md[B];\n    let s = {slot};\n    var rem = i;\n    var ok = true;\n    for (var d = rank; d > 0u; d = d - 1u) {{\n        let sz = md[B + d];\n        let c = i32(rem % sz) - bitcast<i32>(md[s + rank + 2u * d - 1u]);\n        ok = ok && c >= 0 && c < i32(md[s + rank + 2u * d]);\n        rem = rem / sz;\n    }}\n    return ok;\n}}");
                 }
@@ -1228,11 +1282,11 @@ pub(crate) fn values(
                 } else {
                     let _ = writeln!(
                         src,
-                        "fn ld{k}(i: u32) -> {} {{\n    let e = off{k}(i);\n    return {load};\n}}",
+                        "fn {p}ld{k}(i: u32) -> {} {{\n    let e = {p}off{k}(i);\n    return {load};\n}}",
                         compute_type(d)
                     );
-                    lane_args.push(format!("ld{k}(i)"));
-                    lane1.push(format!("ld{k}(i)"));
+                    lane_args.push(format!("{p}ld{k}(i)"));
+                    lane1.push(format!("{p}ld{k}(i)"));
                 }
             }
         }
@@ -1262,22 +1316,22 @@ pub(crate) fn values(
             .enumerate()
             .map(|(j, q)| field(j, q.clone()))
             .collect();
-        let _ = writeln!(src, "struct Lane {{ {} }}", lane.join(", "));
-        let _ = writeln!(src, "struct Value4 {{ {} }}", vec.join(", "));
-        ("Lane".to_string(), "Value4".to_string())
+        let _ = writeln!(src, "struct {p}Lane {{ {} }}", lane.join(", "));
+        let _ = writeln!(src, "struct {p}Value4 {{ {} }}", vec.join(", "));
+        (format!("{p}Lane"), format!("{p}Value4"))
     };
     let results: Vec<String> = program.outputs.iter().map(|v| format!("x{v}")).collect();
     let ret = if single {
         results[0].clone()
     } else {
-        format!("Lane({})", results.join(", "))
+        format!("{p}Lane({})", results.join(", "))
     };
     let _ = writeln!(
         src,
-        "fn lane({}) -> {lane_ty} {{\n{body}    return {ret};\n}}",
+        "fn {p}lane({}) -> {lane_ty} {{\n{body}    return {ret};\n}}",
         sig.join(", ")
     );
-    let _ = writeln!(src, "fn value4(t: u32) -> {value4_ty} {{\n{pre}");
+    let _ = writeln!(src, "fn {p}value4(t: u32) -> {value4_ty} {{\n{pre}");
     for lane in 0..PER_THREAD {
         let args: Vec<String> = lane_args
             .iter()
@@ -1287,7 +1341,7 @@ pub(crate) fn values(
         for a in args {
             call.push(a.replace("(i)", &format!("(t * {PER_THREAD}u + {lane}u)")));
         }
-        let _ = writeln!(src, "    let l{lane} = lane({});", call.join(", "));
+        let _ = writeln!(src, "    let l{lane} = {p}lane({});", call.join(", "));
     }
     let gather = |field: &str| {
         let lanes: Vec<String> = (0..PER_THREAD).map(|l| format!("l{l}{field}")).collect();
@@ -1301,7 +1355,7 @@ pub(crate) fn values(
             .enumerate()
             .map(|(j, q)| format!("{q}({})", gather(&format!(".o{j}"))))
             .collect();
-        let _ = writeln!(src, "    return Value4({});\n}}", fields.join(", "));
+        let _ = writeln!(src, "    return {p}Value4({});\n}}", fields.join(", "));
     }
     if scalar {
         // (Several outputs: the `Lane` struct.)
@@ -1309,7 +1363,7 @@ pub(crate) fn values(
         call.extend(lane1);
         let _ = writeln!(
             src,
-            "fn value1(i: u32) -> {lane_ty} {{\n{pre1}    return lane({});\n}}",
+            "fn {p}value1(i: u32) -> {lane_ty} {{\n{pre1}    return {p}lane({});\n}}",
             call.join(", ")
         );
     }

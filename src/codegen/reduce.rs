@@ -281,6 +281,114 @@ impl Source {
     }
 }
 
+/// The elementwise consumers of a one-pass reduction's results, computed by the
+/// reduction's threads right after their results (jit's fusion of a reduction with what
+/// it feeds: `sum(x) * c + y`): a program over the results (the inputs marked given) and
+/// other operands read at the result's index, each output stored to a buffer of its own.
+/// One launch instead of two, where a CPU adapter's launch costs more than the work of a
+/// small program. Only a reduction that ends in its first pass takes one.
+pub(crate) struct Epilogue {
+    decls: String,
+    meta: Vec<u32>,
+    uses_f16: bool,
+    /// Each given program input, the reduction output it is, and its dtype.
+    given: Vec<(usize, usize, DType)>,
+    outputs: Vec<DType>,
+}
+
+/// The dtypes an epilogue stores: one word per element, as the reduction's own outputs.
+pub(crate) fn epilogue_stores(d: DType) -> bool {
+    matches!(
+        d,
+        DType::Float32 | DType::Int32 | DType::UInt32 | DType::Bool
+    )
+}
+
+impl Epilogue {
+    /// The epilogue of a reduction reading `source` into outputs of `out_windows`
+    /// windows: `program` over `inputs` (one per program input; the descriptions of given
+    /// inputs are not read) with `given[k]` the reduction output that input `k` is, over
+    /// the results' shape `shape` (their count and order, as the reduction writes them).
+    pub(crate) fn new(
+        source: &Source,
+        out_windows: u64,
+        program: &Program,
+        (inputs, given): (&[InputDesc<'_>], &[Option<usize>]),
+        shape: &[usize],
+        t: &Target,
+    ) -> Result<Epilogue> {
+        let is_given: Vec<bool> = given.iter().map(Option::is_some).collect();
+        let naming = super::Naming {
+            prefix: "ep_",
+            binding: source.binding + (source.outputs as u64 * out_windows) as u32,
+            given: &is_given,
+        };
+        let header = 3 + source.meta.len();
+        let v = super::values_named(program, inputs, shape, (header, true, true), t, &naming)?;
+        let outputs: Vec<DType> = program
+            .outputs
+            .iter()
+            .map(|&o| program.dtype_of(o))
+            .collect();
+        debug_assert!(outputs.iter().all(|&d| epilogue_stores(d)));
+        let mut decls = v.src;
+        let mut binding = v.binding;
+        for (j, &d) in outputs.iter().enumerate() {
+            super::declare_output(
+                &mut decls,
+                &mut binding,
+                &format!("ep_out{j}"),
+                d,
+                false,
+                1,
+                t,
+            );
+        }
+        Ok(Epilogue {
+            decls,
+            meta: v.meta,
+            uses_f16: v.uses_f16,
+            given: given
+                .iter()
+                .enumerate()
+                .filter_map(|(k, g)| g.map(|j| (k, j, program.inputs[k])))
+                .collect(),
+            outputs,
+        })
+    }
+
+    /// Statements that compute the epilogue at result index `at` from the results `accs`
+    /// (one expression per reduction output) and store its outputs.
+    fn store(&self, at: &str, accs: &[String]) -> String {
+        let mut s = String::new();
+        for &(k, j, d) in &self.given {
+            // (and/or accumulate bool's 0/1 words.)
+            let acc = if d == DType::Bool {
+                format!("({} != 0u)", accs[j])
+            } else {
+                accs[j].clone()
+            };
+            let _ = writeln!(s, "    ep_given{k} = {acc};");
+        }
+        let _ = writeln!(s, "    let ep = ep_value1({at});");
+        let single = self.outputs.len() == 1;
+        for (j, &d) in self.outputs.iter().enumerate() {
+            let v = if single {
+                "ep".to_string()
+            } else {
+                format!("ep.o{j}")
+            };
+            let v = if d == DType::Bool {
+                format!("select(0u, 1u, {v})")
+            } else {
+                v
+            };
+            let _ = writeln!(s, "    ep_out{j}_st({at}, {v});");
+        }
+        format!("    {{\n{s}    }}\n")
+    }
+}
+
 /// `combine` on `vec4`s, component by component.
 fn combine4(op: ReduceOp, acc: DType, a: &str, b: &str) -> String {
     match (op, acc.is_floating()) {
@@ -324,8 +432,13 @@ pub(crate) fn column_reduction(
     cols: u64,
     (k, parts, chunk): (u64, u64, u64),
     out_windows: u64,
+    epilogue: Option<&Epilogue>,
     t: &Target,
 ) -> (Generated, u64) {
+    debug_assert!(
+        epilogue.is_none() || parts == 1,
+        "an epilogue after a first pass of many"
+    );
     let acc = accumulator(op, source.dtype);
     let at = acc_type(acc);
     // Four neighbouring columns per thread, one vec4 load per row, where rows are whole
@@ -375,19 +488,55 @@ pub(crate) fn column_reduction(
             let _ = writeln!(store, "    {o}_st(g, {a});");
         }
     }
+    if let Some(e) = epilogue {
+        // Each result's consumers at its index (the one pass: `part` is 0).
+        let n = source.outputs;
+        if vector {
+            for (lane, f) in ["x", "y", "z", "w"].iter().enumerate() {
+                let accs: Vec<String> = (0..n)
+                    .map(|j| format!("{}.{f}", source.named("acc", j)))
+                    .collect();
+                // (The last vector's lanes past the end store nothing.)
+                let at = format!("4u * c + {lane}u");
+                store += &format!("    if ({at} < cols) {{\n{}    }}\n", e.store(&at, &accs));
+            }
+        } else {
+            let accs: Vec<String> = (0..n).map(|j| source.named("acc", j)).collect();
+            store += &e.store("g", &accs);
+        }
+    }
     let _ = writeln!(
         src,
         "@compute @workgroup_size({WORKGROUP})\nfn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>, @builtin(local_invocation_index) li: u32) {{\n    let g = (wg.y * nwg.x + wg.x) * {WORKGROUP}u + li;\n    let cols = md[0];\n    let k = md[1];\n    let per = {per};\n    if (g >= per * md[2]) {{ return; }}\n    let part = g / per;\n    let c = g - part * per;\n{decls}    for (var j = 0u; j < {chunk}u; j = j + 1u) {{\n        let r = part * {chunk}u + j;\n        if (r < k) {{\n{body}        }}\n    }}\n{store}}}",
     );
     let threads = if vector { cols / 4 } else { cols } * parts;
     (
-        Generated {
-            body: src,
-            uses_f16: source.uses_f16,
-            meta: source.meta(cols, k, parts),
-        },
+        with_epilogue(src, source, epilogue, (cols, k, parts)),
         threads,
     )
+}
+
+/// A reduction kernel's source with `epilogue`'s declarations after its own, and its
+/// metadata (`sizes`, the source's words, the epilogue's).
+fn with_epilogue(
+    mut src: String,
+    source: &Source,
+    epilogue: Option<&Epilogue>,
+    (a, b, c): (u64, u64, u64),
+) -> Generated {
+    let mut meta = source.meta(a, b, c);
+    let mut uses_f16 = source.uses_f16;
+    if let Some(e) = epilogue {
+        // (Declarations may follow the entry point in WGSL.)
+        src.push_str(&e.decls);
+        meta.extend_from_slice(&e.meta);
+        uses_f16 |= e.uses_f16;
+    }
+    Generated {
+        body: src,
+        uses_f16,
+        meta,
+    }
 }
 
 /// Elements each thread of the row kernel combines per pass.
@@ -435,8 +584,13 @@ pub(crate) fn row_reduction(
     rows: u64,
     (k, parts, chunk): (u64, u64, u64),
     out_windows: u64,
+    epilogue: Option<&Epilogue>,
     t: &Target,
 ) -> Generated {
+    debug_assert!(
+        epilogue.is_none() || parts == 1,
+        "an epilogue after a first pass of many"
+    );
     let acc = accumulator(op, source.dtype);
     let at = acc_type(acc);
     let vector = source.vector;
@@ -521,20 +675,20 @@ pub(crate) fn row_reduction(
             block = chunk * INTERLEAVE,
         )
     };
-    let store: String = accs
+    let mut store: String = accs
         .iter()
         .enumerate()
         .map(|(j, a)| format!("    {}_st(g, {a});\n", source.named("out", j)))
         .collect();
+    if let Some(e) = epilogue {
+        // (One pass: thread `g` is row `g`'s only one.)
+        store += &e.store("g", &accs);
+    }
     let _ = writeln!(
         src,
         "@compute @workgroup_size({WORKGROUP})\nfn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>, @builtin(local_invocation_index) li: u32) {{\n    let g = (wg.y * nwg.x + wg.x) * {WORKGROUP}u + li;\n    let rows = md[0];\n    let k = md[1];\n    let parts = md[2];\n    if (g >= rows * parts) {{ return; }}\n    let row = g / parts;\n    let part = g - row * parts;\n    let grp = part / {INTERLEAVE}u;\n    let lane = part - grp * {INTERLEAVE}u;\n    let gsize = min({INTERLEAVE}u, parts - grp * {INTERLEAVE}u);\n{inner}{store}}}"
     );
-    Generated {
-        body: src,
-        uses_f16: source.uses_f16,
-        meta: source.meta(rows, k, parts),
-    }
+    with_epilogue(src, source, epilogue, (rows, k, parts))
 }
 
 /// The dtype of the values an `argmax`/`argmin` pass keeps for `input`: float16 as

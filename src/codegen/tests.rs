@@ -103,10 +103,19 @@ fn every_reduction_kernel_validates() {
                 let cols = reduce::Source::buffer(op, d, layout, windows, 4, t);
                 let out = windows.max(1);
                 for g in [
-                    reduce::row_reduction(op, &rows, 4, (8, 1, reduce::ROW_CHUNK), out, t),
-                    reduce::column_reduction(op, &cols, 8, (4, 1, reduce::COLUMN_CHUNK), out, t).0,
+                    reduce::row_reduction(op, &rows, 4, (8, 1, reduce::ROW_CHUNK), out, None, t),
+                    reduce::column_reduction(
+                        op,
+                        &cols,
+                        8,
+                        (4, 1, reduce::COLUMN_CHUNK),
+                        out,
+                        None,
+                        t,
+                    )
+                    .0,
                     // A CPU adapter's one pass.
-                    reduce::row_reduction(op, &rows, 4, (8, 1, reduce::ONE_PASS), out, t),
+                    reduce::row_reduction(op, &rows, 4, (8, 1, reduce::ONE_PASS), out, None, t),
                 ] {
                     let source = g.source();
                     if let Err(e) = validate(&source) {
@@ -188,6 +197,63 @@ fn for_each_reduction_input(mut f: impl FnMut(&Target, u64, &Layout)) {
 /// Every fused reduction kernel (a program's values reduced without being stored: each
 /// op and dtype, read four at a time and one at a time, contiguous and strided
 /// operands, rows and columns, native and emulated float16) is valid WGSL.
+/// An epilogue over the results of a reduction of `outputs` values of `d` (reading the
+/// last one) and a strided float32 operand, of `n` elements: a float32 product and a
+/// bool comparison.
+fn epilogue(
+    source: &reduce::Source,
+    op: crate::primitive::ReduceOp,
+    d: DType,
+    (outputs, w, n): (usize, u64, usize),
+    t: &Target,
+) -> reduce::Epilogue {
+    use crate::primitive::{CompareOp, ReduceOp};
+    let acc = match op {
+        ReduceOp::And | ReduceOp::Or => DType::Bool,
+        _ => reduce::accumulator(op, d),
+    };
+    let f = DType::Float32;
+    let program = Program::new(
+        vec![acc, f],
+        vec![
+            Node {
+                prim: Primitive::ConvertElementType {
+                    dtype: f,
+                    weak: false,
+                },
+                args: vec![0],
+                dtype: f,
+            },
+            Node {
+                prim: Primitive::Binary(crate::primitive::BinaryOp::Mul),
+                args: vec![2, 1],
+                dtype: f,
+            },
+            Node {
+                prim: Primitive::Compare(CompareOp::Eq),
+                args: vec![2, 1],
+                dtype: DType::Bool,
+            },
+        ],
+    );
+    let mut program = program;
+    program.outputs = vec![3, 4];
+    let given_layout = Layout::contiguous(&[n]);
+    let strided = Layout {
+        shape: vec![n],
+        strides: vec![2],
+        offset: 1,
+    };
+    let inputs = [&given_layout, &strided].map(|l| InputDesc {
+        layout: l,
+        windows: 1,
+        map: &InputMap::Plain,
+        padded: true,
+    });
+    let given = [Some(outputs - 1), None];
+    reduce::Epilogue::new(source, w, &program, (&inputs, &given), &[n], t).unwrap()
+}
+
 #[test]
 fn every_fused_reduction_kernel_validates() {
     use crate::primitive::{CompareOp, ReduceOp};
@@ -252,23 +318,24 @@ fn every_fused_reduction_kernel_validates() {
                         let source = |run| {
                             reduce::Source::program(p, &inputs, &[4, 8], stored, run, &t).unwrap()
                         };
-                        // One and two output windows; tree and one-pass chunks.
+                        // One and two output windows; tree and one-pass chunks; the one
+                        // pass with an epilogue of the results (rows: 4; columns: 8).
                         let mut gens = Vec::new();
                         for w in [1, 2] {
-                            let cols = |chunk| {
-                                reduce::column_reduction(op, &source(8), 8, (4, 1, chunk), w, &t).0
+                            let cols = |chunk, e: Option<&reduce::Epilogue>| {
+                                reduce::column_reduction(op, &source(8), 8, (4, 1, chunk), w, e, &t)
+                                    .0
                             };
+                            let rows = |chunk, e: Option<&reduce::Epilogue>| {
+                                reduce::row_reduction(op, &source(8), 4, (8, 1, chunk), w, e, &t)
+                            };
+                            let ep = |n| epilogue(&source(8), op, d, (p.outputs.len(), w, n), &t);
                             gens.extend([
-                                reduce::row_reduction(
-                                    op,
-                                    &source(8),
-                                    4,
-                                    (8, 1, reduce::ROW_CHUNK),
-                                    w,
-                                    &t,
-                                ),
-                                cols(reduce::COLUMN_CHUNK),
-                                cols(reduce::ONE_PASS),
+                                rows(reduce::ROW_CHUNK, None),
+                                cols(reduce::COLUMN_CHUNK, None),
+                                cols(reduce::ONE_PASS, None),
+                                rows(reduce::ONE_PASS, Some(&ep(4))),
+                                cols(reduce::ONE_PASS, Some(&ep(8))),
                             ]);
                         }
                         gens.into_iter().map(|g| (g, p.outputs.len()))

@@ -14,6 +14,14 @@
 //! and the chain gets no buffer. It reads the values in the order the unfused reduction
 //! would, so the result has the same bits.
 //!
+//! A chain that reads a reduction's (or matrix-vector product's) results at their own
+//! index, through reshapes at most, and nothing that waits for the reduction, is its
+//! epilogue ([`EpilogueStep`]): the reduction's last pass computes it after each result,
+//! in the same kernel, so a small optimisation step (a product, a residual, the
+//! transposed product, an update) is two launches instead of four. On a CPU adapter a
+//! launch costs more than such a program's work (lavapipe hands each one to its threads
+//! and back).
+//!
 //! Each fused step keeps the kernels (pipeline and metadata) its calls generated, keyed by
 //! the operands' layouts, so a later call over the same layouts generates no WGSL.
 
@@ -53,14 +61,52 @@ pub(crate) enum Step {
         outs: Vec<usize>,
         /// The first pass's kernels of earlier calls, by operand layouts.
         kernels: KernelCache,
+        /// Fused consumers of the results.
+        epilogue: Option<Box<EpilogueStep>>,
     },
     /// A primitive run as in eager mode (views, reductions, matmul, sort, ...), with its
-    /// outputs.
+    /// outputs. A matrix-vector product may have an epilogue (it runs as a reduction).
     Op {
         prim: Primitive,
         inputs: Vec<usize>,
         outs: Vec<usize>,
+        epilogue: Option<Box<EpilogueStep>>,
     },
+}
+
+/// A fused elementwise step whose operands include results of the reduction (or
+/// matrix-vector product) before it: the reduction's one pass computes it after its
+/// results, in the same kernel (`lax::EpilogueCall`), where a CPU adapter's launch costs
+/// more than a small program's work. The results are read at the epilogue's own index
+/// (they reach it through reshapes only, which keep the order of elements).
+#[derive(Clone, Debug)]
+pub(crate) struct EpilogueStep {
+    program: Program,
+    /// Per program input: a value with a buffer, or (`Err`) which result of the step.
+    inputs: Vec<std::result::Result<usize, usize>>,
+    outs: Vec<usize>,
+    /// The kernels of calls where it runs after the reduction, by operand layouts.
+    kernels: KernelCache,
+}
+
+impl Step {
+    /// The values the step reads, its epilogue's included.
+    fn reads(&self) -> Vec<usize> {
+        let (inputs, epilogue) = match self {
+            Step::Fused { inputs, .. } => (inputs, None),
+            Step::FusedReduce {
+                inputs, epilogue, ..
+            }
+            | Step::Op {
+                inputs, epilogue, ..
+            } => (inputs, epilogue.as_ref()),
+        };
+        let mut r = inputs.clone();
+        if let Some(e) = epilogue {
+            r.extend(e.inputs.iter().filter_map(|i| i.ok()));
+        }
+        r
+    }
 }
 
 /// A compiled graph.
@@ -82,6 +128,25 @@ fn fusible(p: &Primitive) -> bool {
         elementwise(p),
         Some(Elementwise::Pointwise | Elementwise::Positional)
     )
+}
+
+/// Whether primitive step `e` can compute an epilogue: a reduction of 32-bit values
+/// (`lax::reduce_with`), or a matrix-vector product, which runs as one (`lax::dot_with`):
+/// one row or column of float32 or 32-bit integers.
+fn hosts(e: &Eqn, avals: &[Aval]) -> bool {
+    use crate::dtype::DType;
+    let word = |d: DType| matches!(d, DType::Float32 | DType::Int32 | DType::UInt32);
+    match e.prim {
+        Primitive::Reduce { .. } => {
+            let d = avals[e.inputs[0]].dtype;
+            word(d) || d == DType::Bool
+        }
+        Primitive::BatchMatmul => {
+            let (a, b) = (&avals[e.inputs[0]], &avals[e.inputs[1]]);
+            word(a.dtype) && (a.shape[1] == 1 || b.shape[2] == 1)
+        }
+        _ => false,
+    }
 }
 
 /// The largest pad (its output's bytes) read by the kernel that uses it.
@@ -653,6 +718,60 @@ pub(crate) fn compile(g: &Graph, max_inputs: usize) -> Executable {
         }
         false
     };
+    // Epilogues: a fused step computed by the reduction (or matrix-vector product) whose
+    // results it reads (`after`: its host), which then must wait for the step's other
+    // operands too (`host_waits`, kept apart as a joined reduction's reads are recomputed).
+    let mut after: Vec<Option<usize>> = Vec::new();
+    let mut epilogue_of: Vec<Option<usize>> = Vec::new();
+    let mut host_waits: Vec<Vec<usize>> = Vec::new();
+    // The host step and result index of value `v`: a reduction's or matrix-vector
+    // product's output, or a reshape of one (the same elements in the same order).
+    let result_of = |v: usize, made_at: &[Option<usize>], pending: &[Pending]| {
+        let mut v = v;
+        while let Some(p) = producer[v] {
+            match eqns[p].prim {
+                Primitive::Reshape { .. } => v = eqns[p].inputs[0],
+                _ => break,
+            }
+        }
+        let p = made_at[v]?;
+        match &pending[p] {
+            Pending::Reduce(ks) => ks.iter().position(|&k| eqns[k].out() == v).map(|j| (p, j)),
+            Pending::Op(k) if hosts(&eqns[*k], &g.avals) && eqns[*k].out() == v => Some((p, 0)),
+            _ => None,
+        }
+    };
+    // Whether the fused values `roots` can be host `h`'s epilogue: elementwise reads at the
+    // result's index, one-word outputs of the results' size, some operand a result, and
+    // no other operand waiting for the host. The steps the others are made by.
+    let epilogue_plan = |h: usize,
+                         roots: &[usize],
+                         deps: &[Vec<usize>],
+                         made_at: &[Option<usize>],
+                         pending: &[Pending]|
+     -> Option<Vec<usize>> {
+        let size = match &pending[h] {
+            Pending::Reduce(ks) => g.avals[eqns[ks[0]].out()].size(),
+            Pending::Op(k) => g.avals[eqns[*k].out()].size(),
+            Pending::Fused(_) => return None,
+        };
+        let (inner, leaves) = ancestry(roots);
+        let plain = inner.iter().all(|&v| {
+            let prim = &eqns[producer[v].expect("a fused value has a producer")].prim;
+            fusible(prim)
+        });
+        let stores = roots.iter().all(|&r| {
+            crate::codegen::reduce::epilogue_stores(g.avals[r].dtype) && g.avals[r].size() == size
+        });
+        if !plain || !stores || leaves.len() + roots.len() > max_inputs {
+            return None;
+        }
+        let (given, others): (Vec<usize>, Vec<usize>) = leaves
+            .iter()
+            .partition(|&&l| result_of(l, made_at, pending).is_some_and(|(p, _)| p == h));
+        let from: Vec<usize> = others.iter().filter_map(|&l| made_at[l]).collect();
+        (!given.is_empty() && !reaches(deps, &from, h)).then_some(from)
+    };
     // The steps that make the leaves of `roots` (a joined step's new dependencies).
     let steps_read = |roots: &[usize], made_at: &[Option<usize>]| {
         let mut d: Vec<usize> = ancestry(roots)
@@ -696,6 +815,7 @@ pub(crate) fn compile(g: &Graph, max_inputs: usize) -> Executable {
                     reads[p].extend(inner.iter().chain(&leaves));
                     let roots: Vec<usize> = ks.iter().map(|&k| eqns[k].inputs[0]).collect();
                     deps[p] = steps_read(&roots, &made_at);
+                    deps[p].extend(&host_waits[p]);
                     made_at[e.out()] = Some(p);
                     continue;
                 }
@@ -728,7 +848,11 @@ pub(crate) fn compile(g: &Graph, max_inputs: usize) -> Executable {
                         .filter(|l| !roots.contains(l))
                         .filter_map(|&l| made_at[l])
                         .collect();
+                    // (An epilogue's members are all computed by its host.)
                     !reaches(&deps, &from, p)
+                        && after[p].is_none_or(|h| {
+                            epilogue_plan(h, &all, &deps, &made_at, &pending).is_some()
+                        })
                 });
                 if let Some(p) = joined {
                     let Pending::Fused(roots) = &mut pending[p] else {
@@ -738,8 +862,31 @@ pub(crate) fn compile(g: &Graph, max_inputs: usize) -> Executable {
                     reads[p].extend(inner.iter().chain(&leaves));
                     let roots = roots.clone();
                     deps[p] = steps_read(&roots, &made_at);
+                    if let Some(h) = after[p] {
+                        let waits = epilogue_plan(h, &roots, &deps, &made_at, &pending)
+                            .expect("checked before joining");
+                        deps[h].extend(&waits);
+                        host_waits[h] = waits;
+                    }
                     made_at[v] = Some(p);
                     continue;
+                }
+                // Else the epilogue of a host whose results it reads, if it has none.
+                let host = leaves.iter().find_map(|&l| {
+                    let (h, _) = result_of(l, &made_at, &pending)?;
+                    if epilogue_of[h].is_some() {
+                        return None;
+                    }
+                    let waits = epilogue_plan(h, &[v], &deps, &made_at, &pending)?;
+                    Some((h, waits))
+                });
+                if let Some((h, waits)) = host {
+                    deps[h].extend(&waits);
+                    host_waits[h] = waits;
+                    epilogue_of[h] = Some(pending.len());
+                    after.push(Some(h));
+                } else {
+                    after.push(None);
                 }
                 (Pending::Fused(vec![v]), leaves)
             }
@@ -760,6 +907,11 @@ pub(crate) fn compile(g: &Graph, max_inputs: usize) -> Executable {
         for &o in &e.outs {
             made_at[o] = Some(pending.len());
         }
+        if !matches!(step, Pending::Fused(_)) {
+            after.push(None);
+        }
+        epilogue_of.push(None);
+        host_waits.push(Vec::new());
         pending.push(step);
         deps.push(d);
     }
@@ -790,56 +942,77 @@ pub(crate) fn compile(g: &Graph, max_inputs: usize) -> Executable {
         pending.len(),
         "joining fused steps made a cycle"
     );
-    let mut slots: Vec<Option<Pending>> = pending.into_iter().map(Some).collect();
-    let pending: Vec<Pending> = order
-        .into_iter()
-        .map(|p| slots[p].take().expect("each step is ordered once"))
-        .collect();
-    let steps: Vec<Step> = pending
-        .into_iter()
-        .map(|p| match p {
-            Pending::Reduce(ks) => {
-                let e = &eqns[ks[0]];
-                let Primitive::Reduce { op, axes } = &e.prim else {
-                    unreachable!("only reductions absorb their operand")
-                };
-                let roots: Vec<usize> = ks.iter().map(|&k| eqns[k].inputs[0]).collect();
-                let (program, inputs) = program_for(&roots);
-                Step::FusedReduce {
-                    program,
-                    inputs,
-                    shape: g.avals[e.inputs[0]].shape.clone(),
-                    op: *op,
-                    axes: axes.clone(),
-                    outs: ks.iter().map(|&k| eqns[k].out()).collect(),
-                    kernels: KernelCache::default(),
-                }
-            }
-            Pending::Op(k) => Step::Op {
-                prim: eqns[k].prim.clone(),
-                inputs: eqns[k].inputs.clone(),
-                outs: eqns[k].outs.clone(),
-            },
-            Pending::Fused(roots) => {
-                let (program, inputs) = program_for(&roots);
-                Step::Fused {
-                    program,
-                    inputs,
-                    outs: roots,
-                    kernels: KernelCache::default(),
-                }
-            }
+    // Each host's epilogue, as the step it runs: its inputs are values with buffers, or
+    // results of the host.
+    let mut epilogues: Vec<Option<Box<EpilogueStep>>> = epilogue_of
+        .iter()
+        .enumerate()
+        .map(|(h, f)| {
+            let Pending::Fused(roots) = &pending[(*f)?] else {
+                unreachable!("an epilogue is a fused step")
+            };
+            let (program, leaves) = program_for(roots);
+            let inputs = leaves
+                .iter()
+                .map(|&l| match result_of(l, &made_at, &pending) {
+                    Some((p, j)) if p == h => Err(j),
+                    _ => Ok(l),
+                })
+                .collect();
+            Some(Box::new(EpilogueStep {
+                program,
+                inputs,
+                outs: roots.clone(),
+                kernels: KernelCache::default(),
+            }))
         })
+        .collect();
+    let mut slots: Vec<Option<Pending>> = pending.into_iter().map(Some).collect();
+    let steps: Vec<Step> = order
+        .into_iter()
+        .filter(|&p| after[p].is_none())
+        .map(
+            |p| match slots[p].take().expect("each step is ordered once") {
+                Pending::Reduce(ks) => {
+                    let e = &eqns[ks[0]];
+                    let Primitive::Reduce { op, axes } = &e.prim else {
+                        unreachable!("only reductions absorb their operand")
+                    };
+                    let roots: Vec<usize> = ks.iter().map(|&k| eqns[k].inputs[0]).collect();
+                    let (program, inputs) = program_for(&roots);
+                    Step::FusedReduce {
+                        program,
+                        inputs,
+                        shape: g.avals[e.inputs[0]].shape.clone(),
+                        op: *op,
+                        axes: axes.clone(),
+                        outs: ks.iter().map(|&k| eqns[k].out()).collect(),
+                        kernels: KernelCache::default(),
+                        epilogue: epilogues[p].take(),
+                    }
+                }
+                Pending::Op(k) => Step::Op {
+                    prim: eqns[k].prim.clone(),
+                    inputs: eqns[k].inputs.clone(),
+                    outs: eqns[k].outs.clone(),
+                    epilogue: epilogues[p].take(),
+                },
+                Pending::Fused(roots) => {
+                    let (program, inputs) = program_for(&roots);
+                    Step::Fused {
+                        program,
+                        inputs,
+                        outs: roots,
+                        kernels: KernelCache::default(),
+                    }
+                }
+            },
+        )
         .collect();
     // Free each value's buffer after its last use (outputs are kept).
     let mut last: Vec<Option<usize>> = vec![None; n];
     for (k, s) in steps.iter().enumerate() {
-        let ins = match s {
-            Step::Fused { inputs, .. }
-            | Step::FusedReduce { inputs, .. }
-            | Step::Op { inputs, .. } => inputs,
-        };
-        for &i in ins {
+        for i in s.reads() {
             last[i] = Some(k);
         }
     }
@@ -873,11 +1046,21 @@ fn missing(v: usize) -> crate::Error {
 
 impl Executable {
     /// Number of generated kernels for fused chains (a fused reduction counts once, as
-    /// the chain's kernel).
+    /// the chain's kernel, and so does a reduction or product computing an epilogue).
     pub(crate) fn fused_kernels(&self) -> usize {
         self.steps
             .iter()
-            .filter(|s| matches!(s, Step::Fused { .. } | Step::FusedReduce { .. }))
+            .filter(|s| {
+                matches!(
+                    s,
+                    Step::Fused { .. }
+                        | Step::FusedReduce { .. }
+                        | Step::Op {
+                            epilogue: Some(_),
+                            ..
+                        }
+                )
+            })
             .count()
     }
 
@@ -906,10 +1089,44 @@ impl Executable {
                 .map(|&i| vals[i].as_ref().ok_or_else(|| missing(i)))
                 .collect::<Result<_>>()?;
             let avals: Vec<Aval> = outs.iter().map(|&o| self.avals[o].clone()).collect();
-            let results = match step {
+            // An epilogue's operands and outputs.
+            let epilogue = match step {
+                Step::FusedReduce { epilogue, .. } | Step::Op { epilogue, .. } => {
+                    epilogue.as_deref()
+                }
+                Step::Fused { .. } => None,
+            };
+            let ep_inputs: Vec<Option<&Array>> = match epilogue {
+                Some(e) => e
+                    .inputs
+                    .iter()
+                    .map(|i| match i {
+                        Ok(v) => vals[*v].as_ref().ok_or_else(|| missing(*v)).map(Some),
+                        Err(_) => Ok(None),
+                    })
+                    .collect::<Result<_>>()?,
+                None => Vec::new(),
+            };
+            let ep_given: Vec<Option<usize>> = epilogue
+                .map(|e| e.inputs.iter().map(|i| i.err()).collect())
+                .unwrap_or_default();
+            let ep_avals: Vec<Aval> = epilogue
+                .map(|e| e.outs.iter().map(|&o| self.avals[o].clone()).collect())
+                .unwrap_or_default();
+            let call = epilogue.map(|e| crate::lax::EpilogueCall {
+                program: &e.program,
+                inputs: &ep_inputs,
+                given: &ep_given,
+                outs: &ep_avals,
+                cache: Some(&e.kernels),
+            });
+            let (results, more) = match step {
                 Step::Fused {
                     program, kernels, ..
-                } => crate::lax::run_program_cached(device, program, &args, &avals, Some(kernels))?,
+                } => (
+                    crate::lax::run_program_cached(device, program, &args, &avals, Some(kernels))?,
+                    Vec::new(),
+                ),
                 Step::FusedReduce {
                     program,
                     shape,
@@ -917,22 +1134,37 @@ impl Executable {
                     axes,
                     kernels,
                     ..
-                } => crate::lax::fused_reduce_all(
+                } => crate::lax::fused_reduce_with(
                     device,
                     *op,
                     axes,
-                    program,
-                    &args,
-                    shape,
+                    (program, &args, shape),
                     &avals,
                     Some(kernels),
+                    call.as_ref(),
                 )?,
-                Step::Op { prim, .. } => {
-                    let avals: Vec<Aval> = outs.iter().map(|&o| self.avals[o].clone()).collect();
-                    crate::lax::eval_primitive(prim.clone(), &args, avals, Some(device))?
-                }
+                Step::Op { prim, .. } => match (&call, prim) {
+                    (Some(call), Primitive::Reduce { op, axes }) => {
+                        let out = avals[0].clone();
+                        let (r, more) =
+                            crate::lax::reduce_with(device, *op, args[0], axes, out, call)?;
+                        (vec![r], more)
+                    }
+                    (Some(call), _) => {
+                        let out = avals[0].clone();
+                        let (r, more) = crate::lax::dot_with(device, args[0], args[1], out, call)?;
+                        (vec![r], more)
+                    }
+                    (None, _) => (
+                        crate::lax::eval_primitive(prim.clone(), &args, avals, Some(device))?,
+                        Vec::new(),
+                    ),
+                },
             };
             for (&o, r) in outs.iter().zip(results) {
+                vals[o] = Some(r);
+            }
+            for (&o, r) in epilogue.iter().flat_map(|e| &e.outs).zip(more) {
                 vals[o] = Some(r);
             }
             for &f in frees {
@@ -1349,5 +1581,100 @@ mod tests {
             assert_eq!(got.to_vec::<f32>().unwrap(), want.to_vec::<f32>().unwrap());
         }
         assert_eq!(steps(&f), ["reduce KernelCache(1 kernels)"]);
+    }
+
+    /// The launches `f` makes per call on a device of its own, its results, and the
+    /// results of `f` run eagerly, as words.
+    fn launches<T, U, F>(
+        f: F,
+        args: impl Fn() -> crate::Result<T>,
+        words: impl Fn(&U) -> Vec<u32>,
+    ) -> (u64, Vec<u32>, Vec<u32>)
+    where
+        F: Fn(T) -> crate::Result<U> + Clone + Send + Sync + 'static,
+        T: crate::tree::PyTree + Clone,
+        U: crate::tree::PyTree,
+    {
+        let dev = crate::Device::new(crate::DeviceOptions::default()).unwrap();
+        crate::with_device(&dev, || {
+            let jitted = crate::jit::jit(f.clone());
+            let a = args().unwrap();
+            jitted.call(a.clone()).unwrap();
+            dev.synchronize().unwrap();
+            let before = dev.0.dispatches.load(std::sync::atomic::Ordering::Relaxed);
+            let got = jitted.call(a.clone()).unwrap();
+            let after = dev.0.dispatches.load(std::sync::atomic::Ordering::Relaxed);
+            (after - before, words(&got), words(&f(a).unwrap()))
+        })
+    }
+
+    /// A reduction's and a matrix-vector product's elementwise consumers run in their
+    /// kernel (their epilogue) and give the bits of the unfused step: JAX's
+    /// `kernel_lsq` optimisation step (a product, its residual's gradient, the transposed
+    /// product, a momentum update of two outputs) is two launches, not four; a row
+    /// reduction's consumers of two sibling results and of a broadcast operand, one.
+    #[test]
+    fn reductions_and_matrix_vector_products_compute_their_consumers() {
+        use crate::numpy as np;
+        let n = 100;
+        let words = |(a, b): &(Array, Array)| {
+            let mut w: Vec<u32> = a
+                .to_vec::<f32>()
+                .unwrap()
+                .iter()
+                .map(|f| f.to_bits())
+                .collect();
+            w.extend(b.to_vec::<f32>().unwrap().iter().map(|f| f.to_bits()));
+            w
+        };
+        let gram: Vec<f32> = (0..n * n)
+            .map(|i| ((i * 37 % 101) as f32 - 50.0) / 64.0)
+            .collect();
+        let step = move |(v, velocity): (Array, Array)| -> crate::Result<(Array, Array)> {
+            let gram = Array::from_slice(&gram, &[n, n])?;
+            let ys = np::arange((0.0, n as f64, 1.0))?;
+            let objective = |v: Array| -> crate::Result<Array> {
+                let r = np::subtract(np::dot(&gram, &v)?, &ys)?;
+                np::multiply(np::sum(np::square(&r)?, None, false)?, 0.5)
+            };
+            let g = crate::grad(objective)(v.clone())?;
+            let velocity = np::add(np::multiply(&velocity, 0.9)?, g)?;
+            Ok((np::subtract(&v, np::multiply(&velocity, 1e-3)?)?, velocity))
+        };
+        let args = || {
+            let v: Vec<f32> = (0..n).map(|i| (i as f32 - 40.0) / 8.0).collect();
+            Ok((
+                Array::from_slice(&v, &[n])?,
+                np::ones(&[n], DType::Float32)?,
+            ))
+        };
+        let (count, got, want) = launches(step, args, words);
+        assert_eq!(got, want);
+        assert_eq!(count, 2, "launches of the optimisation step");
+
+        // Sibling row sums and their consumers (several results, a row operand broadcast
+        // down the columns, a bool output): one launch.
+        let rows = |(x, y): (Array, Array)| -> crate::Result<(Array, Array)> {
+            let s = np::sum(np::multiply(&x, &x)?, Some(&[1]), false)?;
+            let t = np::sum(np::multiply(&x, 3.0)?, Some(&[1]), false)?;
+            let mean = np::add(np::multiply(&s, &y)?, &t)?;
+            Ok((
+                mean.clone(),
+                np::greater(&mean, &t)?.astype(DType::Float32)?,
+            ))
+        };
+        let args = || {
+            let x: Vec<f32> = (0..7 * 33)
+                .map(|i| ((i * 13 % 29) as f32 - 14.0) / 4.0)
+                .collect();
+            let y: Vec<f32> = (0..7).map(|i| i as f32 - 3.0).collect();
+            Ok((
+                Array::from_slice(&x, &[7, 33])?,
+                Array::from_slice(&y, &[7])?,
+            ))
+        };
+        let (count, got, want) = launches(rows, args, words);
+        assert_eq!(got, want);
+        assert_eq!(count, 1, "launches of the row sums and their consumers");
     }
 }

@@ -22,9 +22,10 @@ pub use crate::primitive::{
 };
 pub(crate) use eval::common_device;
 pub(crate) use eval::eval_all as eval_primitive;
+pub(crate) use eval::{dot_with, fused_reduce_with, reduce_with, EpilogueCall};
 #[cfg(test)]
 pub(crate) use eval::{elementwise_kernel, Operand};
-pub(crate) use eval::{fused_reduce_all, run_cached as run_program_cached, KernelCache};
+pub(crate) use eval::{run_cached as run_program_cached, KernelCache};
 
 use crate::array::Array;
 use crate::dtype::DType;

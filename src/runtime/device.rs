@@ -356,6 +356,8 @@ pub(crate) struct DeviceInner {
     /// Kernel sources generated for this device (each looked up in `kernels`): a call
     /// that repeats an earlier one adds none.
     pub(crate) generated: AtomicU64,
+    /// Kernel launches recorded on this device (tests count a jitted step's launches).
+    pub(crate) dispatches: AtomicU64,
     /// The evaluator's kernels of un-jitted programs, by a hash of the program (its own
     /// table type, opaque here); they go with the device.
     pub(crate) eager: Mutex<HashMap<u64, Vec<EagerEntry>>>,
@@ -729,6 +731,7 @@ impl Device {
             batch: Mutex::new(Batch::default()),
             kernels: Mutex::new(HashMap::new()),
             generated: AtomicU64::new(0),
+            dispatches: AtomicU64::new(0),
             eager: Mutex::new(HashMap::new()),
             memo: Mutex::new(HashMap::new()),
             exact_fma: std::sync::OnceLock::new(),

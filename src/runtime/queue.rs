@@ -603,6 +603,7 @@ impl DeviceInner {
         if groups == 0 {
             return Ok(());
         }
+        self.dispatches.fetch_add(1, Ordering::Relaxed);
         let _gl = self.gl();
         // Past one grid row, rows of equal length: rows `max` wide would leave up to a
         // whole row of idle groups (nearly half the grid just past 65535 groups), and

@@ -799,6 +799,99 @@ fn contractions_at_every_length() {
     }
 }
 
+/// Reductions and matrix-vector products whose elementwise consumers `jit` computes in
+/// their kernel (an epilogue) at every length: row sums of `[n, 5]` (read from a
+/// buffer), column sums of `[5, n]` (the column kernel's vector path where `n` is a
+/// multiple of four), a count of positives (a fused int32 reduction), products
+/// `[n, 7] @ [7]` and with `[n, 7]` transposed twice (the column kernel), each with
+/// consumers of their own reading strided, offset and broadcast operands, with bool and
+/// int32 outputs; rows longer than a CPU adapter's one pass (the epilogue in the last
+/// pass of a tree). Each against its f64 value and the bits of the same function run
+/// eagerly.
+#[test]
+fn reductions_with_consumers_at_every_length() {
+    let mut r = rng();
+    let f = DType::Float32;
+    type Outs = (Array, Array, Array, Array, Array, Array);
+    let step = |(x, xt, w, v, y, z): Outs| -> Result<Outs> {
+        let rows = np::add(np::multiply(np::sum(&x, Some(&[1]), false)?, 2.0)?, &y)?;
+        let cols = np::subtract(np::multiply(np::sum(&xt, Some(&[0]), false)?, &z)?, 1.0)?;
+        let mv = np::subtract(np::multiply(np::dot(&w, &v)?, 0.5)?, 3.0)?;
+        let wt = np::transpose(np::transpose(&w, None)?.copy()?, None)?;
+        let tmv = np::greater(np::dot(&wt, &v)?, z.slice(s![..;-1])?)?;
+        let counts = np::add(np::sum(np::greater(&x, 0.0)?, Some(&[1]), false)?, 1)?;
+        Ok((rows, cols, mv, tmv, counts, w))
+    };
+    let jitted = jit(step);
+    let long = [4095, 4096, 4097, 8191, 70_001];
+    for n in sweep_lengths().into_iter().chain(long) {
+        let (xv, wv) = (sixty_fourths(&mut r, 5 * n), eighths(&mut r, 7 * n));
+        let (vv, yv) = (eighths(&mut r, 7), eighths(&mut r, 3 * n + 1));
+        let x = make(&xv, &[n, 5], f);
+        let xt = np::transpose(&x, None).unwrap().copy().unwrap();
+        let w = make(&wv, &[n, 7], f);
+        let v = make(&vv, &[7], f);
+        // Every other element, and a run from an offset: operands of the consumers.
+        let base = make(&yv, &[3 * n + 1], f);
+        let y = base.slice(s![..2 * n;2]).unwrap();
+        let z = base.slice(s![2 * n + 1..]).unwrap();
+        let args = (x, xt, w, v, y, z);
+        let got = jitted.call(args.clone()).unwrap();
+        let eager = step(args).unwrap();
+        let (g, e) = (&got, &eager);
+        let pairs = [
+            (&g.0, &e.0),
+            (&g.1, &e.1),
+            (&g.2, &e.2),
+            (&g.3, &e.3),
+            (&g.4, &e.4),
+        ];
+        for (i, (a, b)) in pairs.into_iter().enumerate() {
+            assert_eq!(
+                words(a),
+                words(b),
+                "n={n}: output {i} under jit and eagerly"
+            );
+        }
+        let y: Vec<f64> = (0..n).map(|i| yv[2 * i]).collect();
+        let z: Vec<f64> = yv[2 * n + 1..].to_vec();
+        let row_sum = |i: usize| xv[i * 5..i * 5 + 5].iter().sum::<f64>();
+        let dot = |i: usize| (0..7).map(|j| wv[i * 7 + j] * vv[j]).sum::<f64>();
+        let want: Vec<f64> = (0..n).map(|i| row_sum(i) * 2.0 + y[i]).collect();
+        assert_close(&format!("rows n={n}"), &g.0, &want, f, EXACT);
+        let want: Vec<f64> = (0..n).map(|i| row_sum(i) * z[i] - 1.0).collect();
+        assert_close(&format!("columns n={n}"), &g.1, &want, f, EXACT);
+        let want: Vec<f64> = (0..n).map(|i| dot(i) * 0.5 - 3.0).collect();
+        assert_close(&format!("matvec n={n}"), &g.2, &want, f, EXACT);
+        let want: Vec<f64> = (0..n)
+            .map(|i| f64::from(u8::from(dot(i) > z[n - 1 - i])))
+            .collect();
+        assert_close(
+            &format!("transposed matvec n={n}"),
+            &g.3,
+            &want,
+            DType::Bool,
+            EXACT,
+        );
+        let want: Vec<f64> = (0..n)
+            .map(|i| 1.0 + xv[i * 5..i * 5 + 5].iter().filter(|&&a| a > 0.0).count() as f64)
+            .collect();
+        assert_close(&format!("counts n={n}"), &g.4, &want, DType::Int32, EXACT);
+    }
+    // Rows past a CPU adapter's one pass.
+    for k in long {
+        let xv = sixty_fourths(&mut r, 3 * k);
+        let x = make(&xv, &[3, k], f);
+        let y = make(&[1.0, 2.0, 3.0], &[3], f);
+        let g = jit(|(x, y): (Array, Array)| np::multiply(np::sum(&x, Some(&[1]), false)?, &y));
+        let got = g.call((x, y)).unwrap();
+        let want: Vec<f64> = (0..3)
+            .map(|i| xv[i * k..(i + 1) * k].iter().sum::<f64>() * (i + 1) as f64)
+            .collect();
+        assert_close(&format!("long rows k={k}"), &got, &want, f, EXACT);
+    }
+}
+
 /// Matrix-vector products with a transposed matrix (a backward pass's `W.T @ g` and
 /// `g @ W.T`), which sum along the matrix's stored rows rather than through its
 /// strides, at every `k` (widths across the column kernel's vectors), batched at every

@@ -3,7 +3,7 @@
 
 use super::cache::{memo, out_bytes};
 use super::program::blocks;
-use super::reduce::fused_reduce;
+use super::reduce::{fused_reduce, fused_reduce_with, EpilogueCall};
 use super::windows::{
     as_out, bind_windows_from, check_bindings, contiguous, input_windows, max_bindings, place,
     placeable, region_windows, target, Rebased, Region,
@@ -103,7 +103,16 @@ pub(super) const LONG_DOT_K: usize = 4096;
 /// separate multiply would store every product first. A long `k` is taken in slices of at
 /// most 16M products, as the reduction numbers its elements in 32 bits.
 /// Float32 and integers only (float16 products would round before the sum).
-pub(super) fn skinny_dot(dev: &Device, a: &Array, b: &Array, out: &Aval) -> Result<Option<Array>> {
+///
+/// With an `epilogue`, a product of one slice computes it in the reduction's pass
+/// ([`EpilogueCall`]); the result's second part is its outputs (empty without one).
+pub(super) fn skinny_dot(
+    dev: &Device,
+    a: &Array,
+    b: &Array,
+    out: &Aval,
+    epilogue: Option<&EpilogueCall<'_>>,
+) -> Result<Option<(Array, Vec<Array>)>> {
     use crate::lax;
     use crate::primitive::BinaryOp;
     const MAX_PRODUCT: usize = 16 << 20;
@@ -123,12 +132,23 @@ pub(super) fn skinny_dot(dev: &Device, a: &Array, b: &Array, out: &Aval) -> Resu
             dtype: d,
         }],
     );
-    let sum_of_products = |x: &Array, y: &Array, shape: &[usize], axis: usize| {
+    // (With the epilogue's outputs where it is given one.)
+    let mut more: Option<Vec<Array>> = None;
+    let mut sum_of_products = |x: &Array, y: &Array, shape: &[usize], axis: usize, last: bool| {
         let mut kept = shape.to_vec();
         kept.remove(axis);
         let sum = crate::primitive::ReduceOp::Sum;
         let aval = Aval::new(kept, d, false);
-        fused_reduce(dev, sum, &[axis], &products, &[x, y], shape, aval, None)
+        match epilogue.filter(|_| last) {
+            Some(e) => {
+                let first = (&products, &[x, y][..], shape);
+                let (mut r, m) =
+                    fused_reduce_with(dev, sum, &[axis], first, &[aval], None, Some(e))?;
+                more = Some(m);
+                Ok(r.remove(0))
+            }
+            None => fused_reduce(dev, sum, &[axis], &products, &[x, y], shape, aval, None),
+        }
     };
     let slice = (MAX_PRODUCT / outputs).max(1);
     let mut total: Option<Array> = None;
@@ -156,7 +176,7 @@ pub(super) fn skinny_dot(dev: &Device, a: &Array, b: &Array, out: &Aval) -> Resu
             let at = lax::transpose(&a, &[0, 2, 1])?;
             let bb = lax::broadcast_in_dim(&b, &[batch, kc, m], &[0, 1, 2])?;
             lax::reshape(
-                &sum_of_products(&at, &bb, &[batch, kc, m], 1)?,
+                &sum_of_products(&at, &bb, &[batch, kc, m], 1, kc == k)?,
                 &[batch, m, 1],
             )?
         } else if m == 1 && n > 1 && transposed(&b) {
@@ -165,7 +185,7 @@ pub(super) fn skinny_dot(dev: &Device, a: &Array, b: &Array, out: &Aval) -> Resu
             let bt = lax::transpose(&b, &[0, 2, 1])?;
             let ab = lax::broadcast_in_dim(&a, &[batch, n, kc], &[0, 1, 2])?;
             lax::reshape(
-                &sum_of_products(&ab, &bt, &[batch, n, kc], 2)?,
+                &sum_of_products(&ab, &bt, &[batch, n, kc], 2, kc == k)?,
                 &[batch, 1, n],
             )?
         } else if n == 1 {
@@ -173,7 +193,7 @@ pub(super) fn skinny_dot(dev: &Device, a: &Array, b: &Array, out: &Aval) -> Resu
             let row = lax::reshape(&b, &[batch, 1, kc])?;
             let bb = lax::broadcast_in_dim(&row, &[batch, m, kc], &[0, 1, 2])?;
             lax::reshape(
-                &sum_of_products(&a, &bb, &[batch, m, kc], 2)?,
+                &sum_of_products(&a, &bb, &[batch, m, kc], 2, kc == k)?,
                 &[batch, m, 1],
             )?
         } else {
@@ -181,7 +201,7 @@ pub(super) fn skinny_dot(dev: &Device, a: &Array, b: &Array, out: &Aval) -> Resu
             let col = lax::reshape(&a, &[batch, kc, 1])?;
             let ab = lax::broadcast_in_dim(&col, &[batch, kc, n], &[0, 1, 2])?;
             lax::reshape(
-                &sum_of_products(&ab, &b, &[batch, kc, n], 1)?,
+                &sum_of_products(&ab, &b, &[batch, kc, n], 1, kc == k)?,
                 &[batch, 1, n],
             )?
         };
@@ -190,7 +210,39 @@ pub(super) fn skinny_dot(dev: &Device, a: &Array, b: &Array, out: &Aval) -> Resu
             Some(t) => lax::binary(BinaryOp::Add, &t, &part)?,
         });
     }
-    Ok(total.map(|r| r.with_weak(out.weak)))
+    let Some(r) = total.map(|r| r.with_weak(out.weak)) else {
+        return Ok(None);
+    };
+    let more = match (more, epilogue) {
+        (Some(m), _) => m,
+        (None, Some(e)) => e.run_after(dev, std::slice::from_ref(&r))?,
+        (None, None) => Vec::new(),
+    };
+    Ok(Some((r, more)))
+}
+
+/// [`dot`] followed by `epilogue`'s consumers of the product (a jitted matrix-vector
+/// product's elementwise consumers): the product and the epilogue's outputs, which a
+/// product that runs as one reduction pass computes in that pass. float32 and 32-bit
+/// integers (as `jit` asks for it).
+pub(crate) fn dot_with(
+    dev: &Device,
+    a: &Array,
+    b: &Array,
+    out: Aval,
+    epilogue: &EpilogueCall<'_>,
+) -> Result<(Array, Vec<Array>)> {
+    if dot_in_blocks_needed(dev, a, b, &out)? {
+        let r = dot(dev, a, b, out)?;
+        let more = epilogue.run_after(dev, std::slice::from_ref(&r))?;
+        return Ok((r, more));
+    }
+    if let Some(r) = skinny_dot(dev, a, b, &out, Some(epilogue))? {
+        return Ok(r);
+    }
+    let r = dot(dev, a, b, out)?;
+    let more = epilogue.run_after(dev, std::slice::from_ref(&r))?;
+    Ok((r, more))
 }
 
 pub(crate) fn dot(dev: &Device, a: &Array, b: &Array, out: Aval) -> Result<Array> {
@@ -199,7 +251,7 @@ pub(crate) fn dot(dev: &Device, a: &Array, b: &Array, out: Aval) -> Result<Array
     if let Some(r) = dot_in_blocks(dev, a, b, &out)? {
         return Ok(r);
     }
-    if let Some(r) = skinny_dot(dev, a, b, &out)? {
+    if let Some((r, _)) = skinny_dot(dev, a, b, &out, None)? {
         return Ok(r);
     }
     if let Some(r) = long_dot(dev, a, b, &out)? {
@@ -249,6 +301,19 @@ pub(crate) fn dot(dev: &Device, a: &Array, b: &Array, out: Aval) -> Result<Array
     as_out(total.expect("at least one slice of k"), &out)
 }
 
+/// Whether [`dot_in_blocks`] computes the product: its operands and output need more
+/// storage bindings than one kernel has.
+fn dot_in_blocks_needed(dev: &Device, a: &Array, b: &Array, out: &Aval) -> Result<bool> {
+    let (batch, m, k, n) = (a.shape()[0], a.shape()[1], a.shape()[2], b.shape()[2]);
+    let t = target(dev);
+    let acc = crate::codegen::matmul::accumulator(out.dtype);
+    let written = codegen::windows_for(out_bytes(&Aval::new(vec![batch * m * n], acc, false)), &t);
+    let whole = |x: &Array| (vec![0; 3], x.shape().to_vec());
+    let need =
+        region_windows(dev, a, &whole(a), &t)? + region_windows(dev, b, &whole(b), &t)? + written;
+    Ok(need > max_bindings(dev) && batch * m * n != 0 && k != 0)
+}
+
 /// A product whose operands and output need more storage bindings than one kernel may
 /// have (wgpu's GL backend binds 16 of 128 MiB): runs of output rows (whole batch entries,
 /// or rows of one), each computed from the rows of `a` it reads and all of `b` and copied
@@ -260,6 +325,9 @@ pub(super) fn dot_in_blocks(
     b: &Array,
     out: &Aval,
 ) -> Result<Option<Array>> {
+    if !dot_in_blocks_needed(dev, a, b, out)? {
+        return Ok(None);
+    }
     let (batch, m, k, n) = (a.shape()[0], a.shape()[1], a.shape()[2], b.shape()[2]);
     let t = target(dev);
     let acc = crate::codegen::matmul::accumulator(out.dtype);
@@ -267,13 +335,6 @@ pub(super) fn dot_in_blocks(
     let written = |elements: usize| {
         codegen::windows_for(out_bytes(&Aval::new(vec![elements], acc, false)), &t)
     };
-    let whole = |x: &Array| (vec![0; 3], x.shape().to_vec());
-    let need = region_windows(dev, a, &whole(a), &t)?
-        + region_windows(dev, b, &whole(b), &t)?
-        + written(batch * m * n);
-    if need <= max || batch * m * n == 0 || k == 0 {
-        return Ok(None);
-    }
     // Runs of rows of a strided operand (a transposed one) span its whole buffer: copied
     // first (in boxes, as every copy may be), they span only their own.
     let (a, b) = (&contiguous(a)?, &contiguous(b)?);

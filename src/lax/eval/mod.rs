@@ -15,8 +15,9 @@ mod windows;
 #[cfg(test)]
 pub(crate) use cache::elementwise_kernel;
 pub(crate) use cache::KernelCache;
+pub(crate) use dot::dot_with;
 pub(crate) use program::{run, run_cached};
-pub(crate) use reduce::fused_reduce_all;
+pub(crate) use reduce::{fused_reduce_with, reduce_with, EpilogueCall};
 #[cfg(test)]
 pub(crate) use windows::Operand;
 

@@ -3,12 +3,13 @@
 
 use std::sync::Arc;
 
-use super::cache::{cached_kernel, memo, operands_of, with_inputs, KernelCache};
+use super::cache::{cached_kernel, memo, operands_of, out_bytes, with_inputs, KernelCache};
 use super::windows::{
     as_out, bind_windows_from, check_bindings, check_metadata, input_windows, max_bindings, target,
-    Rebased,
+    Operand, Rebased,
 };
 use crate::array::Array;
+use crate::codegen::reduce::Epilogue;
 use crate::codegen::{self, widened, Node, Program};
 use crate::dtype::DType;
 use crate::error::Result;
@@ -261,6 +262,40 @@ pub(crate) fn reduce(
     reduce_from(dev, op, First::Array(x), x.shape(), axes, out, None)
 }
 
+/// [`reduce`] followed by `epilogue`'s consumers of the result: the result and the
+/// epilogue's outputs, which the reduction's last pass computes where it can.
+pub(crate) fn reduce_with(
+    dev: &Device,
+    op: crate::primitive::ReduceOp,
+    x: &Array,
+    axes: &[usize],
+    out: Aval,
+    epilogue: &EpilogueCall<'_>,
+) -> Result<(Array, Vec<Array>)> {
+    let one = axes.iter().map(|&a| x.shape()[a]).product::<usize>() == 1;
+    // (An operand of one window never splits into slabs.)
+    let small = input_windows(dev, x.storage()?, 0, &target(dev)) <= 1;
+    if !one && small && widened(x.dtype()).is_none() {
+        let first = First::Array(x);
+        let outs = [out];
+        let (mut r, more) =
+            reduce_from_all(dev, op, first, x.shape(), axes, &outs, None, Some(epilogue))?;
+        let r = r.remove(0);
+        let more = match more {
+            Some(m) => m,
+            None => epilogue.run_after(dev, std::slice::from_ref(&r))?,
+        };
+        return Ok((r, more));
+    }
+    let reduce = crate::primitive::Primitive::Reduce {
+        op,
+        axes: axes.to_vec(),
+    };
+    let r = crate::lax::eval_primitive(reduce, &[x], vec![out], Some(dev))?.remove(0);
+    let more = epilogue.run_after(dev, std::slice::from_ref(&r))?;
+    Ok((r, more))
+}
+
 /// A reduction of an array whose buffer needs more storage bindings than a kernel may have
 /// (wgpu's GL backend: 16 of 128 MiB): the leading axis in slabs, each reduced by itself
 /// binding only its part of the buffer ([`Rebased`]). Where the leading axis is reduced the
@@ -401,6 +436,63 @@ pub(crate) fn fused_reduce_all(
     outs: &[Aval],
     cache: Option<&KernelCache>,
 ) -> Result<Vec<Array>> {
+    let first = (program, inputs, shape);
+    Ok(fused_reduce_with(dev, op, axes, first, outs, cache, None)?.0)
+}
+
+/// Elementwise consumers of a reduction's results (jit's fusion of what a reduction
+/// feeds): `program` over `inputs`, one per program input, where `None` marks an input
+/// that is a result (`given[k]`: which one, reshaped to the program's shape), writing
+/// `outs` (all of the program's shape, of as many elements as each result). A reduction
+/// that ends in its first pass computes them in that pass
+/// ([`crate::codegen::reduce::Epilogue`]); any other runs them as a kernel of their own
+/// after it (with `cache`'s kernels), with the same bits either way.
+pub(crate) struct EpilogueCall<'a> {
+    pub(crate) program: &'a Program,
+    pub(crate) inputs: &'a [Option<&'a Array>],
+    pub(crate) given: &'a [Option<usize>],
+    pub(crate) outs: &'a [Aval],
+    pub(crate) cache: Option<&'a KernelCache>,
+}
+
+impl EpilogueCall<'_> {
+    /// The epilogue as a kernel of its own over the reduction's `results`.
+    pub(crate) fn run_after(&self, dev: &Device, results: &[Array]) -> Result<Vec<Array>> {
+        let shape = &self.outs[0].shape;
+        let arrays = self
+            .inputs
+            .iter()
+            .zip(self.given)
+            .map(|(a, g)| match (a, g) {
+                (Some(a), _) => Ok((*a).clone()),
+                (None, Some(j)) => crate::lax::reshape(&results[*j], shape),
+                (None, None) => unreachable!("an epilogue input is an array or a result"),
+            })
+            .collect::<Result<Vec<Array>>>()?;
+        let arrays: Vec<&Array> = arrays.iter().collect();
+        super::program::run_cached(dev, self.program, &arrays, self.outs, self.cache)
+    }
+}
+
+/// [`fused_reduce_all`] of `first` (a program, its operands and its shape), followed by
+/// `epilogue`'s consumers of the results: the results and the epilogue's outputs.
+pub(crate) fn fused_reduce_with(
+    dev: &Device,
+    op: crate::primitive::ReduceOp,
+    axes: &[usize],
+    (program, inputs, shape): (&Program, &[&Array], &[usize]),
+    outs: &[Aval],
+    cache: Option<&KernelCache>,
+    epilogue: Option<&EpilogueCall<'_>>,
+) -> Result<(Vec<Array>, Vec<Array>)> {
+    // Every way but the one pass over a program: the results, then the epilogue's kernel.
+    let after = |results: Vec<Array>| -> Result<(Vec<Array>, Vec<Array>)> {
+        let more = match epilogue {
+            Some(e) => e.run_after(dev, &results)?,
+            None => Vec::new(),
+        };
+        Ok((results, more))
+    };
     use crate::codegen::reduce::{COLUMN_CHUNK, ROW_CHUNK};
     let value = program.dtype_of(program.outputs[0]);
     let out_dtype = outs[0].dtype;
@@ -428,7 +520,8 @@ pub(crate) fn fused_reduce_all(
             .map(|o| Aval::new(o.shape.clone(), widened(o.dtype).unwrap_or(o.dtype), o.weak))
             .collect();
         let r = fused_reduce_all(dev, op, axes, &p, inputs, shape, &wide_outs, None)?;
-        return r.into_iter().zip(outs).map(|(r, o)| as_out(r, o)).collect();
+        let r = r.into_iter().zip(outs).map(|(r, o)| as_out(r, o));
+        return after(r.collect::<Result<_>>()?);
     }
     // Operands past what one kernel binds (wgpu's GL backend: 16 windows of 128 MiB): the
     // values are stored first, as unfused, since storing and reducing them each split.
@@ -442,16 +535,12 @@ pub(crate) fn fused_reduce_all(
     let written = outs.len() as u64 * codegen::windows_for(partials, &t);
     if read + written > max_bindings(dev) && outs.len() > 1 {
         // Each value's reduction on its own, which may still fit.
-        return program
-            .outputs
-            .iter()
-            .zip(outs)
-            .map(|(&o, out)| {
-                let mut p = program.clone();
-                p.outputs = vec![o];
-                fused_reduce(dev, op, axes, &p, inputs, shape, out.clone(), None)
-            })
-            .collect();
+        let r = program.outputs.iter().zip(outs).map(|(&o, out)| {
+            let mut p = program.clone();
+            p.outputs = vec![o];
+            fused_reduce(dev, op, axes, &p, inputs, shape, out.clone(), None)
+        });
+        return after(r.collect::<Result<_>>()?);
     }
     // One value per result (each result is that value, as [`reduce`] gives it), or operands
     // past the bindings: the values are stored, then reduced.
@@ -462,21 +551,18 @@ pub(crate) fn fused_reduce_all(
             .map(|_| Aval::new(shape.to_vec(), value, false))
             .collect();
         let values = super::program::run_program(dev, program, inputs, &values, None, true)?;
-        return values
+        let r = values
             .iter()
             .zip(outs)
-            .map(|(v, o)| reduce(dev, op, v, axes, o.clone()))
-            .collect();
+            .map(|(v, o)| reduce(dev, op, v, axes, o.clone()));
+        return after(r.collect::<Result<_>>()?);
     }
-    reduce_from_all(
-        dev,
-        op,
-        First::Program(program, inputs),
-        shape,
-        axes,
-        outs,
-        cache,
-    )
+    let first = First::Program(program, inputs);
+    let (results, fused) = reduce_from_all(dev, op, first, shape, axes, outs, cache, epilogue)?;
+    match fused {
+        Some(more) => Ok((results, more)),
+        None => after(results),
+    }
 }
 
 /// What the first pass of a reduction reads.
@@ -497,7 +583,7 @@ pub(super) fn reduce_from(
     out: Aval,
     cache: Option<&KernelCache>,
 ) -> Result<Array> {
-    let mut r = reduce_from_all(dev, op, first, shape, axes, &[out], cache)?;
+    let mut r = reduce_from_all(dev, op, first, shape, axes, &[out], cache, None)?.0;
     Ok(r.remove(0))
 }
 
@@ -505,6 +591,10 @@ pub(super) fn reduce_from(
 /// dtype): its first pass reads the operands once and reduces each value on its own
 /// accumulator into its own partials, which later passes reduce one by one (so each
 /// result has the bits of its reduction alone).
+///
+/// With an `epilogue`, a program's reduction that ends in its first pass computes it there
+/// and gives its outputs too (`Some`); otherwise the caller runs it (`None`).
+#[allow(clippy::too_many_arguments)]
 fn reduce_from_all(
     dev: &Device,
     op: crate::primitive::ReduceOp,
@@ -513,7 +603,8 @@ fn reduce_from_all(
     axes: &[usize],
     outs: &[Aval],
     cache: Option<&KernelCache>,
-) -> Result<Vec<Array>> {
+    epilogue: Option<&EpilogueCall<'_>>,
+) -> Result<(Vec<Array>, Option<Vec<Array>>)> {
     let out = outs[0].clone();
     use crate::codegen::reduce::{
         accumulator, column_reduction, pass_chunk, row_reduction, Source,
@@ -601,6 +692,24 @@ fn reduce_from_all(
             .iter()
             .map(|o| dev.alloc(BufferKind::Storage, bytes, name, &o.shape, o.dtype))
             .collect::<Result<Vec<_>>>()?;
+        // The epilogue goes into the last pass where the results are its accumulators and
+        // everything the epilogue binds is one window.
+        let ep = epilogue.filter(|e| {
+            let one = |bytes: u64| codegen::windows_for(bytes, &target) == 1;
+            parts == 1
+                && n > 0
+                && outs.iter().all(|o| o.dtype == acc)
+                && one(bytes)
+                && e.outs.iter().all(|o| {
+                    o.size() as u64 == rows
+                        && codegen::reduce::epilogue_stores(o.dtype)
+                        && one(out_bytes(o))
+                })
+                && e.inputs.iter().flatten().all(|a| {
+                    a.storage().is_ok_and(|st| one(st.bytes)) && a.shape() == e.outs[0].shape
+                })
+        });
+        let mut ep_outs = Vec::new();
         if n > 0 {
             let out_windows = codegen::windows_for(storages[0].bytes, &target);
             // The pass's kernel, metadata and workgroups, and the operands' buffers.
@@ -613,13 +722,54 @@ fn reduce_from_all(
                     rows * parts
                 }
             };
-            let generate = |source: &Source| {
+            let generate = |source: &Source, e: Option<&Epilogue>| {
+                let split = (k, parts, chunk);
                 if columns {
-                    column_reduction(op, source, rows, (k, parts, chunk), out_windows, &target).0
+                    column_reduction(op, source, rows, split, out_windows, e, &target).0
                 } else {
-                    row_reduction(op, source, rows, (k, parts, chunk), out_windows, &target)
+                    row_reduction(op, source, rows, split, out_windows, e, &target)
                 }
             };
+            // The epilogue's operands (a given input's description is not read).
+            let ep_shape = ep.map(|e| e.outs[0].shape.clone()).unwrap_or_default();
+            let given_layout = Layout::contiguous(&ep_shape);
+            let ep_operands: Vec<Operand<'_>> = match ep {
+                Some(e) => e
+                    .inputs
+                    .iter()
+                    .zip(e.program.inputs.iter())
+                    .map(|(a, &d)| match a {
+                        Some(a) => Ok(Operand::new(a.layout(), d, a.storage()?.bytes, &target)),
+                        None => Ok(Operand {
+                            layout: &given_layout,
+                            windows: 0,
+                            padded: true,
+                        }),
+                    })
+                    .collect::<Result<_>>()?,
+                None => Vec::new(),
+            };
+            let ep_given: Vec<Option<usize>> = ep.map(|e| e.given.to_vec()).unwrap_or_default();
+            // Bindings the epilogue adds; its part of a kernel's key; its code after `source`.
+            let ep_bindings = ep.map_or(0, |e| {
+                e.outs.len() as u64 + ep_operands.iter().map(|o| o.windows).sum::<u64>()
+            });
+            let ep_key = |e: &EpilogueCall<'_>| {
+                let read: Vec<_> = ep_operands
+                    .iter()
+                    .map(|o| (o.layout.clone(), o.windows, o.padded))
+                    .collect();
+                (e.program.clone(), ep_given.clone(), read, ep_shape.clone())
+            };
+            let epilogue_for = |source: &Source, e: Option<&EpilogueCall<'_>>| match e {
+                Some(e) => with_inputs(e.program, &ep_operands, &ep_shape, |descs| {
+                    let io = (descs, e.given);
+                    Epilogue::new(source, out_windows, e.program, io, &ep_shape, &target)
+                })
+                .map(Some),
+                None => Ok(None),
+            };
+            let ep_used: Option<&EpilogueCall<'_>>;
             let (kernel, meta, threads, stores) = match (&cur, &fused) {
                 (Some(x), _) => {
                     let st = x.storage()?;
@@ -636,14 +786,20 @@ fn reduce_from_all(
                         None => (x.layout(), 0),
                     };
                     check_bindings(dev, name, windows + out_windows, st.bytes, &out)?;
+                    ep_used = ep.filter(|_| {
+                        rebased.is_none()
+                            && windows + out_windows + ep_bindings <= max_bindings(dev)
+                    });
+                    let ep = ep_used;
                     let key = (
                         "reduce",
                         (op, x.dtype(), layout.clone(), windows, run),
                         (columns, rows, (k, parts, chunk), out_windows),
+                        ep.map(ep_key),
                     );
                     let (kernel, meta, vector) = memo(dev, key, || {
                         let source = Source::buffer(op, x.dtype(), layout, windows, run, &target);
-                        let g = generate(&source);
+                        let g = generate(&source, epilogue_for(&source, ep)?.as_ref());
                         let kernel = inner.kernel(&g.body, || g.source())?;
                         Ok((kernel, Arc::<[u32]>::from(g.meta), source.vector))
                     })?;
@@ -656,6 +812,9 @@ fn reduce_from_all(
                     let total: u64 = outs.len() as u64 * out_windows
                         + operands.iter().map(|o| o.windows).sum::<u64>();
                     check_bindings(dev, name, total, bytes, &out)?;
+                    // (An epilogue that does not fit the bindings runs after.)
+                    ep_used = ep.filter(|_| total + ep_bindings <= max_bindings(dev));
+                    let ep = ep_used;
                     // The layout the values would have had stored, then moved.
                     let strides = Layout::contiguous(shape).strides;
                     let stored = Layout {
@@ -664,18 +823,25 @@ fn reduce_from_all(
                         offset: 0,
                     };
                     let vector = Source::program_reads_vectors(in_dtype, &stored, run, &target);
-                    let all_windows = vec![out_windows; outs.len()];
+                    let mut all_windows = vec![out_windows; outs.len()];
                     let generate = || {
-                        with_inputs(p, &operands, &permuted, |descs| {
+                        let source = with_inputs(p, &operands, &permuted, |descs| {
                             Source::program(p, descs, &permuted, &stored, run, &target)
-                        })
-                        .map(|source| generate(&source))
+                        })?;
+                        Ok(generate(&source, epilogue_for(&source, ep)?.as_ref()))
                     };
+                    // A jitted step's cache tells kernels with an epilogue by their longer
+                    // lists of operands and output windows.
+                    let mut keyed: Vec<Operand<'_>> = operands.clone();
+                    if ep.is_some() {
+                        keyed.extend(ep_operands.iter().cloned());
+                        all_windows.extend(std::iter::repeat_n(1, ep_given.len() + 1));
+                    }
                     // A jitted step keeps its kernels; other calls find theirs by every
                     // argument of the generator.
                     let (kernel, meta) = match cache {
                         Some(_) => {
-                            cached_kernel(dev, cache, &operands, &permuted, &all_windows, generate)?
+                            cached_kernel(dev, cache, &keyed, &permuted, &all_windows, generate)?
                         }
                         None => {
                             let read: Vec<_> = operands
@@ -685,7 +851,7 @@ fn reduce_from_all(
                             let key = (
                                 "reduce_program",
                                 (p.clone(), permuted.clone(), stored.clone(), run, op),
-                                read,
+                                (read, ep.map(ep_key)),
                                 (columns, rows, (k, parts, chunk), out_windows),
                             );
                             memo(dev, key, || {
@@ -716,10 +882,24 @@ fn reduce_from_all(
                 (None, None) => Vec::new(),
             };
             check_metadata(name, &meta, &operands, shape)?;
+            // The epilogue's operands and outputs bind after the reduction's own.
+            let mut ep_stores = Vec::new();
+            if let Some(e) = ep_used {
+                for a in e.inputs.iter().flatten() {
+                    ep_stores.push(a.storage()?.clone());
+                }
+                for o in e.outs {
+                    let st =
+                        dev.alloc(BufferKind::Storage, out_bytes(o), name, &o.shape, o.dtype)?;
+                    ep_outs.push((st, o));
+                }
+            }
             let bindings = bind_windows_from(
                 stores
                     .into_iter()
-                    .chain(storages.iter().map(|st| (st, out_windows, 0))),
+                    .chain(storages.iter().map(|st| (st, out_windows, 0)))
+                    .chain(ep_stores.iter().map(|st| (st, 1, 0)))
+                    .chain(ep_outs.iter().map(|(st, _)| (st, 1, 0))),
                 target.window_bytes,
             );
             inner.dispatch(&kernel, &bindings, &meta, groups)?;
@@ -738,20 +918,31 @@ fn reduce_from_all(
             )
         });
         if parts == 1 {
-            return partials
+            let results = partials
                 .zip(outs)
                 .map(|(p, o)| as_out(crate::lax::reshape(&p, &o.shape)?, o))
-                .collect();
+                .collect::<Result<Vec<_>>>()?;
+            let more = (!ep_outs.is_empty()).then(|| {
+                ep_outs
+                    .into_iter()
+                    .map(|(st, o)| {
+                        let layout = Layout::contiguous(&o.shape);
+                        Array::from_storage(dev.clone(), st, layout, o.clone())
+                    })
+                    .collect()
+            });
+            return Ok((results, more));
         }
         if outs.len() > 1 {
             // Each value's partials on their own, as the passes below would take them.
             let axis = [usize::from(!columns)];
-            return partials
+            let results = partials
                 .zip(outs)
                 .map(|(p, o)| {
                     reduce_from(dev, op, First::Array(&p), &shape, &axis, o.clone(), None)
                 })
-                .collect();
+                .collect::<Result<_>>()?;
+            return Ok((results, None));
         }
         cur = partials.next();
         k = parts;
