@@ -18,7 +18,7 @@ use olympus::numpy::{
     self as np, Bins, BitOrder, ConvMode, IndexMode, Indexing, Order, PadMode, Piece,
     QuantileMethod, Side, Spacing, UniqueOptions,
 };
-use olympus::{grad, jit, Array, DType, Error, Result};
+use olympus::{grad, jit, jvp, Array, DType, Error, Result};
 
 /// Tolerance of the approximate comparison, in ulps of the output's dtype.
 const ULPS: f64 = 4.0;
@@ -70,7 +70,7 @@ const DOCUMENTED_EXCEPTIONS: &[(&str, &str, &str, &str)] = &[
 ];
 
 /// A case's parameters, `key=value` as the generator wrote them.
-struct Params(HashMap<String, String>);
+pub(super) struct Params(HashMap<String, String>);
 
 impl Params {
     fn parse(s: &str) -> Params {
@@ -83,7 +83,7 @@ impl Params {
         }
         Params(m)
     }
-    fn has(&self, k: &str) -> bool {
+    pub(super) fn has(&self, k: &str) -> bool {
         self.0.get(k).is_some_and(|v| v != "None")
     }
     fn raw(&self, k: &str) -> &str {
@@ -210,10 +210,10 @@ fn dtype_named(name: &str) -> DType {
 
 /// An array as the file writes it: dtype, shape and one word per element.
 #[derive(Clone, Debug, PartialEq)]
-struct Words {
-    dtype: DType,
-    shape: Vec<usize>,
-    words: Vec<u32>,
+pub(super) struct Words {
+    pub(super) dtype: DType,
+    pub(super) shape: Vec<usize>,
+    pub(super) words: Vec<u32>,
 }
 
 impl Words {
@@ -269,7 +269,7 @@ impl Words {
         })
     }
 
-    fn array(&self) -> Array {
+    pub(super) fn array(&self) -> Array {
         let w = &self.words;
         let a = match self.dtype {
             DType::Float32 => Array::from_slice(
@@ -309,7 +309,7 @@ impl Words {
     }
 
     /// Element `k` as f64 (floats and integers alike).
-    fn value(&self, k: usize) -> f64 {
+    pub(super) fn value(&self, k: usize) -> f64 {
         let w = self.words[k];
         match self.dtype {
             DType::Float32 => f64::from(f32::from_bits(w)),
@@ -322,7 +322,7 @@ impl Words {
         }
     }
 
-    fn show(&self) -> String {
+    pub(super) fn show(&self) -> String {
         let vals: Vec<String> = (0..self.words.len())
             .map(|k| {
                 let v = self.value(k);
@@ -343,17 +343,20 @@ impl Words {
 }
 
 /// One line of the file.
-struct Case {
-    line: usize,
-    name: String,
-    jit: bool,
-    params_raw: String,
-    params: Params,
-    inputs_raw: String,
-    inputs: Vec<(String, Words)>,
-    want: Vec<Words>,
+pub(super) struct Case {
+    pub(super) line: usize,
+    pub(super) name: String,
+    pub(super) jit: bool,
+    pub(super) params_raw: String,
+    pub(super) params: Params,
+    pub(super) inputs_raw: String,
+    pub(super) inputs: Vec<(String, Words)>,
+    pub(super) want: Vec<Words>,
     /// JAX's gradient (the case's `grad` line), by input name: see the generator's docstring.
-    grads: Option<Vec<(String, Words)>>,
+    pub(super) grads: Option<Vec<(String, Words)>>,
+    /// JAX's forward mode (the case's `jvp` line): the input tangents and the float32
+    /// outputs' tangents (`out<k>`), by name: see the generator's docstring.
+    pub(super) tangents: Option<(Vec<(String, Words)>, Vec<(String, Words)>)>,
 }
 
 /// A ` ; `-separated list of named arrays (`NAME DTYPE [SHAPE] WORDS`).
@@ -369,12 +372,18 @@ fn named_arrays(s: &str) -> Vec<(String, Words)> {
         .collect()
 }
 
-fn parse_cases() -> Vec<Case> {
+pub(super) fn parse_cases() -> Vec<Case> {
     let mut cases: Vec<Case> = vec![];
     for (n, l) in include_str!("../data/jnp_cases.txt").lines().enumerate() {
         if let Some(g) = l.strip_prefix("grad | ") {
             let last = cases.last_mut().expect("a grad line follows its case");
             last.grads = Some(named_arrays(g));
+        } else if let Some(t) = l.strip_prefix("jvp | ") {
+            let last = cases.last_mut().expect("a jvp line follows its case");
+            let (ins, outs) = t
+                .split_once(" | ")
+                .expect("jvp | TANGENTS | OUTPUT_TANGENTS");
+            last.tangents = Some((named_arrays(ins), named_arrays(outs)));
         } else if !l.trim().is_empty() {
             cases.push(parse_case(n, l));
         }
@@ -402,11 +411,12 @@ fn parse_case(n: usize, l: &str) -> Case {
         inputs: named_arrays(f[3]),
         want: arrays(f[4]).into_iter().map(Words::parse).collect(),
         grads: None,
+        tangents: None,
     }
 }
 
 /// Why a case did not run: Olympus's error, or a parameter Olympus's signature lacks.
-enum Fail {
+pub(super) enum Fail {
     Err(Error),
     Unsupported(String),
 }
@@ -550,7 +560,7 @@ fn one(a: Array) -> std::result::Result<Vec<Array>, Fail> {
 
 /// Runs case `name` with parameters `p` on `xs` (named `names`): Olympus's outputs, in
 /// JAX's order.
-fn call(
+pub(super) fn call(
     name: &str,
     p: &Params,
     names: &[String],
@@ -1283,7 +1293,7 @@ fn call(
 
 /// Whether JAX computes the case's floats exactly (selection, sorting, indexing, padding,
 /// rounding, bit manipulation): those compare bit for bit.
-fn exact(name: &str, p: &Params) -> bool {
+pub(super) fn exact(name: &str, p: &Params) -> bool {
     match name {
         "interp"
         | "convolve"
@@ -1338,7 +1348,7 @@ fn exact(name: &str, p: &Params) -> bool {
 }
 
 /// Olympus's outputs against JAX's: `None` when they agree.
-fn compare(got: &[Words], want: &[Words], exact: bool) -> Option<String> {
+pub(super) fn compare(got: &[Words], want: &[Words], exact: bool) -> Option<String> {
     if got.len() != want.len() {
         return Some(format!("{} outputs, JAX has {}", got.len(), want.len()));
     }
@@ -1389,7 +1399,7 @@ fn compare(got: &[Words], want: &[Words], exact: bool) -> Option<String> {
 }
 
 /// `outputs` read back as words.
-fn read_back(outputs: &[Array]) -> Vec<Words> {
+pub(super) fn read_back(outputs: &[Array]) -> Vec<Words> {
     outputs
         .iter()
         .map(Words::of)
@@ -1398,7 +1408,7 @@ fn read_back(outputs: &[Array]) -> Vec<Words> {
 }
 
 /// A failure's report: the case, why, its inputs, then `lines` (Olympus's and JAX's).
-fn report(c: &Case, why: &str, lines: impl IntoIterator<Item = String>) -> String {
+pub(super) fn report(c: &Case, why: &str, lines: impl IntoIterator<Item = String>) -> String {
     let mut s = format!("line {}: {} ({}) {why}\n", c.line, c.name, c.params_raw);
     for (n, w) in &c.inputs {
         let _ = writeln!(s, "    in  {n} = {}", w.show());
@@ -1410,7 +1420,7 @@ fn report(c: &Case, why: &str, lines: impl IntoIterator<Item = String>) -> Strin
 }
 
 /// A case line for the lists of skipped and excepted cases.
-fn case_line(c: &Case, why: &str) -> String {
+pub(super) fn case_line(c: &Case, why: &str) -> String {
     format!("line {}: {} ({}): {why}", c.line, c.name, c.params_raw)
 }
 
@@ -1582,7 +1592,7 @@ const GRAD_RTOL: f64 = 1e-5;
 const GRAD_ATOL_SHARE: f64 = 1e-6;
 
 /// The generator's weights of output `k`: `float32(cos(1.3 * i + k))` in row-major order.
-fn grad_weights(shape: &[usize], k: usize) -> Array {
+pub(super) fn grad_weights(shape: &[usize], k: usize) -> Array {
     let n: usize = shape.iter().product();
     let w: Vec<f32> = (0..n)
         .map(|i| (1.3 * i as f64 + k as f64).cos() as f32)
@@ -1593,7 +1603,7 @@ fn grad_weights(shape: &[usize], k: usize) -> Array {
 /// The weighted sum of the float32 outputs (JAX's positions `fouts`) of case `name` with
 /// the float32 inputs (positions `wrt`) replaced by `v`.
 #[allow(clippy::too_many_arguments)]
-fn grad_loss(
+pub(super) fn grad_loss(
     name: &str,
     p: &Params,
     names: &[String],
@@ -1630,13 +1640,23 @@ fn grad_loss(
 
 /// Olympus's gradients against JAX's: `None` when they agree.
 fn compare_grads(got: &[Words], want: &[(String, Words)]) -> Option<String> {
+    compare_derivatives("gradient", got, want)
+}
+
+/// Olympus's derivatives (`what`: gradients or tangents) against JAX's, within [`GRAD_RTOL`]
+/// and [`GRAD_ATOL_SHARE`]: `None` when they agree.
+pub(super) fn compare_derivatives(
+    what: &str,
+    got: &[Words],
+    want: &[(String, Words)],
+) -> Option<String> {
     if got.len() != want.len() {
-        return Some(format!("{} gradients, JAX has {}", got.len(), want.len()));
+        return Some(format!("{} {what}s, JAX has {}", got.len(), want.len()));
     }
     for (g, (n, w)) in got.iter().zip(want) {
         if g.dtype != w.dtype || g.shape != w.shape {
             return Some(format!(
-                "gradient of {n}: {} {:?}, JAX has {} {:?}",
+                "{what} of {n}: {} {:?}, JAX has {} {:?}",
                 g.dtype.name(),
                 g.shape,
                 w.dtype.name(),
@@ -1664,7 +1684,7 @@ fn compare_grads(got: &[Words], want: &[(String, Words)]) -> Option<String> {
                 (gv - wv).abs() <= GRAD_RTOL * gv.abs().max(wv.abs()) + GRAD_ATOL_SHARE * mean
             };
             if !ok {
-                return Some(format!("gradient of {n} differs at element {i}"));
+                return Some(format!("{what} of {n} differs at element {i}"));
             }
         }
     }
@@ -1769,6 +1789,226 @@ fn numpy_functions_give_jax_gradients() {
     assert!(
         failures.is_empty(),
         "{} of {ran} gradient cases differ from JAX:\n{}",
+        failures.len(),
+        failures.join("")
+    );
+}
+
+/// Cases whose forward-mode tangents differ from JAX's, by a documented Olympus behaviour:
+/// (name, parameters as written in the data file (empty: any), a piece of the case's inputs
+/// as written there (empty: any), reason). The tangent test skips them and prints them.
+const TANGENT_DIFFERENCES: &[(&str, &str, &str, &str)] = &[
+    (
+        "ldexp",
+        "-",
+        "_0 float32 [13]",
+        "subnormals are kept (README), as in GRADIENT_DIFFERENCES: at (1, -126) the tangent \
+         t * 2^-126 is subnormal (XLA:CPU: 0), and at (3e38, 1) JAX's `m * 2 ** e` \
+         (jax/_src/numpy/ufuncs.py ldexp) multiplies frexp's subnormal mantissa derivative \
+         2^-128 by 2^128 = inf: inf, where XLA flushes it (0 * inf, NaN)",
+    ),
+    (
+        "ldexp",
+        "-",
+        "_0 float32 [6] 3f800000 3f400000",
+        "subnormals are kept (README): the tangents t * 2^x2 at x2 <= -130 are subnormal, \
+         which XLA:CPU flushes to 0",
+    ),
+    (
+        "polymul",
+        "trim_leading_zeros=True",
+        "",
+        "jvp errors (\"trim_zeros reads the values; it cannot run under jit\"): Olympus's jvp \
+         traces the function (src/jit/grad.rs `jvp` calls `trace_fn`), where JAX's eager jvp \
+         carries concrete primals, which trim_zeros' `core.concrete_or_error` accepts \
+         (jax/_src/numpy/lax_numpy.py trim_zeros, called by polynomial.py polymul)",
+    ),
+    (
+        "trim_zeros",
+        "",
+        "",
+        "jvp errors (\"trim_zeros reads the values; it cannot run under jit\"): Olympus's jvp \
+         traces, where JAX's eager jvp carries concrete primals (jax/_src/numpy/lax_numpy.py \
+         trim_zeros: `core.concrete_or_error`)",
+    ),
+    (
+        "sinc",
+        "-",
+        "_0 float32 [12] 00000000 80000000",
+        "not a bug: at x = 1e-8 the tangent is JAX's div rule `g / y + (-g * x) * y^-2` \
+         (jax/_src/lax/lax.py `ad.defjvp(div_p, ...)`, y = pi x) whose terms (-+8.8e7) cancel \
+         (the true tangent is -2.9e-8): Olympus rounds each operation as NumPy's float32 does \
+         (8), where XLA:CPU contracts the last product and sum into an FMA (4.934, \
+         reproduced by an f64 product rounded once)",
+    ),
+    (
+        "corrcoef",
+        "-",
+        "_0 float32 [4] 3f800000 40000000 40800000 40e00000",
+        "not a bug: rounding noise of a tangent that cancels from O(1) terms to 1.19266e-4 \
+         (float64 JAX): Olympus's [1.19239e-4, 1.19269e-4] and JAX's float32 [1.19234e-4, \
+         1.19228e-4] are both ~3e-8 off, past the 1e-5 relative tolerance",
+    ),
+];
+
+/// The outputs of case `name` with the float32 inputs (positions `wrt`) replaced by `v`.
+pub(super) fn with_inputs(
+    name: &str,
+    p: &Params,
+    names: &[String],
+    inputs: &[Array],
+    wrt: &[usize],
+    v: Vec<Array>,
+) -> Result<Vec<Array>> {
+    let mut xs = inputs.to_vec();
+    for (&k, a) in wrt.iter().zip(v) {
+        xs[k] = a;
+    }
+    call(name, p, names, &xs).map_err(|f| match f {
+        Fail::Err(e) => e,
+        Fail::Unsupported(why) => Error::InvalidArgument {
+            func: name.to_string(),
+            reason: why,
+        },
+    })
+}
+
+/// `jvp`'s outputs and tangents against the case's outputs and JAX's tangents of its
+/// float32 outputs (`want`, named `out<k>`); the tangents of integer and bool outputs must be
+/// zeros of the output's dtype and shape. `None` when they agree.
+fn compare_jvp(
+    c: &Case,
+    outs: &[Array],
+    touts: &[Array],
+    want: &[(String, Words)],
+) -> Option<String> {
+    let (got, tgot) = (read_back(outs), read_back(touts));
+    let documented = DOCUMENTED_EXCEPTIONS
+        .iter()
+        .any(|(n, p, i, _)| *n == c.name && *p == c.params_raw && c.inputs_raw.contains(i));
+    if let Some(why) = compare(&got, &c.want, exact(&c.name, &c.params)) {
+        if !(documented && compare_meta(&got, &c.want)) {
+            return Some(format!("primal outputs: {why}"));
+        }
+    }
+    if tgot.len() != got.len() {
+        return Some(format!("{} tangents of {} outputs", tgot.len(), got.len()));
+    }
+    let mut mine = vec![];
+    for (n, _) in want {
+        let k: usize = n.trim_start_matches("out").parse().expect("out<k>");
+        mine.push(tgot[k].clone());
+    }
+    for (k, (t, o)) in tgot.iter().zip(&got).enumerate() {
+        if !o.dtype.is_floating()
+            && (t.dtype != o.dtype || t.shape != o.shape || t.words.iter().any(|&w| w != 0))
+        {
+            return Some(format!(
+                "output {k} ({}) has the tangent {}",
+                o.dtype.name(),
+                t.show()
+            ));
+        }
+    }
+    compare_derivatives("tangent", &mine, want)
+}
+
+#[test]
+fn numpy_functions_give_jax_tangents() {
+    let cases = parse_cases();
+    let (mut failures, mut listed, mut skipped) = (vec![], vec![], vec![]);
+    let (mut ran, mut jitted) = (0, 0);
+    let mut names = std::collections::BTreeSet::new();
+    for c in &cases {
+        let Some((tin, tout)) = &c.tangents else {
+            continue;
+        };
+        let inputs: Vec<Array> = c.inputs.iter().map(|(_, w)| w.array()).collect();
+        let in_names: Vec<String> = c.inputs.iter().map(|(n, _)| n.clone()).collect();
+        let wrt: Vec<usize> = tin
+            .iter()
+            .map(|(n, _)| in_names.iter().position(|m| m == n).expect("input"))
+            .collect();
+        let describe = |why: &str, got: Option<&[Array]>| {
+            let ours = got.into_iter().flatten().enumerate().map(|(k, t)| {
+                let t = Words::of(t).expect("read back");
+                format!("olympus out{k}' {}", t.show())
+            });
+            let tangents = tin
+                .iter()
+                .map(|(n, w)| format!("tangent {n}' {}", w.show()));
+            let theirs = tout
+                .iter()
+                .map(|(n, w)| format!("jax     {n}' {}", w.show()));
+            report(c, why, tangents.chain(ours).chain(theirs))
+        };
+        if let Some((_, _, _, reason)) = TANGENT_DIFFERENCES.iter().find(|(n, p, i, _)| {
+            *n == c.name && (p.is_empty() || *p == c.params_raw) && c.inputs_raw.contains(i)
+        }) {
+            listed.push(case_line(c, reason));
+            continue;
+        }
+        if let Err(Fail::Unsupported(why)) = call(&c.name, &c.params, &in_names, &inputs) {
+            skipped.push(case_line(c, &why));
+            continue;
+        }
+        let params = &c.params;
+        let primals: Vec<Array> = wrt.iter().map(|&k| inputs[k].clone()).collect();
+        let tangents: Vec<Array> = tin.iter().map(|(_, w)| w.array()).collect();
+        let f = |v: Vec<Array>| with_inputs(&c.name, params, &in_names, &inputs, &wrt, v);
+        ran += 1;
+        names.insert(c.name.clone());
+        match jvp(f, primals.clone(), tangents.clone()) {
+            Ok((outs, touts)) => {
+                if let Some(why) = compare_jvp(c, &outs, &touts, tout) {
+                    failures.push(describe(&format!("eager: {why}"), Some(&touts)));
+                    continue;
+                }
+            }
+            Err(e) => {
+                failures.push(describe(&format!("eager jvp error: {e}"), None));
+                continue;
+            }
+        }
+        if c.jit {
+            jitted += 1;
+            let (inputs, in_names, wrt) = (&inputs, &in_names, &wrt);
+            let name = c.name.clone();
+            let out = jit(move |(p, t): (Vec<Array>, Vec<Array>)| {
+                jvp(
+                    |v: Vec<Array>| with_inputs(&name, params, in_names, inputs, wrt, v),
+                    p,
+                    t,
+                )
+            })
+            .call((primals, tangents));
+            match out {
+                Ok((outs, touts)) => {
+                    if let Some(why) = compare_jvp(c, &outs, &touts, tout) {
+                        failures.push(describe(&format!("under jit: {why}"), Some(&touts)));
+                    }
+                }
+                Err(e) => failures.push(describe(&format!("jit jvp error: {e}"), None)),
+            }
+        }
+    }
+    eprintln!(
+        "{ran} forward-mode cases of {} functions ran ({jitted} also under jit), {} listed \
+         differences, {} skipped:",
+        names.len(),
+        listed.len(),
+        skipped.len()
+    );
+    for s in &listed {
+        eprintln!("  listed difference {s}");
+    }
+    for s in &skipped {
+        eprintln!("  skipped {s}");
+    }
+    assert!(ran > 300, "{ran} forward-mode cases ran");
+    assert!(
+        failures.is_empty(),
+        "{} of {ran} forward-mode cases differ from JAX:\n{}",
         failures.len(),
         failures.join("")
     );

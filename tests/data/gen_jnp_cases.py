@@ -33,6 +33,18 @@ input array of the case in the case's order and by the input's name, of the loss
 among all of the case's outputs; integer, bool and other outputs do not enter it), where
 `W_k[i] = float32(cos(1.3 * i + k))` at row-major position `i` of `out_k`. Parameters stay
 static; the gradient is jitted where the case is (else eager).
+
+A gradient line is followed by a forward-mode line, when JAX's `jax.jvp` of the case succeeds:
+
+    jvp | TANGENTS | OUTPUT_TANGENTS
+
+TANGENTS gives the tangent of every float32 input array (the only float inputs of the cases
+with gradient lines; the other inputs are held fixed), by the input's name,
+`T[i] = float32(sin(0.7 * i + 1.1 * k + 0.3))` at row-major position `i`, `k` the input's
+position among the case's input arrays. OUTPUT_TANGENTS is JAX's tangent of
+every float32 output, named `out<k>` by the output's position `k` among all of the case's
+outputs. `jax.jvp` differentiates the jitted function where the case is jitted (else the
+eager one).
 """
 import os
 import sys
@@ -137,6 +149,11 @@ def case(name, *args, jnp_name=None, call=None, kw=None, eager=False, **params):
     g = gradient(name, run, mode, arrays, outs)
     if g is not None:
         LINES.append("grad | " + " ; ".join(f"{names[k]} {words(a)}" for k, a in g))
+        t = tangents(name, run, mode, arrays, outs)
+        if t is not None:
+            ts, touts = t
+            LINES.append("jvp | " + " ; ".join(f"{names[k]} {words(a)}" for k, a in ts) + " | "
+                         + " ; ".join(f"out{k} {words(a)}" for k, a in touts))
 
 
 # Functions whose outputs are indices, counts or set members: no gradient lines.
@@ -175,6 +192,36 @@ def gradient(name, run, mode, arrays, outs):
         print(f"GRAD ERROR {name}: {type(e).__name__}: {str(e)[:150]}", file=sys.stderr)
         return None
     return [(k, np.asarray(a)) for k, a in zip(wrt, gs)]
+
+
+def tangent(shape, k):
+    """The tangent of the case's input array at position `k`."""
+    n = int(np.prod(shape, dtype=np.int64))
+    return np.sin(0.7 * np.arange(n, dtype=np.float64) + 1.1 * k + 0.3).astype(F32).reshape(shape)
+
+
+def tangents(name, run, mode, arrays, outs):
+    """JAX's `jax.jvp` of the case (jitted where the case is) along `tangent(shape, k)` for
+    every float32 input `k`, the other inputs held fixed: `([(input position, tangent)],
+    [(output position, output tangent)])` over the float32 outputs, or None."""
+    wrt = [k for k, a in enumerate(arrays) if a.dtype == np.dtype(F32)]
+    fouts = [k for k, o in enumerate(outs) if o.dtype == np.dtype(F32)]
+    ts = [tangent(arrays[k].shape, k) for k in wrt]
+
+    def g(*v):
+        xs = list(arrays)
+        for k, a in zip(wrt, v):
+            xs[k] = a
+        return run(*xs)
+
+    try:
+        _, touts = jax.jvp(jax.jit(g) if mode == "jit" else g,
+                           tuple(arrays[k] for k in wrt), tuple(ts))
+    except Exception as e:  # noqa: BLE001  (JAX has no forward mode here: no line)
+        print(f"JVP ERROR {name}: {type(e).__name__}: {str(e)[:150]}", file=sys.stderr)
+        return None
+    touts = list(touts) if isinstance(touts, (tuple, list)) else [touts]
+    return list(zip(wrt, ts)), [(k, np.asarray(touts[k])) for k in fouts]
 
 
 SPECIAL = f(0.0, -0.0, 1.0, -1.0, 0.5, -2.5, inf, -inf, nan, 1e-30, 3e38, -3e38)
