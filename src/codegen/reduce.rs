@@ -362,11 +362,16 @@ impl Epilogue {
     fn store(&self, at: &str, accs: &[String]) -> String {
         let mut s = String::new();
         for &(k, j, d) in &self.given {
-            // (and/or accumulate bool's 0/1 words.)
-            let acc = if d == DType::Bool {
-                format!("({} != 0u)", accs[j])
-            } else {
-                accs[j].clone()
+            let acc = match d {
+                // (and/or accumulate bool's 0/1 words.)
+                DType::Bool => format!("({} != 0u)", accs[j]),
+                // Opaque to the compiler, as a stored and loaded result is: no `fma` of
+                // the reduction's last product and the epilogue's first sum (the word
+                // `md[2] >> 31u` is always 0, as in `identity`).
+                DType::Float32 => {
+                    format!("bitcast<f32>(bitcast<u32>({}) ^ (md[2] >> 31u))", accs[j])
+                }
+                _ => accs[j].clone(),
             };
             let _ = writeln!(s, "    ep_given{k} = {acc};");
         }

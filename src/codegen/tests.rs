@@ -194,9 +194,6 @@ fn for_each_reduction_input(mut f: impl FnMut(&Target, u64, &Layout)) {
     }
 }
 
-/// Every fused reduction kernel (a program's values reduced without being stored: each
-/// op and dtype, read four at a time and one at a time, contiguous and strided
-/// operands, rows and columns, native and emulated float16) is valid WGSL.
 /// An epilogue over the results of a reduction of `outputs` values of `d` (reading the
 /// last one) and a strided float32 operand, of `n` elements: a float32 product and a
 /// bool comparison.
@@ -254,6 +251,10 @@ fn epilogue(
     reduce::Epilogue::new(source, w, &program, (&inputs, &given), &[n], t).unwrap()
 }
 
+/// Every fused reduction kernel (a program's values reduced without being stored: each
+/// op and dtype, read four at a time and one at a time, contiguous and strided
+/// operands, rows and columns, native and emulated float16) and with an epilogue
+/// of its results, is valid WGSL.
 #[test]
 fn every_fused_reduction_kernel_validates() {
     use crate::primitive::{CompareOp, ReduceOp};

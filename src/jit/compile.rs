@@ -82,11 +82,36 @@ pub(crate) enum Step {
 #[derive(Clone, Debug)]
 pub(crate) struct EpilogueStep {
     program: Program,
-    /// Per program input: a value with a buffer, or (`Err`) which result of the step.
-    inputs: Vec<std::result::Result<usize, usize>>,
+    /// Per program input: a value with a buffer, or a result of the step.
+    inputs: Vec<EpilogueInput>,
     outs: Vec<usize>,
     /// The kernels of calls where it runs after the reduction, by operand layouts.
     kernels: KernelCache,
+}
+
+/// An input of an [`EpilogueStep`].
+#[derive(Clone, Copy, Debug)]
+enum EpilogueInput {
+    /// A value with a buffer, read at the epilogue's index.
+    Value(usize),
+    /// Result `j` of the step the epilogue belongs to.
+    Result(usize),
+}
+
+impl EpilogueInput {
+    fn value(self) -> Option<usize> {
+        match self {
+            EpilogueInput::Value(v) => Some(v),
+            EpilogueInput::Result(_) => None,
+        }
+    }
+
+    fn result(self) -> Option<usize> {
+        match self {
+            EpilogueInput::Value(_) => None,
+            EpilogueInput::Result(j) => Some(j),
+        }
+    }
 }
 
 impl Step {
@@ -103,7 +128,7 @@ impl Step {
         };
         let mut r = inputs.clone();
         if let Some(e) = epilogue {
-            r.extend(e.inputs.iter().filter_map(|i| i.ok()));
+            r.extend(e.inputs.iter().filter_map(|i| i.value()));
         }
         r
     }
@@ -134,19 +159,26 @@ fn fusible(p: &Primitive) -> bool {
 /// (`lax::reduce_with`), or a matrix-vector product, which runs as one (`lax::dot_with`):
 /// one row or column of float32 or 32-bit integers.
 fn hosts(e: &Eqn, avals: &[Aval]) -> bool {
-    use crate::dtype::DType;
-    let word = |d: DType| matches!(d, DType::Float32 | DType::Int32 | DType::UInt32);
     match e.prim {
-        Primitive::Reduce { .. } => {
-            let d = avals[e.inputs[0]].dtype;
-            word(d) || d == DType::Bool
-        }
+        Primitive::Reduce { .. } => word(avals[e.inputs[0]].dtype),
         Primitive::BatchMatmul => {
             let (a, b) = (&avals[e.inputs[0]], &avals[e.inputs[1]]);
-            word(a.dtype) && (a.shape[1] == 1 || b.shape[2] == 1)
+            a.dtype != crate::dtype::DType::Bool
+                && word(a.dtype)
+                && (a.shape[1] == 1 || b.shape[2] == 1)
         }
         _ => false,
     }
+}
+
+/// Whether a reduction of `d` accumulates in `d` itself (32-bit words), so its results are
+/// its accumulators.
+fn word(d: crate::dtype::DType) -> bool {
+    use crate::dtype::DType;
+    matches!(
+        d,
+        DType::Float32 | DType::Int32 | DType::UInt32 | DType::Bool
+    )
 }
 
 /// The largest pad (its output's bytes) read by the kernel that uses it.
@@ -736,7 +768,10 @@ pub(crate) fn compile(g: &Graph, max_inputs: usize) -> Executable {
         }
         let p = made_at[v]?;
         match &pending[p] {
-            Pending::Reduce(ks) => ks.iter().position(|&k| eqns[k].out() == v).map(|j| (p, j)),
+            // (A fused reduction of narrow values converts its results: no epilogue.)
+            Pending::Reduce(ks) if word(g.avals[eqns[ks[0]].inputs[0]].dtype) => {
+                ks.iter().position(|&k| eqns[k].out() == v).map(|j| (p, j))
+            }
             Pending::Op(k) if hosts(&eqns[*k], &g.avals) && eqns[*k].out() == v => Some((p, 0)),
             _ => None,
         }
@@ -955,8 +990,8 @@ pub(crate) fn compile(g: &Graph, max_inputs: usize) -> Executable {
             let inputs = leaves
                 .iter()
                 .map(|&l| match result_of(l, &made_at, &pending) {
-                    Some((p, j)) if p == h => Err(j),
-                    _ => Ok(l),
+                    Some((p, j)) if p == h => EpilogueInput::Result(j),
+                    _ => EpilogueInput::Value(l),
                 })
                 .collect();
             Some(Box::new(EpilogueStep {
@@ -968,7 +1003,7 @@ pub(crate) fn compile(g: &Graph, max_inputs: usize) -> Executable {
         })
         .collect();
     let mut slots: Vec<Option<Pending>> = pending.into_iter().map(Some).collect();
-    let steps: Vec<Step> = order
+    let mut steps: Vec<Step> = order
         .into_iter()
         .filter(|&p| after[p].is_none())
         .map(
@@ -1009,11 +1044,49 @@ pub(crate) fn compile(g: &Graph, max_inputs: usize) -> Executable {
             },
         )
         .collect();
-    // Free each value's buffer after its last use (outputs are kept).
+    // Steps nothing reads any more (the reshapes an epilogue's results came through) are
+    // dropped: primitives have no effects.
+    loop {
+        let mut read = vec![false; n];
+        for s in &steps {
+            for i in s.reads() {
+                read[i] = true;
+            }
+        }
+        for &o in &g.outvars {
+            read[o] = true;
+        }
+        let before = steps.len();
+        steps.retain(|s| match s {
+            Step::Op {
+                outs,
+                epilogue: None,
+                ..
+            } => outs.iter().any(|&o| read[o]),
+            _ => true,
+        });
+        if steps.len() == before {
+            break;
+        }
+    }
+    // Free each value's buffer after its last use (outputs are kept), and a result nothing
+    // reads (an epilogue's, read in its kernel) after the step that made it.
     let mut last: Vec<Option<usize>> = vec![None; n];
     for (k, s) in steps.iter().enumerate() {
         for i in s.reads() {
             last[i] = Some(k);
+        }
+    }
+    for (k, s) in steps.iter().enumerate() {
+        let outs = match s {
+            Step::Fused { outs, .. } | Step::FusedReduce { outs, .. } | Step::Op { outs, .. } => {
+                outs
+            }
+        };
+        for &o in outs {
+            if last[o].is_none() {
+                last[o] = Some(k);
+            }
         }
     }
     for &o in &g.outvars {
@@ -1100,15 +1173,15 @@ impl Executable {
                 Some(e) => e
                     .inputs
                     .iter()
-                    .map(|i| match i {
-                        Ok(v) => vals[*v].as_ref().ok_or_else(|| missing(*v)).map(Some),
-                        Err(_) => Ok(None),
+                    .map(|i| match i.value() {
+                        Some(v) => vals[v].as_ref().ok_or_else(|| missing(v)).map(Some),
+                        None => Ok(None),
                     })
                     .collect::<Result<_>>()?,
                 None => Vec::new(),
             };
             let ep_given: Vec<Option<usize>> = epilogue
-                .map(|e| e.inputs.iter().map(|i| i.err()).collect())
+                .map(|e| e.inputs.iter().map(|i| i.result()).collect())
                 .unwrap_or_default();
             let ep_avals: Vec<Aval> = epilogue
                 .map(|e| e.outs.iter().map(|&o| self.avals[o].clone()).collect())
@@ -1595,7 +1668,13 @@ mod tests {
         T: crate::tree::PyTree + Clone,
         U: crate::tree::PyTree,
     {
-        let dev = crate::Device::new(crate::DeviceOptions::default()).unwrap();
+        // A CPU adapter's kernel choices (one pass for these reductions) on the adapter
+        // the environment picks.
+        let options = crate::DeviceOptions {
+            profile: crate::KernelProfile::Cpu,
+            ..crate::DeviceOptions::from_env().unwrap()
+        };
+        let dev = crate::Device::new(options).unwrap();
         crate::with_device(&dev, || {
             let jitted = crate::jit::jit(f.clone());
             let a = args().unwrap();

@@ -823,7 +823,7 @@ fn reduce_from_all(
                         offset: 0,
                     };
                     let vector = Source::program_reads_vectors(in_dtype, &stored, run, &target);
-                    let mut all_windows = vec![out_windows; outs.len()];
+                    let all_windows = vec![out_windows; outs.len()];
                     let generate = || {
                         let source = with_inputs(p, &operands, &permuted, |descs| {
                             Source::program(p, descs, &permuted, &stored, run, &target)
@@ -831,11 +831,10 @@ fn reduce_from_all(
                         Ok(generate(&source, epilogue_for(&source, ep)?.as_ref()))
                     };
                     // A jitted step's cache tells kernels with an epilogue by their longer
-                    // lists of operands and output windows.
+                    // lists of operands (one per epilogue input, given ones too).
                     let mut keyed: Vec<Operand<'_>> = operands.clone();
                     if ep.is_some() {
                         keyed.extend(ep_operands.iter().cloned());
-                        all_windows.extend(std::iter::repeat_n(1, ep_given.len() + 1));
                     }
                     // A jitted step keeps its kernels; other calls find theirs by every
                     // argument of the generator.
