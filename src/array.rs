@@ -124,20 +124,28 @@ impl Array {
     }
 
     /// An error for `func` when the array is traced (its values do not exist yet).
+    /// (A traced value whose data is known, inside `grad` or `jvp`, passes: see
+    /// [`crate::trace::trace_concrete`].)
     pub(crate) fn check_concrete(&self, func: &str) -> Result<()> {
         match &self.0.tracer {
             None => Ok(()),
-            Some(t) => Err(Error::Tracing {
-                func: func.to_string(),
-                traced: t.name.to_string(),
-                reason: format!(
-                    "the values of a traced {} {} array are not known until the compiled \
-                     function runs; return the array from the function instead, or make the \
-                     value a static (non-array) argument",
-                    fmt_shape(self.shape()),
-                    self.dtype()
-                ),
-            }),
+            Some(_) if crate::trace::concrete_value(self).is_some() => Ok(()),
+            Some(t) => Err(self.unknown_values(func, t)),
+        }
+    }
+
+    /// The error for reading the values of a traced array that has none.
+    fn unknown_values(&self, func: &str, t: &Tracer) -> Error {
+        Error::Tracing {
+            func: func.to_string(),
+            traced: t.name.to_string(),
+            reason: format!(
+                "the values of a traced {} {} array are not known until the compiled \
+                 function runs; return the array from the function instead, or make the \
+                 value a static (non-array) argument",
+                fmt_shape(self.shape()),
+                self.dtype()
+            ),
         }
     }
 
@@ -158,7 +166,10 @@ impl Array {
 
     /// The buffer, or an error when the array is traced.
     pub(crate) fn storage(&self) -> Result<&Arc<Storage>> {
-        self.check_concrete("reading an array's buffer")?;
+        // (A traced array has no buffer, even where its data is known: see `to_vec`.)
+        if let Some(t) = &self.0.tracer {
+            return Err(self.unknown_values("reading an array's buffer", t));
+        }
         self.0.storage.as_ref().ok_or_else(|| Error::Device {
             func: "reading an array's buffer".into(),
             reason: "the array has no buffer".into(),

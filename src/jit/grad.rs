@@ -13,8 +13,7 @@ use crate::lax;
 use crate::primitive::Literal;
 use crate::runtime::Device;
 use crate::shape::fmt_aval;
-use crate::shape::Aval;
-use crate::trace::{trace_fn, Traced};
+use crate::trace::{trace_concrete, Traced};
 use crate::tree::{tree_flatten, tree_unflatten, PyTree, TreeDef};
 
 /// Chooses which part of a function's argument is differentiated, and the type of the
@@ -143,12 +142,11 @@ fn forward<T: PyTree, U: PyTree>(
     let (leaves, def) = tree_flatten(&args);
     drop(args);
     let device = leaves_device(func, &leaves)?;
-    let avals: Vec<Aval> = leaves.iter().map(|a| a.aval().clone()).collect();
     let Traced {
         graph,
         consts,
         out_def,
-    } = trace_fn(name, &device, &def, &avals, f)?;
+    } = trace_concrete(name, &device, &def, &leaves, f)?;
     let mask: Vec<bool> = (0..leaves.len()).map(active).collect();
     let lin = Linearized::new(name, graph, &consts, &leaves, &mask, &device)?;
     Ok(Forward {
@@ -228,6 +226,9 @@ fn value_and_grad_impl<T: PyTree, S: Argnums<T>>(
 /// The function is traced on each call and the recorded graph is differentiated; the result
 /// is a plain function, so transformations compose: `jit(grad(f))` compiles the backward
 /// pass, `grad(grad(f))` gives second derivatives, `vmap(grad(f))` per-example gradients.
+/// Outside `jit` and `vmap` the traced values carry their data, as JAX's do: `f` may read
+/// them and branch on them (below); `unique` and the set operations without `size` then give
+/// constants, as in JAX.
 ///
 /// ```
 /// use olympus::{grad, numpy as np, Array, Result};
@@ -243,6 +244,13 @@ fn value_and_grad_impl<T: PyTree, S: Argnums<T>>(
 /// // Second derivative of x³ is 6x.
 /// let d2 = grad(grad(|x: Array| np::power(&x, 3.0)));
 /// assert_eq!(d2(Array::scalar(2.0f32)?)?.item::<f32>()?, 12.0);
+///
+/// // Python-style control flow on the values, as `jax.grad` allows it.
+/// let f = |x: Array| -> Result<Array> {
+///     if x.item::<f32>()? < 3.0 { np::multiply(np::square(&x)?, 3.0) } else { np::multiply(&x, -4.0) }
+/// };
+/// assert_eq!(grad(f)(Array::scalar(2.0f32)?)?.item::<f32>()?, 12.0);
+/// assert_eq!(grad(f)(Array::scalar(4.0f32)?)?.item::<f32>()?, -4.0);
 /// # Ok::<(), olympus::Error>(())
 /// ```
 ///
@@ -533,8 +541,7 @@ where
     drop((primals, tangents));
     check_tangents("jvp", &def, &tdef, &leaves, &tleaves)?;
     let device = leaves_device("jvp", &leaves)?;
-    let avals: Vec<Aval> = leaves.iter().map(|a| a.aval().clone()).collect();
-    let t = trace_fn(&name, &device, &def, &avals, f)?;
+    let t = trace_concrete(&name, &device, &def, &leaves, f)?;
     let tangents: Vec<Option<Array>> = tleaves.into_iter().map(Some).collect();
     let (outs, touts) = jvp_graph(&t.graph, &t.consts, &leaves, &tangents, &device)?;
     let touts = touts

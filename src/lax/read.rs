@@ -81,6 +81,9 @@ impl Array {
     /// Copies the elements back to the host in C order, waiting for pending work.
     /// `T` must be the host type of the dtype (`f32` for float32, `bool` for bool, …).
     pub fn to_vec<T: Element>(&self) -> Result<Vec<T>> {
+        if let Some(data) = crate::trace::concrete_value(self) {
+            return data?.to_vec();
+        }
         self.check_concrete("to_vec")?;
         self.check_read::<T>("to_vec")?;
         let c = self.contiguous()?;
@@ -101,20 +104,25 @@ impl Array {
     pub fn to_vec_async<T: Element>(
         &self,
     ) -> impl Future<Output = Result<Vec<T>>> + Send + 'static {
-        let n = self.size();
-        let prepared = self
+        // (A traced value with known data reads that data.)
+        let this = match crate::trace::concrete_value(self) {
+            Some(Ok(data)) => data,
+            _ => self.clone(),
+        };
+        let n = this.size();
+        let prepared = this
             .check_concrete("to_vec_async")
-            .and_then(|_| self.check_read::<T>("to_vec_async"))
-            .and_then(|_| self.contiguous())
+            .and_then(|_| this.check_read::<T>("to_vec_async"))
+            .and_then(|_| this.contiguous())
             .and_then(|c| {
-                let out = self
+                let out = this
                     .device()
-                    .host_vec(n, "to_vec_async", self.shape(), self.dtype())?;
+                    .host_vec(n, "to_vec_async", this.shape(), this.dtype())?;
                 Ok((c, out))
             });
-        let bytes = (n * self.dtype().storage_bytes()) as u64;
+        let bytes = (n * this.dtype().storage_bytes()) as u64;
         let fut = prepared.and_then(|(c, mut out)| {
-            Ok(self
+            Ok(this
                 .device()
                 .read_async(c.storage()?, bytes, "to_vec_async", move |data| {
                     T::decode_into(data, n, &mut out);
@@ -140,6 +148,10 @@ impl Array {
 
     /// Submits pending work and waits until the device has finished it.
     pub fn block_until_ready(&self) -> Result<&Array> {
+        if let Some(data) = crate::trace::concrete_value(self) {
+            data?.block_until_ready()?;
+            return Ok(self);
+        }
         self.check_concrete("block_until_ready")?;
         self.device().0.synchronize("block_until_ready")?;
         Ok(self)

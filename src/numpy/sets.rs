@@ -417,7 +417,11 @@ fn unique_impl(
     fill_value: Option<f64>,
     want: Want,
 ) -> Result<UniqueAll> {
-    let x = super::asarray(operand(func, 0, x)?)?;
+    let mut x = super::asarray(operand(func, 0, x)?)?;
+    if size.is_none() {
+        // JAX's values without `size` (`concrete_or_error`): constants under `grad`.
+        x = crate::trace::known(&x)?;
+    }
     let flat = super::ravel(&x)?;
     let n = flat.size();
     if n == 0 {
@@ -464,7 +468,11 @@ fn unique_slices(
     axis: isize,
     options: &UniqueOptions,
 ) -> Result<UniqueAll> {
-    let x = super::asarray(operand(func, 0, ar)?)?;
+    let mut x = super::asarray(operand(func, 0, ar)?)?;
+    if options.size.is_none() {
+        // JAX's values without `size` (`concrete_or_error`): constants under `grad`.
+        x = crate::trace::known(&x)?;
+    }
     let a = crate::shape::normalize_axis(func, axis, x.ndim())?;
     let moved = super::moveaxis(&x, &[a as isize], &[0])?;
     let n = moved.shape()[0];
@@ -664,6 +672,8 @@ fn distinct(x: &Array, assume_unique: bool) -> Result<Array> {
     if assume_unique || x.size() == 0 {
         return super::sort(x, None);
     }
+    // (`unique` without `size`: constants under `grad`, as JAX's.)
+    let x = &crate::trace::known(x)?;
     let r = runs(x, true, false)?;
     compact("unique", &r.sorted, &r.starts, None, None)
 }
@@ -794,7 +804,11 @@ pub fn union1d(
     overridable!("union1d"; [one ar1, one ar2]; [size, fill_value]);
     let func = "union1d";
     let (a, b) = flat_pair(func, ar1, ar2)?;
-    let all = super::concatenate([a, b], 0)?;
+    let mut all = super::concatenate([a, b], 0)?;
+    if size.is_none() {
+        // JAX's values without `size` (`concrete_or_error`): constants under `grad`.
+        all = crate::trace::known(&all)?;
+    }
     if all.size() == 0 {
         return compact(func, &all, &all.astype(DType::Bool)?, size, fill_value);
     }

@@ -36,6 +36,21 @@ struct TraceState {
     /// of its own; the others are known values, evaluated (or recorded by an enclosing
     /// trace) at once.
     partial: bool,
+    /// A trace of known arguments ([`trace_concrete`]): the data of its values.
+    concrete: Option<Concrete>,
+}
+
+/// The data of a concrete trace's values, computed when read ([`concrete_value`]): JAX's
+/// `grad` and `jvp` run a function on tracers that carry their values, so a function may
+/// read them (`if x.item() > 0`, `x[x > 0]`, `unique`); Olympus records the function as
+/// usual and evaluates what a read needs, so a function that reads nothing pays nothing.
+#[derive(Default)]
+struct Concrete {
+    /// The values computed (or given: arguments and captured arrays) so far.
+    values: HashMap<usize, Array>,
+    /// Arguments and captured values of an enclosing concrete trace (`grad` of `grad`):
+    /// their data comes from that trace when needed.
+    outer: HashMap<usize, Array>,
 }
 
 thread_local! {
@@ -97,6 +112,148 @@ pub(crate) fn escaped(func: &str, t: &Tracer) -> Error {
     }
 }
 
+impl Concrete {
+    /// Variable `v` stands for `a`: its data, or an enclosing trace's value.
+    fn know(&mut self, v: usize, a: &Array) {
+        if a.tracer().is_some() {
+            self.outer.insert(v, a.clone());
+        } else {
+            self.values.insert(v, a.clone());
+        }
+    }
+}
+
+/// The data of a traced array whose trace is a concrete one in progress on this thread
+/// ([`trace_concrete`]), computed by evaluating the equations it depends on (with no trace
+/// recording meanwhile); `None` for arrays that are not traced, or whose values are not
+/// known until a compiled function runs (`jit`, `vmap`).
+pub(crate) fn concrete_value(a: &Array) -> Option<Result<Array>> {
+    let t = a.tracer()?;
+    let state = TRACES.with(|tr| {
+        tr.borrow()
+            .iter()
+            .find(|(id, _)| *id == t.trace)
+            .map(|(_, s)| s.clone())
+    })?;
+    state.borrow().concrete.as_ref()?;
+    Some(evaluate(&state, t.var))
+}
+
+/// `x`, or where it is a traced value whose data is known (inside `grad` or `jvp`), that
+/// data as a constant: JAX's `core.concrete_or_error(None, x)`, which functions whose
+/// result's size depends on values (`unique` without `size`, and the set operations built
+/// on it) apply to their input, so their results have no derivative.
+pub(crate) fn known(x: &Array) -> Result<Array> {
+    concrete_value(x).unwrap_or_else(|| Ok(x.clone()))
+}
+
+/// The data of variable `var` of the concrete trace `state`.
+fn evaluate(state: &Rc<RefCell<TraceState>>, var: usize) -> Result<Array> {
+    // The equations `var` needs that have not run, in order, and the enclosing trace's
+    // values they read.
+    let (order, outer) = {
+        let st = state.borrow();
+        let c = st.concrete.as_ref().expect("a concrete trace");
+        if let Some(v) = c.values.get(&var) {
+            return Ok(v.clone());
+        }
+        let mut producer: HashMap<usize, usize> = HashMap::new();
+        for (k, e) in st.graph.eqns.iter().enumerate() {
+            for &o in &e.outs {
+                producer.insert(o, k);
+            }
+        }
+        let mut order: Vec<usize> = Vec::new();
+        let mut ordered: std::collections::HashSet<usize> = Default::default();
+        let mut outer: Vec<(usize, Array)> = Vec::new();
+        let mut done: std::collections::HashSet<usize> = Default::default();
+        let mut work = vec![(var, false)];
+        while let Some((v, expanded)) = work.pop() {
+            if c.values.contains_key(&v) {
+                continue;
+            }
+            if let Some(a) = c.outer.get(&v) {
+                if done.insert(v) {
+                    outer.push((v, a.clone()));
+                }
+                continue;
+            }
+            let Some(&k) = producer.get(&v) else {
+                return Err(Error::Tracing {
+                    func: "reading a traced value".into(),
+                    traced: st.name.to_string(),
+                    reason: format!("value {} has no known data", crate::primitive::var_name(v)),
+                });
+            };
+            if expanded {
+                if ordered.insert(k) {
+                    order.push(k);
+                }
+                continue;
+            }
+            if !done.insert(v) {
+                continue;
+            }
+            work.push((v, true));
+            for &i in st.graph.eqns[k].inputs.iter().rev() {
+                work.push((i, false));
+            }
+        }
+        (order, outer)
+    };
+    // An enclosing trace's values first (it evaluates them in its own turn).
+    for (v, a) in outer {
+        let data = match concrete_value(&a) {
+            Some(r) => r?,
+            None => {
+                return Err(a
+                    .check_concrete("reading a traced value")
+                    .expect_err("a traced array without known data"))
+            }
+        };
+        let mut st = state.borrow_mut();
+        let c = st.concrete.as_mut().expect("a concrete trace");
+        c.outer.remove(&v);
+        c.values.insert(v, data);
+    }
+    // Evaluated with no trace open, so the evaluators' own operations run.
+    let saved = TRACES.with(|t| std::mem::take(&mut *t.borrow_mut()));
+    struct Restore(Option<Vec<(u64, Rc<RefCell<TraceState>>)>>);
+    impl Drop for Restore {
+        fn drop(&mut self) {
+            if let Some(saved) = self.0.take() {
+                TRACES.with(|t| *t.borrow_mut() = saved);
+            }
+        }
+    }
+    let _restore = Restore(Some(saved));
+    for k in order {
+        let (prim, inputs, outs, avals, device) = {
+            let st = state.borrow();
+            let c = st.concrete.as_ref().expect("a concrete trace");
+            let e = &st.graph.eqns[k];
+            let inputs: Vec<Array> = e.inputs.iter().map(|i| c.values[i].clone()).collect();
+            let avals: Vec<Aval> = e.outs.iter().map(|&o| st.graph.avals[o].clone()).collect();
+            (
+                e.prim.clone(),
+                inputs,
+                e.outs.clone(),
+                avals,
+                st.device.clone(),
+            )
+        };
+        let refs: Vec<&Array> = inputs.iter().collect();
+        let results = crate::lax::eval_primitive(prim, &refs, avals, Some(&device))?;
+        let mut st = state.borrow_mut();
+        let c = st.concrete.as_mut().expect("a concrete trace");
+        for (o, r) in outs.into_iter().zip(results) {
+            c.values.insert(o, r);
+        }
+    }
+    let st = state.borrow();
+    Ok(st.concrete.as_ref().expect("a concrete trace").values[&var].clone())
+}
+
 impl TraceState {
     /// The variable for an operand: its own tracer, or a new constant for a captured array
     /// (a concrete array, or a value of an enclosing trace: `grad` inside `jit` traces the
@@ -114,6 +271,9 @@ impl TraceState {
                 self.graph.constvars.push(v);
                 self.consts.push(a.clone());
                 self.const_vars.insert(key, v);
+                if let Some(c) = &mut self.concrete {
+                    c.know(v, a);
+                }
                 Ok(v)
             }
         }
@@ -198,12 +358,60 @@ pub(crate) fn trace_linear<T: PyTree, U: PyTree>(
     trace_with(name, device, def, avals, true, f)
 }
 
+/// Traces `f` as [`trace_fn`] does at the arguments `leaves` (arranged as `def`), whose
+/// data the traced values carry as JAX's `grad` and `jvp` tracers do: reading a traced
+/// value inside `f` (`item`, `to_vec`, and what reads values: `unique`, boolean masks)
+/// evaluates what it depends on ([`concrete_value`]) and gives its data, so `f` may branch
+/// on it. The graph is the path `f` took for these arguments. Where another (non-linear)
+/// trace is open (`grad` inside `jit`), the values are not known and reads are errors, as
+/// in JAX.
+pub(crate) fn trace_concrete<T: PyTree, U: PyTree>(
+    name: &Arc<str>,
+    device: &Device,
+    def: &TreeDef,
+    leaves: &[Array],
+    f: impl FnOnce(T) -> Result<U>,
+) -> Result<Traced> {
+    let avals: Vec<Aval> = leaves.iter().map(|a| a.aval().clone()).collect();
+    // (Only concrete and linearizing traces open: their values are known.)
+    let abstract_open = TRACES.with(|t| {
+        t.borrow()
+            .iter()
+            .any(|(_, s)| !s.borrow().partial && s.borrow().concrete.is_none())
+    });
+    let known = !abstract_open && leaves.iter().all(concrete_value_known);
+    trace_inner(name, device, def, &avals, false, known.then_some(leaves), f)
+}
+
+/// Whether `a`'s data can be known: not traced, or traced by a concrete trace in progress.
+fn concrete_value_known(a: &Array) -> bool {
+    a.tracer().is_none_or(|t| {
+        TRACES.with(|tr| {
+            tr.borrow()
+                .iter()
+                .any(|(id, s)| *id == t.trace && s.borrow().concrete.is_some())
+        })
+    })
+}
+
 fn trace_with<T: PyTree, U: PyTree>(
     name: &Arc<str>,
     device: &Device,
     def: &TreeDef,
     avals: &[Aval],
     partial: bool,
+    f: impl FnOnce(T) -> Result<U>,
+) -> Result<Traced> {
+    trace_inner(name, device, def, avals, partial, None, f)
+}
+
+fn trace_inner<T: PyTree, U: PyTree>(
+    name: &Arc<str>,
+    device: &Device,
+    def: &TreeDef,
+    avals: &[Aval],
+    partial: bool,
+    known: Option<&[Array]>,
     f: impl FnOnce(T) -> Result<U>,
 ) -> Result<Traced> {
     let id = NEXT_TRACE.fetch_add(1, Ordering::Relaxed);
@@ -215,14 +423,19 @@ fn trace_with<T: PyTree, U: PyTree>(
         consts: Vec::new(),
         const_vars: HashMap::new(),
         partial,
+        concrete: known.map(|_| Concrete::default()),
     }));
     let traced_leaves: Vec<Array> = {
         let mut st = state.borrow_mut();
         avals
             .iter()
-            .map(|a| {
+            .enumerate()
+            .map(|(k, a)| {
                 let v = st.graph.new_var(a.clone());
                 st.graph.invars.push(v);
+                if let (Some(c), Some(leaves)) = (&mut st.concrete, known) {
+                    c.know(v, &leaves[k]);
+                }
                 st.traced(v)
             })
             .collect()

@@ -2620,3 +2620,147 @@ fn reduction_derivatives_at_special_rows_are_jaxs() {
         wrong.join("\n")
     );
 }
+
+/// A set case: a function of `(a, b)` whose output's weighted sum is differentiated.
+type SetCase = (&'static str, fn(&Array, &Array) -> Result<Array>);
+
+/// The set cases of `tests/data/gen_concrete_grads.py`, by its names.
+const READ_VALUES: &[SetCase] = &[
+    ("unique", |x, _| np::unique(x, None, None)),
+    ("union1d", |x, y| np::union1d(x, y, None, None)),
+    ("intersect1d", |x, y| {
+        np::intersect1d(x, y, false, None, None)
+    }),
+    ("intersect1d_assume_unique", |x, y| {
+        let c = np::multiply(np::array([3.0f32, 1.0, 2.0])?, x.slice(olympus::s![0])?)?;
+        np::intersect1d(np::divide(c, 3.0)?, y, true, None, None)
+    }),
+    ("setdiff1d", |x, y| np::setdiff1d(x, y, false, None, None)),
+    ("setdiff1d_assume_unique", |x, y| {
+        np::setdiff1d(x, y, true, None, None)
+    }),
+    ("setxor1d", |x, y| np::setxor1d(x, y, false, None, None)),
+    ("unique_size", |x, _| np::unique(x, Some(4), Some(0.0))),
+    ("mask", |x, _| np::extract(np::greater(x, 1.5)?, x)),
+    ("compress", |x, _| {
+        np::compress(np::greater(x, 1.5)?, x, None)
+    }),
+    ("repeat", |x, _| np::repeat(x, [1usize, 0, 2, 1], None)),
+    ("trim_zeros", |x, _| {
+        let z = |n| np::zeros(&[n], DType::Float32);
+        np::trim_zeros(np::concatenate([z(1)?, x.clone(), z(2)?], 0)?, "fb")
+    }),
+    ("unique_values", |x, _| np::unique_values(x, None, None)),
+    ("unique_inverse", |x, _| {
+        Ok(np::unique_inverse(x, None, None)?.0)
+    }),
+    ("unique_counts", |x, _| {
+        Ok(np::unique_counts(x, None, None)?.0)
+    }),
+    ("unique_all", |x, _| {
+        Ok(np::unique_all(x, None, None)?.values)
+    }),
+    ("unique_rows", |x, _| {
+        let rows = np::transpose(
+            np::stack([x.clone(), np::add(np::multiply(x, 0.0)?, 1.0)?], 0)?,
+            None,
+        )?;
+        let opts = np::UniqueOptions {
+            axis: Some(0),
+            ..Default::default()
+        };
+        np::reshape(np::unique_with(rows, opts)?.values, &[-1])
+    }),
+];
+
+/// `3x²` below 3, else `-4x`: JAX's example of Python control flow under `grad`.
+fn branch(x: Array) -> Result<Array> {
+    if x.item::<f32>()? < 3.0 {
+        np::multiply(np::power(&x, 2.0)?, 3.0)
+    } else {
+        np::multiply(&x, -4.0)
+    }
+}
+
+/// Doubles `x` until its sum reaches 10 (a loop whose count depends on the values), then
+/// sums its squares.
+fn doubling(x: Array) -> Result<Array> {
+    let mut x = x;
+    while np::sum(&x, None, false)?.item::<f32>()? < 10.0 {
+        x = np::multiply(&x, 2.0)?;
+    }
+    np::sum(np::square(&x)?, None, false)
+}
+
+/// `sum(x * s)` with `s = sum(x)` read as a number (a constant to the derivative).
+fn scaled(x: Array) -> Result<Array> {
+    let s = np::sum(&x, None, false)?.item::<f32>()?;
+    np::sum(np::multiply(&x, s)?, None, false)
+}
+
+/// Functions that read their traced values inside `grad`, `value_and_grad` and `jvp`
+/// (branches and loops on `item`, boolean masks, `repeat`, `trim_zeros`), as eager JAX
+/// runs them on tracers that carry their data; `unique` and the set operations without
+/// `size` give constants there (JAX's `concrete_or_error`), so no derivative. Bit for bit
+/// against JAX (`tests/data/gen_concrete_grads.py`); under `jit` the same reads are
+/// errors, as in JAX.
+#[test]
+fn functions_that_read_their_values_differentiate_as_jax() {
+    let want: std::collections::HashMap<String, Vec<Vec<u32>>> =
+        include_str!("../data/concrete_grads.txt")
+            .lines()
+            .map(|l| {
+                let (name, outs) = l.split_once(" | ").expect("name | outputs");
+                let outs = outs
+                    .split(" ; ")
+                    .map(|o| {
+                        o.split(' ')
+                            .map(|w| u32::from_str_radix(w, 16).unwrap())
+                            .collect()
+                    })
+                    .collect();
+                (name.to_string(), outs)
+            })
+            .collect();
+    let words = |a: &Array| -> Vec<u32> {
+        a.to_vec::<f32>()
+            .unwrap()
+            .iter()
+            .map(|f| f.to_bits())
+            .collect()
+    };
+    let check = |name: &str, got: Vec<Vec<u32>>| {
+        assert_eq!(Some(&got), want.get(name), "{name}: Olympus, then JAX");
+    };
+    let a = np::array([3.0f32, 1.0, 1.0, 2.0]).unwrap();
+    let b = np::array([2.0f32, 5.0, 3.0]).unwrap();
+    for &(name, f) in READ_VALUES {
+        let loss = move |(x, y): (Array, Array)| -> Result<Array> {
+            let o = f(&x, &y)?;
+            let w = np::arange((1.0, o.size() as f64 + 1.0, 1.0))?;
+            np::sum(np::multiply(o, w)?, None, false)
+        };
+        let (ga, gb) = olympus::grad_argnums(loss, (Arg::<0>, Arg::<1>))((a.clone(), b.clone()))
+            .unwrap_or_else(|e| panic!("{name}: {e}"));
+        check(name, vec![words(&ga), words(&gb)]);
+    }
+    for v in [2.0f32, 4.0] {
+        let x = Array::scalar(v).unwrap();
+        let g = olympus::grad(branch)(x.clone()).unwrap();
+        let gg = olympus::grad(olympus::grad(branch))(x.clone()).unwrap();
+        let (y, t) = olympus::jvp(branch, x, Array::scalar(0.5f32).unwrap()).unwrap();
+        let outs = [g, gg, y, t].iter().map(words).collect();
+        check(&format!("branch at {v}"), outs);
+    }
+    let (v, g) = olympus::value_and_grad(doubling)(a.clone()).unwrap();
+    check("doubling", vec![words(&v), words(&g)]);
+    let g = olympus::grad(scaled)(a.clone()).unwrap();
+    let t = np::take(&b, np::array([0, 1, 2, 0]).unwrap(), None).unwrap();
+    let (y, dy) = olympus::jvp(scaled, a.clone(), t).unwrap();
+    check("scaled", vec![words(&g), words(&y), words(&dy)]);
+    // Under jit nothing is known while tracing.
+    let e = jit(olympus::grad(branch))
+        .call(Array::scalar(2.0f32).unwrap())
+        .unwrap_err();
+    assert!(matches!(e, olympus::Error::Tracing { .. }), "{e}");
+}

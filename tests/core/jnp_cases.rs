@@ -1543,20 +1543,6 @@ const GRADIENT_DIFFERENCES: &[(&str, &str, &str, &str)] = &[
          which XLA:CPU flushes to 0",
     ),
     (
-        "polymul",
-        "trim_leading_zeros=True",
-        "",
-        "grad errors (\"trim_zeros reads the values; it cannot run under jit\"): Olympus's \
-         grad traces, where JAX differentiates the eager function",
-    ),
-    (
-        "trim_zeros",
-        "",
-        "",
-        "grad errors (\"trim_zeros reads the values; it cannot run under jit\"), where JAX \
-         differentiates the eager function",
-    ),
-    (
         "ptp",
         "-",
         "_0 float32 [3] 3f800000 7fc00000",
@@ -1772,26 +1758,8 @@ fn numpy_functions_give_jax_gradients() {
             }
         }
     }
-    eprintln!(
-        "{ran} gradient cases of {} functions ran ({jitted} also under jit), {} listed \
-         differences, {} skipped:",
-        names.len(),
-        listed.len(),
-        skipped.len()
-    );
-    for s in &listed {
-        eprintln!("  listed difference {s}");
-    }
-    for s in &skipped {
-        eprintln!("  skipped {s}");
-    }
-    assert!(ran > 300, "{ran} gradient cases ran");
-    assert!(
-        failures.is_empty(),
-        "{} of {ran} gradient cases differ from JAX:\n{}",
-        failures.len(),
-        failures.join("")
-    );
+    let counts = (ran, jitted, names.len());
+    finish("gradient", counts, &listed, &skipped, &failures);
 }
 
 /// Cases whose forward-mode tangents differ from JAX's, by a documented Olympus behaviour:
@@ -1813,23 +1781,6 @@ const TANGENT_DIFFERENCES: &[(&str, &str, &str, &str)] = &[
         "_0 float32 [6] 3f800000 3f400000",
         "subnormals are kept (README): the tangents t * 2^x2 at x2 <= -130 are subnormal, \
          which XLA:CPU flushes to 0",
-    ),
-    (
-        "polymul",
-        "trim_leading_zeros=True",
-        "",
-        "jvp errors (\"trim_zeros reads the values; it cannot run under jit\"): Olympus's jvp \
-         traces the function (src/jit/grad.rs `jvp` calls `trace_fn`), where JAX's eager jvp \
-         carries concrete primals, which trim_zeros' `core.concrete_or_error` accepts \
-         (jax/_src/numpy/lax_numpy.py trim_zeros, called by polynomial.py polymul)",
-    ),
-    (
-        "trim_zeros",
-        "",
-        "",
-        "jvp errors (\"trim_zeros reads the values; it cannot run under jit\"): Olympus's jvp \
-         traces, where JAX's eager jvp carries concrete primals (jax/_src/numpy/lax_numpy.py \
-         trim_zeros: `core.concrete_or_error`)",
     ),
     (
         "sinc",
@@ -1992,23 +1943,35 @@ fn numpy_functions_give_jax_tangents() {
             }
         }
     }
+    let counts = (ran, jitted, names.len());
+    finish("forward-mode", counts, &listed, &skipped, &failures);
+}
+
+/// Prints a derivative test's counts, listed differences and skips, and fails on any other
+/// difference from JAX (`kind`: "gradient", "forward-mode").
+fn finish(
+    kind: &str,
+    (ran, jitted, functions): (usize, usize, usize),
+    listed: &[String],
+    skipped: &[String],
+    failures: &[String],
+) {
     eprintln!(
-        "{ran} forward-mode cases of {} functions ran ({jitted} also under jit), {} listed \
+        "{ran} {kind} cases of {functions} functions ran ({jitted} also under jit), {} listed \
          differences, {} skipped:",
-        names.len(),
         listed.len(),
         skipped.len()
     );
-    for s in &listed {
+    for s in listed {
         eprintln!("  listed difference {s}");
     }
-    for s in &skipped {
+    for s in skipped {
         eprintln!("  skipped {s}");
     }
-    assert!(ran > 300, "{ran} forward-mode cases ran");
+    assert!(ran > 300, "{ran} {kind} cases ran");
     assert!(
         failures.is_empty(),
-        "{} of {ran} forward-mode cases differ from JAX:\n{}",
+        "{} of {ran} {kind} cases differ from JAX:\n{}",
         failures.len(),
         failures.join("")
     );
