@@ -118,24 +118,25 @@ impl Array {
     }
 
     /// Whether the array is a traced value inside a function being traced by
-    /// [`jit`](crate::jit::jit) (it has a shape and dtype but no values yet).
+    /// [`jit`](crate::jit::jit), [`vmap`](crate::vmap) or [`grad`](crate::grad) (it has a
+    /// shape and dtype; under `grad` and `jvp` its data can be read, under `jit` and
+    /// `vmap` it has none yet).
     pub fn is_traced(&self) -> bool {
         self.0.tracer.is_some()
     }
 
-    /// An error for `func` when the array is traced (its values do not exist yet).
-    /// (A traced value whose data is known, inside `grad` or `jvp`, passes: see
-    /// [`crate::trace::trace_concrete`].)
+    /// An error for `func` when the array is traced (its values do not exist yet). (Even
+    /// where its data is known, inside `grad`, it has no buffer: readers check with
+    /// `check_readable`, in `lax`, instead.)
     pub(crate) fn check_concrete(&self, func: &str) -> Result<()> {
         match &self.0.tracer {
             None => Ok(()),
-            Some(_) if crate::trace::concrete_value(self).is_some() => Ok(()),
             Some(t) => Err(self.unknown_values(func, t)),
         }
     }
 
     /// The error for reading the values of a traced array that has none.
-    fn unknown_values(&self, func: &str, t: &Tracer) -> Error {
+    pub(crate) fn unknown_values(&self, func: &str, t: &Tracer) -> Error {
         Error::Tracing {
             func: func.to_string(),
             traced: t.name.to_string(),
@@ -167,9 +168,7 @@ impl Array {
     /// The buffer, or an error when the array is traced.
     pub(crate) fn storage(&self) -> Result<&Arc<Storage>> {
         // (A traced array has no buffer, even where its data is known: see `to_vec`.)
-        if let Some(t) = &self.0.tracer {
-            return Err(self.unknown_values("reading an array's buffer", t));
-        }
+        self.check_concrete("reading an array's buffer")?;
         self.0.storage.as_ref().ok_or_else(|| Error::Device {
             func: "reading an array's buffer".into(),
             reason: "the array has no buffer".into(),

@@ -146,7 +146,11 @@ fn forward<T: PyTree, U: PyTree>(
         graph,
         consts,
         out_def,
-    } = trace_concrete(name, &device, &def, &leaves, f)?;
+    } = {
+        let mask: Vec<bool> = (0..leaves.len()).map(&active).collect();
+        let read = super::linearize::read_linearized;
+        trace_concrete(name, &device, &def, (&leaves, &mask, read), f)?
+    };
     let mask: Vec<bool> = (0..leaves.len()).map(active).collect();
     let lin = Linearized::new(name, graph, &consts, &leaves, &mask, &device)?;
     Ok(Forward {
@@ -541,7 +545,9 @@ where
     drop((primals, tangents));
     check_tangents("jvp", &def, &tdef, &leaves, &tleaves)?;
     let device = leaves_device("jvp", &leaves)?;
-    let t = trace_concrete(&name, &device, &def, &leaves, f)?;
+    let every = vec![true; leaves.len()];
+    let read = super::linearize::read_forward;
+    let t = trace_concrete(&name, &device, &def, (&leaves, &every, read), f)?;
     let tangents: Vec<Option<Array>> = tleaves.into_iter().map(Some).collect();
     let (outs, touts) = jvp_graph(&t.graph, &t.consts, &leaves, &tangents, &device)?;
     let touts = touts

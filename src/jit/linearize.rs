@@ -127,67 +127,17 @@ fn jvp_interpret(
             .map(|&i| val[i].as_ref().ok_or_else(|| missing(i)))
             .collect::<Result<Vec<&Array>>>()?;
         let ts: Vec<Option<Array>> = e.inputs.iter().map(|&i| tan[i].clone()).collect();
-        let custom = match (&e.prim, ts.iter().any(Option::is_some)) {
-            (Primitive::CustomJvpCall { call }, true) => Some((call, true)),
-            (Primitive::CustomVjpCall { call }, true) => Some((call, false)),
-            _ => None,
+        let avals: Vec<Aval> = e.outs.iter().map(|&o| graph.avals[o].clone()).collect();
+        let pass = if linearizing {
+            Pass::Linearize
+        } else {
+            Pass::Forward
         };
-        if let Some((call, jvp)) = custom {
-            check_captured(call, |i| ts[i].is_some())?;
-            // A custom_jvp rule gives the outputs too (JAX uses its primal outputs).
-            let (outs, touts) = match (jvp, linearizing) {
-                (true, _) => custom_jvp(call, &ins, &ts)?,
-                (false, true) => custom_vjp_linearized(call, &ins, &ts, device)?,
-                (false, false) => return Err(no_forward_mode(call)),
-            };
-            for ((&o, a), t) in e.outs.iter().zip(outs).zip(touts) {
-                if graph.avals[o].dtype.is_floating() {
-                    tan[o] = Some(t);
-                }
-                val[o] = Some(a);
-            }
-            continue;
-        }
-        let floating = e.outs.iter().any(|&o| graph.avals[o].dtype.is_floating());
-        let differentiated = floating && ts.iter().any(Option::is_some);
-        let own = match differentiated {
-            true => jvp_with_outputs(&e.prim, &ins, &ts)?,
-            false => None,
-        };
-        let (outs, touts) = match own {
-            // The rule's outputs in the primitive's types (its weak flag included).
-            Some((outs, touts)) => {
-                let outs = e
-                    .outs
-                    .iter()
-                    .zip(outs)
-                    .map(|(&o, a)| {
-                        debug_assert_eq!(
-                            (a.shape(), a.dtype()),
-                            (graph.avals[o].shape.as_slice(), graph.avals[o].dtype),
-                            "{}'s jvp_with_outputs",
-                            e.prim.name()
-                        );
-                        a.with_weak(graph.avals[o].weak)
-                    })
-                    .collect();
-                (outs, touts)
-            }
-            None => {
-                let outs = lax::bind_all(e.prim.clone(), &ins, Some(device))?;
-                let touts = match differentiated {
-                    true => jvp_of(&e.prim, &ins, &outs, &ts)?,
-                    false => vec![None; outs.len()],
-                };
-                (outs, touts)
-            }
-        };
-        for (&o, t) in e.outs.iter().zip(touts) {
+        let (outs, touts) = jvp_eqn(&e.prim, &ins, &ts, &avals, device, pass)?;
+        for ((&o, a), t) in e.outs.iter().zip(outs).zip(touts) {
             if graph.avals[o].dtype.is_floating() {
                 tan[o] = t;
             }
-        }
-        for (&o, a) in e.outs.iter().zip(outs) {
             val[o] = Some(a);
         }
     }
@@ -200,14 +150,133 @@ fn jvp_interpret(
     Ok((outs, touts))
 }
 
+/// [`jvp_eqn`] for a concrete trace's read of a value that `grad` or `vjp` will linearize
+/// (`trace::Step`): zero tangents where operands carry them (only which do matters).
+pub(crate) fn read_linearized(
+    prim: &Primitive,
+    ins: &[&Array],
+    active: &[bool],
+    avals: &[Aval],
+    device: &Device,
+) -> Result<(Vec<Array>, Vec<bool>)> {
+    read_step(prim, ins, active, avals, device, Pass::Read)
+}
+
+/// [`read_linearized`] for a value that `jvp` will push forward.
+pub(crate) fn read_forward(
+    prim: &Primitive,
+    ins: &[&Array],
+    active: &[bool],
+    avals: &[Aval],
+    device: &Device,
+) -> Result<(Vec<Array>, Vec<bool>)> {
+    read_step(prim, ins, active, avals, device, Pass::Forward)
+}
+
+fn read_step(
+    prim: &Primitive,
+    ins: &[&Array],
+    active: &[bool],
+    avals: &[Aval],
+    device: &Device,
+    pass: Pass,
+) -> Result<(Vec<Array>, Vec<bool>)> {
+    let ts = ins
+        .iter()
+        .zip(active)
+        .map(|(a, &on)| on.then(|| super::ad::zeros(a.aval(), device)).transpose())
+        .collect::<Result<Vec<_>>>()?;
+    let (outs, touts) = jvp_eqn(prim, ins, &ts, avals, device, pass)?;
+    Ok((outs, touts.iter().map(Option::is_some).collect()))
+}
+
+/// Which pass [`jvp_eqn`] is a step of.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Pass {
+    /// Forward mode proper (`jvp`).
+    Forward,
+    /// Linearization (`grad`, `vjp`, `linearize`): the tangents are traced.
+    Linearize,
+    /// A concrete trace reading a value it will linearize (`trace::concrete_value`): the
+    /// outputs as linearization computes them; only which outputs have tangents matters.
+    Read,
+}
+
+/// One equation of forward mode ([`jvp_interpret`]'s step): the outputs of `prim` (of
+/// types `avals`) on `ins` and their tangents from the operands' tangents `ts` (`None`:
+/// zero). A custom rule or a rule that gives its own outputs (`prod`'s tree) computes the
+/// outputs where an operand has a tangent, so a concrete trace reading a value computes it
+/// with this too (`trace::concrete_value`): what a function reads is what is differentiated.
+pub(crate) fn jvp_eqn(
+    prim: &Primitive,
+    ins: &[&Array],
+    ts: &[Option<Array>],
+    avals: &[Aval],
+    device: &Device,
+    pass: Pass,
+) -> Result<(Vec<Array>, Vec<Option<Array>>)> {
+    let linearizing = pass != Pass::Forward;
+    let custom = match (prim, ts.iter().any(Option::is_some)) {
+        (Primitive::CustomJvpCall { call }, true) => Some((call, true)),
+        (Primitive::CustomVjpCall { call }, true) => Some((call, false)),
+        _ => None,
+    };
+    if let Some((call, jvp)) = custom {
+        check_captured(call, |i| ts[i].is_some())?;
+        // A custom_jvp rule gives the outputs too (JAX uses its primal outputs).
+        let (outs, touts) = match (jvp, linearizing) {
+            (true, _) => custom_jvp(call, ins, ts)?,
+            (false, true) => custom_vjp_linearized(call, ins, ts, device, pass == Pass::Read)?,
+            (false, false) => return Err(no_forward_mode(call)),
+        };
+        return Ok((outs, touts.into_iter().map(Some).collect()));
+    }
+    let floating = avals.iter().any(|a| a.dtype.is_floating());
+    let differentiated = floating && ts.iter().any(Option::is_some);
+    let own = match differentiated {
+        true => jvp_with_outputs(prim, ins, ts)?,
+        false => None,
+    };
+    Ok(match own {
+        // The rule's outputs in the primitive's types (its weak flag included).
+        Some((outs, touts)) => {
+            let outs = avals
+                .iter()
+                .zip(outs)
+                .map(|(o, a)| {
+                    debug_assert_eq!(
+                        (a.shape(), a.dtype()),
+                        (o.shape.as_slice(), o.dtype),
+                        "{}'s jvp_with_outputs",
+                        prim.name()
+                    );
+                    a.with_weak(o.weak)
+                })
+                .collect();
+            (outs, touts)
+        }
+        None => {
+            let outs = lax::bind_all(prim.clone(), ins, Some(device))?;
+            let touts = match differentiated {
+                true => jvp_of(prim, ins, &outs, ts)?,
+                false => vec![None; outs.len()],
+            };
+            (outs, touts)
+        }
+    })
+}
+
 /// A `custom_vjp` call linearized: its forward rule's outputs, and as their tangents a
 /// `custom_lin` equation on the operands' tangents, which transposition turns into a call
 /// of the backward rule on the saved residuals (JAX's `custom_lin`).
+/// (`reading`: the outputs alone, each standing for its tangent, which only a linear trace
+/// can compute.)
 fn custom_vjp_linearized(
     call: &CustomCall,
     x: &[&Array],
     t: &[Option<Array>],
     device: &Device,
+    reading: bool,
 ) -> Result<(Vec<Array>, Vec<Array>)> {
     let Rules::Vjp { fwd, bwd } = rules_of(call)? else {
         return Err(Error::arg(&call.name, "a custom_vjp call without rules"));
@@ -220,6 +289,9 @@ fn custom_vjp_linearized(
         &outs,
         &call.fun.out_avals(),
     )?;
+    if reading {
+        return Ok((outs.clone(), outs));
+    }
     let lin = Primitive::CustomLin {
         call: CustomCall {
             name: call.name.clone(),

@@ -173,7 +173,8 @@ where
     pub fn call(&self, args: T) -> Result<U> {
         let (leaves, def) = tree_flatten(&args);
         if is_traced(&leaves.iter().collect::<Vec<_>>()) {
-            return (self.f)(args);
+            // (Inside `grad`, as abstract as compiled: its values cannot be read.)
+            return crate::trace::opaque(|| (self.f)(args));
         }
         drop(args);
         let (compiled, device) = self.compiled(def, &leaves)?;

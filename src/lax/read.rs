@@ -78,13 +78,26 @@ impl Array {
         Ok(())
     }
 
+    /// An error for `func` when the array is traced and its data is not known (under `jit`
+    /// or `vmap`); a traced value inside `grad` or `jvp` has known data
+    /// ([`crate::trace::concrete_value`]), and an error computing it is returned.
+    pub(crate) fn check_readable(&self, func: &str) -> Result<()> {
+        match self.tracer() {
+            None => Ok(()),
+            Some(t) => match crate::trace::concrete_value(self) {
+                Some(data) => data.map(|_| ()),
+                None => Err(self.unknown_values(func, t)),
+            },
+        }
+    }
+
     /// Copies the elements back to the host in C order, waiting for pending work.
     /// `T` must be the host type of the dtype (`f32` for float32, `bool` for bool, …).
     pub fn to_vec<T: Element>(&self) -> Result<Vec<T>> {
         if let Some(data) = crate::trace::concrete_value(self) {
             return data?.to_vec();
         }
-        self.check_concrete("to_vec")?;
+        self.check_readable("to_vec")?;
         self.check_read::<T>("to_vec")?;
         let c = self.contiguous()?;
         let n = self.size();
@@ -105,13 +118,14 @@ impl Array {
         &self,
     ) -> impl Future<Output = Result<Vec<T>>> + Send + 'static {
         // (A traced value with known data reads that data.)
-        let this = match crate::trace::concrete_value(self) {
-            Some(Ok(data)) => data,
-            _ => self.clone(),
+        let (this, known) = match crate::trace::concrete_value(self) {
+            Some(Ok(data)) => (data, Ok(())),
+            Some(Err(e)) => (self.clone(), Err(e)),
+            None => (self.clone(), Ok(())),
         };
         let n = this.size();
-        let prepared = this
-            .check_concrete("to_vec_async")
+        let prepared = known
+            .and_then(|_| this.check_readable("to_vec_async"))
             .and_then(|_| this.check_read::<T>("to_vec_async"))
             .and_then(|_| this.contiguous())
             .and_then(|c| {
@@ -134,7 +148,7 @@ impl Array {
 
     /// The single element of a size-1 array.
     pub fn item<T: Element>(&self) -> Result<T> {
-        self.check_concrete("item")?;
+        self.check_readable("item")?;
         self.check_read::<T>("item")?;
         if self.size() != 1 {
             return Err(Error::shape(
@@ -152,7 +166,7 @@ impl Array {
             data?.block_until_ready()?;
             return Ok(self);
         }
-        self.check_concrete("block_until_ready")?;
+        self.check_readable("block_until_ready")?;
         self.device().0.synchronize("block_until_ready")?;
         Ok(self)
     }

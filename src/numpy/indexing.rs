@@ -401,7 +401,7 @@ fn resolve_indices(
     }
     if mode == IndexMode::Raise {
         // Checking needs the values: a traced index cannot raise (use another mode).
-        idx.check_concrete(func)?;
+        idx.check_readable(func)?;
         return Ok((checked_indices(func, idx, n, x_shape, axis)?, None));
     }
     let dev = idx.device();
@@ -500,7 +500,7 @@ fn checked_indices(
         // uint32 indices past i32::MAX are out of range for any axis we can hold.
         let big = lax::full(idx.shape(), Literal::U32(i32::MAX as u32), Some(dev))?;
         let over = lax::compare(CompareOp::Gt, idx, &big)?;
-        if !crate::trace::is_tracing()
+        if crate::trace::values_known()
             && lax::reduce(ReduceOp::Or, &over, &(0..idx.ndim()).collect::<Vec<_>>())?
                 .item::<bool>()?
         {
@@ -520,7 +520,7 @@ fn checked_indices(
     let bad = lax::binary(BinaryOp::Or, &low, &high)?;
     let all: Vec<usize> = (0..shape.len()).collect();
     // Under jit the values are unknown: indices are clamped by the gather (JAX's rule).
-    if !crate::trace::is_tracing() && lax::reduce(ReduceOp::Or, &bad, &all)?.item::<bool>()? {
+    if crate::trace::values_known() && lax::reduce(ReduceOp::Or, &bad, &all)?.item::<bool>()? {
         return Err(out_of_range(func, x_shape, axis, n));
     }
     Ok(wrapped)

@@ -51,7 +51,22 @@ struct Concrete {
     /// Arguments and captured values of an enclosing concrete trace (`grad` of `grad`):
     /// their data comes from that trace when needed.
     outer: HashMap<usize, Array>,
+    /// The equation making each variable, for the first `indexed` equations (extended as
+    /// the graph grows, so a loop that reads every step does not rescan it).
+    producer: HashMap<usize, usize>,
+    indexed: usize,
+    /// The values that carry tangents when the graph is differentiated (from the
+    /// differentiated arguments on): their equations are evaluated by `step` as the
+    /// differentiation will evaluate them, so a read gives the value that is differentiated.
+    active: std::collections::HashSet<usize>,
+    step: Option<Step>,
 }
+
+/// How a concrete trace evaluates an equation (given by the transformation that opened it,
+/// which differentiates the graph afterwards): `prim`'s outputs (of types `avals`) on
+/// `inputs`, whose operands marked `active` carry tangents, and which outputs carry them.
+pub(crate) type Step =
+    fn(&Primitive, &[&Array], &[bool], &[Aval], &Device) -> Result<(Vec<Array>, Vec<bool>)>;
 
 thread_local! {
     /// The traces in progress on this thread, innermost last, with their ids.
@@ -129,6 +144,9 @@ impl Concrete {
 /// known until a compiled function runs (`jit`, `vmap`).
 pub(crate) fn concrete_value(a: &Array) -> Option<Result<Array>> {
     let t = a.tracer()?;
+    if OPAQUE.get() > 0 {
+        return None;
+    }
     let state = TRACES.with(|tr| {
         tr.borrow()
             .iter()
@@ -152,17 +170,20 @@ fn evaluate(state: &Rc<RefCell<TraceState>>, var: usize) -> Result<Array> {
     // The equations `var` needs that have not run, in order, and the enclosing trace's
     // values they read.
     let (order, outer) = {
-        let st = state.borrow();
-        let c = st.concrete.as_ref().expect("a concrete trace");
+        let mut guard = state.borrow_mut();
+        let st = &mut *guard;
+        let c = st.concrete.as_mut().expect("a concrete trace");
         if let Some(v) = c.values.get(&var) {
             return Ok(v.clone());
         }
-        let mut producer: HashMap<usize, usize> = HashMap::new();
-        for (k, e) in st.graph.eqns.iter().enumerate() {
+        for (k, e) in st.graph.eqns.iter().enumerate().skip(c.indexed) {
             for &o in &e.outs {
-                producer.insert(o, k);
+                c.producer.insert(o, k);
             }
         }
+        c.indexed = st.graph.eqns.len();
+        let c = &*c;
+        let producer = &c.producer;
         let mut order: Vec<usize> = Vec::new();
         let mut ordered: std::collections::HashSet<usize> = Default::default();
         let mut outer: Vec<(usize, Array)> = Vec::new();
@@ -228,25 +249,32 @@ fn evaluate(state: &Rc<RefCell<TraceState>>, var: usize) -> Result<Array> {
     }
     let _restore = Restore(Some(saved));
     for k in order {
-        let (prim, inputs, outs, avals, device) = {
+        let (prim, inputs, active, outs, avals, device, step) = {
             let st = state.borrow();
             let c = st.concrete.as_ref().expect("a concrete trace");
             let e = &st.graph.eqns[k];
             let inputs: Vec<Array> = e.inputs.iter().map(|i| c.values[i].clone()).collect();
+            let active: Vec<bool> = e.inputs.iter().map(|i| c.active.contains(i)).collect();
             let avals: Vec<Aval> = e.outs.iter().map(|&o| st.graph.avals[o].clone()).collect();
+            let step = c.step.expect("a concrete trace's step");
             (
                 e.prim.clone(),
                 inputs,
+                active,
                 e.outs.clone(),
                 avals,
                 st.device.clone(),
+                step,
             )
         };
         let refs: Vec<&Array> = inputs.iter().collect();
-        let results = crate::lax::eval_primitive(prim, &refs, avals, Some(&device))?;
+        let (results, carry) = step(&prim, &refs, &active, &avals, &device)?;
         let mut st = state.borrow_mut();
         let c = st.concrete.as_mut().expect("a concrete trace");
-        for (o, r) in outs.into_iter().zip(results) {
+        for ((o, r), t) in outs.into_iter().zip(results).zip(carry) {
+            if t && r.dtype().is_floating() {
+                c.active.insert(o);
+            }
             c.values.insert(o, r);
         }
     }
@@ -364,23 +392,54 @@ pub(crate) fn trace_linear<T: PyTree, U: PyTree>(
 /// evaluates what it depends on ([`concrete_value`]) and gives its data, so `f` may branch
 /// on it. The graph is the path `f` took for these arguments. Where another (non-linear)
 /// trace is open (`grad` inside `jit`), the values are not known and reads are errors, as
-/// in JAX.
+/// in JAX. `active` marks the arguments that are differentiated (`grad`'s selection; every
+/// one for `jvp`), and `step` evaluates an equation as the differentiation will.
 pub(crate) fn trace_concrete<T: PyTree, U: PyTree>(
     name: &Arc<str>,
     device: &Device,
     def: &TreeDef,
-    leaves: &[Array],
+    (leaves, active, step): (&[Array], &[bool], Step),
     f: impl FnOnce(T) -> Result<U>,
 ) -> Result<Traced> {
     let avals: Vec<Aval> = leaves.iter().map(|a| a.aval().clone()).collect();
-    // (Only concrete and linearizing traces open: their values are known.)
-    let abstract_open = TRACES.with(|t| {
-        t.borrow()
-            .iter()
-            .any(|(_, s)| !s.borrow().partial && s.borrow().concrete.is_none())
+    let known = values_known() && leaves.iter().all(concrete_value_known);
+    let concrete = known.then(|| Concrete {
+        step: Some(step),
+        ..Concrete::default()
     });
-    let known = !abstract_open && leaves.iter().all(concrete_value_known);
-    trace_inner(name, device, def, &avals, false, known.then_some(leaves), f)
+    let known = concrete.map(|c| (c, leaves, active));
+    trace_inner(name, device, def, &avals, false, known, f)
+}
+
+thread_local! {
+    /// Inlined jitted functions in progress inside a concrete trace: their values are not
+    /// known (JAX traces a jitted function abstractly wherever it is called).
+    static OPAQUE: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+}
+
+/// Whether the values of operations run now can be read: no trace without known values is
+/// open (`jit`, `vmap`), and no jitted function is being inlined into a concrete trace.
+pub(crate) fn values_known() -> bool {
+    OPAQUE.get() == 0
+        && TRACES.with(|t| {
+            !t.borrow()
+                .iter()
+                .any(|(_, s)| !s.borrow().partial && s.borrow().concrete.is_none())
+        })
+}
+
+/// Runs `f` (a jitted function inlined into the trace open) with the values it computes
+/// unknown, as JAX's tracing of a jitted function makes them.
+pub(crate) fn opaque<R>(f: impl FnOnce() -> R) -> R {
+    struct Done;
+    impl Drop for Done {
+        fn drop(&mut self) {
+            OPAQUE.set(OPAQUE.get() - 1);
+        }
+    }
+    OPAQUE.set(OPAQUE.get() + 1);
+    let _done = Done;
+    f()
 }
 
 /// Whether `a`'s data can be known: not traced, or traced by a concrete trace in progress.
@@ -405,15 +464,23 @@ fn trace_with<T: PyTree, U: PyTree>(
     trace_inner(name, device, def, avals, partial, None, f)
 }
 
+/// What a concrete trace starts from: its state, the arguments' data, and which
+/// arguments are differentiated.
+type Known<'a> = (Concrete, &'a [Array], &'a [bool]);
+
 fn trace_inner<T: PyTree, U: PyTree>(
     name: &Arc<str>,
     device: &Device,
     def: &TreeDef,
     avals: &[Aval],
     partial: bool,
-    known: Option<&[Array]>,
+    known: Option<Known<'_>>,
     f: impl FnOnce(T) -> Result<U>,
 ) -> Result<Traced> {
+    let (concrete, known) = match known {
+        Some((c, leaves, active)) => (Some(c), Some((leaves, active))),
+        None => (None, None),
+    };
     let id = NEXT_TRACE.fetch_add(1, Ordering::Relaxed);
     let state = Rc::new(RefCell::new(TraceState {
         id,
@@ -423,7 +490,7 @@ fn trace_inner<T: PyTree, U: PyTree>(
         consts: Vec::new(),
         const_vars: HashMap::new(),
         partial,
-        concrete: known.map(|_| Concrete::default()),
+        concrete,
     }));
     let traced_leaves: Vec<Array> = {
         let mut st = state.borrow_mut();
@@ -433,8 +500,11 @@ fn trace_inner<T: PyTree, U: PyTree>(
             .map(|(k, a)| {
                 let v = st.graph.new_var(a.clone());
                 st.graph.invars.push(v);
-                if let (Some(c), Some(leaves)) = (&mut st.concrete, known) {
+                if let (Some(c), Some((leaves, active))) = (&mut st.concrete, known) {
                     c.know(v, &leaves[k]);
+                    if active[k] && a.dtype.is_floating() {
+                        c.active.insert(v);
+                    }
                 }
                 st.traced(v)
             })

@@ -2701,9 +2701,11 @@ fn scaled(x: Array) -> Result<Array> {
 /// Functions that read their traced values inside `grad`, `value_and_grad` and `jvp`
 /// (branches and loops on `item`, boolean masks, `repeat`, `trim_zeros`), as eager JAX
 /// runs them on tracers that carry their data; `unique` and the set operations without
-/// `size` give constants there (JAX's `concrete_or_error`), so no derivative. Bit for bit
-/// against JAX (`tests/data/gen_concrete_grads.py`); under `jit` the same reads are
-/// errors, as in JAX.
+/// `size` give constants there (JAX's `concrete_or_error`), so no derivative; a value read
+/// is the value differentiated and returned (`prod`'s product tree, custom rules' outputs).
+/// Bit for bit against JAX (`tests/data/gen_concrete_grads.py`). Under `jit`, and inside a
+/// jitted function `grad` calls, the same reads are errors, as in JAX; an out-of-range
+/// index with `IndexMode::Raise` raises under `grad` as it does eagerly.
 #[test]
 fn functions_that_read_their_values_differentiate_as_jax() {
     let want: std::collections::HashMap<String, Vec<Vec<u32>>> =
@@ -2758,9 +2760,62 @@ fn functions_that_read_their_values_differentiate_as_jax() {
     let t = np::take(&b, np::array([0, 1, 2, 0]).unwrap(), None).unwrap();
     let (y, dy) = olympus::jvp(scaled, a.clone(), t).unwrap();
     check("scaled", vec![words(&g), words(&y), words(&dy)]);
-    // Under jit nothing is known while tracing.
+    // What a function reads is what is differentiated and returned: `prod` by its product
+    // tree, custom rules' outputs by the rules.
+    let read = std::cell::Cell::new(0.0f32);
+    let p7 = np::array([0.91f32, 1.05, 0.53, 1.25, 1.04, 0.83, 1.29]).unwrap();
+    let (v, g) = value_and_grad(|x: Array| -> Result<Array> {
+        let p = np::prod(&x, None, false)?;
+        read.set(p.item::<f32>()?);
+        Ok(p)
+    })(p7)
+    .unwrap();
+    let r = Array::scalar(read.get()).unwrap();
+    check("reading prod", vec![words(&r), words(&v), words(&g)]);
+    let triple = olympus::custom_vjp(
+        |x: Array| np::multiply(&x, 3.0),
+        |x: Array| Ok((np::multiply(&x, 5.0)?, x)),
+        |_: Array, ct: Array| np::multiply(&ct, 7.0),
+    );
+    let triple_jvp = olympus::custom_jvp(
+        |x: Array| np::multiply(&x, 3.0),
+        |x: Array, t: Array| Ok((np::multiply(&x, 5.0)?, np::multiply(&t, 7.0)?)),
+    );
+    let reading = |name: &str, c: &dyn Fn(Array) -> Result<Array>| {
+        let (v, g) = value_and_grad(|x: Array| -> Result<Array> {
+            let y = c(x)?;
+            read.set(y.item::<f32>()?);
+            let big = np::greater(&y, 4.0)?;
+            np::r#where(&big, np::multiply(&y, 2.0)?, &y)
+        })(Array::scalar(1.0f32).unwrap())
+        .unwrap();
+        let r = Array::scalar(read.get()).unwrap();
+        check(name, vec![words(&r), words(&v), words(&g)]);
+    };
+    reading("reading custom_vjp", &|x| triple.call(x));
+    reading("reading custom_jvp", &|x| triple_jvp.call(x));
+    // Under jit nothing is known while tracing, nor inside a jitted function that `grad`
+    // runs (JAX traces it abstractly); its results are known once it returns.
     let e = jit(olympus::grad(branch))
         .call(Array::scalar(2.0f32).unwrap())
         .unwrap_err();
     assert!(matches!(e, olympus::Error::Tracing { .. }), "{e}");
+    let jitted = jit(branch);
+    let e = olympus::grad(|x: Array| jitted.call(x))(Array::scalar(2.0f32).unwrap()).unwrap_err();
+    assert!(matches!(e, olympus::Error::Tracing { .. }), "{e}");
+    let doubled = jit(|x: Array| np::multiply(&x, 2.0));
+    let g = olympus::grad(|x: Array| -> Result<Array> {
+        let y = doubled.call(x)?;
+        branch(y)
+    })(Array::scalar(1.0f32).unwrap())
+    .unwrap();
+    assert_eq!(g.item::<f32>().unwrap(), 24.0, "d/dx 3 (2x)^2 at 1");
+    // An out-of-range index raises under `grad` as eagerly (its values are known).
+    let e = olympus::grad(|x: Array| -> Result<Array> {
+        let i = np::multiply(np::greater(&x, 0.0)?.astype(DType::Int32)?, 5)?;
+        let taken = np::take_with(&x, &i, None, np::IndexMode::Raise, None)?;
+        np::sum(taken, None, false)
+    })(np::array([1.0f32, 2.0, 3.0]).unwrap())
+    .unwrap_err();
+    assert!(e.to_string().contains("out of"), "{e}");
 }

@@ -81,4 +81,50 @@ for v in [2.0, 4.0]:
     line(f"branch at {v:g}", jax.grad(branch)(x), jax.grad(jax.grad(branch))(x),
          *jax.jvp(branch, (x,), (jnp.float32(0.5),)))
 line("doubling", *jax.value_and_grad(doubling)(a))
+
+# What a function reads is what is differentiated: `prod`'s value by JAX's product tree,
+# a custom_vjp's by its forward rule, a custom_jvp's by its rule.
+READ = []
+
+
+def reading_prod(x):
+    p = jnp.prod(x)
+    READ.append(p.item())
+    return p
+
+
+p7 = jnp.array([0.91, 1.05, 0.53, 1.25, 1.04, 0.83, 1.29], jnp.float32)
+v, g = jax.value_and_grad(reading_prod)(p7)
+line("reading prod", jnp.float32(READ.pop()), v, g)
+
+
+@jax.custom_vjp
+def triple(x):
+    return 3.0 * x
+
+
+triple.defvjp(lambda x: (5.0 * x, None), lambda _, ct: (7.0 * ct,))
+
+
+@jax.custom_jvp
+def triple_jvp(x):
+    return 3.0 * x
+
+
+triple_jvp.defjvp(lambda p, t: (5.0 * p[0], 7.0 * t[0]))
+
+
+def reading_custom(c):
+    def f(x):
+        y = c(x)
+        READ.append(y.item())
+        return jnp.where(y > 4.0, y * 2.0, y)
+    return f
+
+
+one = jnp.float32(1.0)
+v, g = jax.value_and_grad(reading_custom(triple))(one)
+line("reading custom_vjp", jnp.float32(READ.pop()), v, g)
+v, g = jax.value_and_grad(reading_custom(triple_jvp))(one)
+line("reading custom_jvp", jnp.float32(READ.pop()), v, g)
 line("scaled", jax.grad(scaled)(a), *jax.jvp(scaled, (a,), (b[jnp.array([0, 1, 2, 0])],)))
