@@ -129,6 +129,32 @@ pub(super) fn compact(
     super::r#where(&found, &got, fill)
 }
 
+/// [`compact`] padded as JAX's `intersect1d` and `setxor1d` pad without `fill_value`: the
+/// gather's 0, then the result's maximum, then the minimum of that (so the smallest value,
+/// NaN where the result holds one, 0 where it is empty), with `max`'s and `min`'s
+/// derivatives (shared among ties) where `unique` repeats its first value.
+fn compact_by_extremes(
+    func: &str,
+    x: &Array,
+    mask: &Array,
+    size: Option<usize>,
+    fill: Option<f64>,
+) -> Result<Array> {
+    if fill.is_some() || size.is_none() {
+        return compact(func, x, mask, size, fill);
+    }
+    let k = count_or(func, mask, size)?;
+    if x.size() == 0 || k == 0 {
+        return super::zeros(&[k], x.dtype());
+    }
+    let pos = ranks(mask, k)?;
+    let found = super::less(&pos, x.size() as i32)?;
+    let got = super::take(x, super::r#where(&found, &pos, 0)?, None)?;
+    let vals = super::r#where(&found, &got, super::zeros(&[], x.dtype())?)?;
+    let vals = super::r#where(&found, &vals, super::max(&vals, None, false)?)?;
+    super::r#where(&found, &vals, super::min(&vals, None, false)?)
+}
+
 /// Indices of the non-zero (true) elements, one int32 array per axis (NumPy's `nonzero`;
 /// NaN counts as non-zero). The count depends on the values: without `size` it is read
 /// back (so under `jit` this is an [`Error::Tracing`](crate::Error) asking for `size`);
@@ -706,7 +732,7 @@ pub fn intersect1d(
         Some(_) if !assume_unique => super::logical_and(keep, first_of_runs(&a, true)?)?,
         _ => keep,
     };
-    compact(func, &a, &keep, size, fill_value)
+    compact_by_extremes(func, &a, &keep, size, fill_value)
 }
 
 /// [`intersect1d`] with JAX's `return_indices=True`: the common values and, for each, the
@@ -894,5 +920,5 @@ pub fn setxor1d(
     let order = super::argsort(&vals, None)?;
     let vals = super::take(&vals, &order, None)?;
     let keep = super::take(&keep, &order, None)?;
-    compact(func, &vals, &keep, size, fill_value)
+    compact_by_extremes(func, &vals, &keep, size, fill_value)
 }

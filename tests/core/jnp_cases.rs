@@ -373,8 +373,21 @@ fn named_arrays(s: &str) -> Vec<(String, Words)> {
 }
 
 pub(super) fn parse_cases() -> Vec<Case> {
+    parse_cases_in(include_str!("../data/jnp_cases.txt"))
+}
+
+/// The derivatives of functions whose results depend on their values (unique and the set
+/// functions on floats, with and without `size`, bincount's weights, repeat by an array,
+/// ...), which JAX computes eagerly: tests/data/jnp_eager_derivatives.txt, written by
+/// `gen_jnp_cases.py --eager-derivatives` in the same format.
+fn parse_eager_derivative_cases() -> Vec<Case> {
+    parse_cases_in(include_str!("../data/jnp_eager_derivatives.txt"))
+}
+
+/// The cases of a file in the format of the generator's docstring.
+fn parse_cases_in(text: &str) -> Vec<Case> {
     let mut cases: Vec<Case> = vec![];
-    for (n, l) in include_str!("../data/jnp_cases.txt").lines().enumerate() {
+    for (n, l) in text.lines().enumerate() {
         if let Some(g) = l.strip_prefix("grad | ") {
             let last = cases.last_mut().expect("a grad line follows its case");
             last.grads = Some(named_arrays(g));
@@ -552,6 +565,11 @@ fn pad_width(p: &Params) -> Vec<(usize, usize)> {
             vec![(v[0], v[1])]
         }
     }
+}
+
+/// The `size` parameter of the set functions.
+fn size(p: &Params) -> Option<usize> {
+    p.has("size").then(|| p.i("size") as usize)
 }
 
 fn one(a: Array) -> std::result::Result<Vec<Array>, Fail> {
@@ -1219,17 +1237,17 @@ pub(super) fn call(
             out.extend(u.counts);
             Ok(out)
         }
-        "unique_values" => one(np::unique_values(x0()?, None, None)?),
+        "unique_values" => one(np::unique_values(x0()?, size(p), p.opt_f("fill_value"))?),
         "unique_counts" => {
-            let (v, c) = np::unique_counts(x0()?, None, None)?;
+            let (v, c) = np::unique_counts(x0()?, size(p), p.opt_f("fill_value"))?;
             Ok(vec![v, c])
         }
         "unique_inverse" => {
-            let (v, i) = np::unique_inverse(x0()?, None, None)?;
+            let (v, i) = np::unique_inverse(x0()?, size(p), p.opt_f("fill_value"))?;
             Ok(vec![v, i])
         }
         "unique_all" => {
-            let u = np::unique_all(x0()?, None, None)?;
+            let u = np::unique_all(x0()?, size(p), p.opt_f("fill_value"))?;
             Ok(vec![u.values, u.indices, u.inverse_indices, u.counts])
         }
         "intersect1d" => {
@@ -1428,10 +1446,24 @@ pub(super) fn case_line(c: &Case, why: &str) -> String {
 fn numpy_functions_give_jax_values() {
     let cases = parse_cases();
     assert!(cases.len() > 500, "{} cases", cases.len());
+    check_values(&cases);
+}
+
+/// The cases of tests/data/jnp_eager_derivatives.txt (see [`parse_eager_derivative_cases`])
+/// give JAX's values, eagerly and, where JAX jitted them (`size`), under `jit`.
+#[test]
+fn eager_derivative_cases_give_jax_values() {
+    let cases = parse_eager_derivative_cases();
+    assert!(cases.len() > 80, "{} cases", cases.len());
+    check_values(&cases);
+}
+
+/// The values of `cases` against JAX's (see [`numpy_functions_give_jax_values`]).
+fn check_values(cases: &[Case]) {
     let (mut failures, mut documented, mut skipped) = (vec![], vec![], vec![]);
     let (mut ran, mut jitted) = (0, 0);
     let mut names = std::collections::BTreeSet::new();
-    for c in &cases {
+    for c in cases {
         let inputs: Vec<Array> = c.inputs.iter().map(|(_, w)| w.array()).collect();
         let in_names: Vec<String> = c.inputs.iter().map(|(n, _)| n.clone()).collect();
         let describe = |why: &str, got: Option<&[Words]>| {
@@ -1548,6 +1580,14 @@ const GRADIENT_DIFFERENCES: &[(&str, &str, &str, &str)] = &[
         "_0 float32 [3] 3f800000 7fc00000",
         "NaN in the data: Olympus's gradient is all NaN, as JAX's eager one; JAX's jitted one \
          is 0, since XLA turns the max/min rule's product by a mask into a select",
+    ),
+    (
+        "setxor1d",
+        "assume_unique=False size=6",
+        "7fc00000",
+        "NaN in the data, padding without fill_value: JAX pads with max then min of the \
+         result, whose rule gives NaN eagerly (Olympus, and JAX's eager grad) and finite values \
+         under JAX's jit (XLA turns the rule's product by a mask into a select, as for ptp)",
     ),
     (
         "var",
@@ -1679,11 +1719,25 @@ pub(super) fn compare_derivatives(
 
 #[test]
 fn numpy_functions_give_jax_gradients() {
-    let cases = parse_cases();
+    check_gradients(&parse_cases(), 300);
+}
+
+/// JAX's eager gradients of functions whose results depend on their values
+/// (tests/data/jnp_eager_derivatives.txt: the set functions on floats, bincount's weights,
+/// repeat by an array, ...): constants where JAX's source makes the data concrete
+/// (`core.concrete_or_error`), derivatives through the sort and gathers elsewhere; jitted
+/// too where JAX jitted the case (`size`).
+#[test]
+fn eager_derivative_cases_give_jax_gradients() {
+    check_gradients(&parse_eager_derivative_cases(), 80);
+}
+
+/// The gradients of `cases` against JAX's (at least `min_ran` of them run).
+fn check_gradients(cases: &[Case], min_ran: usize) {
     let (mut failures, mut listed, mut skipped) = (vec![], vec![], vec![]);
     let (mut ran, mut jitted) = (0, 0);
     let mut names = std::collections::BTreeSet::new();
-    for c in &cases {
+    for c in cases {
         let Some(want) = &c.grads else { continue };
         let inputs: Vec<Array> = c.inputs.iter().map(|(_, w)| w.array()).collect();
         let in_names: Vec<String> = c.inputs.iter().map(|(n, _)| n.clone()).collect();
@@ -1759,7 +1813,7 @@ fn numpy_functions_give_jax_gradients() {
         }
     }
     let counts = (ran, jitted, names.len());
-    finish("gradient", counts, &listed, &skipped, &failures);
+    finish("gradient", counts, min_ran, &listed, &skipped, &failures);
 }
 
 /// Cases whose forward-mode tangents differ from JAX's, by a documented Olympus behaviour:
@@ -1866,11 +1920,22 @@ fn compare_jvp(
 
 #[test]
 fn numpy_functions_give_jax_tangents() {
-    let cases = parse_cases();
+    check_tangents(&parse_cases(), 300);
+}
+
+/// JAX's eager forward mode of the cases of tests/data/jnp_eager_derivatives.txt (see
+/// [`eager_derivative_cases_give_jax_gradients`]).
+#[test]
+fn eager_derivative_cases_give_jax_tangents() {
+    check_tangents(&parse_eager_derivative_cases(), 80);
+}
+
+/// The tangents of `cases` against JAX's (at least `min_ran` of them run).
+fn check_tangents(cases: &[Case], min_ran: usize) {
     let (mut failures, mut listed, mut skipped) = (vec![], vec![], vec![]);
     let (mut ran, mut jitted) = (0, 0);
     let mut names = std::collections::BTreeSet::new();
-    for c in &cases {
+    for c in cases {
         let Some((tin, tout)) = &c.tangents else {
             continue;
         };
@@ -1944,14 +2009,23 @@ fn numpy_functions_give_jax_tangents() {
         }
     }
     let counts = (ran, jitted, names.len());
-    finish("forward-mode", counts, &listed, &skipped, &failures);
+    finish(
+        "forward-mode",
+        counts,
+        min_ran,
+        &listed,
+        &skipped,
+        &failures,
+    );
 }
 
 /// Prints a derivative test's counts, listed differences and skips, and fails on any other
-/// difference from JAX (`kind`: "gradient", "forward-mode").
+/// difference from JAX (`kind`: "gradient", "forward-mode"); at least `min_ran` cases must
+/// have run.
 fn finish(
     kind: &str,
     (ran, jitted, functions): (usize, usize, usize),
+    min_ran: usize,
     listed: &[String],
     skipped: &[String],
     failures: &[String],
@@ -1968,7 +2042,7 @@ fn finish(
     for s in skipped {
         eprintln!("  skipped {s}");
     }
-    assert!(ran > 300, "{ran} {kind} cases ran");
+    assert!(ran > min_ran, "{ran} {kind} cases ran");
     assert!(
         failures.is_empty(),
         "{} of {ran} {kind} cases differ from JAX:\n{}",

@@ -45,6 +45,25 @@ position among the case's input arrays. OUTPUT_TANGENTS is JAX's tangent of
 every float32 output, named `out<k>` by the output's position `k` among all of the case's
 outputs. `jax.jvp` differentiates the jitted function where the case is jitted (else the
 eager one).
+
+Derivatives of functions with data-dependent results (tests/data/jnp_eager_derivatives.txt,
+read by `jnp_cases::eager_derivative_cases_*`):
+
+    python3 tests/data/gen_jnp_cases.py --eager-derivatives > tests/data/jnp_eager_derivatives.txt
+
+writes, in the same format, (1) each eager case of this file whose function is in `NO_GRAD`
+(unique, the set functions, bincount, ...) with a float32 input array and a float32 output,
+repeated with its `grad` and `jvp` lines (which this file leaves out), and (2) the cases of
+`eager_case` below: the set functions on float inputs with and without `size` and
+`assume_unique`, bincount's float weights, repeat by an array, trim_zeros, extract and
+compress. JAX differentiates them eagerly (`jax.grad` and `jax.jvp` run the function on
+tracers whose values are known): where its source applies `core.concrete_or_error(None, x)`
+to data (unique without `size`, union1d without `size`, and unique inside intersect1d,
+setdiff1d and setxor1d without `assume_unique`), the result is a constant and the gradient
+zero; elsewhere derivatives flow through the sort, gather and boolean index. Cases that
+JAX jits (those with `size`) are marked `jit` and also differentiated under `jax.jit`.
+The lines are separate from this file so that its cases keep their line numbers (the
+vmap tests seed their examples by them).
 """
 import os
 import sys
@@ -108,9 +127,16 @@ class _Eager(Exception):
     """A case JAX should evaluate eagerly."""
 
 
-def case(name, *args, jnp_name=None, call=None, kw=None, eager=False, **params):
+# The lines of `--eager-derivatives` (see the docstring).
+EAGER_LINES = []
+
+
+def case(name, *args, jnp_name=None, call=None, kw=None, eager=False, _only_eager_file=False,
+         **params):
     """Evaluates `jnp.<jnp_name or name>(*args, **kw, **params)` (or `call(*args, **kw)`) in
-    JAX, jitted when it can be (unless `eager`), and records the line."""
+    JAX, jitted when it can be (unless `eager`), and records the line (in `EAGER_LINES`, with
+    its derivatives whatever `NO_GRAD` says, where `_only_eager_file`; there too where the
+    case is eager and its function in `NO_GRAD`)."""
     kw = kw or {}
     fn = call or getattr(jnp, jnp_name or name)
     scalar = [isinstance(a, (int, float)) for a in args]
@@ -145,15 +171,26 @@ def case(name, *args, jnp_name=None, call=None, kw=None, eager=False, **params):
     outs = [np.asarray(o) for o in outs]
     ps = " ".join(f"{k}={lit(v)}" for k, v in {**pparams, **params}.items()) or "-"
     ins = " ; ".join(f"{n} {words(a)}" for n, a in zip(names, arrays)) or "-"
-    LINES.append(f"{name} | {mode} | {ps} | {ins} | " + (" ; ".join(words(o) for o in outs) or "-"))
-    g = gradient(name, run, mode, arrays, outs)
-    if g is not None:
-        LINES.append("grad | " + " ; ".join(f"{names[k]} {words(a)}" for k, a in g))
-        t = tangents(name, run, mode, arrays, outs)
-        if t is not None:
-            ts, touts = t
-            LINES.append("jvp | " + " ; ".join(f"{names[k]} {words(a)}" for k, a in ts) + " | "
-                         + " ; ".join(f"out{k} {words(a)}" for k, a in touts))
+    head = f"{name} | {mode} | {ps} | {ins} | " + (" ; ".join(words(o) for o in outs) or "-")
+
+    def derivatives(into, no_grad):
+        g = gradient(name, run, mode, arrays, outs, no_grad)
+        if g is not None:
+            into.append("grad | " + " ; ".join(f"{names[k]} {words(a)}" for k, a in g))
+            t = tangents(name, run, mode, arrays, outs)
+            if t is not None:
+                ts, touts = t
+                into.append("jvp | " + " ; ".join(f"{names[k]} {words(a)}" for k, a in ts)
+                            + " | " + " ; ".join(f"out{k} {words(a)}" for k, a in touts))
+        return g is not None
+
+    if not _only_eager_file:
+        LINES.append(head)
+        derivatives(LINES, NO_GRAD)
+    if _only_eager_file or (mode == "eager" and name in NO_GRAD):
+        lines = [head]
+        if derivatives(lines, set()) or _only_eager_file:
+            EAGER_LINES.extend(lines)
 
 
 # Functions whose outputs are indices, counts or set members: no gradient lines.
@@ -169,10 +206,11 @@ def weights(shape, k):
     return np.cos(1.3 * np.arange(n, dtype=np.float64) + k).astype(F32).reshape(shape)
 
 
-def gradient(name, run, mode, arrays, outs):
+def gradient(name, run, mode, arrays, outs, no_grad=NO_GRAD):
     """JAX's gradient of `sum_k sum(out_k * W_k)` over the float32 outputs, with respect to
-    every float32 input: `[(input position, gradient)]`, or None."""
-    if name in NO_GRAD:
+    every float32 input: `[(input position, gradient)]`, or None (also where `name` is in
+    `no_grad`)."""
+    if name in no_grad:
         return None
     wrt = [k for k, a in enumerate(arrays) if a.dtype == np.dtype(F32)]
     fouts = [k for k, o in enumerate(outs) if o.dtype == np.dtype(F32)]
@@ -980,7 +1018,63 @@ for m in [0, 1, 2, 5, 6]:
         case(w, M=m)
     case("kaiser", M=m, beta=14.0)
 case("kaiser", M=4, beta=0.0)
+
+# ---- only in jnp_eager_derivatives.txt: derivatives of data-dependent results ----
+
+
+def eager_case(name, *args, **kw):
+    """A case of jnp_eager_derivatives.txt only, with its derivatives (see the docstring)."""
+    case(name, *args, _only_eager_file=True, **kw)
+
+
+# Distinct values (`assume_unique` holds), with 0.0 in one and -0.0 in the other.
+AU = f(1.0, 3.0, -0.0, 5.0, 2.0)
+BU = f(3.0, 0.0, 7.0, 1.0)
+for size in [None, 2, 6]:
+    sz = {} if size is None else {"size": size}
+    for assume in [False, True]:
+        a, b_ = (AU, BU) if assume else (UA, UB)
+        eager_case("intersect1d", a, b_, assume_unique=assume, **sz)
+        eager_case("intersect1d", a, b_, assume_unique=assume, return_indices=True, **sz)
+        eager_case("setdiff1d", a, b_, assume_unique=assume, **sz)
+        eager_case("setxor1d", a, b_, assume_unique=assume, **sz)
+    if size is not None:
+        eager_case("intersect1d", UA, UB, fill_value=-9.0, **sz)
+        eager_case("setdiff1d", UA, UB, fill_value=-9.0, **sz)
+        eager_case("setxor1d", UA, UB, fill_value=-9.0, **sz)
+        eager_case("union1d", UA, UB, **sz)
+        eager_case("union1d", UA, UB, fill_value=-9.0, **sz)
+        eager_case("unique", U, **sz)
+        eager_case("unique", U, fill_value=-9.0, **sz)
+        eager_case("unique", U, equal_nan=False, **sz)
+        eager_case("unique", U, return_index=True, return_inverse=True, return_counts=True, **sz)
+        for fn in ["unique_values", "unique_counts", "unique_inverse", "unique_all"]:
+            eager_case(fn, U, **sz)
+        eager_case("unique", f(1, 2, 1, 2, 3, 4, shape=(3, 2)), axis=0, **sz)
+eager_case("unique", f(2.0, 2.0, 2.0, 2.0), size=3)
+eager_case("unique", f(2.0, 2.0, -1.0), size=3)
+eager_case("union1d", f(2.0, 2.0), f(2.0), size=3)
+# A result of one zero: JAX's padding (`_intersect1d_size`, `_setxor1d_size`: `vals.max()`,
+# then `vals.min()`) ties with the gather's zero padding.
+eager_case("intersect1d", f(0.0, 1.0), f(0.0, 2.0), size=3)
+eager_case("setxor1d", f(0.0, 1.0), f(1.0), size=3)
+eager_case("setxor1d", f(1, 2, 3), f(2, 3, 4))
+eager_case("setxor1d", f(1, 2, 3), f(2, 3, 4), assume_unique=True)
+eager_case("setdiff1d", f(4, 1, 3, 2), f(3, 9), assume_unique=True)
+eager_case("intersect1d", f(4, 1, 3, 2), f(2, 4, 5), assume_unique=True)
+eager_case("bincount", i(0, 1, 1, 3), kw={"weights": f(0.5, 1.0, -2.0, 3.0)}, minlength=6)
+eager_case("bincount", i(0, 1, 1, 3), kw={"weights": f(0.5, 1.0, -2.0, 3.0)}, length=3)
+eager_case("bincount", i(2, 2, 0), kw={"weights": f(1.5, -1.0, 4.0)})
+eager_case("repeat", M34, kw={"repeats": i(2, 0, 1)}, axis=0)
+eager_case("repeat", f(1, 2, 3), kw={"repeats": i(0, 0, 0)})
+eager_case("repeat", f(1, 2, 3, 4, shape=(2, 2)), kw={"repeats": i(1, 3, 0, 2)})
+eager_case("trim_zeros", f(0.0, -0.0, 1e-30, 0.0, 2.0, -0.0))
+eager_case("trim_zeros", f(0.0, nan, 0.0), trim="b")
+eager_case("extract", f(0.0, 1.5, nan, -0.0, 2.0), f(1, 2, 3, 4, 5))
+eager_case("compress", b(True, False, True, True), f(1, 2, 3, 4, 5, 6, 7, 8, shape=(2, 4)),
+           axis=1)
+
 LINES_OUT = LINES
 
 if __name__ == "__main__":
-    print("\n".join(LINES_OUT))
+    print("\n".join(EAGER_LINES if "--eager-derivatives" in sys.argv[1:] else LINES_OUT))
