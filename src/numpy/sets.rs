@@ -108,25 +108,7 @@ pub(super) fn compact(
     size: Option<usize>,
     fill: Option<f64>,
 ) -> Result<Array> {
-    let k = count_or(func, mask, size)?;
-    if x.size() == 0 || k == 0 {
-        return super::full(&[k], fill.unwrap_or(0.0), Some(x.dtype()));
-    }
-    let pos = ranks(mask, k)?;
-    let found = super::less(&pos, x.size() as i32)?;
-    let got = super::take(x, super::r#where(&found, &pos, 0)?, None)?;
-    if size.is_none() {
-        return Ok(got);
-    }
-    let fill = match fill {
-        Some(f) => super::full(&[], f, Some(x.dtype()))?,
-        None => {
-            let f0 = lax::reshape(&slice_axis(&found, 0, 0, 1)?, &[])?;
-            let g0 = lax::reshape(&slice_axis(&got, 0, 0, 1)?, &[])?;
-            super::r#where(f0, g0, super::zeros(&[], x.dtype())?)?
-        }
-    };
-    super::r#where(&found, &got, fill)
+    compact_padded(func, x, mask, size, fill, false)
 }
 
 /// [`compact`] padded as JAX's `intersect1d` and `setxor1d` pad without `fill_value`: the
@@ -140,19 +122,41 @@ fn compact_by_extremes(
     size: Option<usize>,
     fill: Option<f64>,
 ) -> Result<Array> {
-    if fill.is_some() || size.is_none() {
-        return compact(func, x, mask, size, fill);
-    }
+    compact_padded(func, x, mask, size, fill, true)
+}
+
+fn compact_padded(
+    func: &str,
+    x: &Array,
+    mask: &Array,
+    size: Option<usize>,
+    fill: Option<f64>,
+    extremes: bool,
+) -> Result<Array> {
     let k = count_or(func, mask, size)?;
     if x.size() == 0 || k == 0 {
-        return super::zeros(&[k], x.dtype());
+        return super::full(&[k], fill.unwrap_or(0.0), Some(x.dtype()));
     }
     let pos = ranks(mask, k)?;
     let found = super::less(&pos, x.size() as i32)?;
     let got = super::take(x, super::r#where(&found, &pos, 0)?, None)?;
-    let vals = super::r#where(&found, &got, super::zeros(&[], x.dtype())?)?;
-    let vals = super::r#where(&found, &vals, super::max(&vals, None, false)?)?;
-    super::r#where(&found, &vals, super::min(&vals, None, false)?)
+    if size.is_none() {
+        return Ok(got);
+    }
+    let fill = match fill {
+        Some(f) => super::full(&[], f, Some(x.dtype()))?,
+        None if extremes => {
+            let vals = super::r#where(&found, &got, super::zeros(&[], x.dtype())?)?;
+            let vals = super::r#where(&found, &vals, super::max(&vals, None, false)?)?;
+            return super::r#where(&found, &vals, super::min(&vals, None, false)?);
+        }
+        None => {
+            let f0 = lax::reshape(&slice_axis(&found, 0, 0, 1)?, &[])?;
+            let g0 = lax::reshape(&slice_axis(&got, 0, 0, 1)?, &[])?;
+            super::r#where(f0, g0, super::zeros(&[], x.dtype())?)?
+        }
+    };
+    super::r#where(&found, &got, fill)
 }
 
 /// Indices of the non-zero (true) elements, one int32 array per axis (NumPy's `nonzero`;
