@@ -369,6 +369,9 @@ pub(crate) struct DeviceInner {
     pub(crate) exact_div: std::sync::OnceLock<bool>,
     /// Whether float32 square roots round correctly (probed on first use).
     pub(crate) exact_sqrt: std::sync::OnceLock<bool>,
+    /// Whether a float32 product is always rounded before an add takes it (no fused
+    /// multiply-add anywhere); probed on first use.
+    pub(crate) plain_products: std::sync::OnceLock<bool>,
     /// Errors wgpu reported outside an error scope, surfaced at the next sync point.
     pub(crate) errors: Arc<Mutex<Vec<String>>>,
     pub(crate) lost: Arc<Mutex<Option<String>>>,
@@ -737,6 +740,7 @@ impl Device {
             exact_fma: std::sync::OnceLock::new(),
             exact_div: std::sync::OnceLock::new(),
             exact_sqrt: std::sync::OnceLock::new(),
+            plain_products: std::sync::OnceLock::new(),
             errors,
             lost,
             gl: (backend == Backend::Gl).then(|| ReentrantMutex::new(())),

@@ -232,6 +232,9 @@ impl DeviceInner {
         if source.contains(SQRT_RN) && self.exact_sqrt() {
             source = native_body(&source, SQRT_RN, "return sqrt(x);");
         }
+        if source.contains(MUL_RN) && self.plain_products() {
+            source = native_body(&source, MUL_RN, "return a * b;");
+        }
         let source = source.as_str();
         let scope = self.device.push_error_scope(wgpu::ErrorFilter::Validation);
         let pipeline = self.compute_pipeline(source);
@@ -280,24 +283,40 @@ impl DeviceInner {
     }
 
     fn probe_fma(&self) -> Option<bool> {
-        // a * b - fl(a * b) is the product's rounding error, non-zero for these operands;
-        // rounding the product first gives 0. The last case is a tie of the product's
-        // rounding: (1 + 2^-12)^2 - 1.
-        let mut cases: Vec<[f32; 3]> = (1..=15u16)
-            .map(|k| {
-                let a = 1.0 + f32::from(k) * 2f32.powi(-12) + 2f32.powi(-23);
-                let b = 1.0 + f32::from(2 * k + 1) * 2f32.powi(-11) + 2f32.powi(-22);
-                [a, b, -(a * b)]
-            })
-            .collect();
-        let t = 1.0 + 2f32.powi(-12);
-        cases.push([t, t, -1.0]);
+        let cases = fma_cases();
         let got = self.probe("", "fma(a, b, c)", &cases)?;
         Some(
             cases
                 .iter()
                 .zip(&got)
                 .all(|([a, b, c], r)| a.mul_add(*b, *c).to_bits() == r.to_bits()),
+        )
+    }
+
+    /// Whether the adapter never fuses a float32 multiply with an add, so that the
+    /// prelude's `mul_rn` needs no barrier: its `fma` rounds twice (so it has no fused
+    /// operation to contract into) and `a * b + c` rounds the product, both probed once
+    /// per device. True on lavapipe, whose barrier cost a matrix-vector product 40% of its
+    /// speed; GPUs fuse (or may), and a failed probe counts as fusing.
+    pub(crate) fn plain_products(&self) -> bool {
+        // The GL lock first: the probe takes it inside the once-cell's initialisation.
+        let _gl = self.gl();
+        *self.plain_products.get_or_init(|| {
+            let contracted = self.probe_contraction();
+            self.probe_fma() == Some(false) && contracted == Some(false)
+        })
+    }
+
+    /// Whether `a * b + c` is computed with one rounding for any of the fma probe's cases
+    /// (`None` when the probe cannot run).
+    fn probe_contraction(&self) -> Option<bool> {
+        let cases = fma_cases();
+        let got = self.probe("", "a * b + c", &cases)?;
+        Some(
+            cases
+                .iter()
+                .zip(&got)
+                .any(|([a, b, c], r)| (a * b + c).to_bits() != r.to_bits()),
         )
     }
 
@@ -1080,6 +1099,25 @@ const FMA_RN: [&str; 2] = [
     "fn fma_poly(a: f32, b: f32, c: f32) -> f32 {",
 ];
 
+/// Multiply-adds whose single rounding differs from rounding the product first: a * b -
+/// fl(a * b) is the product's rounding error, non-zero for these operands, and 0 with the
+/// product rounded. The last case is a tie of the product's rounding: (1 + 2^-12)^2 - 1.
+fn fma_cases() -> Vec<[f32; 3]> {
+    let mut cases: Vec<[f32; 3]> = (1..=15u16)
+        .map(|k| {
+            let a = 1.0 + f32::from(k) * 2f32.powi(-12) + 2f32.powi(-23);
+            let b = 1.0 + f32::from(2 * k + 1) * 2f32.powi(-11) + 2f32.powi(-22);
+            [a, b, -(a * b)]
+        })
+        .collect();
+    let t = 1.0 + 2f32.powi(-12);
+    cases.push([t, t, -1.0]);
+    cases
+}
+
+/// The head of the prelude's float32 product with a barrier against fusion.
+const MUL_RN: &str = "fn mul_rn(a: f32, b: f32) -> f32 {";
+
 /// The head of the prelude's correctly rounded division.
 const DIV_RN: &str = "fn div_rn(x: f32, y: f32) -> f32 {";
 
@@ -1141,6 +1179,26 @@ mod tests {
         let dev = Device::default_device().unwrap();
         assert!(dev.0.probe_fma().is_some());
         assert_eq!(dev.0.exact_fma(), dev.0.probe_fma().unwrap());
+    }
+
+    /// The contraction probe runs, and products lose their barrier exactly where neither
+    /// `fma` nor `a * b + c` rounds once (lavapipe); the plain product validates.
+    #[test]
+    fn contraction_probe_runs_and_plain_products_validate() {
+        let dev = Device::default_device().unwrap();
+        let contracted = dev.0.probe_contraction().unwrap();
+        assert_eq!(
+            dev.0.plain_products(),
+            !contracted && !dev.0.probe_fma().unwrap()
+        );
+        if dev.0.info.name.contains("llvmpipe") {
+            assert!(dev.0.plain_products(), "lavapipe and llvmpipe never fuse");
+        }
+        let main = "@compute @workgroup_size(1) fn main() {\n    let y = mul_rn(1.0, 3.0);\n}\n";
+        let source = format!("{}{main}", crate::codegen::prelude_for(main));
+        let native = native_body(&source, MUL_RN, "return a * b;");
+        assert!(native.contains(&format!("{MUL_RN}\n    return a * b;\n}}\n")));
+        crate::codegen::tests::validate(&native).unwrap();
     }
 
     /// The probe of the adapter's division runs (lavapipe's rounds correctly), and the
