@@ -717,6 +717,27 @@ pub(crate) struct Values {
     pub(crate) uses_f16: bool,
     /// The next free binding.
     pub(crate) binding: u32,
+    /// Whether the values read `walk_pos`, which the caller sets before it reads them
+    /// (see [`Walk`]).
+    pub(crate) walks: bool,
+}
+
+/// How the caller of [`values`] walks the values, where that saves an operand's index a
+/// division: on lavapipe `i % k` is a division per SIMD lane, which cost a matrix-vector
+/// product a quarter of its speed (the row reduction reads the vector, a row broadcast
+/// over the matrix's rows, at `i % k`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Walk {
+    /// Any index at any time (elementwise kernels, epilogues).
+    Flat,
+    /// A row reduction over rows of `k` elements: each thread reads one row, and sets the
+    /// private `walk_pos` to the index of its first element first. An operand repeating a
+    /// run of `k` elements (a row broadcast over the rows) reads at `i - walk_pos`.
+    Rows(u64),
+    /// A column reduction over rows of `cols` kept elements: before each row `r` it
+    /// sets `walk_pos` to `r`. An operand spreading each element over `cols` (a column
+    /// broadcast across the kept elements) reads element `walk_pos`.
+    Columns(u64),
 }
 
 /// Metadata words before an elementwise kernel's program words: the first and the last
@@ -746,6 +767,7 @@ pub(crate) fn elementwise(
         ELEMENTWISE_SPAN,
         false,
         false,
+        Walk::Flat,
         t,
     )?;
     let Values {
@@ -880,6 +902,7 @@ fn search_function(
 /// for a kernel whose metadata starts with `header` words of its own. `scalar` adds
 /// `value1`; `round` rounds a float16 output to float16 (a kernel that stores float16
 /// rounds when it packs).
+#[allow(clippy::too_many_arguments)]
 pub(crate) fn values(
     program: &Program,
     inputs: &[InputDesc<'_>],
@@ -887,6 +910,7 @@ pub(crate) fn values(
     header: usize,
     scalar: bool,
     round: bool,
+    walk: Walk,
     t: &Target,
 ) -> Result<Values> {
     let naming = Naming {
@@ -898,7 +922,7 @@ pub(crate) fn values(
         program,
         inputs,
         out_shape,
-        (header, scalar, round),
+        (header, scalar, round, walk),
         t,
         &naming,
     )
@@ -921,7 +945,7 @@ pub(crate) fn values_named(
     program: &Program,
     inputs: &[InputDesc<'_>],
     out_shape: &[usize],
-    (header, scalar, round): (usize, bool, bool),
+    (header, scalar, round, walk): (usize, bool, bool, Walk),
     t: &Target,
     naming: &Naming<'_>,
 ) -> Result<Values> {
@@ -984,6 +1008,7 @@ pub(crate) fn values_named(
             }
         })
         .collect();
+    let mut walks = false;
     let mut vec_offset = Vec::new();
     let mut gather_params = Vec::new();
     // A repeated run's length and offset (in vectors where it is read as vectors).
@@ -1001,17 +1026,31 @@ pub(crate) fn values_named(
         match access[k] {
             Access::Repeat { vector } => {
                 let unit = if vector { 4 } else { 1 };
-                let run = repeated_run(inp.layout).expect("a repeated run") / unit;
-                let (run, offset) = (run as u32, (inp.layout.offset / unit) as u32);
-                repeat_params.push(Some((ctx.param(run), ctx.param(offset))));
+                let len = repeated_run(inp.layout).expect("a repeated run");
+                let offset = ctx.param((inp.layout.offset / unit) as u32);
+                // (The run's element or vector at the index `@`, less the offset.)
+                let at = if walk == Walk::Rows(len as u64) {
+                    walks = true;
+                    format!("(@ - {p}walk_pos / {unit}u)")
+                } else {
+                    format!("@ % {}", ctx.param((len / unit) as u32))
+                };
+                repeat_params.push(Some((at, offset)));
             }
             Access::Spread => {
                 let times = spread_elements(inp.layout).expect("a spread layout");
                 let elements = crate::shape::size_of(&inp.layout.shape) / times;
-                // Lanes past the output's end (in its last vector) read the last element.
-                let (times, last) = (ctx.param(times as u32), ctx.param(elements as u32 - 1));
                 let offset = ctx.param(inp.layout.offset as u32);
-                repeat_params.push(Some((format!("min(i / {times}, {last})"), offset)));
+                let at = if walk == Walk::Columns(times as u64) {
+                    walks = true;
+                    format!("{p}walk_pos")
+                } else {
+                    // Lanes past the output's end (in its last vector) read the last
+                    // element.
+                    let times = ctx.param(times as u32);
+                    format!("min(i / {times}, {})", ctx.param(elements as u32 - 1))
+                };
+                repeat_params.push(Some((at, offset)));
             }
             Access::Contiguous => {
                 // Lanes past the output's end (in its last vector) read its last element:
@@ -1182,7 +1221,7 @@ pub(crate) fn values_named(
                 // The vector at index `at` of the output's vectors.
                 let index = |at: &str| match (&repeat_params[k], &tile_index[k]) {
                     (_, Some(tile)) => tile.replace('@', at),
-                    (Some((run, off)), None) => format!("{at} % {run} + {off}"),
+                    (Some((run, off)), None) => format!("{} + {off}", run.replace('@', at)),
                     (None, None) => {
                         let off = vec_offset[k]
                             .as_ref()
@@ -1214,8 +1253,8 @@ pub(crate) fn values_named(
             | Access::Tile { vector: false } => {
                 let at = match (&repeat_params[k], &tile_index[k]) {
                     (_, Some(tile)) => tile.replace('@', "i"),
-                    (Some((len, off)), None) if matches!(access[k], Access::Repeat { .. }) => {
-                        format!("i % {len} + {off}")
+                    (Some((run, off)), None) if matches!(access[k], Access::Repeat { .. }) => {
+                        format!("{} + {off}", run.replace('@', "i"))
                     }
                     // (A spread's or contiguous operand's parameter is already the index
                     // into its elements.)
@@ -1386,11 +1425,15 @@ pub(crate) fn values_named(
             }
         }
     }
+    if walks {
+        src = format!("var<private> {p}walk_pos: u32;\n{src}");
+    }
     Ok(Values {
         src,
         meta,
         uses_f16,
         binding,
+        walks,
     })
 }
 

@@ -98,6 +98,8 @@ pub(crate) struct Source {
     /// Whether four consecutive elements are read at once (`vec`), else one (`scalar`).
     pub(crate) vector: bool,
     program: bool,
+    /// Whether the pass sets `walk_pos` for the program ([`super::Walk`]).
+    pub(crate) walks: bool,
     /// The values reduced side by side (a program's outputs, each to its own buffer).
     outputs: usize,
 }
@@ -165,6 +167,7 @@ impl Source {
             dtype,
             vector,
             program: false,
+            walks: false,
             outputs: 1,
         }
     }
@@ -175,12 +178,13 @@ impl Source {
     /// exactly when that layout would be, so a fused reduction adds in the same order as
     /// the unfused one and gives the same bits. Each output of the program (all of one
     /// dtype) is reduced on its own accumulator into its own buffer, as it alone would be.
+    /// `walk` is how the first pass that reads them walks `shape`.
     pub(crate) fn program(
         program: &Program,
         inputs: &[InputDesc<'_>],
         shape: &[usize],
         stored: &Layout,
-        run: u64,
+        (run, walk): (u64, super::Walk),
         t: &Target,
     ) -> Result<Source> {
         let dtype = program.dtype_of(program.outputs[0]);
@@ -189,7 +193,7 @@ impl Source {
             .outputs
             .iter()
             .all(|&o| program.dtype_of(o) == dtype));
-        let v = super::values(program, inputs, shape, 3, !vector, true, t)?;
+        let v = super::values(program, inputs, shape, 3, !vector, true, walk, t)?;
         Ok(Source {
             decls: v.src,
             meta: v.meta,
@@ -198,6 +202,7 @@ impl Source {
             dtype,
             vector,
             program: true,
+            walks: v.walks,
             outputs: program.outputs.len(),
         })
     }
@@ -324,7 +329,15 @@ impl Epilogue {
             given: &is_given,
         };
         let header = 3 + source.meta.len();
-        let v = super::values_named(program, inputs, shape, (header, true, true), t, &naming)?;
+        let walk = super::Walk::Flat;
+        let v = super::values_named(
+            program,
+            inputs,
+            shape,
+            (header, true, true, walk),
+            t,
+            &naming,
+        )?;
         let outputs: Vec<DType> = program
             .outputs
             .iter()
@@ -468,6 +481,9 @@ pub(crate) fn column_reduction(
     // One accumulator and output per value reduced.
     let (bind, loads) = source.read(at_r, vector, "v");
     let (mut decls, mut body, mut store) = (String::new(), String::new(), String::new());
+    if source.walks {
+        body += "            walk_pos = r;\n";
+    }
     if !bind.is_empty() {
         body += &format!("            {bind}");
     }
@@ -605,6 +621,11 @@ pub(crate) fn row_reduction(
     // One accumulator (two `vec4`s on the vector path) and output per value reduced.
     let n = source.outputs;
     let accs: Vec<String> = (0..n).map(|j| source.named("acc", j)).collect();
+    let walk = if source.walks {
+        "    walk_pos = row * k;\n"
+    } else {
+        ""
+    };
     let inner = if vector {
         let c4 = |a: &str, b: &str| combine4(op, acc, a, b);
         // Two independent vec4 accumulators halve the dependency chain.
@@ -691,7 +712,7 @@ pub(crate) fn row_reduction(
     }
     let _ = writeln!(
         src,
-        "@compute @workgroup_size({WORKGROUP})\nfn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>, @builtin(local_invocation_index) li: u32) {{\n    let g = (wg.y * nwg.x + wg.x) * {WORKGROUP}u + li;\n    let rows = md[0];\n    let k = md[1];\n    let parts = md[2];\n    if (g >= rows * parts) {{ return; }}\n    let row = g / parts;\n    let part = g - row * parts;\n    let grp = part / {INTERLEAVE}u;\n    let lane = part - grp * {INTERLEAVE}u;\n    let gsize = min({INTERLEAVE}u, parts - grp * {INTERLEAVE}u);\n{inner}{store}}}"
+        "@compute @workgroup_size({WORKGROUP})\nfn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>, @builtin(local_invocation_index) li: u32) {{\n    let g = (wg.y * nwg.x + wg.x) * {WORKGROUP}u + li;\n    let rows = md[0];\n    let k = md[1];\n    let parts = md[2];\n    if (g >= rows * parts) {{ return; }}\n    let row = g / parts;\n    let part = g - row * parts;\n    let grp = part / {INTERLEAVE}u;\n    let lane = part - grp * {INTERLEAVE}u;\n    let gsize = min({INTERLEAVE}u, parts - grp * {INTERLEAVE}u);\n{walk}{inner}{store}}}"
     );
     with_epilogue(src, source, epilogue, (rows, k, parts))
 }

@@ -302,8 +302,23 @@ fn every_fused_reduction_kernel_validates() {
                     vectors: 1,
                     written_out: false,
                 };
-                for (a, stored) in [(&contiguous, &contiguous), (&strided, &strided)] {
-                    let inputs: Vec<InputDesc<'_>> = [a, &contiguous]
+                // The second operand: plain, a row broadcast over the rows (read at the
+                // row kernel's position in the row) or a column spread across the columns
+                // (read at the column kernel's row).
+                let broadcast = |strides: Vec<isize>| Layout {
+                    shape: vec![4, 8],
+                    strides,
+                    offset: 0,
+                };
+                let (row, column) = (broadcast(vec![0, 1]), broadcast(vec![1, 0]));
+                let cases = [
+                    (&contiguous, &contiguous, &contiguous),
+                    (&strided, &strided, &contiguous),
+                    (&contiguous, &contiguous, &row),
+                    (&strided, &strided, &column),
+                ];
+                for (a, stored, b) in cases {
+                    let inputs: Vec<InputDesc<'_>> = [a, b]
                         .iter()
                         .map(|l| InputDesc {
                             layout: l,
@@ -316,27 +331,36 @@ fn every_fused_reduction_kernel_validates() {
                     let mut pair = program.clone();
                     pair.outputs = vec![3, 0];
                     for (g, p) in [&program, &pair].into_iter().flat_map(|p| {
-                        let source = |run| {
-                            reduce::Source::program(p, &inputs, &[4, 8], stored, run, &t).unwrap()
+                        let source = |walk| {
+                            let s =
+                                reduce::Source::program(p, &inputs, &[4, 8], stored, (8, walk), &t);
+                            s.unwrap()
                         };
+                        let (by_rows, by_columns) = (Walk::Rows(8), Walk::Columns(8));
+                        // The broadcasts are read at the walk's position.
+                        assert_eq!(source(by_rows).walks, std::ptr::eq(b, &row));
+                        assert_eq!(source(by_columns).walks, std::ptr::eq(b, &column));
                         // One and two output windows; tree and one-pass chunks; the one
                         // pass with an epilogue of the results (rows: 4; columns: 8).
                         let mut gens = Vec::new();
                         for w in [1, 2] {
                             let cols = |chunk, e: Option<&reduce::Epilogue>| {
-                                reduce::column_reduction(op, &source(8), 8, (4, 1, chunk), w, e, &t)
-                                    .0
+                                let s = source(by_columns);
+                                reduce::column_reduction(op, &s, 8, (4, 1, chunk), w, e, &t).0
                             };
                             let rows = |chunk, e: Option<&reduce::Epilogue>| {
-                                reduce::row_reduction(op, &source(8), 4, (8, 1, chunk), w, e, &t)
+                                let s = source(by_rows);
+                                reduce::row_reduction(op, &s, 4, (8, 1, chunk), w, e, &t)
                             };
-                            let ep = |n| epilogue(&source(8), op, d, (p.outputs.len(), w, n), &t);
+                            let ep = |n, walk| {
+                                epilogue(&source(walk), op, d, (p.outputs.len(), w, n), &t)
+                            };
                             gens.extend([
                                 rows(reduce::ROW_CHUNK, None),
                                 cols(reduce::COLUMN_CHUNK, None),
                                 cols(reduce::ONE_PASS, None),
-                                rows(reduce::ONE_PASS, Some(&ep(4))),
-                                cols(reduce::ONE_PASS, Some(&ep(8))),
+                                rows(reduce::ONE_PASS, Some(&ep(4, by_rows))),
+                                cols(reduce::ONE_PASS, Some(&ep(8, by_columns))),
                             ]);
                         }
                         gens.into_iter().map(|g| (g, p.outputs.len()))

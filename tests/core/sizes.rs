@@ -896,7 +896,8 @@ fn reductions_with_consumers_at_every_length() {
 /// `g @ W.T`), which sum along the matrix's stored rows rather than through its
 /// strides, at every `k` (widths across the column kernel's vectors), batched at every
 /// seventh, and at lengths around a CPU adapter's one-pass limit; and plain row and
-/// column sums at those lengths.
+/// column sums at those lengths. The vector starts at an offset of 0-4 elements in its
+/// buffer: the reductions read it at their row's position (`Walk`), plus the offset.
 #[test]
 fn transposed_matrix_vector_products_at_every_length() {
     let mut r = rng();
@@ -906,8 +907,11 @@ fn transposed_matrix_vector_products_at_every_length() {
     for k in sweep_lengths().into_iter().chain(long) {
         let m = [1, 3, 4, 8, 13, 64, 100][k % 7];
         // w: [k, m] stored; w.T @ v: [m].
-        let (w, v) = (eighths(&mut r, k * m), eighths(&mut r, k));
-        let (xw, xv) = (make(&w, &[k, m], f), make(&v, &[k], f));
+        let (w, v) = (eighths(&mut r, k * m), eighths(&mut r, k + 4));
+        let off = k % 5;
+        let xw = make(&w, &[k, m], f);
+        let xv = make(&v, &[k + 4], f).slice(s![off..off + k]).unwrap();
+        let v = &v[off..off + k];
         let want: Vec<f64> = (0..m)
             .map(|j| (0..k).map(|i| w[i * m + j] * v[i]).sum())
             .collect();

@@ -826,7 +826,11 @@ fn reduce_from_all(
                     let all_windows = vec![out_windows; outs.len()];
                     let generate = || {
                         let source = with_inputs(p, &operands, &permuted, |descs| {
-                            Source::program(p, descs, &permuted, &stored, run, &target)
+                            let walk = match columns {
+                                true => codegen::Walk::Columns(rows),
+                                false => codegen::Walk::Rows(k),
+                            };
+                            Source::program(p, descs, &permuted, &stored, (run, walk), &target)
                         })?;
                         Ok(generate(&source, epilogue_for(&source, ep)?.as_ref()))
                     };
