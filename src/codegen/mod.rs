@@ -738,6 +738,13 @@ pub(crate) enum Walk {
     /// sets `walk_pos` to `r`. An operand spreading each element over `cols` (a column
     /// broadcast across the kept elements) reads element `walk_pos`.
     Columns(u64),
+    /// An elementwise kernel whose threads each compute `n` consecutive vectors from
+    /// `t0`, calling `walk_start(t0)` first: an operand repeating a run (a row broadcast)
+    /// takes its position in the run at `t0` there, with one remainder per thread, and
+    /// reads the later vectors from it with a compare (runs of at least `n` vectors, or
+    /// `4n` elements); an operand spreading its elements (a column broadcast) likewise
+    /// takes its quotient and remainder once.
+    Vectors(u64),
 }
 
 /// Metadata words before an elementwise kernel's program words: the first and the last
@@ -760,6 +767,10 @@ pub(crate) fn elementwise(
     t: &Target,
 ) -> Result<Generated> {
     let n = crate::shape::size_of(out_shape) as u64;
+    let walk = match t.vectors {
+        1 => Walk::Flat,
+        n => Walk::Vectors(n),
+    };
     let v = values(
         program,
         inputs,
@@ -767,7 +778,7 @@ pub(crate) fn elementwise(
         ELEMENTWISE_SPAN,
         false,
         false,
-        Walk::Flat,
+        walk,
         t,
     )?;
     let Values {
@@ -775,7 +786,7 @@ pub(crate) fn elementwise(
         meta: words,
         uses_f16,
         mut binding,
-        ..
+        walks,
     } = v;
     let single = program.outputs.len() == 1;
     let mut stores = String::new();
@@ -841,8 +852,9 @@ pub(crate) fn elementwise(
     }
     let _ = writeln!(
         src,
-        "@compute @workgroup_size({WORKGROUP})\nfn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>, @builtin(local_invocation_index) li: u32) {{\n    let t0 = md[0] + ((wg.y * nwg.x + wg.x) * {WORKGROUP}u + li) * {vectors}u;\n    let last = md[1];\n    if (t0 > last) {{ return; }}\n{body}}}",
-        vectors = t.vectors
+        "@compute @workgroup_size({WORKGROUP})\nfn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>, @builtin(local_invocation_index) li: u32) {{\n    let t0 = md[0] + ((wg.y * nwg.x + wg.x) * {WORKGROUP}u + li) * {vectors}u;\n    let last = md[1];\n    if (t0 > last) {{ return; }}\n{start}{body}}}",
+        vectors = t.vectors,
+        start = if walks { "    walk_start(t0);\n" } else { "" },
     );
     // Metadata: the span, then the program's words. Empty outputs launch nothing.
     let mut meta = Vec::with_capacity(ELEMENTWISE_SPAN + words.len());
@@ -1009,6 +1021,8 @@ pub(crate) fn values_named(
         })
         .collect();
     let mut walks = false;
+    // `Walk::Vectors`' private variables and the statements setting them from `t0`.
+    let (mut walk_decls, mut walk_starts) = (String::new(), String::new());
     let mut vec_offset = Vec::new();
     let mut gather_params = Vec::new();
     // A repeated run's length and offset (in vectors where it is read as vectors).
@@ -1029,11 +1043,23 @@ pub(crate) fn values_named(
                 let len = repeated_run(inp.layout).expect("a repeated run");
                 let offset = ctx.param((inp.layout.offset / unit) as u32);
                 // (The run's element or vector at the index `@`, less the offset.)
-                let at = if walk == Walk::Rows(len as u64) {
-                    walks = true;
-                    format!("(@ - {p}walk_pos / {unit}u)")
-                } else {
-                    format!("@ % {}", ctx.param((len / unit) as u32))
+                let run = len / unit;
+                // Units of the run a thread of `Walk::Vectors(n)` reads past its first.
+                let per = 4 / unit;
+                let at = match walk {
+                    Walk::Rows(k) if k == len as u64 => {
+                        walks = true;
+                        format!("(@ - {p}walk_pos / {unit}u)")
+                    }
+                    Walk::Vectors(n) if run as u64 >= n * per as u64 => {
+                        walks = true;
+                        let (r, start) = (ctx.param(run as u32), format!("{p}walk_r{k}"));
+                        let _ = writeln!(walk_decls, "var<private> {start}: u32;");
+                        let _ = writeln!(walk_starts, "    {start} = (t0 * {per}u) % {r};");
+                        let q = format!("({start} + (@ - {p}walk_pos * {per}u))");
+                        format!("select({q}, {q} - {r}, {q} >= {r})")
+                    }
+                    _ => format!("@ % {}", ctx.param(run as u32)),
                 };
                 repeat_params.push(Some((at, offset)));
             }
@@ -1041,14 +1067,29 @@ pub(crate) fn values_named(
                 let times = spread_elements(inp.layout).expect("a spread layout");
                 let elements = crate::shape::size_of(&inp.layout.shape) / times;
                 let offset = ctx.param(inp.layout.offset as u32);
-                let at = if walk == Walk::Columns(times as u64) {
-                    walks = true;
-                    format!("{p}walk_pos")
-                } else {
-                    // Lanes past the output's end (in its last vector) read the last
-                    // element.
-                    let times = ctx.param(times as u32);
-                    format!("min(i / {times}, {})", ctx.param(elements as u32 - 1))
+                // Lanes past the output's end (in its last vector) read the last element.
+                let at = match walk {
+                    Walk::Columns(cols) if cols == times as u64 => {
+                        walks = true;
+                        format!("{p}walk_pos")
+                    }
+                    Walk::Vectors(n) if times as u64 >= 4 * n => {
+                        walks = true;
+                        let t = ctx.param(times as u32);
+                        let (q, r) = (format!("{p}walk_q{k}"), format!("{p}walk_r{k}"));
+                        let _ =
+                            writeln!(walk_decls, "var<private> {q}: u32;\nvar<private> {r}: u32;");
+                        let _ = writeln!(
+                            walk_starts,
+                            "    {q} = (t0 * 4u) / {t};\n    {r} = (t0 * 4u) - {q} * {t};"
+                        );
+                        let step = format!("select(0u, 1u, {r} + (i - {p}walk_pos * 4u) >= {t})");
+                        format!("min({q} + {step}, {})", ctx.param(elements as u32 - 1))
+                    }
+                    _ => {
+                        let times = ctx.param(times as u32);
+                        format!("min(i / {times}, {})", ctx.param(elements as u32 - 1))
+                    }
                 };
                 repeat_params.push(Some((at, offset)));
             }
@@ -1065,6 +1106,7 @@ pub(crate) fn values_named(
         if let Access::Tile { vector } = access[k] {
             let unit = if vector { 4 } else { 1 };
             let (run, period) = tiled_run(inp.layout).expect("a tiled layout");
+            let (run_units, per) = ((run / unit) as u64, 4 / unit);
             let run = ctx.param((run / unit) as u32);
             let period = ctx.param((period / unit) as u32);
             let offset = ctx.param((inp.layout.offset / unit) as u32);
@@ -1076,9 +1118,29 @@ pub(crate) fn values_named(
                 let n = crate::shape::size_of(out_shape).saturating_sub(1);
                 format!("min(@, {})", ctx.param(n as u32))
             };
-            tile_index.push(Some(format!(
-                "{at} / {period} * {run} + {at} % {run} + {offset}"
-            )));
+            let index = match walk {
+                // Block and place in the run at `t0`, then one compare each (see
+                // `Walk::Vectors`; blocks of at least as many units as a thread reads).
+                Walk::Vectors(n) if run_units >= n * per as u64 => {
+                    walks = true;
+                    let [bq, bp, br] = ["q", "p", "r"].map(|x| format!("{p}walk_t{x}{k}"));
+                    let _ = writeln!(
+                        walk_decls,
+                        "var<private> {bq}: u32;\nvar<private> {bp}: u32;\nvar<private> {br}: u32;"
+                    );
+                    let _ = writeln!(
+                        walk_starts,
+                        "    {bq} = (t0 * {per}u) / {period};\n    {bp} = (t0 * {per}u) - {bq} * {period};\n    {br} = (t0 * {per}u) % {run};"
+                    );
+                    let d = format!("({at} - {p}walk_pos * {per}u)");
+                    let r = format!("({br} + {d})");
+                    format!(
+                        "({bq} + select(0u, 1u, {bp} + {d} >= {period})) * {run} + select({r}, {r} - {run}, {r} >= {run}) + {offset}"
+                    )
+                }
+                _ => format!("{at} / {period} * {run} + {at} % {run} + {offset}"),
+            };
+            tile_index.push(Some(index));
         } else {
             tile_index.push(None);
         }
@@ -1426,7 +1488,13 @@ pub(crate) fn values_named(
         }
     }
     if walks {
-        src = format!("var<private> {p}walk_pos: u32;\n{src}");
+        src = format!("var<private> {p}walk_pos: u32;\n{walk_decls}{src}");
+    }
+    if let (true, Walk::Vectors(_)) = (walks, walk) {
+        let _ = writeln!(
+            src,
+            "fn {p}walk_start(t0: u32) {{\n    {p}walk_pos = t0;\n{walk_starts}}}"
+        );
     }
     Ok(Values {
         src,

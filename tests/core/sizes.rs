@@ -1009,6 +1009,58 @@ fn matmul_at_tile_edges() {
     }
 }
 
+/// Elementwise kernels reading broadcast operands at every length: a row repeated over
+/// rows (`x[3, n] + row[n]`), a column spread across `n` columns (`x[3, n] + col[3, 1]`),
+/// a vector's elements each spread over 20 (`x[n, 20] + v[n, 1]`) and blocks repeated
+/// over a middle axis (`x[2, 3, n] + b[2, 1, n]`), each operand read from an offset of
+/// 0-4 elements, eagerly and (with a second operation fused) under `jit`; and the row
+/// case past 4M elements, where a CPU adapter's threads write their vectors out. On a
+/// CPU adapter a thread finds its place in the run, spread or block once and steps
+/// through its vectors from there (`Walk::Vectors`). Against the host's exact sums.
+#[test]
+fn broadcast_operands_at_every_length() {
+    let mut r = rng();
+    let f = DType::Float32;
+    let jitted = jit(|(x, y): (Array, Array)| np::multiply(np::add(&x, &y)?, 2.0));
+    let long = 1 << 20;
+    for n in sweep_lengths().into_iter().chain([long + 3]) {
+        let off = n % 5;
+        // An operand of `shape` whose values start `off` elements into their buffer.
+        let mut operand = |shape: &[usize]| {
+            let len: usize = shape.iter().product();
+            let v = eighths(&mut r, off + len);
+            let dims: Vec<isize> = shape.iter().map(|&d| d as isize).collect();
+            let a = make(&v, &[off + len], f).slice(s![off..]).unwrap();
+            (np::reshape(&a, &dims[..]).unwrap(), v[off..].to_vec())
+        };
+        let mut cases: Vec<(Vec<usize>, Vec<usize>, Box<dyn Fn(usize) -> usize>)> = vec![
+            // (x's shape, the operand's shape, the operand's element of x's element e)
+            (vec![3, n], vec![n], Box::new(move |e| e % n.max(1))),
+            (vec![3, n], vec![3, 1], Box::new(move |e| e / n.max(1))),
+            (vec![n, 20], vec![n, 1], Box::new(|e| e / 20)),
+            (
+                vec![2, 3, n],
+                vec![2, 1, n],
+                Box::new(move |e| e / (3 * n).max(1) * n + e % n.max(1)),
+            ),
+        ];
+        if n > long {
+            cases.truncate(1);
+            cases[0].0 = vec![4, n];
+        }
+        for (xs, ys, at) in cases {
+            let (x, xv) = operand(&xs);
+            let (y, yv) = operand(&ys);
+            let sums: Vec<f64> = (0..xv.len()).map(|e| xv[e] + yv[at(e)]).collect();
+            let what = format!("{xs:?} + {ys:?} at offset {off}");
+            assert_close(&what, &np::add(&x, &y).unwrap(), &sums, f, EXACT);
+            let twice: Vec<f64> = sums.iter().map(|s| 2.0 * s).collect();
+            let got = jitted.call((x, y)).unwrap();
+            assert_close(&format!("jitted {what}"), &got, &twice, f, EXACT);
+        }
+    }
+}
+
 #[test]
 fn scans_sorts_and_elementwise_at_every_length() {
     let mut r = rng();
