@@ -348,6 +348,14 @@ fn uniform_metadata(body: &str) -> String {
     out
 }
 
+/// The vectors each thread of `walk` reads (one where it does not walk vectors).
+fn ctx_vectors(walk: Walk) -> u64 {
+    match walk {
+        Walk::Vectors(n) => n,
+        _ => 1,
+    }
+}
+
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Access {
     Vector,
@@ -965,10 +973,7 @@ pub(crate) fn values_named(
     let given = |k: usize| naming.given.get(k).copied().unwrap_or(false);
     // (Indexed reads name their helpers without the prefix: a named program reads plainly.)
     debug_assert!(p.is_empty() || inputs.iter().all(|i| *i.map == InputMap::Plain));
-    let mut ctx = Ctx {
-        header,
-        params: Vec::new(),
-    };
+    let mut ctx = Ctx::new(header, walk, p);
 
     // Decide the access of each input and collect its parameters. Multi-word elements
     // are read one at a time (their `vec2` unit), never as vectors of four.
@@ -1020,9 +1025,6 @@ pub(crate) fn values_named(
             }
         })
         .collect();
-    let mut walks = false;
-    // `Walk::Vectors`' private variables and the statements setting them from `t0`.
-    let (mut walk_decls, mut walk_starts) = (String::new(), String::new());
     let mut vec_offset = Vec::new();
     let mut gather_params = Vec::new();
     // A repeated run's length and offset (in vectors where it is read as vectors).
@@ -1048,18 +1050,12 @@ pub(crate) fn values_named(
                 let per = 4 / unit;
                 let at = match walk {
                     Walk::Rows(k) if k == len as u64 => {
-                        walks = true;
-                        format!("(@ - {p}walk_pos / {unit}u)")
+                        format!("(@ - {} / {unit}u)", ctx.walk_pos())
                     }
-                    Walk::Vectors(n) if run as u64 >= n * per as u64 => {
-                        walks = true;
-                        let (r, start) = (ctx.param(run as u32), format!("{p}walk_r{k}"));
-                        let _ = writeln!(walk_decls, "var<private> {start}: u32;");
-                        let _ = writeln!(walk_starts, "    {start} = (t0 * {per}u) % {r};");
-                        let q = format!("({start} + (@ - {p}walk_pos * {per}u))");
-                        format!("select({q}, {q} - {r}, {q} >= {r})")
-                    }
-                    _ => format!("@ % {}", ctx.param(run as u32)),
+                    _ => match ctx.stepped_division(run as u32, "@", per as u32) {
+                        Some((_, r)) => r,
+                        None => format!("@ % {}", ctx.param(run as u32)),
+                    },
                 };
                 repeat_params.push(Some((at, offset)));
             }
@@ -1069,26 +1065,13 @@ pub(crate) fn values_named(
                 let offset = ctx.param(inp.layout.offset as u32);
                 // Lanes past the output's end (in its last vector) read the last element.
                 let at = match walk {
-                    Walk::Columns(cols) if cols == times as u64 => {
-                        walks = true;
-                        format!("{p}walk_pos")
-                    }
-                    Walk::Vectors(n) if times as u64 >= 4 * n => {
-                        walks = true;
-                        let t = ctx.param(times as u32);
-                        let (q, r) = (format!("{p}walk_q{k}"), format!("{p}walk_r{k}"));
-                        let _ =
-                            writeln!(walk_decls, "var<private> {q}: u32;\nvar<private> {r}: u32;");
-                        let _ = writeln!(
-                            walk_starts,
-                            "    {q} = (t0 * 4u) / {t};\n    {r} = (t0 * 4u) - {q} * {t};"
-                        );
-                        let step = format!("select(0u, 1u, {r} + (i - {p}walk_pos * 4u) >= {t})");
-                        format!("min({q} + {step}, {})", ctx.param(elements as u32 - 1))
-                    }
+                    Walk::Columns(cols) if cols == times as u64 => ctx.walk_pos(),
                     _ => {
-                        let times = ctx.param(times as u32);
-                        format!("min(i / {times}, {})", ctx.param(elements as u32 - 1))
+                        let q = match ctx.stepped_division(times as u32, "i", 4) {
+                            Some((q, _)) => q,
+                            None => format!("i / {}", ctx.param(times as u32)),
+                        };
+                        format!("min({q}, {})", ctx.param(elements as u32 - 1))
                     }
                 };
                 repeat_params.push(Some((at, offset)));
@@ -1106,9 +1089,7 @@ pub(crate) fn values_named(
         if let Access::Tile { vector } = access[k] {
             let unit = if vector { 4 } else { 1 };
             let (run, period) = tiled_run(inp.layout).expect("a tiled layout");
-            let (run_units, per) = ((run / unit) as u64, 4 / unit);
-            let run = ctx.param((run / unit) as u32);
-            let period = ctx.param((period / unit) as u32);
+            let (run, period, per) = ((run / unit) as u32, (period / unit) as u32, 4 / unit);
             let offset = ctx.param((inp.layout.offset / unit) as u32);
             // Lanes past the output's end (in its last vector) read its last element;
             // vectors of whole blocks end with the output.
@@ -1118,27 +1099,18 @@ pub(crate) fn values_named(
                 let n = crate::shape::size_of(out_shape).saturating_sub(1);
                 format!("min(@, {})", ctx.param(n as u32))
             };
-            let index = match walk {
-                // Block and place in the run at `t0`, then one compare each (see
-                // `Walk::Vectors`; blocks of at least as many units as a thread reads).
-                Walk::Vectors(n) if run_units >= n * per as u64 => {
-                    walks = true;
-                    let [bq, bp, br] = ["q", "p", "r"].map(|x| format!("{p}walk_t{x}{k}"));
-                    let _ = writeln!(
-                        walk_decls,
-                        "var<private> {bq}: u32;\nvar<private> {bp}: u32;\nvar<private> {br}: u32;"
-                    );
-                    let _ = writeln!(
-                        walk_starts,
-                        "    {bq} = (t0 * {per}u) / {period};\n    {bp} = (t0 * {per}u) - {bq} * {period};\n    {br} = (t0 * {per}u) % {run};"
-                    );
-                    let d = format!("({at} - {p}walk_pos * {per}u)");
-                    let r = format!("({br} + {d})");
-                    format!(
-                        "({bq} + select(0u, 1u, {bp} + {d} >= {period})) * {run} + select({r}, {r} - {run}, {r} >= {run}) + {offset}"
-                    )
+            // The block, then the place in its run (each stepped where the thread walks
+            // whole runs).
+            let stepped = (run as u64 >= ctx_vectors(walk) * per as u64)
+                .then(|| ctx.stepped_division(period, &at, per as u32))
+                .flatten()
+                .zip(ctx.stepped_division(run, &at, per as u32));
+            let index = match stepped {
+                Some(((q, _), (_, r))) => format!("{q} * {} + {r} + {offset}", ctx.param(run)),
+                None => {
+                    let (period, run) = (ctx.param(period), ctx.param(run));
+                    format!("{at} / {period} * {run} + {at} % {run} + {offset}")
                 }
-                _ => format!("{at} / {period} * {run} + {at} % {run} + {offset}"),
             };
             tile_index.push(Some(index));
         } else {
@@ -1487,13 +1459,15 @@ pub(crate) fn values_named(
             }
         }
     }
+    let walks = ctx.walks;
     if walks {
-        src = format!("var<private> {p}walk_pos: u32;\n{walk_decls}{src}");
+        src = format!("var<private> {p}walk_pos: u32;\n{}{src}", ctx.walk_decls);
     }
     if let (true, Walk::Vectors(_)) = (walks, walk) {
         let _ = writeln!(
             src,
-            "fn {p}walk_start(t0: u32) {{\n    {p}walk_pos = t0;\n{walk_starts}}}"
+            "fn {p}walk_start(t0: u32) {{\n    {p}walk_pos = t0;\n{}}}",
+            ctx.walk_starts
         );
     }
     Ok(Values {

@@ -12,20 +12,103 @@ use crate::dtype::DType;
 use crate::error::{Error, Result};
 use crate::primitive::{with_params, BinaryOp, CompareOp, Primitive, UnaryOp};
 use crate::shape::Layout;
+use std::fmt::Write;
 
-/// Collects scalar parameters for the metadata while rules are emitted.
+/// Collects scalar parameters for the metadata while rules are emitted, and the private
+/// variables of the kernel's walk ([`super::Walk`]).
 pub(crate) struct Ctx {
     /// Metadata words before the parameters (the kernel's own sizes).
     pub(super) header: usize,
     pub(super) params: Vec<u32>,
+    /// How the kernel walks its values, and the prefix of the names it declares.
+    pub(super) walk: super::Walk,
+    pub(super) prefix: String,
+    /// Whether the values read `walk_pos`; the private variables a `Walk::Vectors`
+    /// thread sets from `t0` in `walk_start`, and those statements.
+    pub(super) walks: bool,
+    pub(super) walk_decls: String,
+    pub(super) walk_starts: String,
 }
 
 impl Ctx {
+    pub(super) fn new(header: usize, walk: super::Walk, prefix: &str) -> Ctx {
+        Ctx {
+            header,
+            params: Vec::new(),
+            walk,
+            prefix: prefix.to_string(),
+            walks: false,
+            walk_decls: String::new(),
+            walk_starts: String::new(),
+        }
+    }
+
     /// Stores a parameter word; returns the WGSL expression reading it.
     pub(crate) fn param(&mut self, v: u32) -> String {
         let index = self.header + self.params.len();
         self.params.push(v);
         format!("md[{index}u]")
+    }
+
+    /// The private `walk_pos` the caller of the values sets (see [`super::Walk`]).
+    pub(super) fn walk_pos(&mut self) -> String {
+        self.walks = true;
+        format!("{}walk_pos", self.prefix)
+    }
+
+    /// A private variable that `walk_start` sets to `value` (an expression in `t0`).
+    fn walk_var(&mut self, value: &str) -> String {
+        let name = format!("{}walk_v{}", self.prefix, self.walk_decls.lines().count());
+        let _ = writeln!(self.walk_decls, "var<private> {name}: u32;");
+        let _ = writeln!(self.walk_starts, "    {name} = {value};");
+        name
+    }
+
+    /// `at / d` and `at % d` where `at` counts units (`per` to a vector: 4 for elements, 1
+    /// for vectors) and the kernel's threads each walk `n` consecutive vectors from `t0`
+    /// (`Walk::Vectors(n)`): the quotient and remainder at the thread's first unit are
+    /// taken once, and `at`, at most `n * per - 1` units further, steps from them with a
+    /// compare. `None` for other walks and for divisors shorter than a thread's units
+    /// (which could wrap twice). On lavapipe a `/` or `%` by a metadata word is a
+    /// division per SIMD lane.
+    pub(crate) fn stepped_division(
+        &mut self,
+        d: u32,
+        at: &str,
+        per: u32,
+    ) -> Option<(String, String)> {
+        let (q0, r, dp) = self.stepped(d, at, per)?;
+        let carry = format!("{r} >= {dp}");
+        Some((
+            format!("({q0} + select(0u, 1u, {carry}))"),
+            format!("select({r}, {r} - {dp}, {carry})"),
+        ))
+    }
+
+    /// `(at / s) % d` with the quotient stepped as in [`Ctx::stepped_division`] (it moves
+    /// by at most one), and its remainder by `d` at the thread's first unit taken once.
+    pub(crate) fn stepped_digit(&mut self, s: u32, d: u32, at: &str, per: u32) -> Option<String> {
+        let (q0, r, sp) = self.stepped(s, at, per)?;
+        let dp = self.param(d);
+        let m0 = self.walk_var(&format!("{q0} % {dp}"));
+        let m = format!("({m0} + select(0u, 1u, {r} >= {sp}))");
+        Some(format!("select({m}, 0u, {m} >= {dp})"))
+    }
+
+    /// The parts of [`Ctx::stepped_division`]: the quotient at the thread's first unit,
+    /// the remainder there plus `at`'s distance from it (below `2d`), and the divisor.
+    fn stepped(&mut self, d: u32, at: &str, per: u32) -> Option<(String, String, String)> {
+        let super::Walk::Vectors(n) = self.walk else {
+            return None;
+        };
+        if u64::from(d) < n * u64::from(per) {
+            return None;
+        }
+        let pos = self.walk_pos();
+        let dp = self.param(d);
+        let q0 = self.walk_var(&format!("(t0 * {per}u) / {dp}"));
+        let r0 = self.walk_var(&format!("(t0 * {per}u) - {q0} * {dp}"));
+        Some((q0, format!("({r0} + ({at} - {pos} * {per}u))"), dp))
     }
 }
 

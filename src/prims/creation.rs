@@ -137,19 +137,29 @@ impl Lowering for Iota<'_> {
         maps::plain(layouts)
     }
     /// `(i / stride) % len`, without the division where the axis is innermost or the
-    /// modulo where it is outermost: software adapters divide lane by lane, so a fused
-    /// reduction over an iota (argmax's second pass) was bound by them.
+    /// modulo where it is outermost, and each stepped from the thread's first element
+    /// where the kernel walks vectors ([`Ctx::stepped_division`]): software adapters
+    /// divide lane by lane, so a fused reduction over an iota (argmax's second pass), and
+    /// random bits over a matrix (their counters are iotas), were bound by them.
     fn emit(&self, _: &[String], _: &[DType], out: DType, ctx: &mut Ctx) -> Result<String> {
         let (shape, dimension) = (self.shape, *self.dimension);
         let stride: usize = shape[dimension + 1..].iter().product();
         let outer: usize = shape[..dimension].iter().product();
-        let s = ctx.param(stride as u32);
-        let d = ctx.param(shape[dimension] as u32);
+        let (s, d) = (stride as u32, shape[dimension] as u32);
         let idx = match (stride == 1, outer == 1) {
             (true, true) => "i".to_string(),
-            (true, false) => format!("(i % {d})"),
-            (false, true) => format!("(i / {s})"),
-            (false, false) => format!("((i / {s}) % {d})"),
+            (true, false) => match ctx.stepped_division(d, "i", 4) {
+                Some((_, r)) => r,
+                None => format!("(i % {})", ctx.param(d)),
+            },
+            (false, true) => match ctx.stepped_division(s, "i", 4) {
+                Some((q, _)) => q,
+                None => format!("(i / {})", ctx.param(s)),
+            },
+            (false, false) => match ctx.stepped_digit(s, d, "i", 4) {
+                Some(digit) => digit,
+                None => format!("((i / {}) % {})", ctx.param(s), ctx.param(d)),
+            },
         };
         Ok(convert(&idx, DType::UInt32, out))
     }

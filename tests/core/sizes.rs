@@ -1016,7 +1016,10 @@ fn matmul_at_tile_edges() {
 /// 0-4 elements, eagerly and (with a second operation fused) under `jit`; and the row
 /// case past 4M elements, where a CPU adapter's threads write their vectors out. On a
 /// CPU adapter a thread finds its place in the run, spread or block once and steps
-/// through its vectors from there (`Walk::Vectors`). Against the host's exact sums.
+/// through its vectors from there (`Walk::Vectors`). Against the host's exact sums. Also
+/// iotas along every axis of `[3, n]`, `[n, 20]` and `[2, n, 20]` (each a division and a
+/// remainder of the index), and random bits of `[3, n]` and `[2, n, 20]` (whose counters
+/// are iotas), which are the bits of the flat shape.
 #[test]
 fn broadcast_operands_at_every_length() {
     let mut r = rng();
@@ -1057,6 +1060,28 @@ fn broadcast_operands_at_every_length() {
             let twice: Vec<f64> = sums.iter().map(|s| 2.0 * s).collect();
             let got = jitted.call((x, y)).unwrap();
             assert_close(&format!("jitted {what}"), &got, &twice, f, EXACT);
+        }
+        if n > long {
+            continue;
+        }
+        for shape in [vec![3, n], vec![n, 20], vec![2, n, 20]] {
+            for dim in 0..shape.len() {
+                let got = olympus::lax::iota(DType::Int32, &shape, dim, None).unwrap();
+                let stride: usize = shape[dim + 1..].iter().product();
+                let size: usize = shape.iter().product();
+                let want: Vec<f64> = (0..size)
+                    .map(|e| (e / stride % shape[dim]) as f64)
+                    .collect();
+                let what = format!("iota {shape:?} along {dim}");
+                assert_close(&what, &got, &want, DType::Int32, EXACT);
+            }
+        }
+        let key = olympus::random::key(n as u64).unwrap();
+        let flat = words(&olympus::random::bits(&key, &[40 * n]).unwrap());
+        for shape in [vec![3, n], vec![2, n, 20]] {
+            let size: usize = shape.iter().product();
+            let bits = olympus::random::bits(&key, &shape).unwrap();
+            assert_eq!(words(&bits), flat[..size], "random bits of {shape:?}");
         }
     }
 }
