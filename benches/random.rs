@@ -86,6 +86,20 @@ fn summary() {
     });
     let r = best(5, || rand_uniform(&mut rng, black_box(&mut out)));
     line("uniform_16M_f32", o, r);
+    // The same samples as a matrix: the counters are then iotas along two axes, which
+    // should cost nothing next to the bits.
+    let m = best(5, || {
+        random::uniform(&key, &[4096, N / 4096], 0.0, 1.0, DType::Float32)
+            .unwrap()
+            .block_until_ready()
+            .unwrap();
+    });
+    println!(
+        "uniform_4096x4096_f32: olympus {:.2} GB/s, as one axis {:.2} GB/s, ratio {:.2}",
+        gbps(m),
+        gbps(o),
+        gbps(m) / gbps(o)
+    );
     let o = best(5, || {
         random::normal(&key, &[N], DType::Float32)
             .unwrap()

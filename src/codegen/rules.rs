@@ -57,7 +57,7 @@ impl Ctx {
     }
 
     /// A private variable that `walk_start` sets to `value` (an expression in `t0`).
-    fn walk_var(&mut self, value: &str) -> String {
+    pub(super) fn walk_var(&mut self, value: &str) -> String {
         let name = format!("{}walk_v{}", self.prefix, self.walk_decls.lines().count());
         let _ = writeln!(self.walk_decls, "var<private> {name}: u32;");
         let _ = writeln!(self.walk_starts, "    {name} = {value};");

@@ -318,16 +318,21 @@ fn log_log1p_erf_inv_match_xla_bit_for_bit() {
             bad.len(),
             &bad[..bad.len().min(8)]
         );
-        // Non-contiguous and jitted: the same bits.
+        // Non-contiguous and jitted: the same bits, NaN for NaN (the sign of a NaN made
+        // from a NaN input follows the shader compiler's choice of operand order, which
+        // differs between kernels; XLA's is not compared either).
+        let same = |a: &[u32]| {
+            a.len() == got.len()
+                && a.iter()
+                    .zip(&got)
+                    .all(|(&x, &y)| x == y || (nan(x) && nan(y)))
+        };
         let rev = np::flip(&x, None).unwrap();
         let back = np::flip(f(&rev).unwrap(), None).unwrap();
-        assert_eq!(words(&back), got, "{name}: reversed view");
+        assert!(same(&words(&back)), "{name}: reversed view");
         let jitted = olympus::jit(move |x: Array| f(&x));
-        assert_eq!(
-            words(&jitted.call(x.clone()).unwrap()),
-            got,
-            "{name}: under jit"
-        );
+        let j = words(&jitted.call(x.clone()).unwrap());
+        assert!(same(&j), "{name}: under jit");
     }
 }
 

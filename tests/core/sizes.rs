@@ -1017,9 +1017,11 @@ fn matmul_at_tile_edges() {
 /// case past 4M elements, where a CPU adapter's threads write their vectors out. On a
 /// CPU adapter a thread finds its place in the run, spread or block once and steps
 /// through its vectors from there (`Walk::Vectors`). Against the host's exact sums. Also
-/// iotas along every axis of `[3, n]`, `[n, 20]` and `[2, n, 20]` (each a division and a
-/// remainder of the index), and random bits of `[3, n]` and `[2, n, 20]` (whose counters
-/// are iotas), which are the bits of the flat shape.
+/// strided operands (a transposed `[n, 3]`, every other column of `[n, 40]`, a
+/// transposed `[n, 20, 2]`: offsets stepped along rows), iotas along every axis of `[3,
+/// n]`, `[n, 20]` and `[2, n, 20]` (each a division and a remainder of the index), and
+/// random bits of `[3, n]` and `[2, n, 20]` (whose counters are iotas), which are the
+/// bits of the flat shape.
 #[test]
 fn broadcast_operands_at_every_length() {
     let mut r = rng();
@@ -1063,6 +1065,44 @@ fn broadcast_operands_at_every_length() {
         }
         if n > long {
             continue;
+        }
+        // Strided operands: a transposed matrix, every other column, a transposed batch.
+        let (x, xv) = operand(&[3, n]);
+        let (y, yv) = operand(&[n, 3]);
+        let strided = [
+            (
+                x,
+                xv,
+                np::transpose(&y, None).unwrap(),
+                (0..3 * n)
+                    .map(|e| yv[e % n * 3 + e / n])
+                    .collect::<Vec<f64>>(),
+            ),
+            {
+                let (x, xv) = operand(&[n, 20]);
+                let (z, zv) = operand(&[n, 40]);
+                let every = z.slice(s![.., ..;2]).unwrap();
+                (x, xv, every, (0..20 * n).map(|e| zv[2 * e]).collect())
+            },
+            {
+                let (x, xv) = operand(&[2, n, 20]);
+                let (w, wv) = operand(&[n, 20, 2]);
+                let t = np::transpose(&w, Some(&[2, 0, 1])).unwrap();
+                let at = |e: usize| (e % (20 * n)) * 2 + e / (20 * n);
+                (x, xv, t, (0..40 * n).map(|e| wv[at(e)]).collect())
+            },
+        ];
+        for (x, xv, y, yv) in strided {
+            let sums: Vec<f64> = xv.iter().zip(&yv).map(|(a, b)| a + b).collect();
+            let what = format!(
+                "{:?} + a strided {:?} at offset {off}",
+                x.shape(),
+                y.shape()
+            );
+            assert_close(&what, &np::add(&x, &y).unwrap(), &sums, f, EXACT);
+            let twice: Vec<f64> = sums.iter().map(|s| 2.0 * s).collect();
+            let got = jitted.call((x, y)).unwrap();
+            assert_close(&format!("jitted {what}"), &got, &twice, f, EXACT);
         }
         for shape in [vec![3, n], vec![n, 20], vec![2, n, 20]] {
             for dim in 0..shape.len() {
