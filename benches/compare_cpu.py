@@ -72,6 +72,15 @@ line(
     best(lambda: np.add(cube, blocks)),
     best(jblock(jax.jit(jnp.add), jcube, jblocks)),
 )
+sq_a, sq_b = a.reshape(4096, 4096), b.reshape(4096, 4096)
+jsq_a, jsq_b = jnp.asarray(sq_a), jnp.asarray(sq_b)
+line(
+    "add_transposed_16M_f32",
+    "GB/s",
+    3 * N * 4,
+    best(lambda: np.add(sq_a, sq_b.T), 5),
+    best(jblock(jax.jit(lambda x, y: x + y.T), jsq_a, jsq_b), 5),
+)
 vec = b[:4096]
 mv = a.reshape(4096, 4096)
 jmv, jvec = jnp.asarray(mv), jnp.asarray(vec)

@@ -148,6 +148,23 @@ fn summary() {
         common::of_copy(x),
         x / y
     );
+    // A transposed operand (`a + b.T`, 4096x4096), read through its strides: the offsets
+    // step along each thread's row, but every element of a column is another line.
+    let side = 4096isize;
+    let (sa, sb) = (
+        np::reshape(&ga, &[side, side]).unwrap(),
+        np::reshape(&gb, &[side, side]).unwrap(),
+    );
+    let sbt = np::transpose(&sb, None).unwrap();
+    let otr = best(5, || {
+        np::add(&sa, &sbt).unwrap().block_until_ready().unwrap();
+    });
+    let x = gbps(3 * N * 4, otr);
+    println!(
+        "add_transposed_16M_f32: olympus {x:.2} GB/s ({}), a + b {y:.2} GB/s, ratio {:.2}",
+        common::of_copy(x),
+        x / y
+    );
     // `diff`: two views one element apart, read as contiguous runs from inside a vector,
     // against a Rust loop over the same windows.
     let od = best(10, || {
