@@ -294,16 +294,19 @@ impl DeviceInner {
     }
 
     /// Whether the adapter never fuses a float32 multiply with an add, so that the
-    /// prelude's `mul_rn` needs no barrier: its `fma` rounds twice (so it has no fused
-    /// operation to contract into) and `a * b + c` rounds the product, both probed once
-    /// per device. True on lavapipe, whose barrier cost a matrix-vector product 40% of its
-    /// speed; GPUs fuse (or may), and a failed probe counts as fusing.
+    /// prelude's `mul_rn` needs no barrier: a software adapter whose `fma` rounds twice
+    /// (so it has no fused operation to contract into) and whose `a * b + c` rounds the
+    /// product, both probed once per device. True on lavapipe, whose barrier cost a
+    /// matrix-vector product 40% of its speed. GPUs keep the barrier: they fuse or may
+    /// (on GL ES before 3.2 naga writes `fma` as `a * b + c`, so the probes could not tell
+    /// a driver that contracts only in other contexts), and a failed probe counts as
+    /// fusing.
     pub(crate) fn plain_products(&self) -> bool {
         // The GL lock first: the probe takes it inside the once-cell's initialisation.
         let _gl = self.gl();
         *self.plain_products.get_or_init(|| {
-            let contracted = self.probe_contraction();
-            self.probe_fma() == Some(false) && contracted == Some(false)
+            let cpu = self.info.device_type == wgpu::DeviceType::Cpu;
+            cpu && self.probe_fma() == Some(false) && self.probe_contraction() == Some(false)
         })
     }
 
@@ -1181,15 +1184,17 @@ mod tests {
         assert_eq!(dev.0.exact_fma(), dev.0.probe_fma().unwrap());
     }
 
-    /// The contraction probe runs, and products lose their barrier exactly where neither
-    /// `fma` nor `a * b + c` rounds once (lavapipe); the plain product validates.
+    /// The contraction probe runs, and products lose their barrier exactly on software
+    /// adapters where neither `fma` nor `a * b + c` rounds once (lavapipe); the plain
+    /// product validates.
     #[test]
     fn contraction_probe_runs_and_plain_products_validate() {
         let dev = Device::default_device().unwrap();
         let contracted = dev.0.probe_contraction().unwrap();
+        let cpu = dev.0.info.device_type == wgpu::DeviceType::Cpu;
         assert_eq!(
             dev.0.plain_products(),
-            !contracted && !dev.0.probe_fma().unwrap()
+            cpu && !contracted && !dev.0.probe_fma().unwrap()
         );
         if dev.0.info.name.contains("llvmpipe") {
             assert!(dev.0.plain_products(), "lavapipe and llvmpipe never fuse");
