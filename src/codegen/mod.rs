@@ -26,6 +26,7 @@ use crate::error::Result;
 use crate::primitive::Primitive;
 use crate::shape::Layout;
 pub(crate) use maps::InputMap;
+pub(crate) use rules::Walk;
 use rules::{compute_type, decode, encode, Ctx};
 
 /// Texels per row of a staging texture (a row is 64 KiB): kernels index staged inputs by
@@ -728,31 +729,6 @@ pub(crate) struct Values {
     /// Whether the values read `walk_pos`, which the caller sets before it reads them
     /// (see [`Walk`]).
     pub(crate) walks: bool,
-}
-
-/// How the caller of [`values`] walks the values, where that saves an operand's index a
-/// division: on lavapipe `i % k` is a division per SIMD lane, which cost a matrix-vector
-/// product a quarter of its speed (the row reduction reads the vector, a row broadcast
-/// over the matrix's rows, at `i % k`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Walk {
-    /// Any index at any time (elementwise kernels, epilogues).
-    Flat,
-    /// A row reduction over rows of `k` elements: each thread reads one row, and sets the
-    /// private `walk_pos` to the index of its first element first. An operand repeating a
-    /// run of `k` elements (a row broadcast over the rows) reads at `i - walk_pos`.
-    Rows(u64),
-    /// A column reduction over rows of `cols` kept elements: before each row `r` it
-    /// sets `walk_pos` to `r`. An operand spreading each element over `cols` (a column
-    /// broadcast across the kept elements) reads element `walk_pos`.
-    Columns(u64),
-    /// An elementwise kernel whose threads each compute `n` consecutive vectors from
-    /// `t0`, calling `walk_start(t0)` first: an operand repeating a run (a row broadcast)
-    /// takes its position in the run at `t0` there, with one remainder per thread, and
-    /// reads the later vectors from it with a compare (runs of at least `n` vectors, or
-    /// `4n` elements); an operand spreading its elements (a column broadcast) likewise
-    /// takes its quotient and remainder once.
-    Vectors(u64),
 }
 
 /// Metadata words before an elementwise kernel's program words: the first and the last

@@ -14,14 +14,39 @@ use crate::primitive::{with_params, BinaryOp, CompareOp, Primitive, UnaryOp};
 use crate::shape::Layout;
 use std::fmt::Write;
 
+/// How the caller of `codegen::values` walks the values, where that saves an operand's index a
+/// division: on lavapipe `i % k` is a division per SIMD lane, which cost a matrix-vector
+/// product a quarter of its speed (the row reduction reads the vector, a row broadcast
+/// over the matrix's rows, at `i % k`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Walk {
+    /// Any index at any time (elementwise kernels, epilogues).
+    Flat,
+    /// A row reduction over rows of `k` elements: each thread reads one row, and sets the
+    /// private `walk_pos` to the index of its first element first. An operand repeating a
+    /// run of `k` elements (a row broadcast over the rows) reads at `i - walk_pos`.
+    Rows(u64),
+    /// A column reduction over rows of `cols` kept elements: before each row `r` it
+    /// sets `walk_pos` to `r`. An operand spreading each element over `cols` (a column
+    /// broadcast across the kept elements) reads element `walk_pos`.
+    Columns(u64),
+    /// An elementwise kernel whose threads each compute `n` consecutive vectors from
+    /// `t0`, calling `walk_start(t0)` first: an operand repeating a run (a row broadcast)
+    /// takes its position in the run at `t0` there, with one remainder per thread, and
+    /// reads the later vectors from it with a compare (runs of at least `n` vectors, or
+    /// `4n` elements); an operand spreading its elements (a column broadcast) likewise
+    /// takes its quotient and remainder once.
+    Vectors(u64),
+}
+
 /// Collects scalar parameters for the metadata while rules are emitted, and the private
-/// variables of the kernel's walk ([`super::Walk`]).
+/// variables of the kernel's walk ([`Walk`]).
 pub(crate) struct Ctx {
     /// Metadata words before the parameters (the kernel's own sizes).
     pub(super) header: usize,
     pub(super) params: Vec<u32>,
     /// How the kernel walks its values, and the prefix of the names it declares.
-    pub(super) walk: super::Walk,
+    pub(super) walk: Walk,
     pub(super) prefix: String,
     /// Whether the values read `walk_pos`; the private variables a `Walk::Vectors`
     /// thread sets from `t0` in `walk_start`, and those statements.
@@ -31,7 +56,7 @@ pub(crate) struct Ctx {
 }
 
 impl Ctx {
-    pub(super) fn new(header: usize, walk: super::Walk, prefix: &str) -> Ctx {
+    pub(super) fn new(header: usize, walk: Walk, prefix: &str) -> Ctx {
         Ctx {
             header,
             params: Vec::new(),
@@ -50,7 +75,7 @@ impl Ctx {
         format!("md[{index}u]")
     }
 
-    /// The private `walk_pos` the caller of the values sets (see [`super::Walk`]).
+    /// The private `walk_pos` the caller of the values sets (see [`Walk`]).
     pub(super) fn walk_pos(&mut self) -> String {
         self.walks = true;
         format!("{}walk_pos", self.prefix)
@@ -98,7 +123,7 @@ impl Ctx {
     /// The parts of [`Ctx::stepped_division`]: the quotient at the thread's first unit,
     /// the remainder there plus `at`'s distance from it (below `2d`), and the divisor.
     fn stepped(&mut self, d: u32, at: &str, per: u32) -> Option<(String, String, String)> {
-        let super::Walk::Vectors(n) = self.walk else {
+        let Walk::Vectors(n) = self.walk else {
             return None;
         };
         if u64::from(d) < n * u64::from(per) {
