@@ -86,10 +86,10 @@ impl Params {
     pub(super) fn has(&self, k: &str) -> bool {
         self.0.get(k).is_some_and(|v| v != "None")
     }
-    fn raw(&self, k: &str) -> &str {
+    pub(super) fn raw(&self, k: &str) -> &str {
         self.0.get(k).unwrap_or_else(|| panic!("no parameter {k}"))
     }
-    fn f(&self, k: &str) -> f64 {
+    pub(super) fn f(&self, k: &str) -> f64 {
         num(self.raw(k))
     }
     fn f_or(&self, k: &str, d: f64) -> f64 {
@@ -102,26 +102,26 @@ impl Params {
     fn opt_f(&self, k: &str) -> Option<f64> {
         self.has(k).then(|| self.f(k))
     }
-    fn i(&self, k: &str) -> i64 {
+    pub(super) fn i(&self, k: &str) -> i64 {
         self.raw(k)
             .parse()
             .unwrap_or_else(|_| panic!("int {k}={}", self.raw(k)))
     }
-    fn i_or(&self, k: &str, d: i64) -> i64 {
+    pub(super) fn i_or(&self, k: &str, d: i64) -> i64 {
         if self.has(k) {
             self.i(k)
         } else {
             d
         }
     }
-    fn b_or(&self, k: &str, d: bool) -> bool {
+    pub(super) fn b_or(&self, k: &str, d: bool) -> bool {
         if self.has(k) {
             self.raw(k) == "True"
         } else {
             d
         }
     }
-    fn s_or<'a>(&'a self, k: &str, d: &'a str) -> &'a str {
+    pub(super) fn s_or<'a>(&'a self, k: &str, d: &'a str) -> &'a str {
         if self.has(k) {
             self.raw(k)
         } else {
@@ -129,7 +129,7 @@ impl Params {
         }
     }
     /// A scalar or a flat list, as integers.
-    fn ints(&self, k: &str) -> Vec<i64> {
+    pub(super) fn ints(&self, k: &str) -> Vec<i64> {
         list(self.raw(k))
             .iter()
             .map(|s| s.parse().unwrap())
@@ -139,7 +139,7 @@ impl Params {
     fn floats(&self, k: &str) -> Vec<f64> {
         list(self.raw(k)).iter().map(|s| num(s)).collect()
     }
-    fn dtype(&self, k: &str) -> Option<DType> {
+    pub(super) fn dtype(&self, k: &str) -> Option<DType> {
         self.has(k).then(|| dtype_named(self.raw(k)))
     }
     /// A parameter that JAX takes as a Python scalar (weakly typed): a weak array.
@@ -199,6 +199,8 @@ fn dtype_named(name: &str) -> DType {
         DType::BFloat16,
         DType::Int32,
         DType::UInt32,
+        DType::Int16,
+        DType::UInt16,
         DType::Int8,
         DType::UInt8,
         DType::Bool,
@@ -281,6 +283,14 @@ impl Words {
                 &self.shape,
             ),
             DType::UInt32 => Array::from_slice(w, &self.shape),
+            DType::Int16 => Array::from_slice(
+                &w.iter().map(|&v| v as u16 as i16).collect::<Vec<_>>(),
+                &self.shape,
+            ),
+            DType::UInt16 => Array::from_slice(
+                &w.iter().map(|&v| v as u16).collect::<Vec<_>>(),
+                &self.shape,
+            ),
             DType::Int8 => Array::from_slice(
                 &w.iter().map(|&v| v as u8 as i8).collect::<Vec<_>>(),
                 &self.shape,
@@ -303,7 +313,6 @@ impl Words {
                     .collect::<Vec<_>>(),
                 &self.shape,
             ),
-            d => panic!("no inputs of {d:?}"),
         };
         a.expect("upload")
     }
@@ -385,7 +394,7 @@ fn parse_eager_derivative_cases() -> Vec<Case> {
 }
 
 /// The cases of a file in the format of the generator's docstring.
-fn parse_cases_in(text: &str) -> Vec<Case> {
+pub(super) fn parse_cases_in(text: &str) -> Vec<Case> {
     let mut cases: Vec<Case> = vec![];
     for (n, l) in text.lines().enumerate() {
         if let Some(g) = l.strip_prefix("grad | ") {
@@ -445,21 +454,21 @@ fn unsupported<T>(why: &str) -> std::result::Result<T, Fail> {
 }
 
 /// The inputs of one call, by the generator's names.
-struct Args<'a> {
-    p: &'a Params,
-    names: &'a [String],
-    xs: &'a [Array],
+pub(super) struct Args<'a> {
+    pub(super) p: &'a Params,
+    pub(super) names: &'a [String],
+    pub(super) xs: &'a [Array],
 }
 
 impl Args<'_> {
-    fn get(&self, name: &str) -> Option<&Array> {
+    pub(super) fn get(&self, name: &str) -> Option<&Array> {
         self.names
             .iter()
             .position(|n| n == name)
             .map(|k| &self.xs[k])
     }
     /// Positional argument `k`: an input array, or a Python scalar parameter.
-    fn pos(&self, k: usize) -> Result<Array> {
+    pub(super) fn pos(&self, k: usize) -> Result<Array> {
         let name = format!("_{k}");
         match self.get(&name) {
             Some(a) => Ok(a.clone()),
@@ -471,14 +480,14 @@ impl Args<'_> {
         self.get(&name).is_some() || self.p.has(&name)
     }
     /// Every positional array, in order.
-    fn positional(&self) -> Vec<Array> {
+    pub(super) fn positional(&self) -> Vec<Array> {
         (0..)
             .map_while(|k| self.get(&format!("_{k}")).cloned())
             .collect()
     }
 }
 
-fn axes_opt(p: &Params, k: &str) -> Option<Vec<isize>> {
+pub(super) fn axes_opt(p: &Params, k: &str) -> Option<Vec<isize>> {
     p.has(k)
         .then(|| p.ints(k).iter().map(|&a| a as isize).collect())
 }
@@ -499,7 +508,7 @@ fn method(p: &Params) -> QuantileMethod {
     }
 }
 
-fn index_mode(m: &str) -> IndexMode {
+pub(super) fn index_mode(m: &str) -> IndexMode {
     match m {
         "fill" => IndexMode::Fill,
         "clip" => IndexMode::Clip,
@@ -1546,7 +1555,7 @@ fn check_values(cases: &[Case]) {
 
 /// Whether the outputs agree in count, dtype and shape (what a documented exception must
 /// still match).
-fn compare_meta(got: &[Words], want: &[Words]) -> bool {
+pub(super) fn compare_meta(got: &[Words], want: &[Words]) -> bool {
     got.len() == want.len()
         && got
             .iter()

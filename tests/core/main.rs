@@ -15,6 +15,7 @@ mod interop;
 mod jit;
 mod jit_programs;
 mod jnp_cases;
+mod jnp_more;
 mod jnp_vmap;
 mod joins;
 mod limits;
