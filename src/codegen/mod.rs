@@ -1104,9 +1104,9 @@ pub(crate) fn values_named(
         // A strided operand read by threads that walk vectors along rows of at least as
         // many elements as a thread reads: its offsets at the thread's first element and
         // at the next row's first are computed once, and each element's is one of them
-        // plus a multiple of the innermost stride (`{p}offs{k}`), where the walk through
-        // every dimension (a division and a remainder each) took a transposed copy to
-        // 1.3 GB/s on lavapipe.
+        // plus a multiple of the innermost stride (`{p}offs{k}`), instead of the walk
+        // through every dimension (a division and a remainder each, lane by lane on
+        // lavapipe) per element.
         stepped_offsets.push(match (access[k], walk, out_shape.last()) {
             (Access::Strided, Walk::Vectors(n), Some(&inner))
                 if *inp.map == InputMap::Plain && inner as u64 >= 4 * n =>

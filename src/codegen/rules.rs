@@ -15,9 +15,9 @@ use crate::shape::Layout;
 use std::fmt::Write;
 
 /// How the caller of `codegen::values` walks the values, where that saves an operand's index a
-/// division: on lavapipe `i % k` is a division per SIMD lane, which cost a matrix-vector
-/// product a quarter of its speed (the row reduction reads the vector, a row broadcast
-/// over the matrix's rows, at `i % k`).
+/// division: on lavapipe `i % k` is a division per SIMD lane, and a matrix-vector
+/// product's row reduction would read its vector (a row broadcast over the matrix's
+/// rows) at `i % k`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Walk {
     /// Any index at any time (elementwise kernels, epilogues).

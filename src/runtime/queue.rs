@@ -296,8 +296,8 @@ impl DeviceInner {
     /// Whether the adapter never fuses a float32 multiply with an add, so that the
     /// prelude's `mul_rn` needs no barrier: a software adapter whose `fma` rounds twice
     /// (so it has no fused operation to contract into) and whose `a * b + c` rounds the
-    /// product, both probed once per device. True on lavapipe, whose barrier cost a
-    /// matrix-vector product 40% of its speed. GPUs keep the barrier: they fuse or may
+    /// product, both probed once per device. True on lavapipe, where the barrier's four
+    /// extra operations per multiply guard nothing. GPUs keep the barrier: they fuse or may
     /// (on GL ES before 3.2 naga writes `fma` as `a * b + c`, so the probes could not tell
     /// a driver that contracts only in other contexts), and a failed probe counts as
     /// fusing.
