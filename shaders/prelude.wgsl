@@ -663,7 +663,10 @@ fn pow_core(ax: f32, y: f32) -> f32 {
 // e^x - 1, accurate near 0 (Kahan's trick).
 fn expm1_f32(x: f32) -> f32 {
     // Below 0.7, x + x^2/2 + x^3 P(x), P of degree 6 fitted to expm1's relative error
-    // (0.04 ulp).
+    // (0.04 ulp); zeros are returned as they are (-0.0 would sum to +0.0).
+    if (x == 0.0) {
+        return x;
+    }
     if (abs(x) < 0.7) {
         return x + (0.5 * x * x + x * x * x * ((((((2.7359028536011465e-6 * x
             + 2.5079658371396363e-5) * x + 0.00019844727648887783) * x
@@ -747,7 +750,8 @@ fn cosh_f32(x: f32) -> f32 {
 
 fn tanh_f32(x: f32) -> f32 {
     let a = abs(x);
-    if (is_nan_f32(x)) {
+    // (Zeros as they are: the polynomial below would turn -0.0 into +0.0.)
+    if (is_nan_f32(x) || a == 0.0) {
         return x;
     }
     if (a > 9.1) {
@@ -797,7 +801,11 @@ fn asinh_f32(x: f32) -> f32 {
     if (a > 1e18 || is_nan_f32(x)) {
         return copysign_f32(log_f32(a) + 0.693147180559945309, x);
     }
-    // Below 1, x + x^3 P(x^2), P of degree 9 fitted to asinh's relative error (0.02 ulp).
+    // Below 1, x + x^3 P(x^2), P of degree 9 fitted to asinh's relative error (0.02 ulp);
+    // zeros as they are (the sum would turn -0.0 into +0.0).
+    if (a == 0.0) {
+        return x;
+    }
     if (a < 1.0) {
         let z = x * x;
         return x + x * z * (((((((((0.00022537018230650574 * z - 0.0015059075085446239) * z

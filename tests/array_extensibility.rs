@@ -414,6 +414,8 @@ table! {
     nanargmin => |w, x| one(np::nanargmin(w.w(&np::log(&x.f)?), None, false));
     nancumsum => |w, x| one(np::nancumsum(w.w(&np::log(&x.m)?), Some(0)));
     nancumprod => |w, x| one(np::nancumprod(w.w(&np::log(&x.f)?), None));
+    nancumsum_with => |w, x| one(np::nancumsum_with(w.w(&np::log(&x.m)?), Some(0), Some(DType::Float16)));
+    nancumprod_with => |w, x| one(np::nancumprod_with(w.w(&np::log(&x.f)?), None, Some(DType::Int32)));
     searchsorted => |w, x| one(np::searchsorted(w.w(&np::sort(&x.f, None)?), w.w(&x.m), np::Side::Right, None));
     digitize => |w, x| one(np::digitize(w.w(&x.m), w.w(&np::sort(&x.g, None)?), false));
     bincount => |w, x| one(np::bincount(w.w(&x.j), Some(&x.f), 0, Some(5)));
@@ -487,7 +489,7 @@ table! {
     insert => |w, x| one(np::insert(w.w(&x.m), &[0, 3], w.w(&x.g.slice(olympus::s![..2])?), Some(1)));
     trim_zeros => |w, x| one(np::trim_zeros(w.w(&x.u), "fb"));
     ravel_multi_index => |w, x| one(np::ravel_multi_index(vec![w.w(&x.idx), w.w(&x.j.slice(olympus::s![..3])?)], &[3, 5], np::IndexMode::Clip));
-    ravel_multi_index_with => |w, x| one(np::ravel_multi_index_with(vec![w.w(&x.idx), w.w(&x.j.slice(olympus::s![..3])?)], &[3, 5], np::IndexMode::Wrap, np::Order::F));
+    ravel_multi_index_with => |w, x| one(np::ravel_multi_index_with(vec![w.w(&x.idx), w.w(&x.j.slice(olympus::s![..3])?)], &[3, 5], np::IndexMode::Wrap, np::Order::F, None));
     lexsort => |w, x| one(np::lexsort(vec![w.w(&x.f), w.w(&x.b)], -1));
     partition => |w, x| one(np::partition(w.w(&x.t), 1, 1));
     argpartition => |w, x| one(np::argpartition(w.w(&x.f), -2, 0));

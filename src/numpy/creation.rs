@@ -343,7 +343,11 @@ pub fn linspace(start: f64, stop: f64, num: usize, endpoint: bool) -> Result<Arr
     };
     let device = current_device()?;
     let mut v = device.host_vec(num, "linspace", &[num], DType::Float32)?;
-    v.extend((0..num).map(|i| (start + i as f64 * step) as f32));
+    // (One value is `start` as in JAX, even past an infinite step.)
+    v.extend((0..num).map(|i| match num {
+        1 => start as f32,
+        _ => (start + i as f64 * step) as f32,
+    }));
     if endpoint && num > 1 {
         v[num - 1] = stop as f32;
     }
@@ -377,6 +381,15 @@ pub fn linspace_with(
     let device = current_device()?;
     let mut v = device.host_vec(num, "linspace", &[num], dtype)?;
     let value = |i: usize| -> f32 {
+        if num == 1 {
+            // JAX's one value is `start` (floored for integer dtypes), endpoint or not.
+            let a = if dtype == DType::Float16 {
+                f32::from(f16::from_f64(start))
+            } else {
+                start as f32
+            };
+            return if dtype.is_integer() { a.floor() } else { a };
+        }
         if endpoint && i == div {
             // Floored for integer dtypes like every other value (JAX: -3.5 gives -4).
             return if dtype.is_integer() {

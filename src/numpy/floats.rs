@@ -169,6 +169,8 @@ fn next_f16(x: &Array, up: &Array) -> Result<Array> {
     let zero = super::equal(&f, 0.0)?;
     let ulp = super::r#where(&zero, 2f64.powi(-24), ulp)?;
     let r = super::r#where(up, super::add(&f, &ulp)?, super::subtract(&f, &ulp)?)?;
+    // From an infinity (only ever toward zero here) to the largest finite float16.
+    let r = super::r#where(super::isinf(&f)?, super::copysign(65504.0, &f)?, r)?;
     r.astype(DType::Float16)
 }
 

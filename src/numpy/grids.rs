@@ -125,6 +125,10 @@ pub fn ix_<A: ArrayLike>(args: impl IntoIterator<Item = A>) -> Result<Vec<Array>
             }
             let mut s = vec![1; n];
             s[i] = x.size();
+            if x.size() == 0 {
+                // NumPy's (and JAX's) empty index is an integer one, whatever the input.
+                return lax::full(&s, crate::primitive::Literal::I32(0), Some(x.device()));
+            }
             lax::reshape(x, &s)
         })
         .collect()
@@ -284,7 +288,7 @@ pub fn unravel_index(indices: impl ArrayLike, shape: &[usize]) -> Result<Vec<Arr
         rest = super::floor_divide(&rest, s as i64)?;
     }
     let oob_pos = super::greater(&rest, 0)?;
-    let oob_neg = if x.dtype() == DType::UInt32 {
+    let oob_neg = if x.dtype().is_unsigned_integer() {
         super::zeros(&[], DType::Bool)?
     } else {
         super::less(&rest, -1)?
@@ -335,7 +339,9 @@ pub fn fill_diagonal(a: impl ArrayLike, val: impl ArrayLike, wrap: bool) -> Resu
         .filter(|&p| (p as usize) < total)
         .collect();
     let n = pos.len();
-    let vals = super::resize(super::ravel(&val)?.astype(a.dtype())?, &[n])?;
+    // Not converted first: `at.set` promotes as JAX does (a float `val` puts an int32
+    // array through float32).
+    let vals = super::resize(super::ravel(&val)?, &[n])?;
     let flat = super::ravel(&a)?
         .at(Array::from_slice(&pos, &[n])?)
         .set(vals)?;

@@ -380,6 +380,17 @@ pub enum IndexMode {
     Raise,
 }
 
+/// `idx` as 32-bit indices: int8/int16 widened to int32 and uint8/uint16 to uint32 (the
+/// values kept, as JAX takes any integer indices); an error for other dtypes.
+fn integer_indices(func: &str, idx: &Array) -> Result<Array> {
+    match idx.dtype() {
+        DType::Int32 | DType::UInt32 => Ok(idx.clone()),
+        d if d.is_signed_integer() => idx.astype(DType::Int32),
+        d if d.is_unsigned_integer() => idx.astype(DType::UInt32),
+        d => Err(Error::dtype(func, &[d], "indices must be integers")),
+    }
+}
+
 /// The indices a gather or scatter of `mode` reads along an axis of `n` (`n >= 1`) as
 /// int32 in range, and for `Fill` the mask of the valid ones. `normalize_clip` makes
 /// `Clip` count negative indices from the end first (scatters, `take_along_axis`).
@@ -392,13 +403,7 @@ fn resolve_indices(
     x_shape: &[usize],
     axis: usize,
 ) -> Result<(Array, Option<Array>)> {
-    if !idx.dtype().is_integer() {
-        return Err(Error::dtype(
-            func,
-            &[idx.dtype()],
-            "indices must be integers (int32 or uint32)",
-        ));
-    }
+    let idx = &integer_indices(func, idx)?;
     if mode == IndexMode::Raise {
         // Checking needs the values: a traced index cannot raise (use another mode).
         idx.check_readable(func)?;
@@ -485,13 +490,7 @@ fn checked_indices(
     x_shape: &[usize],
     axis: usize,
 ) -> Result<Array> {
-    if !idx.dtype().is_integer() {
-        return Err(Error::dtype(
-            func,
-            &[idx.dtype()],
-            "indices must be integers (int32 or uint32)",
-        ));
-    }
+    let idx = &integer_indices(func, idx)?;
     if idx.size() == 0 {
         return idx.astype(DType::Int32);
     }
@@ -542,13 +541,7 @@ fn long_axis_slice(func: &str, x: &Array, idx: &Array, axis: usize) -> Result<Ar
             ),
         ));
     }
-    if !idx.dtype().is_integer() {
-        return Err(Error::dtype(
-            func,
-            &[idx.dtype()],
-            "indices must be integers (int32 or uint32)",
-        ));
-    }
+    let idx = &integer_indices(func, idx)?;
     if idx.dtype() == DType::UInt32 && n <= u32::MAX as usize && idx.size() > 0 {
         let len = lax::full(idx.shape(), Literal::U32(n as u32), Some(idx.device()))?;
         let bad = lax::compare(CompareOp::Ge, idx, &len)?;
@@ -656,7 +649,7 @@ fn take_arrays(
             return Err(Error::dtype(
                 func,
                 &[idx.dtype()],
-                "indices must be integers (int32 or uint32)",
+                "indices must be integers",
             ));
         }
         if idx.size() == 0 {
@@ -1084,7 +1077,7 @@ impl At<'_> {
                 return Err(Error::dtype(
                     func,
                     &[idx.dtype()],
-                    "indices must be integers (int32 or uint32)",
+                    "indices must be integers",
                 ));
             }
             if idx.size() > 0 && mode != IndexMode::Fill {

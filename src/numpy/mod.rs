@@ -98,8 +98,9 @@ pub use shapes::{
 };
 pub use stats::{
     bincount, diff, digitize, ediff1d, histogram, histogram2d, histogram_bin_edges, histogramdd,
-    interp, nanargmax, nanargmin, nancumprod, nancumsum, nanmedian, nanpercentile, nanquantile,
-    nanstd, nanvar, percentile, quantile, searchsorted, trapezoid, Bins, QuantileMethod, Side,
+    interp, nanargmax, nanargmin, nancumprod, nancumprod_with, nancumsum, nancumsum_with,
+    nanmedian, nanpercentile, nanquantile, nanstd, nanvar, percentile, quantile, searchsorted,
+    trapezoid, Bins, QuantileMethod, Side,
 };
 pub use ufuncs::{
     abs, absolute, acos, acosh, add, arccos, arccosh, arcsin, arcsinh, arctan, arctan2, arctanh,

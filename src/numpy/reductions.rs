@@ -954,8 +954,9 @@ pub fn ptp(x: impl ArrayLike, axis: Option<&[isize]>, keepdims: bool) -> Result<
 }
 
 /// The Array API's cumulative sum: along `axis` (which only a 1-d input may leave out),
-/// in `dtype` when given (the input converts first), with a leading 0 along the axis
-/// when `include_initial`. A 0-d input is an error.
+/// in `dtype` when given (the input converts first; by default 8- and 16-bit integers
+/// widen to int32 or uint32, as in [`sum`] and JAX, unlike [`cumsum`]), with a leading 0
+/// along the axis when `include_initial`. A 0-d input is an error.
 pub fn cumulative_sum(
     x: impl ArrayLike,
     axis: Option<isize>,
@@ -1004,6 +1005,12 @@ fn cumulative(
                 ),
             ))
         }
+    };
+    // JAX's cumulative_sum (not cumsum, nor cumulative_prod) widens 8- and 16-bit
+    // integers as sum does.
+    let dtype = match dtype {
+        None if !product && x.dtype().is_integer() => Some(x.dtype().compute_dtype()),
+        d => d,
     };
     let r = running_as(func, &x, Some(axis), product, dtype)?;
     if !include_initial {

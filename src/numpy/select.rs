@@ -478,8 +478,10 @@ pub fn trim_zeros(filt: impl ArrayLike, trim: &str) -> Result<Array> {
 }
 
 /// Flat positions in an array of shape `dims` of the multi-indices `multi_index` (one
-/// integer array per axis, broadcast together): out of range entries are an error
-/// (`IndexMode::Raise`, eager only), wrap or clip.
+/// integer array per axis, broadcast together), in the indices' promoted dtype (int32
+/// when there are none), as in JAX: out of range entries are an error
+/// (`IndexMode::Raise`, eager only), wrap or clip. An error when the dtype cannot hold
+/// the largest flat position.
 pub fn ravel_multi_index<A: ArrayLike>(
     multi_index: impl IntoIterator<Item = A>,
     dims: &[usize],
@@ -492,16 +494,18 @@ pub fn ravel_multi_index<A: ArrayLike>(
         dims,
         mode,
         super::Order::C,
+        None,
     )
 }
 
-/// [`ravel_multi_index`] with NumPy's `order=`: [`Order::F`](super::Order::F) numbers the
-/// positions column-major (the first dimension varying fastest).
+/// [`ravel_multi_index`] with NumPy's `order=` and JAX's `dtype=`: [`Order::F`](super::Order::F)
+/// numbers the positions column-major (the first dimension varying fastest); `dtype`
+/// (an integer dtype) replaces the indices' promoted dtype.
 ///
 /// ```
 /// use olympus::numpy as np;
 /// let (rows, cols) = (np::array([1, 2, 0])?, np::array([3, 0, 1])?);
-/// let f = np::ravel_multi_index_with([rows, cols], &[3, 4], np::IndexMode::Raise, np::Order::F)?;
+/// let f = np::ravel_multi_index_with([rows, cols], &[3, 4], np::IndexMode::Raise, np::Order::F, None)?;
 /// assert_eq!(f.to_vec::<i32>()?, vec![10, 2, 3]);
 /// # Ok::<(), olympus::Error>(())
 /// ```
@@ -510,9 +514,17 @@ pub fn ravel_multi_index_with<A: ArrayLike>(
     dims: &[usize],
     mode: super::IndexMode,
     order: super::Order,
+    dtype: Option<DType>,
 ) -> Result<Array> {
-    overridable!("ravel_multi_index_with"; [list multi_index]; [dims, mode, order]);
-    ravel_impl("ravel_multi_index_with", multi_index, dims, mode, order)
+    overridable!("ravel_multi_index_with"; [list multi_index]; [dims, mode, order, dtype]);
+    ravel_impl(
+        "ravel_multi_index_with",
+        multi_index,
+        dims,
+        mode,
+        order,
+        dtype,
+    )
 }
 
 fn ravel_impl<A: ArrayLike>(
@@ -521,6 +533,7 @@ fn ravel_impl<A: ArrayLike>(
     dims: &[usize],
     mode: super::IndexMode,
     order: super::Order,
+    dtype: Option<DType>,
 ) -> Result<Array> {
     let idx: Vec<Array> = multi_index
         .into_iter()
@@ -536,14 +549,32 @@ fn ravel_impl<A: ArrayLike>(
     if let Some(x) = idx.iter().find(|x| !x.dtype().is_integer()) {
         return Err(Error::dtype(func, &[x.dtype()], "indices must be integers"));
     }
-    // Flat indices are int32, as in JAX (which raises for larger `dims` too).
+    let dtype = match dtype {
+        Some(d) => d,
+        None => idx
+            .iter()
+            .map(|x| x.dtype())
+            .reduce(crate::dtype::promote_types)
+            .unwrap_or(DType::Int32),
+    };
+    if !dtype.is_integer() {
+        return Err(Error::dtype(
+            func,
+            &[dtype],
+            "dtype must be an integer dtype",
+        ));
+    }
+    // The positions are computed in int32 (values past it would not index a buffer).
     let total = dims
         .iter()
         .try_fold(1u64, |acc, &d| acc.checked_mul(d as u64));
-    if total.is_none_or(|t| t > i32::MAX as u64 + 1) {
+    let max = dtype
+        .integer_range()
+        .map_or(0, |(_, hi)| hi.min(i32::MAX as i64)) as u64;
+    if total.is_none_or(|t| t > max + 1) {
         return Err(Error::arg(
             func,
-            format!("the flat indices of dims {dims:?} do not fit int32"),
+            format!("the flat indices of dims {dims:?} do not fit {dtype}"),
         ));
     }
     let idx = super::broadcast_arrays(idx)?;
@@ -565,8 +596,8 @@ fn ravel_impl<A: ArrayLike>(
         stride *= d as i64;
     }
     match flat {
-        Some(f) => Ok(f),
-        None => super::zeros(&[], DType::Int32),
+        Some(f) => f.astype(dtype),
+        None => super::zeros(&[], dtype),
     }
 }
 

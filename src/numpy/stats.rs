@@ -532,6 +532,38 @@ pub fn nancumprod(x: impl ArrayLike, axis: Option<isize>) -> Result<Array> {
     super::cumprod(nan_as(&x, 1.0)?, axis)
 }
 
+/// [`nancumsum`] with JAX's `dtype=`: NaN replaced by zero first, then the running sum in
+/// `dtype` as [`cumsum_with`](super::cumsum_with) computes it.
+///
+/// ```
+/// use olympus::numpy::{self as np, DType};
+/// let x = np::array([1.5f32, f32::NAN, 2.5])?;
+/// let s = np::nancumsum_with(&x, None, Some(DType::Int32))?;
+/// assert_eq!(s.to_vec::<i32>()?, vec![1, 1, 3]);
+/// # Ok::<(), olympus::Error>(())
+/// ```
+pub fn nancumsum_with(
+    x: impl ArrayLike,
+    axis: Option<isize>,
+    dtype: Option<DType>,
+) -> Result<Array> {
+    overridable!("nancumsum_with"; [one x]; [axis, dtype]);
+    let x = super::asarray(operand("nancumsum_with", 0, x)?)?;
+    super::cumsum_with(nan_as(&x, 0.0)?, axis, dtype)
+}
+
+/// [`nancumprod`] with JAX's `dtype=`: NaN replaced by one first, then the running
+/// product in `dtype` as [`cumprod_with`](super::cumprod_with) computes it.
+pub fn nancumprod_with(
+    x: impl ArrayLike,
+    axis: Option<isize>,
+    dtype: Option<DType>,
+) -> Result<Array> {
+    overridable!("nancumprod_with"; [one x]; [axis, dtype]);
+    let x = super::asarray(operand("nancumprod_with", 0, x)?)?;
+    super::cumprod_with(nan_as(&x, 1.0)?, axis, dtype)
+}
+
 /// Which end of a run of equal values [`searchsorted`] returns.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub enum Side {

@@ -273,7 +273,8 @@ pub fn round(x: impl ArrayLike, decimals: i32) -> Result<Array> {
         return Ok(x);
     }
     // JAX's `div(round(x * f), f)` for `f = 10^decimals` in `x`'s dtype (float16 in
-    // float32), which XLA computes as a product by the constant's rounded reciprocal.
+    // float32), which XLA computes as a product by the constant's reciprocal rounded to
+    // float32 (bfloat16's product in float32 too, rounded at the end).
     let wide = if dtype == DType::Float16 {
         DType::Float32
     } else {
@@ -286,10 +287,10 @@ pub fn round(x: impl ArrayLike, decimals: i32) -> Result<Array> {
     } else {
         factor
     };
-    let inverse = Literal::from_f64(1.0 / factor, wide).to_f64();
+    let inverse = Literal::from_f64(1.0 / factor, DType::Float32).to_f64();
     let scaled = multiply(&x.astype(wide)?, factor)?;
-    let r = multiply(lax::unary(UnaryOp::Round, &scaled)?, inverse)?;
-    r.astype(dtype)
+    let rounded = lax::unary(UnaryOp::Round, &scaled)?.astype(DType::Float32)?;
+    multiply(rounded, inverse)?.astype(dtype)
 }
 
 fn float_predicate(func: &str, x: impl ArrayLike, op: UnaryOp, int_value: bool) -> Result<Array> {
@@ -324,8 +325,8 @@ pub fn signbit(x: impl ArrayLike) -> Result<Array> {
     overridable!("signbit"; [one x]; []);
     let x = one("signbit", x, false)?;
     match x.dtype() {
-        DType::Int32 => less(&x, 0),
-        DType::UInt32 | DType::Bool => super::full(x.shape(), false, None),
+        d if d.is_signed_integer() => less(&x, 0),
+        d if d.is_unsigned_integer() || d == DType::Bool => super::full(x.shape(), false, None),
         _ => lax::unary(UnaryOp::SignBit, &x),
     }
 }
@@ -485,18 +486,71 @@ fn quotient(func: &str, x: impl ArrayLike, y: impl ArrayLike) -> Result<Array> {
     let mut v = super::promote(func, ops, true)?;
     let b = v.pop().expect("two operands");
     let a = v.pop().expect("two operands");
-    let spread = |a: &Array| super::spread_to(a, &shape);
     if b.shape() == shape.as_slice() {
-        return lax::binary(BinaryOp::Div, &spread(&a)?, &b);
+        return lax::binary(BinaryOp::Div, &super::spread_to(&a, &shape)?, &b);
     }
+    times_reciprocal(&a, &b, &shape)
+}
+
+/// `a / b` for a divisor `b` broadcast to `shape`, as XLA rewrites it: `a *
+/// broadcast(1 / b)`, bfloat16 in float32 and rounded once.
+fn times_reciprocal(a: &Array, b: &Array, shape: &[usize]) -> Result<Array> {
     let (dtype, weak) = (b.dtype(), a.weak_type() && b.weak_type());
     let wide = |x: &Array| match dtype {
         DType::BFloat16 => x.astype(DType::Float32),
         _ => Ok(x.clone()),
     };
-    let inverse = lax::unary(UnaryOp::Reciprocal, &wide(&b)?)?;
-    let q = lax::binary(BinaryOp::Mul, &spread(&wide(&a)?)?, &spread(&inverse)?)?;
+    let spread = |a: &Array| super::spread_to(a, shape);
+    let inverse = lax::unary(UnaryOp::Reciprocal, &wide(b)?)?;
+    let q = lax::binary(BinaryOp::Mul, &spread(&wide(a)?)?, &spread(&inverse)?)?;
     Ok(q.astype(dtype)?.with_weak(weak))
+}
+
+/// Floor of the quotient (`x // y`). Integer division by zero gives JAX's values (-1 for
+/// 0 // 0, -2 otherwise for int32; `u32::MAX` for uint32) and never faults. Bool
+/// operands are counted as int32, as in JAX. Floats follow JAX's `(x - fmod(x, y)) / y`,
+/// corrected by one where the remainder's sign differs from `y`'s and rounded; a divisor
+/// that is broadcast divides as [`divide`]'s does (by its reciprocal, as XLA computes it).
+pub fn floor_divide(x: impl ArrayLike, y: impl ArrayLike) -> Result<Array> {
+    overridable!("floor_divide"; [one x, one y]; []);
+    let func = "floor_divide";
+    let ops = vec![operand(func, 0, x)?, operand(func, 1, y)?];
+    let shapes: Vec<Vec<usize>> = ops.iter().map(|o| o.shape()).collect();
+    let shape = crate::shape::broadcast_shapes_for(func, &[&shapes[0], &shapes[1]])?;
+    let mut v = super::promote(func, ops, false)?;
+    let b = numeric(v.pop().expect("two operands"))?;
+    let a = numeric(v.pop().expect("two operands"))?;
+    let spread = |a: &Array| super::spread_to(a, &shape);
+    if !b.dtype().is_floating() || b.shape() == shape.as_slice() {
+        return lax::binary(BinaryOp::FloorDiv, &spread(&a)?, &spread(&b)?);
+    }
+    // JAX's _float_divmod, with XLA's product by the reciprocal for the division.
+    let (x, y) = (spread(&a)?, spread(&b)?);
+    let m = lax::binary(BinaryOp::Fmod, &x, &y)?;
+    let zero = super::zeros_like(&y)?;
+    let corrected = lax::select(
+        &lax::compare(CompareOp::Eq, &y, &zero)?,
+        &x,
+        &lax::binary(BinaryOp::Sub, &x, &m)?,
+    )?;
+    let d = times_reciprocal(&corrected, &b, &shape)?;
+    let off = super::logical_and(
+        super::not_equal(&m, 0)?,
+        super::not_equal(
+            lax::unary(UnaryOp::Sign, &y)?,
+            lax::unary(UnaryOp::Sign, &m)?,
+        )?,
+    )?;
+    let d = super::r#where(off, super::subtract(&d, 1)?, &d)?;
+    // lax.round rounds halves away from zero.
+    let t = lax::unary(UnaryOp::Trunc, &d)?;
+    let half = super::equal(super::abs(super::subtract(&d, &t)?)?, 0.5)?;
+    let r = super::r#where(
+        half,
+        super::add(&t, lax::unary(UnaryOp::Sign, &d)?)?,
+        lax::unary(UnaryOp::Round, &d)?,
+    )?;
+    Ok(r.with_weak(a.weak_type() && b.weak_type()))
 }
 
 /// Two operands for integer arithmetic: promoted together, bool counted as int32.
@@ -519,9 +573,6 @@ macro_rules! numeric_binary {
 }
 
 numeric_binary! {
-    /// Floor of the quotient (`x // y`). Integer division by zero gives JAX's values
-    /// (-1 for 0 // 0, -2 otherwise for int32; `u32::MAX` for uint32) and never faults.
-    floor_divide => FloorDiv;
     /// Remainder with the sign of the divisor (`x % y`, NumPy's `mod`); `x % 0` is 0 for
     /// integers and NaN for floats.
     remainder => Rem;
@@ -927,9 +978,12 @@ pub fn atanh(x: impl ArrayLike) -> Result<Array> {
     arctanh(x)
 }
 
-/// Same as [`arctan2`] (the Array API's name).
+/// [`arctan2`] under the Array API's name, with JAX's quirk: the operands are promoted
+/// to their common dtype first, as for `add`, and only then to a float, so integers
+/// that their common dtype cannot hold wrap (an int8 array with 300: atan2 of 44).
 pub fn atan2(x: impl ArrayLike, y: impl ArrayLike) -> Result<Array> {
     overridable!("atan2"; [one x, one y]; []);
+    let (x, y) = super::promote_pair("atan2", x, y, false)?;
     arctan2(x, y)
 }
 

@@ -1046,24 +1046,28 @@ fn jax_rule(
             &[3, 4],
             IndexMode::Clip,
             np::Order::F,
+            None,
         ),
         "ravel_multi_index_f_clip3" => np::ravel_multi_index_with(
             [ai(&[1, 5, -1]), ai(&[3, 0, 1]), ai(&[0, 1, 1])],
             &[3, 4, 2],
             IndexMode::Clip,
             np::Order::F,
+            None,
         ),
         "ravel_multi_index_too_big" => np::ravel_multi_index_with(
             [ai(&[1]), ai(&[3])],
             &[70000, 70000],
             IndexMode::Clip,
             np::Order::C,
+            None,
         ),
         "ravel_multi_index_f_wrap" => np::ravel_multi_index_with(
             [ai(&[1, 5, -1]), ai(&[3, 0, 1])],
             &[3, 4],
             IndexMode::Wrap,
             np::Order::F,
+            None,
         ),
         "lexsort_2" => np::lexsort([ai(&[1, 2, 3, 4]), ai(&[2, 1, 2, 1])], -1),
         "lexsort_m" => np::lexsort(

@@ -1128,6 +1128,7 @@ pub(super) fn call(
                 &dims,
                 index_mode(p.s_or("mode", "raise")),
                 order,
+                None,
             )?)
         }
         "unravel_index" => {
@@ -1205,15 +1206,12 @@ pub(super) fn call(
             one(r)
         }
         "nancumsum" | "nancumprod" => {
-            if p.has("dtype") {
-                return unsupported("nancumsum's and nancumprod's dtype");
-            }
             let f = if name == "nancumsum" {
-                np::nancumsum
+                np::nancumsum_with
             } else {
-                np::nancumprod
+                np::nancumprod_with
             };
-            one(f(x0()?, axis_opt(p, "axis"))?)
+            one(f(x0()?, axis_opt(p, "axis"), p.dtype("dtype"))?)
         }
         "cumulative_sum" | "cumulative_prod" => {
             let f = if name == "cumulative_sum" {

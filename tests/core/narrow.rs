@@ -373,3 +373,159 @@ fn extreme(a: f32, b: f32, max: bool) -> f32 {
         a.min(b)
     }
 }
+
+/// 8- and 16-bit integer indices index by their values in every gather and scatter, as
+/// JAX's do (negative int8 from the end, uint8 past the axis out of range); values from
+/// JAX 0.10.2.
+#[test]
+fn narrow_integer_indices_index_by_value() {
+    use np::IndexMode::{Clip, Wrap};
+    let x = np::array([10.0f32, 20.0, 30.0, 40.0]).unwrap();
+    let idx = |v: &[i32], d: DType| np::array(v.to_vec()).unwrap().astype(d).unwrap();
+    let i8s = idx(&[0, -1, 3, -5, 100], DType::Int8);
+    let u8s = idx(&[0, 3, 200, 1, 4], DType::UInt8);
+    let got = |a: olympus::Result<Array>| a.unwrap().to_vec::<f32>().unwrap();
+    let n = f32::NAN;
+    let cases: Vec<(&str, Vec<f32>, Vec<f32>)> = vec![
+        (
+            "take int8",
+            got(np::take(&x, &i8s, None)),
+            vec![10., 40., 40., n, n],
+        ),
+        (
+            "take uint8",
+            got(np::take(&x, &u8s, None)),
+            vec![10., 40., n, 20., n],
+        ),
+        (
+            "take int8 clip",
+            got(np::take_with(&x, &i8s, None, Clip, None)),
+            vec![10., 10., 40., 10., 40.],
+        ),
+        (
+            "take uint8 wrap",
+            got(np::take_with(&x, &u8s, None, Wrap, None)),
+            vec![10., 40., 10., 20., 10.],
+        ),
+        (
+            "at int8 get",
+            got(x.at(&i8s).get()),
+            vec![10., 40., 40., 10., 40.],
+        ),
+        (
+            "at uint8 get fill",
+            got(x.at(&u8s).mode(np::IndexMode::Fill).fill_value(-1.0).get()),
+            vec![10., 40., -1., 20., -1.],
+        ),
+        (
+            "at int8 add",
+            got(x.at(&i8s).add(1.0)),
+            vec![11., 20., 30., 42.],
+        ),
+        (
+            "at uint8 set",
+            got(x.at(&u8s).set(0.0)),
+            vec![0., 0., 30., 0.],
+        ),
+        (
+            "take_along_axis uint8",
+            got(np::take_along_axis(&x, idx(&[255, 1], DType::UInt8), 0)),
+            vec![n, 20.],
+        ),
+        (
+            "take_along_axis int8",
+            got(np::take_along_axis(&x, idx(&[-128, -2], DType::Int8), 0)),
+            vec![n, 30.],
+        ),
+        (
+            "take uint16",
+            got(np::take(&x, idx(&[65535, 2], DType::UInt16), None)),
+            vec![n, 30.],
+        ),
+        (
+            "take int16 clip",
+            got(np::take_with(
+                &x,
+                idx(&[-32768, -4], DType::Int16),
+                None,
+                Clip,
+                None,
+            )),
+            vec![10., 10.],
+        ),
+    ];
+    for (name, got, want) in cases {
+        let same = got.len() == want.len()
+            && got
+                .iter()
+                .zip(&want)
+                .all(|(g, w)| g == w || (g.is_nan() && w.is_nan()));
+        assert!(same, "{name}: got {got:?}, JAX {want:?}");
+    }
+    // Raise mode reads the values: an int8 index past the axis is an error naming take.
+    let e = np::take_with(
+        &x,
+        idx(&[1, 9], DType::Int8),
+        None,
+        np::IndexMode::Raise,
+        None,
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(e.contains("take_with"), "{e}");
+    // Float indices stay an error.
+    let e = np::take(&x, np::array([1.0f32]).unwrap(), None)
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("indices must be integers"), "{e}");
+}
+
+/// `ravel_multi_index` gives its indices' promoted dtype (or `dtype=`), as JAX 0.10.2
+/// does, and refuses dims whose last flat position that dtype cannot hold.
+#[test]
+fn ravel_multi_index_keeps_narrow_index_dtypes() {
+    use np::{IndexMode, Order};
+    let idx = |v: &[i32], d: DType| np::array(v.to_vec()).unwrap().astype(d).unwrap();
+    let (i8a, i8b) = (idx(&[1, 2], DType::Int8), idx(&[3, 0], DType::Int8));
+    let flat = |r: olympus::Result<Array>| {
+        let r = r.unwrap();
+        (
+            r.dtype(),
+            r.astype(DType::Int32).unwrap().to_vec::<i32>().unwrap(),
+        )
+    };
+    let mixed = [i8a.clone(), idx(&[3, 0], DType::UInt8)];
+    assert_eq!(
+        flat(np::ravel_multi_index(mixed, &[3, 4], IndexMode::Clip)),
+        (DType::Int16, vec![7, 8])
+    );
+    // 32 * 4 - 1 = 127 still fits int8.
+    let pair = || [i8a.clone(), i8b.clone()];
+    assert_eq!(
+        flat(np::ravel_multi_index(pair(), &[32, 4], IndexMode::Clip)),
+        (DType::Int8, vec![7, 8])
+    );
+    let e = np::ravel_multi_index(pair(), &[300, 4], IndexMode::Clip).unwrap_err();
+    assert!(e.to_string().contains("int8"), "{e}");
+    assert_eq!(
+        flat(np::ravel_multi_index_with(
+            pair(),
+            &[300, 4],
+            IndexMode::Clip,
+            Order::C,
+            Some(DType::Int16)
+        )),
+        (DType::Int16, vec![7, 8])
+    );
+    let u16s = [idx(&[1, 2], DType::UInt16), idx(&[3, 0], DType::UInt16)];
+    assert_eq!(
+        flat(np::ravel_multi_index_with(
+            u16s,
+            &[3, 4],
+            IndexMode::Wrap,
+            Order::F,
+            None
+        )),
+        (DType::UInt16, vec![10, 2])
+    );
+}
