@@ -245,6 +245,14 @@ table! {
     sum => |w, x| one(np::sum(w.w(&x.t), Some(&[0, 2]), false));
     sum_with => |w, x| one(np::sum_with(w.w(&x.t), Some(&[0, 2]), false, Some(DType::Int32)));
     prod_with => |w, x| one(np::prod_with(w.w(&x.f), None, true, Some(DType::Float16)));
+    max_with => |w, x| one(np::max_with(w.w(&x.m), Some(&[0]), false, np::ReduceOptions::new().initial(1.0)));
+    min_with => |w, x| one(np::min_with(w.w(&x.f), None, false, np::ReduceOptions::new().initial(-1.0).where_(&x.b)));
+    amax_with => |w, x| one(np::amax_with(w.w(&x.f), None, true, np::ReduceOptions::new().initial(0.5).where_(&x.b)));
+    amin_with => |w, x| one(np::amin_with(w.w(&x.m), Some(&[1]), false, np::ReduceOptions::new().initial(0.5)));
+    nanmax_with => |w, x| one(np::nanmax_with(w.w(&np::log(&x.f)?), None, false, np::ReduceOptions::new().initial(-3.0).where_(&x.b)));
+    nanmin_with => |w, x| one(np::nanmin_with(w.w(&np::log(&x.m)?), Some(&[1]), false, np::ReduceOptions::new().initial(9.0)));
+    all_with => |w, x| one(np::all_with(w.w(&x.f), None, false, np::ReduceOptions::new().where_(&x.b)));
+    any_with => |w, x| one(np::any_with(w.w(&x.f), None, false, np::ReduceOptions::new().where_(&x.b)));
     mean_with => |w, x| one(np::mean_with(w.w(&x.i), None, false, Some(DType::Int32)));
     nansum_with => |w, x| one(np::nansum_with(w.w(&x.f), None, false, Some(DType::Int32)));
     nanprod_with => |w, x| one(np::nanprod_with(w.w(&x.f), None, false, Some(DType::Float32)));

@@ -45,12 +45,21 @@ fn acc_type(d: DType) -> &'static str {
     }
 }
 
-/// The value `op`'s accumulators start from. A float sum starts from a zero the compiler
-/// cannot see: NIR folds `0.0 + x` into `x` (which keeps `-0.0` where XLA, adding its
-/// init value, gives `+0.0`) once it unrolls the first step. The word is the pass's
+/// The value `op`'s accumulators start from, for elements of `elem` held as `acc`: the
+/// result over an empty axis, so int8 and int16 maxima and minima start from their own
+/// bounds (in int32 those would wrap to 0 and -1). A float sum starts from a zero the
+/// compiler cannot see: NIR folds `0.0 + x` into `x` (which keeps `-0.0` where XLA, adding
+/// its init value, gives `+0.0`) once it unrolls the first step. The word is the pass's
 /// count of partials (`md[2]` in every kernel here), always under 2^31.
-fn identity(op: ReduceOp, acc: DType) -> &'static str {
+fn identity(op: ReduceOp, acc: DType, elem: DType) -> &'static str {
     use ReduceOp::*;
+    match (op, elem) {
+        (Max, DType::Int8) => return "-128",
+        (Max, DType::Int16) => return "-32768",
+        (Min, DType::Int8) => return "127",
+        (Min, DType::Int16) => return "32767",
+        _ => {}
+    }
     match (op, acc) {
         (Sum, DType::Int32) => "0",
         (Sum, DType::UInt32) => "0u",
@@ -463,7 +472,7 @@ pub(crate) fn column_reduction(
     // vec4s.
     let vector = source.vector;
     let mut src = source.declare_all(acc, out_windows, t);
-    let id = identity(op, acc);
+    let id = identity(op, acc, source.dtype);
     let (per, lanes, at_r) = if vector {
         (
             "cols / 4u",
@@ -617,7 +626,7 @@ pub(crate) fn row_reduction(
     let vector = source.vector;
     debug_assert!(!vector || chunk.is_multiple_of(8), "a chunk of {chunk}");
     let mut src = source.declare_all(acc, out_windows, t);
-    let id = identity(op, acc);
+    let id = identity(op, acc, source.dtype);
     // One accumulator (two `vec4`s on the vector path) and output per value reduced.
     let n = source.outputs;
     let accs: Vec<String> = (0..n).map(|j| source.named("acc", j)).collect();
@@ -760,7 +769,8 @@ pub(crate) fn arg_reduction(
     let op = if max { ReduceOp::Max } else { ReduceOp::Min };
     let acc = arg_accumulator(source.dtype);
     let at = acc_type(acc);
-    let id = identity(op, acc);
+    // (The accumulator's own bound: positions of narrow values compare in int32.)
+    let id = identity(op, acc, acc);
     let float = acc.is_floating();
     let mut src = source.decls.clone();
     let mut binding = source.binding;

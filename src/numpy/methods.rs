@@ -11,8 +11,8 @@ use crate::dtype::DType;
 use crate::error::Result;
 use crate::numpy as np;
 use crate::numpy::{
-    Bins, ConvMode, PadMode, Piece, QuantileMethod, Repeats, Sections, Side, Unique, UniqueAll,
-    UniqueOptions,
+    Bins, ConvMode, PadMode, Piece, QuantileMethod, ReduceOptions, Repeats, Sections, Side, Unique,
+    UniqueAll, UniqueOptions,
 };
 
 /// Generates methods that call the numpy function of the same name with the array as its
@@ -188,12 +188,20 @@ array_methods! {
     sort_with(x, axis: Option<isize>, descending: bool, stable: bool) -> Array;
     std(x, axis: Option<&[isize]>, ddof: usize, keepdims: bool) -> Array;
     sum(x, axis: Option<&[isize]>, keepdims: bool) -> Array;
-    sum_with(x, axis: Option<&[isize]>, keepdims: bool, dtype: Option<DType>) -> Array;
-    prod_with(x, axis: Option<&[isize]>, keepdims: bool, dtype: Option<DType>) -> Array;
-    mean_with(x, axis: Option<&[isize]>, keepdims: bool, dtype: Option<DType>) -> Array;
-    nansum_with(x, axis: Option<&[isize]>, keepdims: bool, dtype: Option<DType>) -> Array;
-    nanprod_with(x, axis: Option<&[isize]>, keepdims: bool, dtype: Option<DType>) -> Array;
-    nanmean_with(x, axis: Option<&[isize]>, keepdims: bool, dtype: Option<DType>) -> Array;
+    sum_with(x, axis: Option<&[isize]>, keepdims: bool, options: impl Into<ReduceOptions>) -> Array;
+    prod_with(x, axis: Option<&[isize]>, keepdims: bool, options: impl Into<ReduceOptions>) -> Array;
+    mean_with(x, axis: Option<&[isize]>, keepdims: bool, options: impl Into<ReduceOptions>) -> Array;
+    nansum_with(x, axis: Option<&[isize]>, keepdims: bool, options: impl Into<ReduceOptions>) -> Array;
+    nanprod_with(x, axis: Option<&[isize]>, keepdims: bool, options: impl Into<ReduceOptions>) -> Array;
+    nanmean_with(x, axis: Option<&[isize]>, keepdims: bool, options: impl Into<ReduceOptions>) -> Array;
+    max_with(x, axis: Option<&[isize]>, keepdims: bool, options: impl Into<ReduceOptions>) -> Array;
+    min_with(x, axis: Option<&[isize]>, keepdims: bool, options: impl Into<ReduceOptions>) -> Array;
+    amax_with(x, axis: Option<&[isize]>, keepdims: bool, options: impl Into<ReduceOptions>) -> Array;
+    amin_with(x, axis: Option<&[isize]>, keepdims: bool, options: impl Into<ReduceOptions>) -> Array;
+    nanmax_with(x, axis: Option<&[isize]>, keepdims: bool, options: impl Into<ReduceOptions>) -> Array;
+    nanmin_with(x, axis: Option<&[isize]>, keepdims: bool, options: impl Into<ReduceOptions>) -> Array;
+    all_with(x, axis: Option<&[isize]>, keepdims: bool, options: impl Into<ReduceOptions>) -> Array;
+    any_with(x, axis: Option<&[isize]>, keepdims: bool, options: impl Into<ReduceOptions>) -> Array;
     var(x, axis: Option<&[isize]>, ddof: usize, keepdims: bool) -> Array;
 }
 
@@ -348,6 +356,8 @@ array_methods! {
     nanargmin(x, axis: Option<isize>, keepdims: bool) -> Array;
     nancumsum(x, axis: Option<isize>) -> Array;
     nancumprod(x, axis: Option<isize>) -> Array;
+    nancumsum_with(x, axis: Option<isize>, dtype: Option<DType>) -> Array;
+    nancumprod_with(x, axis: Option<isize>, dtype: Option<DType>) -> Array;
     searchsorted(a, v: impl ArrayLike, side: Side, sorter: Option<&Array>) -> Array;
     digitize(x, bins: impl ArrayLike, right: bool) -> Array;
     bincount(x, weights: Option<&Array>, minlength: usize, length: Option<usize>) -> Array;

@@ -23,6 +23,7 @@ mod linalg;
 mod methods;
 pub mod overrides;
 mod polynomials;
+mod reduce_options;
 mod reductions;
 mod select;
 mod sets;
@@ -74,10 +75,12 @@ pub use polynomials::{
     convolve, correlate, poly, polyadd, polyder, polydiv, polyint, polymul, polymul_with, polysub,
     polyval, vander, ConvMode,
 };
+pub use reduce_options::ReduceOptions;
 pub use reductions::{
-    all, allclose, amax, amin, any, argmax, argmin, argsort, argsort_with, array_equal,
-    count_nonzero, cumprod, cumprod_with, cumsum, cumsum_with, cumulative_prod, cumulative_sum,
-    logsumexp, max, mean, mean_with, median, min, nanmax, nanmean, nanmean_with, nanmin, nanprod,
+    all, all_with, allclose, amax, amax_with, amin, amin_with, any, any_with, argmax, argmin,
+    argsort, argsort_with, array_equal, count_nonzero, cumprod, cumprod_with, cumsum, cumsum_with,
+    cumulative_prod, cumulative_sum, logsumexp, max, max_with, mean, mean_with, median, min,
+    min_with, nanmax, nanmax_with, nanmean, nanmean_with, nanmin, nanmin_with, nanprod,
     nanprod_with, nansum, nansum_with, prod, prod_with, ptp, sort, sort_with, std, sum, sum_with,
     var,
 };

@@ -9,6 +9,8 @@ use crate::lax;
 use crate::primitive::{Literal, ReduceOp};
 use crate::shape::normalize_axes;
 
+use super::ReduceOptions;
+
 fn prepare(func: &str, x: impl ArrayLike, axis: Option<&[isize]>) -> Result<(Array, Vec<usize>)> {
     let x = super::asarray(operand(func, 0, x)?)?;
     let axes = match axis {
@@ -77,8 +79,30 @@ fn extreme(
     op: ReduceOp,
     bool_op: ReduceOp,
 ) -> Result<Array> {
+    extreme_with(func, x, axis, keepdims, op, bool_op, &ReduceOptions::new())
+}
+
+/// [`max`] or [`min`] with `initial=` and `where=` (a mask needs `initial`, as in JAX:
+/// neither has an identity); with `initial` an empty axis gives it.
+fn extreme_with(
+    func: &str,
+    x: impl ArrayLike,
+    axis: Option<&[isize]>,
+    keepdims: bool,
+    op: ReduceOp,
+    bool_op: ReduceOp,
+    options: &ReduceOptions,
+) -> Result<Array> {
+    options.only(func, false, true)?;
+    if options.where_.is_some() && options.initial.is_none() {
+        return Err(Error::arg(
+            func,
+            "a where= mask needs an `initial` value (the reduction has no identity), as in JAX",
+        ));
+    }
     let (x, axes) = prepare(func, x, axis)?;
-    if axes.iter().any(|&a| x.shape()[a] == 0) {
+    let x = options.masked(func, &x, op)?;
+    if options.initial.is_none() && axes.iter().any(|&a| x.shape()[a] == 0) {
         return Err(Error::shape(
             func,
             &[x.shape()],
@@ -91,7 +115,7 @@ fn extreme(
         op
     };
     let r = lax::reduce(op, &x, &axes)?;
-    finish(r, x.shape(), &axes, keepdims)
+    options.with_initial(finish(r, x.shape(), &axes, keepdims)?, op)
 }
 
 /// Maximum over `axis`; NaN propagates. Reducing an empty axis is an error.
@@ -106,19 +130,59 @@ pub fn min(x: impl ArrayLike, axis: Option<&[isize]>, keepdims: bool) -> Result<
     extreme("min", x, axis, keepdims, ReduceOp::Min, ReduceOp::And)
 }
 
+/// [`max`] with JAX's `initial=` and `where=` ([`ReduceOptions`]; no `dtype`): the
+/// maximum of `initial` and the elements where the mask holds. A mask needs `initial`, as
+/// in JAX (max has no identity); with `initial` an empty axis gives it.
+///
+/// ```
+/// use olympus::numpy::{self as np, ReduceOptions};
+/// let x = np::array([[1.0f32, 7.0, 3.0], [4.0, 9.0, 6.0]])?;
+/// let m = np::array([true, false, true])?;
+/// let r = np::max_with(&x, Some(&[1]), false, ReduceOptions::new().where_(&m).initial(-5.0))?;
+/// assert_eq!(r.to_vec::<f32>()?, vec![3.0, 6.0]);
+/// # Ok::<(), olympus::Error>(())
+/// ```
+pub fn max_with(
+    x: impl ArrayLike,
+    axis: Option<&[isize]>,
+    keepdims: bool,
+    options: impl Into<ReduceOptions>,
+) -> Result<Array> {
+    let options = options.into();
+    overridable!("max_with"; [one x]; [axis, keepdims, options]);
+    let (op, bool_op) = (ReduceOp::Max, ReduceOp::Or);
+    extreme_with("max_with", x, axis, keepdims, op, bool_op, &options)
+}
+
+/// [`min`] with JAX's `initial=` and `where=`, as [`max_with`].
+pub fn min_with(
+    x: impl ArrayLike,
+    axis: Option<&[isize]>,
+    keepdims: bool,
+    options: impl Into<ReduceOptions>,
+) -> Result<Array> {
+    let options = options.into();
+    overridable!("min_with"; [one x]; [axis, keepdims, options]);
+    let (op, bool_op) = (ReduceOp::Min, ReduceOp::And);
+    extreme_with("min_with", x, axis, keepdims, op, bool_op, &options)
+}
+
 fn logical(
     func: &str,
     x: impl ArrayLike,
     axis: Option<&[isize]>,
     keepdims: bool,
     op: ReduceOp,
+    options: &ReduceOptions,
 ) -> Result<Array> {
+    options.only(func, false, false)?;
     let (x, axes) = prepare(func, x, axis)?;
     let b = if x.dtype() == DType::Bool {
         x.clone()
     } else {
         x.astype(DType::Bool)?
     };
+    let b = options.masked(func, &b, op)?;
     let r = lax::reduce(op, &b, &axes)?;
     finish(r, x.shape(), &axes, keepdims)
 }
@@ -126,13 +190,52 @@ fn logical(
 /// True where every element over `axis` is true (true for an empty axis).
 pub fn all(x: impl ArrayLike, axis: Option<&[isize]>, keepdims: bool) -> Result<Array> {
     overridable!("all"; [one x]; [axis, keepdims]);
-    logical("all", x, axis, keepdims, ReduceOp::And)
+    logical(
+        "all",
+        x,
+        axis,
+        keepdims,
+        ReduceOp::And,
+        &ReduceOptions::new(),
+    )
+}
+
+/// [`all`] with JAX's `where=` ([`ReduceOptions`]; neither `dtype` nor `initial`): only
+/// the elements where the mask holds count (true where it holds nowhere).
+pub fn all_with(
+    x: impl ArrayLike,
+    axis: Option<&[isize]>,
+    keepdims: bool,
+    options: impl Into<ReduceOptions>,
+) -> Result<Array> {
+    let options = options.into();
+    overridable!("all_with"; [one x]; [axis, keepdims, options]);
+    logical("all_with", x, axis, keepdims, ReduceOp::And, &options)
 }
 
 /// True where any element over `axis` is true (false for an empty axis).
 pub fn any(x: impl ArrayLike, axis: Option<&[isize]>, keepdims: bool) -> Result<Array> {
     overridable!("any"; [one x]; [axis, keepdims]);
-    logical("any", x, axis, keepdims, ReduceOp::Or)
+    logical(
+        "any",
+        x,
+        axis,
+        keepdims,
+        ReduceOp::Or,
+        &ReduceOptions::new(),
+    )
+}
+
+/// [`any`] with JAX's `where=`, as [`all_with`] (false where the mask holds nowhere).
+pub fn any_with(
+    x: impl ArrayLike,
+    axis: Option<&[isize]>,
+    keepdims: bool,
+    options: impl Into<ReduceOptions>,
+) -> Result<Array> {
+    let options = options.into();
+    overridable!("any_with"; [one x]; [axis, keepdims, options]);
+    logical("any_with", x, axis, keepdims, ReduceOp::Or, &options)
 }
 
 /// Arithmetic mean over `axis`; integers and bool average in float32, float16 is summed
@@ -381,9 +484,11 @@ fn reduce_as(x: &Array, axes: &[usize], op: ReduceOp, dtype: DType) -> Result<Ar
     Ok(r)
 }
 
-/// [`sum`] with JAX's `dtype=` (`jnp.sum(x, dtype=...)`): the elements are converted to
-/// `dtype` and summed in it, so integers wrap in `dtype` (int8 `[100, 100, 100]` sums to 44)
-/// and a bool sum is a logical or. `None` is [`sum`], which promotes narrow integers.
+/// [`sum`] with JAX's `dtype=`, `initial=` and `where=` ([`ReduceOptions`]; `None` or a
+/// dtype converts into it). With `dtype` the elements are converted to it and summed in it,
+/// so integers wrap in `dtype` (int8 `[100, 100, 100]` sums to 44) and a bool sum is a
+/// logical or; without, as [`sum`], which promotes narrow integers. Elements the mask
+/// leaves out count as 0, and `initial` is added to each result.
 ///
 /// ```
 /// use olympus::{numpy as np, DType};
@@ -396,66 +501,106 @@ pub fn sum_with(
     x: impl ArrayLike,
     axis: Option<&[isize]>,
     keepdims: bool,
-    dtype: Option<DType>,
+    options: impl Into<ReduceOptions>,
 ) -> Result<Array> {
-    overridable!("sum_with"; [one x]; [axis, keepdims, dtype]);
-    let Some(d) = dtype else {
-        return sum(x, axis, keepdims);
-    };
-    let (x, axes) = prepare("sum_with", x, axis)?;
-    finish(
-        reduce_as(&x, &axes, ReduceOp::Sum, d)?,
-        x.shape(),
-        &axes,
-        keepdims,
-    )
+    let options = options.into();
+    overridable!("sum_with"; [one x]; [axis, keepdims, options]);
+    let x = super::asarray(operand("sum_with", 0, x)?)?;
+    summed("sum_with", &x, axis, keepdims, &options, ReduceOp::Sum)
 }
 
-/// [`prod`] with JAX's `dtype=`: as [`sum_with`], a product in `dtype` (a bool product is a
-/// logical and).
+/// [`prod`] with JAX's `dtype=`, `initial=` and `where=`: as [`sum_with`], a product in
+/// `dtype` (a bool product is a logical and), elements the mask leaves out counting as 1,
+/// and each result multiplied by `initial`.
 pub fn prod_with(
     x: impl ArrayLike,
     axis: Option<&[isize]>,
     keepdims: bool,
-    dtype: Option<DType>,
+    options: impl Into<ReduceOptions>,
 ) -> Result<Array> {
-    overridable!("prod_with"; [one x]; [axis, keepdims, dtype]);
-    let Some(d) = dtype else {
-        return prod(x, axis, keepdims);
-    };
-    let (x, axes) = prepare("prod_with", x, axis)?;
-    finish(
-        reduce_as(&x, &axes, ReduceOp::Prod, d)?,
-        x.shape(),
-        &axes,
-        keepdims,
-    )
+    let options = options.into();
+    overridable!("prod_with"; [one x]; [axis, keepdims, options]);
+    let x = super::asarray(operand("prod_with", 0, x)?)?;
+    summed("prod_with", &x, axis, keepdims, &options, ReduceOp::Prod)
 }
 
-/// [`mean`] with JAX's `dtype=`: the sum is taken in `dtype` (float32 for float16 and
-/// bfloat16, rounded to them at the end) and divided by the count in it, so an integer
-/// `dtype` gives the quotient rounded toward zero (`mean([1, 2, 4])` in int32 is 2); the
-/// elements are converted first (`mean([1.5, 2.5, 3.7])` in int32 is 2). A bool `dtype` is
-/// an error, as in JAX.
+/// A sum or product (`op`) of `x` with every option applied: the mask (the op's
+/// identity where it does not hold), the dtype, then `initial`.
+fn summed(
+    func: &str,
+    x: &Array,
+    axis: Option<&[isize]>,
+    keepdims: bool,
+    options: &ReduceOptions,
+    op: ReduceOp,
+) -> Result<Array> {
+    let x = options.masked(func, x, op)?;
+    let r = match options.dtype {
+        None => numeric(func, &x, axis, keepdims, op)?,
+        Some(d) => {
+            let (x, axes) = prepare(func, &x, axis)?;
+            finish(reduce_as(&x, &axes, op, d)?, x.shape(), &axes, keepdims)?
+        }
+    };
+    options.with_initial(r, op)
+}
+
+/// [`mean`] with JAX's `dtype=` and `where=` ([`ReduceOptions`]; no `initial`). With
+/// `dtype` the sum is taken in it (float32 for float16 and bfloat16, rounded to them at
+/// the end) and divided by the count in it, so an integer `dtype` gives the quotient
+/// rounded toward zero (`mean([1, 2, 4])` in int32 is 2); the elements are converted first
+/// (`mean([1.5, 2.5, 3.7])` in int32 is 2). A bool `dtype` is an error, as in JAX. With a
+/// mask, the sum of the elements where it holds divided by their count (NaN where it holds
+/// nowhere).
+///
+/// ```
+/// use olympus::numpy::{self as np, ReduceOptions};
+/// let x = np::array([[1.0f32, 3.0, 4.0], [5.0, 2.0, 6.0]])?;
+/// let m = np::array([[true, false, true], [false, false, false]])?;
+/// let r = np::mean_with(&x, Some(&[1]), false, ReduceOptions::new().where_(&m))?;
+/// assert_eq!(r.to_vec::<f32>()?[0], 2.5);
+/// assert!(r.to_vec::<f32>()?[1].is_nan());
+/// # Ok::<(), olympus::Error>(())
+/// ```
 pub fn mean_with(
     x: impl ArrayLike,
     axis: Option<&[isize]>,
     keepdims: bool,
-    dtype: Option<DType>,
+    options: impl Into<ReduceOptions>,
 ) -> Result<Array> {
-    overridable!("mean_with"; [one x]; [axis, keepdims, dtype]);
+    let options = options.into();
+    overridable!("mean_with"; [one x]; [axis, keepdims, options]);
     let func = "mean_with";
-    let Some(d) = dtype else {
-        return mean(x, axis, keepdims);
-    };
-    let (x, axes) = prepare(func, x, axis)?;
-    if d == DType::Bool {
+    options.only(func, true, false)?;
+    if options.dtype == Some(DType::Bool) {
         return Err(Error::dtype(
             func,
-            &[d],
+            &[DType::Bool],
             "a mean cannot be taken in bool (JAX's division accepts numbers only)",
         ));
     }
+    let x = super::asarray(operand(func, 0, x)?)?;
+    if let Some(m) = options.mask(func, x.shape())? {
+        // JAX's sum over the mask divided by the mask's count, both in the computation
+        // dtype (float32 for 16-bit floats unless `dtype` asks for them).
+        let result = match options.dtype {
+            Some(d) => d,
+            None if x.dtype().is_floating() => x.dtype(),
+            None => DType::Float32,
+        };
+        let comp = match (options.dtype, result) {
+            (None, DType::Float16 | DType::BFloat16) => DType::Float32,
+            _ => result,
+        };
+        let within = ReduceOptions::new().dtype(comp).where_(&m);
+        let s = summed(func, &x, axis, keepdims, &within, ReduceOp::Sum)?;
+        let n = sum_with(&m, axis, keepdims, comp)?;
+        return div_toward_zero(&s, &n)?.astype(result);
+    }
+    let Some(d) = options.dtype else {
+        return mean(&x, axis, keepdims);
+    };
+    let (x, axes) = prepare(func, &x, axis)?;
     let count: usize = axes.iter().map(|&a| x.shape()[a]).product();
     let comp = if matches!(d, DType::Float16 | DType::BFloat16) {
         DType::Float32
@@ -478,49 +623,82 @@ pub fn mean_with(
     finish(m.astype(d)?, x.shape(), &axes, keepdims)
 }
 
-/// [`nansum`] with JAX's `dtype=`: NaNs become zero, then as [`sum_with`].
+/// [`nansum`] with JAX's `dtype=`, `initial=` and `where=`: NaNs become zero, then as
+/// [`sum_with`].
 pub fn nansum_with(
     x: impl ArrayLike,
     axis: Option<&[isize]>,
     keepdims: bool,
-    dtype: Option<DType>,
+    options: impl Into<ReduceOptions>,
 ) -> Result<Array> {
-    overridable!("nansum_with"; [one x]; [axis, keepdims, dtype]);
+    let options = options.into();
+    overridable!("nansum_with"; [one x]; [axis, keepdims, options]);
     let x = super::asarray(operand("nansum_with", 0, x)?)?;
-    sum_with(nan_as(&x, 0.0)?, axis, keepdims, dtype)
+    summed(
+        "nansum_with",
+        &nan_as(&x, 0.0)?,
+        axis,
+        keepdims,
+        &options,
+        ReduceOp::Sum,
+    )
 }
 
-/// [`nanprod`] with JAX's `dtype=`: NaNs become one, then as [`prod_with`].
+/// [`nanprod`] with JAX's `dtype=`, `initial=` and `where=`: NaNs become one, then as
+/// [`prod_with`].
 pub fn nanprod_with(
     x: impl ArrayLike,
     axis: Option<&[isize]>,
     keepdims: bool,
-    dtype: Option<DType>,
+    options: impl Into<ReduceOptions>,
 ) -> Result<Array> {
-    overridable!("nanprod_with"; [one x]; [axis, keepdims, dtype]);
+    let options = options.into();
+    overridable!("nanprod_with"; [one x]; [axis, keepdims, options]);
     let x = super::asarray(operand("nanprod_with", 0, x)?)?;
-    prod_with(nan_as(&x, 1.0)?, axis, keepdims, dtype)
+    summed(
+        "nanprod_with",
+        &nan_as(&x, 1.0)?,
+        axis,
+        keepdims,
+        &options,
+        ReduceOp::Prod,
+    )
 }
 
-/// [`nanmean`] with JAX's `dtype=`: the NaN-free sum in `dtype` ([`nansum_with`]) divided
-/// by the count of non-NaN elements in `dtype` (an integer `dtype` divides rounding toward
-/// zero: `nanmean([1.5, NaN, 2.5])` in int32 is `(1 + 2) / 2 = 1`).
+/// [`nanmean`] with JAX's `dtype=` and `where=` ([`ReduceOptions`]; no `initial`): the
+/// NaN-free sum in `dtype` ([`nansum_with`]) divided by the count of non-NaN elements in
+/// `dtype` (an integer `dtype` divides rounding toward zero: `nanmean([1.5, NaN, 2.5])` in
+/// int32 is `(1 + 2) / 2 = 1`); elements the mask leaves out count as NaN.
 pub fn nanmean_with(
     x: impl ArrayLike,
     axis: Option<&[isize]>,
     keepdims: bool,
-    dtype: Option<DType>,
+    options: impl Into<ReduceOptions>,
 ) -> Result<Array> {
-    overridable!("nanmean_with"; [one x]; [axis, keepdims, dtype]);
+    let options = options.into();
+    overridable!("nanmean_with"; [one x]; [axis, keepdims, options]);
     let func = "nanmean_with";
-    let Some(d) = dtype else {
-        return nanmean(x, axis, keepdims);
-    };
+    options.only(func, true, false)?;
     let x = super::asarray(operand(func, 0, x)?)?;
     // Integers and bools hold no NaN: JAX takes their plain mean.
     if !x.dtype().is_floating() {
-        return mean_with(&x, axis, keepdims, Some(d));
+        return mean_with(&x, axis, keepdims, options);
     }
+    // Left out by the mask is left out as a NaN is.
+    let x = match options.mask(func, x.shape())? {
+        Some(m) => {
+            let nan = lax::full(
+                x.shape(),
+                Literal::from_f64(f64::NAN, x.dtype()),
+                Some(x.device()),
+            )?;
+            lax::select(&m, &x, &nan)?
+        }
+        None => x,
+    };
+    let Some(d) = options.dtype else {
+        return nanmean(&x, axis, keepdims);
+    };
     if d == DType::Bool {
         return Err(Error::dtype(
             func,
@@ -675,6 +853,63 @@ pub fn nanmax(x: impl ArrayLike, axis: Option<&[isize]>, keepdims: bool) -> Resu
 pub fn nanmin(x: impl ArrayLike, axis: Option<&[isize]>, keepdims: bool) -> Result<Array> {
     overridable!("nanmin"; [one x]; [axis, keepdims]);
     nan_extreme("nanmin", x, axis, keepdims, false)
+}
+
+/// [`nanmax`] with JAX's `initial=` and `where=` ([`ReduceOptions`]; no `dtype`): NaNs
+/// are left out as the mask's elements are, and with `initial` a slice of NaNs gives
+/// `initial` (JAX's NaN for it only comes without `initial`). A mask needs `initial`, as
+/// in [`max_with`].
+pub fn nanmax_with(
+    x: impl ArrayLike,
+    axis: Option<&[isize]>,
+    keepdims: bool,
+    options: impl Into<ReduceOptions>,
+) -> Result<Array> {
+    let options = options.into();
+    overridable!("nanmax_with"; [one x]; [axis, keepdims, options]);
+    nan_extreme_with("nanmax_with", x, axis, keepdims, true, &options)
+}
+
+/// [`nanmin`] with JAX's `initial=` and `where=`, as [`nanmax_with`].
+pub fn nanmin_with(
+    x: impl ArrayLike,
+    axis: Option<&[isize]>,
+    keepdims: bool,
+    options: impl Into<ReduceOptions>,
+) -> Result<Array> {
+    let options = options.into();
+    overridable!("nanmin_with"; [one x]; [axis, keepdims, options]);
+    nan_extreme_with("nanmin_with", x, axis, keepdims, false, &options)
+}
+
+fn nan_extreme_with(
+    func: &str,
+    x: impl ArrayLike,
+    axis: Option<&[isize]>,
+    keepdims: bool,
+    is_max: bool,
+    options: &ReduceOptions,
+) -> Result<Array> {
+    let x = super::asarray(operand(func, 0, x)?)?;
+    if options.initial.is_none() && options.where_.is_none() {
+        options.only(func, false, true)?;
+        return nan_extreme(func, &x, axis, keepdims, is_max);
+    }
+    // JAX's `max(where(isnan(x), -inf, x), initial=, where=)`.
+    let (op, bool_op, fill) = if is_max {
+        (ReduceOp::Max, ReduceOp::Or, f64::NEG_INFINITY)
+    } else {
+        (ReduceOp::Min, ReduceOp::And, f64::INFINITY)
+    };
+    extreme_with(
+        func,
+        nan_as(&x, fill)?,
+        axis,
+        keepdims,
+        op,
+        bool_op,
+        options,
+    )
 }
 
 /// Number of non-zero (true; NaN counts) elements over `axis`, as int32.
@@ -943,6 +1178,32 @@ pub fn amax(x: impl ArrayLike, axis: Option<&[isize]>, keepdims: bool) -> Result
 pub fn amin(x: impl ArrayLike, axis: Option<&[isize]>, keepdims: bool) -> Result<Array> {
     overridable!("amin"; [one x]; [axis, keepdims]);
     min(x, axis, keepdims)
+}
+
+/// Same as [`max_with`].
+pub fn amax_with(
+    x: impl ArrayLike,
+    axis: Option<&[isize]>,
+    keepdims: bool,
+    options: impl Into<ReduceOptions>,
+) -> Result<Array> {
+    let options = options.into();
+    overridable!("amax_with"; [one x]; [axis, keepdims, options]);
+    let (op, bool_op) = (ReduceOp::Max, ReduceOp::Or);
+    extreme_with("amax_with", x, axis, keepdims, op, bool_op, &options)
+}
+
+/// Same as [`min_with`].
+pub fn amin_with(
+    x: impl ArrayLike,
+    axis: Option<&[isize]>,
+    keepdims: bool,
+    options: impl Into<ReduceOptions>,
+) -> Result<Array> {
+    let options = options.into();
+    overridable!("amin_with"; [one x]; [axis, keepdims, options]);
+    let (op, bool_op) = (ReduceOp::Min, ReduceOp::And);
+    extreme_with("amin_with", x, axis, keepdims, op, bool_op, &options)
 }
 
 /// The range of values, `max - min`, over `axis` (all axes when `None`); bool is an error,

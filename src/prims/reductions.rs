@@ -178,6 +178,21 @@ impl Evaluate for Reduce<'_> {
     /// Reduction kernels (one pass per level of the tree), on 32-bit values.
     fn evaluate(&self, dev: &Device, inputs: &[&Array], outs: Vec<Aval>) -> Result<Vec<Array>> {
         let out = single(self.op.name(), outs)?;
+        if self.axes.iter().any(|&a| inputs[0].shape()[a] == 0) {
+            // Nothing to reduce: the identity in the result's own dtype (a kernel on
+            // widened narrow integers would narrow int32's bounds to 0 and -1).
+            let d = out.dtype;
+            let identity = match (*self.op, d) {
+                (ReduceOp::Max, DType::Bool) | (ReduceOp::Or, _) => Literal::Bool(false),
+                (ReduceOp::Min, DType::Bool) | (ReduceOp::And, _) => Literal::Bool(true),
+                (ReduceOp::Max, _) => Literal::from_f64(f64::NEG_INFINITY, d),
+                (ReduceOp::Min, _) => Literal::from_f64(f64::INFINITY, d),
+                (ReduceOp::Prod, _) => Literal::from_f64(1.0, d),
+                (ReduceOp::Sum, _) => Literal::from_f64(0.0, d),
+            };
+            let r = lax::full(&out.shape, identity.cast(d), Some(dev))?;
+            return Ok(vec![r.with_weak(out.weak)]);
+        }
         let r = widened_if_narrow(inputs, out, |x, out| {
             reduce(dev, *self.op, x[0], self.axes, out)
         })?;

@@ -378,16 +378,43 @@ fn call_more(
         }
     };
     let pair = |(r, c): (Array, Array)| Ok(vec![r, c]);
+    // The reductions' `dtype=`, `initial=` and `where=`.
+    let masked_or_initial = p.has("initial") || a.get("where").is_some();
+    let options = || {
+        let mut o = np::ReduceOptions::from(dtype);
+        if p.has("initial") {
+            o = o.initial(p.f("initial"));
+        }
+        if let Some(w) = a.get("where") {
+            o = o.where_(w);
+        }
+        o
+    };
     match name {
         "astype" => one(np::astype(x0()?, dtype.expect("dtype"))?),
         "copy" => one(np::copy(x0()?)?),
         // ---- reductions ----
-        "sum" => one(np::sum_with(x0()?, axes, keepdims, dtype)?),
-        "prod" => one(np::prod_with(x0()?, axes, keepdims, dtype)?),
-        "mean" => one(np::mean_with(x0()?, axes, keepdims, dtype)?),
-        "nansum" => one(np::nansum_with(x0()?, axes, keepdims, dtype)?),
-        "nanprod" => one(np::nanprod_with(x0()?, axes, keepdims, dtype)?),
-        "nanmean" => one(np::nanmean_with(x0()?, axes, keepdims, dtype)?),
+        "sum" => one(np::sum_with(x0()?, axes, keepdims, options())?),
+        "prod" => one(np::prod_with(x0()?, axes, keepdims, options())?),
+        "mean" => one(np::mean_with(x0()?, axes, keepdims, options())?),
+        "nansum" => one(np::nansum_with(x0()?, axes, keepdims, options())?),
+        "nanprod" => one(np::nanprod_with(x0()?, axes, keepdims, options())?),
+        "nanmean" => one(np::nanmean_with(x0()?, axes, keepdims, options())?),
+        "max" | "min" | "amax" | "amin" | "nanmax" | "nanmin" | "all" | "any"
+            if masked_or_initial =>
+        {
+            let f = match name {
+                "max" => np::max_with,
+                "min" => np::min_with,
+                "amax" => np::amax_with,
+                "amin" => np::amin_with,
+                "nanmax" => np::nanmax_with,
+                "nanmin" => np::nanmin_with,
+                "all" => np::all_with,
+                _ => np::any_with,
+            };
+            one(f(x0()?, axes, keepdims, options())?)
+        }
         "max" => one(np::max(x0()?, axes, keepdims)?),
         "min" => one(np::min(x0()?, axes, keepdims)?),
         "amax" => one(np::amax(x0()?, axes, keepdims)?),

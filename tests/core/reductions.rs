@@ -477,3 +477,106 @@ fn float16_contractions_accumulate_in_float32() {
         EXACT,
     );
 }
+
+/// The `_with` reductions' `where=` and `initial=`: what JAX refuses is an error naming
+/// the function; a mask differentiates as JAX's `where` does (zero where it does not
+/// hold); narrow integer maxima over an empty axis give their own bounds. (Values against
+/// JAX: `jnp_more`'s `where_initial` section.)
+#[test]
+fn reduce_options_errors_gradients_and_empty_axes() {
+    use np::ReduceOptions as R;
+    let x = np::array([[1.0f32, 7.0, 3.0], [4.0, 9.0, 6.0]]).unwrap();
+    let m = np::array([true, false, true]).unwrap();
+    let err = |r: olympus::Result<olympus::Array>, func: &str, what: &str| {
+        let e = r.unwrap_err().to_string();
+        assert!(e.contains(func) && e.contains(what), "{e}");
+    };
+    err(
+        np::max_with(&x, None, false, R::new().where_(&m)),
+        "max_with",
+        "initial",
+    );
+    err(
+        np::nanmin_with(&x, None, false, R::new().where_(&m)),
+        "nanmin_with",
+        "initial",
+    );
+    err(
+        np::mean_with(&x, None, false, R::new().initial(1.0)),
+        "mean_with",
+        "initial",
+    );
+    err(
+        np::max_with(&x, None, false, R::new().dtype(DType::Int32)),
+        "max_with",
+        "dtype",
+    );
+    err(
+        np::all_with(&x, None, false, R::new().initial(1.0)),
+        "all_with",
+        "initial",
+    );
+    let ints = np::array([1i32, 0, 1]).unwrap();
+    err(
+        np::sum_with(&x, None, false, R::new().where_(&ints)),
+        "sum_with",
+        "bool",
+    );
+    let tall = np::array([[true], [false], [true]]).unwrap();
+    err(
+        np::sum_with(&x, None, false, R::new().where_(&tall)),
+        "sum_with",
+        "broadcast",
+    );
+    // Gradients: the mask's zeros, and `initial` adds nothing to them.
+    let g = olympus::grad(|x: olympus::Array| {
+        np::sum_with(&x, None, false, R::new().where_(&m).initial(3.0))
+    })(x.clone())
+    .unwrap();
+    assert_eq!(g.to_vec::<f32>().unwrap(), vec![1., 0., 1., 1., 0., 1.]);
+    let g = olympus::grad(|x: olympus::Array| np::mean_with(&x, None, false, R::new().where_(&m)))(
+        x.clone(),
+    )
+    .unwrap();
+    assert_eq!(
+        g.to_vec::<f32>().unwrap(),
+        vec![0.25, 0., 0.25, 0.25, 0., 0.25]
+    );
+    // Empty axes with `initial`, eagerly and under jit, in every integer dtype.
+    for d in [
+        DType::Int8,
+        DType::Int16,
+        DType::UInt8,
+        DType::Int32,
+        DType::Float16,
+    ] {
+        let e = np::zeros(&[0, 2], d).unwrap();
+        for (init, is_max) in [(5.0, false), (-5.0, true), (300.0, false)] {
+            let opts = R::new().initial(init);
+            let want = olympus::numpy::full(&[2], init, Some(d)).unwrap();
+            let f = |e: &olympus::Array| {
+                if is_max {
+                    np::max_with(e, Some(&[0]), false, opts.clone())
+                } else {
+                    np::min_with(e, Some(&[0]), false, opts.clone())
+                }
+            };
+            let eager = f(&e).unwrap();
+            let jitted = olympus::jit(|e: olympus::Array| f(&e))
+                .call(e.clone())
+                .unwrap();
+            for (how, r) in [("eager", eager), ("jit", jitted)] {
+                assert_eq!(r.dtype(), d, "{d:?} {how}");
+                let (r, w) = (
+                    r.astype(DType::Float32).unwrap(),
+                    want.astype(DType::Float32).unwrap(),
+                );
+                assert_eq!(
+                    r.to_vec::<f32>().unwrap(),
+                    w.to_vec::<f32>().unwrap(),
+                    "{d:?} {init} {how}"
+                );
+            }
+        }
+    }
+}

@@ -911,6 +911,42 @@ def sec_more():
     case("nanprod", np.array([-300.75, -1.1754944e-38, nan, 1e-3, 2.5, -1.0, 0.25, -3.4e38], F32))
 
 
+def sec_where_initial():
+    """The reductions' `where=` and `initial=` (with `dtype=` where they take it)."""
+    rng = np.random.default_rng(12)
+    take_initial = ["sum", "prod", "max", "min", "amax", "amin", "nansum", "nanprod", "nanmax",
+                    "nanmin"]
+    need_initial = ["max", "min", "amax", "amin", "nanmax", "nanmin"]
+    for fname in take_initial + ["mean", "nanmean", "all", "any"]:
+        for dt in ALL:
+            if fname in ("amax", "amin") and dt not in (I8, BF16):
+                continue  # (aliases of max and min)
+            x = mat(rng, dt, (3, 4), special=True)
+            m = rng.random((3, 4)) < 0.6
+            m[1] = False  # a row the mask leaves empty
+            row = rng.random(4) < 0.5
+            init = {}
+            if fname in take_initial:
+                init = {"initial": 2 if dt == B or not isf(dt) else -1.5}
+            if fname not in need_initial:
+                case(fname, x, kw={"where": m})
+                case(fname, x, kw={"where": m}, axis=1)
+                case(fname, x, kw={"where": row}, axis=0, keepdims=True)
+                case(fname, x.T.copy(), view={"_0": "T"}, kw={"where": m}, axis=-1)
+            if init:
+                case(fname, x, **init)
+                case(fname, x, kw={"where": m}, axis=1, **init)
+                case(fname, x, kw={"where": row}, axis=(0, 1), keepdims=True, **init)
+                if fname in need_initial:
+                    case(fname, np.zeros((0, 3), dt), axis=0, initial=5)
+        # dtype= with the mask
+        if fname in ("sum", "prod", "mean", "nansum", "nanprod", "nanmean"):
+            for src, dst in [(I8, I8), (I8, F32), (F32, I32), (F16, F32), (F32, F16), (B, I32)]:
+                x = mat(rng, src, (3, 4)) if not isint(src) else rand(rng, src, (3, 4), 0, 60)
+                m = rng.random((3, 4)) < 0.6
+                case(fname, x, kw={"where": m}, axis=1, dtype=dst)
+
+
 def main():
     sections = [v for k, v in sorted(globals().items()) if k.startswith("sec_")]
     only = sys.argv[1:]
