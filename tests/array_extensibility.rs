@@ -418,6 +418,10 @@ table! {
     nanprod => |w, x| one(np::nanprod(w.w(&np::log(&x.f)?), None, false));
     nanvar => |w, x| one(np::nanvar(w.w(&np::log(&x.m)?), Some(&[1]), 1, false));
     nanstd => |w, x| one(np::nanstd(w.w(&np::log(&x.m)?), None, 0, true));
+    nanvar_with => |w, x| one(np::nanvar_with(w.w(&np::log(&x.m)?), Some(&[1]), 1, false, np::ReduceOptions::new().where_(&np::greater(&x.m, 0.3)?)));
+    nanstd_with => |w, x| one(np::nanstd_with(w.w(&np::log(&x.m)?), None, 0, true, DType::Float16));
+    var_with => |w, x| one(np::var_with(w.w(&x.f), None, 0, false, np::ReduceOptions::new().where_(&x.b)));
+    std_with => |w, x| one(np::std_with(w.w(&x.m), Some(&[0]), 1, true, np::ReduceOptions::new().mean(&np::ones(&[1, 3], DType::Float32)?)));
     nanargmax => |w, x| one(np::nanargmax(w.w(&np::log(&x.m)?), Some(1), false));
     nanargmin => |w, x| one(np::nanargmin(w.w(&np::log(&x.f)?), None, false));
     nancumsum => |w, x| one(np::nancumsum(w.w(&np::log(&x.m)?), Some(0)));

@@ -187,6 +187,7 @@ array_methods! {
     sort(x, axis: Option<isize>) -> Array;
     sort_with(x, axis: Option<isize>, descending: bool, stable: bool) -> Array;
     std(x, axis: Option<&[isize]>, ddof: usize, keepdims: bool) -> Array;
+    std_with(x, axis: Option<&[isize]>, ddof: usize, keepdims: bool, options: impl Into<ReduceOptions>) -> Array;
     sum(x, axis: Option<&[isize]>, keepdims: bool) -> Array;
     sum_with(x, axis: Option<&[isize]>, keepdims: bool, options: impl Into<ReduceOptions>) -> Array;
     prod_with(x, axis: Option<&[isize]>, keepdims: bool, options: impl Into<ReduceOptions>) -> Array;
@@ -203,6 +204,7 @@ array_methods! {
     all_with(x, axis: Option<&[isize]>, keepdims: bool, options: impl Into<ReduceOptions>) -> Array;
     any_with(x, axis: Option<&[isize]>, keepdims: bool, options: impl Into<ReduceOptions>) -> Array;
     var(x, axis: Option<&[isize]>, ddof: usize, keepdims: bool) -> Array;
+    var_with(x, axis: Option<&[isize]>, ddof: usize, keepdims: bool, options: impl Into<ReduceOptions>) -> Array;
 }
 
 array_methods! {
@@ -352,6 +354,8 @@ array_methods! {
     nanprod(x, axis: Option<&[isize]>, keepdims: bool) -> Array;
     nanvar(x, axis: Option<&[isize]>, ddof: usize, keepdims: bool) -> Array;
     nanstd(x, axis: Option<&[isize]>, ddof: usize, keepdims: bool) -> Array;
+    nanvar_with(x, axis: Option<&[isize]>, ddof: usize, keepdims: bool, options: impl Into<ReduceOptions>) -> Array;
+    nanstd_with(x, axis: Option<&[isize]>, ddof: usize, keepdims: bool, options: impl Into<ReduceOptions>) -> Array;
     nanargmax(x, axis: Option<isize>, keepdims: bool) -> Array;
     nanargmin(x, axis: Option<isize>, keepdims: bool) -> Array;
     nancumsum(x, axis: Option<isize>) -> Array;

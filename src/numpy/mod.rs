@@ -81,8 +81,8 @@ pub use reductions::{
     argsort, argsort_with, array_equal, count_nonzero, cumprod, cumprod_with, cumsum, cumsum_with,
     cumulative_prod, cumulative_sum, logsumexp, max, max_with, mean, mean_with, median, min,
     min_with, nanmax, nanmax_with, nanmean, nanmean_with, nanmin, nanmin_with, nanprod,
-    nanprod_with, nansum, nansum_with, prod, prod_with, ptp, sort, sort_with, std, sum, sum_with,
-    var,
+    nanprod_with, nansum, nansum_with, prod, prod_with, ptp, sort, sort_with, std, std_with, sum,
+    sum_with, var, var_with,
 };
 pub use select::{
     argpartition, block, choose, delete, insert, lexsort, partition, piecewise, place, put,
@@ -102,8 +102,8 @@ pub use shapes::{
 pub use stats::{
     bincount, diff, digitize, ediff1d, histogram, histogram2d, histogram_bin_edges, histogramdd,
     interp, nanargmax, nanargmin, nancumprod, nancumprod_with, nancumsum, nancumsum_with,
-    nanmedian, nanpercentile, nanquantile, nanstd, nanvar, percentile, quantile, searchsorted,
-    trapezoid, Bins, QuantileMethod, Side,
+    nanmedian, nanpercentile, nanquantile, nanstd, nanstd_with, nanvar, nanvar_with, percentile,
+    quantile, searchsorted, trapezoid, Bins, QuantileMethod, Side,
 };
 pub use ufuncs::{
     abs, absolute, acos, acosh, add, arccos, arccosh, arcsin, arcsinh, arctan, arctan2, arctanh,

@@ -3,8 +3,8 @@
 //! replaces the elements it leaves out by the reduction's identity, and the initial value,
 //! combined with the result.
 
-use crate::convert::{IntoParam, Param};
 use crate::array::Array;
+use crate::convert::{IntoParam, Param};
 use crate::dtype::DType;
 use crate::error::{Error, Result};
 use crate::lax;
@@ -43,6 +43,9 @@ pub struct ReduceOptions {
     /// A bool array broadcasting to the input's shape: only the elements where it is true
     /// take part (`where=`).
     pub where_: Option<Array>,
+    /// The mean to center on, for `var`, `std`, `nanvar` and `nanstd` (`mean=`): an array
+    /// broadcasting to the reduction's result with the reduced axes kept.
+    pub mean: Option<Array>,
 }
 
 impl ReduceOptions {
@@ -68,6 +71,12 @@ impl ReduceOptions {
         self.where_ = Some(mask.clone());
         self
     }
+
+    /// With `mean=` (the precomputed mean of `var` and `std`).
+    pub fn mean(mut self, mean: &Array) -> ReduceOptions {
+        self.mean = Some(mean.clone());
+        self
+    }
 }
 
 impl From<Option<DType>> for ReduceOptions {
@@ -91,15 +100,15 @@ impl std::fmt::Debug for ReduceOptions {
         f.debug_struct("ReduceOptions")
             .field("dtype", &self.dtype)
             .field("initial", &self.initial)
-            .field(
-                "where_",
-                &self
-                    .where_
-                    .as_ref()
-                    .map(|w| format!("{} {:?}", w.dtype(), w.shape())),
-            )
+            .field("where_", &self.where_.as_ref().map(summary))
+            .field("mean", &self.mean.as_ref().map(summary))
             .finish()
     }
+}
+
+/// An array's dtype and shape (not its values).
+fn summary(a: &Array) -> String {
+    format!("{} {:?}", a.dtype(), a.shape())
 }
 
 impl IntoParam for ReduceOptions {
@@ -109,14 +118,15 @@ impl IntoParam for ReduceOptions {
 }
 
 impl ReduceOptions {
-    /// An error naming `func` for each option it does not take (JAX's function has no
-    /// such parameter).
-    pub(super) fn only(&self, func: &str, dtype: bool, initial: bool) -> Result<()> {
-        let refused = [
-            ("dtype", self.dtype.is_some() && !dtype),
-            ("initial", self.initial.is_some() && !initial),
+    /// An error naming `func` for an option besides `where_` that is not in `takes`
+    /// (JAX's function has no such parameter).
+    pub(super) fn only(&self, func: &str, takes: &[&str]) -> Result<()> {
+        let given = [
+            ("dtype", self.dtype.is_some()),
+            ("initial", self.initial.is_some()),
+            ("mean", self.mean.is_some()),
         ];
-        match refused.iter().find(|(_, r)| *r) {
+        match given.iter().find(|(n, g)| *g && !takes.contains(n)) {
             Some((name, _)) => Err(Error::arg(
                 func,
                 format!("takes no `{name}` option (JAX's function has no `{name}=`)"),

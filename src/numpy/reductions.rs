@@ -93,7 +93,7 @@ fn extreme_with(
     bool_op: ReduceOp,
     options: &ReduceOptions,
 ) -> Result<Array> {
-    options.only(func, false, true)?;
+    options.only(func, &["initial"])?;
     if options.where_.is_some() && options.initial.is_none() {
         return Err(Error::arg(
             func,
@@ -175,7 +175,7 @@ fn logical(
     op: ReduceOp,
     options: &ReduceOptions,
 ) -> Result<Array> {
-    options.only(func, false, false)?;
+    options.only(func, &[])?;
     let (x, axes) = prepare(func, x, axis)?;
     let b = if x.dtype() == DType::Bool {
         x.clone()
@@ -361,6 +361,166 @@ pub fn var(
     var_impl("var", x, axis, ddof, keepdims)
 }
 
+/// [`var`] with JAX's `dtype=`, `where=` and `mean=` ([`ReduceOptions`]; no `initial`),
+/// computed as JAX's `_var`: the elements in the computation dtype (`dtype`, or float32
+/// for integers; 16-bit floats compute in float32 and round at the end), centered on
+/// `mean` (by default the mean over the mask), squared, summed over the mask and divided
+/// by the mask's count less `ddof` (NaN where that is not positive). `dtype` must be a
+/// float dtype.
+///
+/// ```
+/// use olympus::numpy::{self as np, ReduceOptions};
+/// let x = np::array([[1.0f32, 2.0, 9.0, 3.0]])?;
+/// let m = np::array([true, true, false, true])?;
+/// let v = np::var_with(&x, Some(&[1]), 0, false, ReduceOptions::new().where_(&m))?;
+/// assert_eq!(v.to_vec::<f32>()?, vec![2.0 / 3.0]);
+/// # Ok::<(), olympus::Error>(())
+/// ```
+pub fn var_with(
+    x: impl ArrayLike,
+    axis: Option<&[isize]>,
+    ddof: usize,
+    keepdims: bool,
+    options: impl Into<ReduceOptions>,
+) -> Result<Array> {
+    let options = options.into();
+    overridable!("var_with"; [one x]; [axis, ddof, keepdims, options]);
+    variance("var_with", x, axis, ddof, keepdims, &options, false)
+}
+
+/// [`std`] with JAX's `dtype=`, `where=` and `mean=`: the square root of [`var_with`].
+pub fn std_with(
+    x: impl ArrayLike,
+    axis: Option<&[isize]>,
+    ddof: usize,
+    keepdims: bool,
+    options: impl Into<ReduceOptions>,
+) -> Result<Array> {
+    let options = options.into();
+    overridable!("std_with"; [one x]; [axis, ddof, keepdims, options]);
+    super::sqrt(variance(
+        "std_with", x, axis, ddof, keepdims, &options, false,
+    )?)
+}
+
+/// The variance with `options` as JAX's `_var` (or `_nanvar` where `nan`) computes it;
+/// without options, [`var`]'s or [`nanvar`](super::nanvar)'s own path.
+pub(super) fn variance(
+    func: &str,
+    x: impl ArrayLike,
+    axis: Option<&[isize]>,
+    ddof: usize,
+    keepdims: bool,
+    options: &ReduceOptions,
+    nan: bool,
+) -> Result<Array> {
+    options.only(func, &["dtype", "mean"])?;
+    let x = super::asarray(operand(func, 0, x)?)?;
+    let nan = nan && x.dtype().is_floating();
+    if options.dtype.is_none() && options.where_.is_none() && options.mean.is_none() {
+        return if nan {
+            nanvar_impl(func, &x, axis, ddof, keepdims)
+        } else {
+            var_impl(func, &x, axis, ddof, keepdims)
+        };
+    }
+    // JAX's _var_promote_types: the result's dtype, and the one it is computed in.
+    let out = match options.dtype {
+        Some(d) if !d.is_floating() => {
+            return Err(Error::dtype(func, &[d], "dtype must be a float dtype"));
+        }
+        Some(d) => d,
+        None if x.dtype().is_floating() => x.dtype(),
+        None => DType::Float32,
+    };
+    let comp = DType::Float32;
+    let a = x.astype(comp)?;
+    let (_, axes) = prepare(func, &a, axis)?;
+    let mask = options.mask(func, a.shape())?;
+    let within = ReduceOptions {
+        dtype: Some(comp),
+        where_: mask.clone(),
+        ..ReduceOptions::default()
+    };
+    let m = match &options.mean {
+        Some(m) => super::asarray(m)?.astype(comp)?,
+        None if nan => nanmean_with(&a, axis, true, within.clone())?,
+        None => mean_with(&a, axis, true, within.clone())?,
+    };
+    let d = super::subtract(&a, &m)?;
+    let d = if nan {
+        super::r#where(super::isnan(&a)?, 0.0, &d)?
+    } else {
+        d
+    };
+    let s = summed(
+        func,
+        &super::square(&d)?,
+        axis,
+        keepdims,
+        &within,
+        ReduceOp::Sum,
+    )?;
+    let count = |valid: &Array| sum_with(valid, axis, keepdims, within.clone());
+    let n = match (&mask, nan) {
+        (_, true) => Some(count(&super::logical_not(super::isnan(&a)?)?)?),
+        (Some(m), false) => Some(count(m)?),
+        (None, false) => None,
+    };
+    let v = match n {
+        // JAX divides by the count as a constant: XLA's product by its reciprocal.
+        None => {
+            let norm = axes.iter().map(|&i| a.shape()[i]).product::<usize>() as f64 - ddof as f64;
+            super::r#where(norm > 0.0, super::divide(&s, norm)?, f64::NAN)?
+        }
+        // NaN where no degree of freedom is left, divided by 1 there (JAX's `_nanvar`,
+        // which keeps the gradient finite; `_var`'s values are the same).
+        Some(n) => {
+            let dof = super::subtract(&n, ddof as f64)?;
+            let none = super::less_equal(&dof, 0.0)?;
+            super::divide(
+                super::r#where(&none, f64::NAN, &s)?,
+                super::r#where(&none, 1.0, &dof)?,
+            )?
+        }
+    };
+    v.astype(out)
+}
+
+/// [`nanvar`](super::nanvar) without options.
+pub(super) fn nanvar_impl(
+    func: &str,
+    x: impl ArrayLike,
+    axis: Option<&[isize]>,
+    ddof: usize,
+    keepdims: bool,
+) -> Result<Array> {
+    let x = super::asarray(operand(func, 0, x)?)?;
+    if !x.dtype().is_floating() {
+        return super::var(&x, axis, ddof, keepdims);
+    }
+    let xf = x.astype(DType::Float32)?;
+    let valid = super::logical_not(super::isnan(&xf)?)?;
+    let n = super::sum(&valid, axis, true)?.astype(DType::Float32)?;
+    let m = super::divide(super::nansum(&xf, axis, true)?, &n)?;
+    let d = super::r#where(&valid, super::subtract(&xf, &m)?, 0.0)?;
+    let s = super::sum(super::multiply(&d, &d)?, axis, keepdims)?;
+    let n = if keepdims {
+        n
+    } else {
+        super::sum(&valid, axis, false)?.astype(DType::Float32)?
+    };
+    // JAX's `_nanvar`: NaN where no degree of freedom is left, divided by 1 there, so
+    // that the gradient stays 0 (a quotient by 0 would make it `0 * inf`).
+    let dof = super::subtract(&n, ddof as f64)?;
+    let none = super::less_equal(&dof, 0.0)?;
+    let v = super::divide(
+        super::r#where(&none, f64::NAN, &s)?,
+        super::r#where(&none, 1.0, &dof)?,
+    )?;
+    v.astype(x.dtype())
+}
+
 fn var_impl(
     func: &str,
     x: impl ArrayLike,
@@ -534,6 +694,7 @@ fn summed(
     options: &ReduceOptions,
     op: ReduceOp,
 ) -> Result<Array> {
+    options.only(func, &["dtype", "initial"])?;
     let x = options.masked(func, x, op)?;
     let r = match options.dtype {
         None => numeric(func, &x, axis, keepdims, op)?,
@@ -571,7 +732,7 @@ pub fn mean_with(
     let options = options.into();
     overridable!("mean_with"; [one x]; [axis, keepdims, options]);
     let func = "mean_with";
-    options.only(func, true, false)?;
+    options.only(func, &["dtype"])?;
     if options.dtype == Some(DType::Bool) {
         return Err(Error::dtype(
             func,
@@ -678,7 +839,7 @@ pub fn nanmean_with(
     let options = options.into();
     overridable!("nanmean_with"; [one x]; [axis, keepdims, options]);
     let func = "nanmean_with";
-    options.only(func, true, false)?;
+    options.only(func, &["dtype"])?;
     let x = super::asarray(operand(func, 0, x)?)?;
     // Integers and bools hold no NaN: JAX takes their plain mean.
     if !x.dtype().is_floating() {
@@ -892,7 +1053,7 @@ fn nan_extreme_with(
 ) -> Result<Array> {
     let x = super::asarray(operand(func, 0, x)?)?;
     if options.initial.is_none() && options.where_.is_none() {
-        options.only(func, false, true)?;
+        options.only(func, &["initial"])?;
         return nan_extreme(func, &x, axis, keepdims, is_max);
     }
     // JAX's `max(where(isnan(x), -inf, x), initial=, where=)`.

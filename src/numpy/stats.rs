@@ -8,6 +8,7 @@
 
 use super::overrides::overridable;
 use super::reductions::nan_as;
+use super::ReduceOptions;
 use crate::array::Array;
 use crate::convert::{operand, ArrayLike};
 use crate::dtype::DType;
@@ -426,40 +427,37 @@ pub fn nanvar(
     keepdims: bool,
 ) -> Result<Array> {
     overridable!("nanvar"; [one x]; [axis, ddof, keepdims]);
-    nanvar_impl("nanvar", x, axis, ddof, keepdims)
+    super::reductions::nanvar_impl("nanvar", x, axis, ddof, keepdims)
 }
 
-fn nanvar_impl(
-    func: &str,
+/// [`nanvar`] with JAX's `dtype=`, `where=` and `mean=` ([`ReduceOptions`]; no
+/// `initial`), as JAX's `_nanvar`: NaNs and the elements the mask leaves out take no part
+/// (see [`var_with`](super::var_with)).
+pub fn nanvar_with(
     x: impl ArrayLike,
     axis: Option<&[isize]>,
     ddof: usize,
     keepdims: bool,
+    options: impl Into<ReduceOptions>,
 ) -> Result<Array> {
-    let x = super::asarray(operand(func, 0, x)?)?;
-    if !x.dtype().is_floating() {
-        return super::var(&x, axis, ddof, keepdims);
-    }
-    let xf = x.astype(DType::Float32)?;
-    let valid = super::logical_not(super::isnan(&xf)?)?;
-    let n = super::sum(&valid, axis, true)?.astype(DType::Float32)?;
-    let m = super::divide(super::nansum(&xf, axis, true)?, &n)?;
-    let d = super::r#where(&valid, super::subtract(&xf, &m)?, 0.0)?;
-    let s = super::sum(super::multiply(&d, &d)?, axis, keepdims)?;
-    let n = if keepdims {
-        n
-    } else {
-        super::sum(&valid, axis, false)?.astype(DType::Float32)?
-    };
-    // JAX's `_nanvar`: NaN where no degree of freedom is left, divided by 1 there, so
-    // that the gradient stays 0 (a quotient by 0 would make it `0 * inf`).
-    let dof = super::subtract(&n, ddof as f64)?;
-    let none = super::less_equal(&dof, 0.0)?;
-    let v = super::divide(
-        super::r#where(&none, f64::NAN, &s)?,
-        super::r#where(&none, 1.0, &dof)?,
-    )?;
-    v.astype(x.dtype())
+    let options = options.into();
+    overridable!("nanvar_with"; [one x]; [axis, ddof, keepdims, options]);
+    super::reductions::variance("nanvar_with", x, axis, ddof, keepdims, &options, true)
+}
+
+/// [`nanstd`] with JAX's `dtype=`, `where=` and `mean=`: the square root of
+/// [`nanvar_with`].
+pub fn nanstd_with(
+    x: impl ArrayLike,
+    axis: Option<&[isize]>,
+    ddof: usize,
+    keepdims: bool,
+    options: impl Into<ReduceOptions>,
+) -> Result<Array> {
+    let options = options.into();
+    overridable!("nanstd_with"; [one x]; [axis, ddof, keepdims, options]);
+    let v = super::reductions::variance("nanstd_with", x, axis, ddof, keepdims, &options, true)?;
+    super::sqrt(v)
 }
 
 /// Standard deviation of the non-NaN elements: the square root of [`nanvar`].
@@ -470,7 +468,9 @@ pub fn nanstd(
     keepdims: bool,
 ) -> Result<Array> {
     overridable!("nanstd"; [one x]; [axis, ddof, keepdims]);
-    super::sqrt(nanvar_impl("nanstd", x, axis, ddof, keepdims)?)
+    super::sqrt(super::reductions::nanvar_impl(
+        "nanstd", x, axis, ddof, keepdims,
+    )?)
 }
 
 fn nan_arg(

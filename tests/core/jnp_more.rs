@@ -380,6 +380,7 @@ fn call_more(
     let pair = |(r, c): (Array, Array)| Ok(vec![r, c]);
     // The reductions' `dtype=`, `initial=` and `where=`.
     let masked_or_initial = p.has("initial") || a.get("where").is_some();
+    let with_options = masked_or_initial || a.get("mean").is_some() || dtype.is_some();
     let options = || {
         let mut o = np::ReduceOptions::from(dtype);
         if p.has("initial") {
@@ -387,6 +388,9 @@ fn call_more(
         }
         if let Some(w) = a.get("where") {
             o = o.where_(w);
+        }
+        if let Some(m) = a.get("mean") {
+            o = o.mean(m);
         }
         o
     };
@@ -414,6 +418,16 @@ fn call_more(
                 _ => np::any_with,
             };
             one(f(x0()?, axes, keepdims, options())?)
+        }
+        "var" | "std" | "nanvar" | "nanstd" if with_options => {
+            let f = match name {
+                "var" => np::var_with,
+                "std" => np::std_with,
+                "nanvar" => np::nanvar_with,
+                _ => np::nanstd_with,
+            };
+            let ddof = p.i_or("ddof", 0) as usize;
+            one(f(x0()?, axes, ddof, keepdims, options())?)
         }
         "max" => one(np::max(x0()?, axes, keepdims)?),
         "min" => one(np::min(x0()?, axes, keepdims)?),

@@ -516,6 +516,21 @@ fn reduce_options_errors_gradients_and_empty_axes() {
         "all_with",
         "initial",
     );
+    err(
+        np::sum_with(&x, None, false, R::new().mean(&x)),
+        "sum_with",
+        "mean",
+    );
+    err(
+        np::var_with(&x, None, 0, false, R::new().initial(0.0)),
+        "var_with",
+        "initial",
+    );
+    err(
+        np::std_with(&x, None, 0, false, R::new().dtype(DType::Int32)),
+        "std_with",
+        "float",
+    );
     let ints = np::array([1i32, 0, 1]).unwrap();
     err(
         np::sum_with(&x, None, false, R::new().where_(&ints)),

@@ -945,6 +945,19 @@ def sec_where_initial():
                 x = mat(rng, src, (3, 4)) if not isint(src) else rand(rng, src, (3, 4), 0, 60)
                 m = rng.random((3, 4)) < 0.6
                 case(fname, x, kw={"where": m}, axis=1, dtype=dst)
+    # var and std: where=, mean= and dtype=
+    for fname in ["var", "std", "nanvar", "nanstd"]:
+        for dt in [F32, F16, BF16, I8, U8]:
+            x = mat(rng, dt, (3, 5), special=isf(dt))
+            m = rng.random((3, 5)) < 0.6
+            m[1] = [True, False, False, False, False]  # one element: ddof=1 leaves none
+            case(fname, x, kw={"where": m}, axis=1, ddof=1)
+            case(fname, x, kw={"where": m})
+            case(fname, x, kw={"where": m[0]}, axis=0, keepdims=True)
+            mean = np.full((3, 1), 0.5, F32)
+            case(fname, x, kw={"mean": mean}, axis=1)
+            case(fname, x, kw={"mean": mean, "where": m}, axis=1, ddof=1)
+            case(fname, x, axis=1, dtype=F16 if dt != F16 else F32)
 
 
 def main():
