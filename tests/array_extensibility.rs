@@ -167,19 +167,23 @@ table! {
     astype => |w, x| one(np::astype(w.w(&x.f), DType::Int32));
     empty => |w, x| one(np::empty(&[2], DType::Float32));
     empty_like => |w, x| one(np::empty_like(w.w(&x.m)));
+    empty_like_with => |w, x| one(np::empty_like_with(w.w(&x.m), Some(DType::Int8), None));
     eye => |w, x| one(np::eye(3, None, 1, DType::Float32));
     full => |w, x| one(np::full(&[2, 2], w.w(&x.f.slice(olympus::s![2]).unwrap()), None));
     full_like => |w, x| one(np::full_like(w.w(&x.i), 7));
+    full_like_with => |w, x| one(np::full_like_with(w.w(&x.i), 2.5, Some(DType::Float16), Some(&[2, 2])));
     identity => |w, x| one(np::identity(2, DType::Int32));
     linspace => |w, x| one(np::linspace(0.0, 1.0, 5, true));
     linspace_with => |w, x| one(np::linspace_with(2.0, -3.0, 6, true, DType::Int32));
     ndim => |w, x| one(np::asarray(np::ndim(w.w(&x.t))? as i32));
     ones => |w, x| one(np::ones(&[3], DType::Bool));
     ones_like => |w, x| one(np::ones_like(w.w(&x.u)));
+    ones_like_with => |w, x| one(np::ones_like_with(w.w(&x.u), None, Some(&[4])));
     shape => |w, x| one(np::asarray(np::shape(w.w(&x.t))?.iter().map(|&d| d as i32).collect::<Vec<_>>()));
     size => |w, x| one(np::asarray(np::size(w.w(&x.t))? as i32));
     zeros => |w, x| one(np::zeros(&[2], DType::Int32));
     zeros_like => |w, x| one(np::zeros_like(w.w(&x.b)));
+    zeros_like_with => |w, x| one(np::zeros_like_with(w.w(&x.b), Some(DType::Float32), Some(&[])));
     // indexing
     argwhere => |w, x| one(np::argwhere(w.w(&x.b), Some(4), None));
     compress => |w, x| one(np::compress(w.w(&x.b), w.w(&x.f), None));
@@ -192,17 +196,22 @@ table! {
     // joins
     array_split => |w, x| np::array_split(w.w(&x.f), 2, 0);
     concatenate => |w, x| one(np::concatenate(vec![w.w(&x.f), w.w(&x.g)], 0));
+    concatenate_with => |w, x| one(np::concatenate_with(vec![w.w(&x.f), w.w(&x.g)], 0, Some(DType::Int16)));
     dstack => |w, x| one(np::dstack(vec![w.w(&x.f), w.w(&x.g)]));
+    dstack_with => |w, x| one(np::dstack_with(vec![w.w(&x.f), w.w(&x.g)], Some(DType::BFloat16)));
     hstack => |w, x| one(np::hstack(vec![w.w(&x.f), w.w(&x.g)]));
+    hstack_with => |w, x| one(np::hstack_with(vec![w.w(&x.f), w.w(&x.g)], Some(DType::UInt8)));
     pad => |w, x| one(np::pad(w.w(&x.m), &[(1, 0)], np::PadMode::Edge));
     repeat => |w, x| one(np::repeat(w.w(&x.f), 2, None));
     roll => |w, x| one(np::roll(w.w(&x.f), &[2], None));
     split => |w, x| np::split(w.w(&x.m), 3, 1);
     stack => |w, x| one(np::stack(vec![w.w(&x.f), w.w(&x.g)], 1));
+    stack_with => |w, x| one(np::stack_with(vec![w.w(&x.f), w.w(&x.g)], 0, Some(DType::Int32)));
     tile => |w, x| one(np::tile(w.w(&x.i), &[2, 1]));
     tril => |w, x| one(np::tril(w.w(&x.m), 0));
     triu => |w, x| one(np::triu(w.w(&x.m), 1));
     vstack => |w, x| one(np::vstack(vec![w.w(&x.f), w.w(&x.g)]));
+    vstack_with => |w, x| one(np::vstack_with(vec![w.w(&x.f), w.w(&x.g)], None));
     // linear algebra
     diagonal => |w, x| one(np::diagonal(w.w(&x.m), 0, 0, 1));
     dot => |w, x| one(np::dot(w.w(&x.m), w.w(&x.n)));
@@ -216,6 +225,7 @@ table! {
     outer => |w, x| one(np::outer(w.w(&x.f), w.w(&x.g)));
     tensordot => |w, x| one(np::tensordot(w.w(&x.t), w.w(&x.m), &[1], &[0]));
     trace => |w, x| one(np::trace(w.w(&x.m), 0, 0, 1));
+    trace_with => |w, x| one(np::trace_with(w.w(&x.m), 1, 0, 1, Some(DType::Int32)));
     vdot => |w, x| one(np::vdot(w.w(&x.f), w.w(&x.g)));
     // reductions
     all => |w, x| one(np::all(w.w(&x.b), None, false));

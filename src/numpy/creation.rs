@@ -189,6 +189,73 @@ pub fn full_like(x: impl ArrayLike, fill_value: impl ArrayLike) -> Result<Array>
     fill("full_like", &shape, v, Some(t.dtype), false).map(|a| a.with_weak(t.weak))
 }
 
+/// [`zeros_like`] with JAX's `dtype=` and `shape=`: zeros of `shape` (default `x`'s) in
+/// `dtype` (default `x`'s; weakly typed only where `x` is and `dtype` is not given).
+///
+/// ```
+/// use olympus::numpy::{self as np, DType};
+/// let x = np::array([1i8, 2, 3])?;
+/// let z = np::zeros_like_with(&x, Some(DType::Float16), Some(&[2, 2]))?;
+/// assert_eq!((z.dtype(), z.shape()), (DType::Float16, &[2usize, 2][..]));
+/// # Ok::<(), olympus::Error>(())
+/// ```
+pub fn zeros_like_with(
+    x: impl ArrayLike,
+    dtype: Option<DType>,
+    shape: Option<&[usize]>,
+) -> Result<Array> {
+    overridable!("zeros_like_with"; [one x]; [dtype, shape]);
+    like_with("zeros_like_with", x, Operand::WeakInt(0), dtype, shape)
+}
+
+/// [`ones_like`] with JAX's `dtype=` and `shape=`, as [`zeros_like_with`].
+pub fn ones_like_with(
+    x: impl ArrayLike,
+    dtype: Option<DType>,
+    shape: Option<&[usize]>,
+) -> Result<Array> {
+    overridable!("ones_like_with"; [one x]; [dtype, shape]);
+    like_with("ones_like_with", x, Operand::WeakInt(1), dtype, shape)
+}
+
+/// [`empty_like`] with JAX's `dtype=` and `shape=` (zeros, as [`zeros_like_with`]).
+pub fn empty_like_with(
+    x: impl ArrayLike,
+    dtype: Option<DType>,
+    shape: Option<&[usize]>,
+) -> Result<Array> {
+    overridable!("empty_like_with"; [one x]; [dtype, shape]);
+    like_with("empty_like_with", x, Operand::WeakInt(0), dtype, shape)
+}
+
+/// [`full_like`] with JAX's `dtype=` and `shape=`: `fill_value` converted to `dtype`
+/// (default `x`'s) in `shape` (default `x`'s), as [`zeros_like_with`].
+pub fn full_like_with(
+    x: impl ArrayLike,
+    fill_value: impl ArrayLike,
+    dtype: Option<DType>,
+    shape: Option<&[usize]>,
+) -> Result<Array> {
+    overridable!("full_like_with"; [one x, one fill_value]; [dtype, shape]);
+    let v = operand("full_like_with", 1, fill_value)?;
+    like_with("full_like_with", x, v, dtype, shape)
+}
+
+/// `value` in the dtype and shape of `x`, or those given (JAX's `lax.full_like`).
+fn like_with(
+    func: &str,
+    x: impl ArrayLike,
+    value: Operand,
+    dtype: Option<DType>,
+    shape: Option<&[usize]>,
+) -> Result<Array> {
+    let (own, t) = like(func, x)?;
+    let shape = shape.map_or(own, <[usize]>::to_vec);
+    let weak = t.weak && dtype.is_none();
+    let r = fill(func, &shape, value, Some(dtype.unwrap_or(t.dtype)), false)?;
+    Ok(r.with_weak(weak))
+}
+
 /// Converts `x` to an array (`jnp.asarray`): arrays pass through unchanged, host data is
 /// uploaded, Rust scalars become weakly typed 0-d arrays, and user types go through
 /// [`SupportsOlympusArray`](crate::SupportsOlympusArray).

@@ -14,6 +14,16 @@ use crate::shape::normalize_axis;
 
 /// Converts a sequence of array-likes and promotes them to one dtype (no broadcasting).
 fn promoted<A: ArrayLike>(func: &str, arrays: impl IntoIterator<Item = A>) -> Result<Vec<Array>> {
+    promoted_as(func, arrays, None)
+}
+
+/// [`promoted`], or with `dtype` each converted to it on its own (JAX's joins'
+/// `dtype=`: `asarray(x, dtype=dtype)` for each).
+fn promoted_as<A: ArrayLike>(
+    func: &str,
+    arrays: impl IntoIterator<Item = A>,
+    dtype: Option<DType>,
+) -> Result<Vec<Array>> {
     let ops: Vec<Operand> = arrays
         .into_iter()
         .enumerate()
@@ -22,7 +32,13 @@ fn promoted<A: ArrayLike>(func: &str, arrays: impl IntoIterator<Item = A>) -> Re
     if ops.is_empty() {
         return Err(Error::arg(func, "needs at least one array"));
     }
-    super::promote(func, ops, false)
+    match dtype {
+        None => super::promote(func, ops, false),
+        Some(d) => ops
+            .into_iter()
+            .map(|o| super::asarray(o)?.astype(d))
+            .collect(),
+    }
 }
 
 /// Joins arrays along an existing axis (negative counts from the end). The arrays are
@@ -43,6 +59,26 @@ pub fn concatenate<A: ArrayLike>(
     overridable!("concatenate"; [list arrays]; [axis]);
     let xs = promoted("concatenate", arrays)?;
     join("concatenate", &xs, axis)
+}
+
+/// [`concatenate`] with JAX's `dtype=`: each array converted to `dtype` (as `astype`)
+/// before the join, in place of the promotion.
+///
+/// ```
+/// use olympus::numpy::{self as np, DType};
+/// let a = np::array([1i8, 2])?;
+/// let j = np::concatenate_with([a, np::array([2.5f32])?], 0, Some(DType::Int32))?;
+/// assert_eq!(j.to_vec::<i32>()?, vec![1, 2, 2]);
+/// # Ok::<(), olympus::Error>(())
+/// ```
+pub fn concatenate_with<A: ArrayLike>(
+    arrays: impl IntoIterator<Item = A>,
+    axis: isize,
+    dtype: Option<DType>,
+) -> Result<Array> {
+    overridable!("concatenate_with"; [list arrays]; [axis, dtype]);
+    let xs = promoted_as("concatenate_with", arrays, dtype)?;
+    join("concatenate_with", &xs, axis)
 }
 
 fn join(func: &str, xs: &[Array], axis: isize) -> Result<Array> {
@@ -77,54 +113,103 @@ fn join(func: &str, xs: &[Array], axis: isize) -> Result<Array> {
 /// ```
 pub fn stack<A: ArrayLike>(arrays: impl IntoIterator<Item = A>, axis: isize) -> Result<Array> {
     overridable!("stack"; [list arrays]; [axis]);
-    let xs = promoted("stack", arrays)?;
+    stack_as("stack", promoted("stack", arrays)?, axis)
+}
+
+/// [`stack`] with JAX's `dtype=`, as [`concatenate_with`].
+pub fn stack_with<A: ArrayLike>(
+    arrays: impl IntoIterator<Item = A>,
+    axis: isize,
+    dtype: Option<DType>,
+) -> Result<Array> {
+    overridable!("stack_with"; [list arrays]; [axis, dtype]);
+    stack_as(
+        "stack_with",
+        promoted_as("stack_with", arrays, dtype)?,
+        axis,
+    )
+}
+
+fn stack_as(func: &str, xs: Vec<Array>, axis: isize) -> Result<Array> {
     let shape = xs[0].shape().to_vec();
     if let Some(bad) = xs.iter().find(|x| x.shape() != shape.as_slice()) {
         return Err(Error::shape(
-            "stack",
+            func,
             &[&shape, bad.shape()],
             "all input arrays must have the same shape",
         ));
     }
-    let axis = normalize_axis("stack", axis, shape.len() + 1)?;
+    let axis = normalize_axis(func, axis, shape.len() + 1)?;
     let mut new = shape.clone();
     new.insert(axis, 1);
     let xs: Vec<Array> = xs
         .iter()
         .map(|x| lax::reshape(x, &new))
         .collect::<Result<_>>()?;
-    join("stack", &xs, axis as isize)
+    join(func, &xs, axis as isize)
 }
 
 /// Joins along the first axis after making every array at least 2-D (rows).
 pub fn vstack<A: ArrayLike>(arrays: impl IntoIterator<Item = A>) -> Result<Array> {
     overridable!("vstack"; [list arrays]; []);
-    let xs: Vec<Array> = promoted("vstack", arrays)?
-        .into_iter()
-        .map(super::atleast_2d)
-        .collect::<Result<_>>()?;
-    join("vstack", &xs, 0)
+    stacked("vstack", promoted("vstack", arrays)?, 2)
 }
 
 /// Joins along the second axis (the first for 1-D arrays).
 pub fn hstack<A: ArrayLike>(arrays: impl IntoIterator<Item = A>) -> Result<Array> {
     overridable!("hstack"; [list arrays]; []);
-    let xs: Vec<Array> = promoted("hstack", arrays)?
-        .into_iter()
-        .map(super::atleast_1d)
-        .collect::<Result<_>>()?;
-    let axis = if xs[0].ndim() == 1 { 0 } else { 1 };
-    join("hstack", &xs, axis)
+    stacked("hstack", promoted("hstack", arrays)?, 1)
 }
 
 /// Joins along the third axis after making every array at least 3-D.
 pub fn dstack<A: ArrayLike>(arrays: impl IntoIterator<Item = A>) -> Result<Array> {
     overridable!("dstack"; [list arrays]; []);
-    let xs: Vec<Array> = promoted("dstack", arrays)?
-        .into_iter()
-        .map(super::atleast_3d)
-        .collect::<Result<_>>()?;
-    join("dstack", &xs, 2)
+    stacked("dstack", promoted("dstack", arrays)?, 3)
+}
+
+/// [`vstack`] with JAX's `dtype=`, as [`concatenate_with`].
+pub fn vstack_with<A: ArrayLike>(
+    arrays: impl IntoIterator<Item = A>,
+    dtype: Option<DType>,
+) -> Result<Array> {
+    overridable!("vstack_with"; [list arrays]; [dtype]);
+    stacked("vstack_with", promoted_as("vstack_with", arrays, dtype)?, 2)
+}
+
+/// [`hstack`] with JAX's `dtype=`, as [`concatenate_with`].
+pub fn hstack_with<A: ArrayLike>(
+    arrays: impl IntoIterator<Item = A>,
+    dtype: Option<DType>,
+) -> Result<Array> {
+    overridable!("hstack_with"; [list arrays]; [dtype]);
+    stacked("hstack_with", promoted_as("hstack_with", arrays, dtype)?, 1)
+}
+
+/// [`dstack`] with JAX's `dtype=`, as [`concatenate_with`].
+pub fn dstack_with<A: ArrayLike>(
+    arrays: impl IntoIterator<Item = A>,
+    dtype: Option<DType>,
+) -> Result<Array> {
+    overridable!("dstack_with"; [list arrays]; [dtype]);
+    stacked("dstack_with", promoted_as("dstack_with", arrays, dtype)?, 3)
+}
+
+/// The arrays made at least `rank`-D and joined: rows (`vstack`, rank 2, axis 0),
+/// columns (`hstack`, rank 1, axis 1 or 0 for 1-D) or depth (`dstack`, rank 3, axis 2).
+fn stacked(func: &str, xs: Vec<Array>, rank: usize) -> Result<Array> {
+    let lift: fn(Array) -> Result<Array> = match rank {
+        1 => |x| super::atleast_1d(x),
+        2 => |x| super::atleast_2d(x),
+        _ => |x| super::atleast_3d(x),
+    };
+    let xs: Vec<Array> = xs.into_iter().map(lift).collect::<Result<_>>()?;
+    let axis = match rank {
+        1 if xs[0].ndim() == 1 => 0,
+        1 => 1,
+        2 => 0,
+        _ => 2,
+    };
+    join(func, &xs, axis)
 }
 
 /// How to split an axis: into a number of sections, or at indices.

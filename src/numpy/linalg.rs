@@ -366,3 +366,27 @@ pub fn trace(x: impl ArrayLike, offset: isize, axis1: isize, axis2: isize) -> Re
     let d = diag_impl("trace", &x, offset, axis1, axis2)?;
     super::sum(&d, Some(&[-1]), false)
 }
+
+/// [`trace`] with JAX's `dtype=`: the diagonal summed in `dtype` (as
+/// [`sum_with`](super::sum_with): integers wrap in it); `None` is [`trace`], which widens
+/// 8- and 16-bit integers as `sum` does.
+///
+/// ```
+/// use olympus::numpy::{self as np, DType};
+/// let x = np::full(&[3, 3], 100, Some(DType::Int8))?;
+/// assert_eq!(np::trace_with(&x, 0, 0, 1, Some(DType::Int8))?.item::<i8>()?, 44);
+/// assert_eq!(np::trace(&x, 0, 0, 1)?.item::<i32>()?, 300);
+/// # Ok::<(), olympus::Error>(())
+/// ```
+pub fn trace_with(
+    x: impl ArrayLike,
+    offset: isize,
+    axis1: isize,
+    axis2: isize,
+    dtype: Option<DType>,
+) -> Result<Array> {
+    overridable!("trace_with"; [one x]; [offset, axis1, axis2, dtype]);
+    let x = super::asarray(operand("trace_with", 0, x)?)?;
+    let d = diag_impl("trace_with", &x, offset, axis1, axis2)?;
+    super::sum_with(&d, Some(&[-1]), false, dtype)
+}

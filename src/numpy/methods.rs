@@ -249,6 +249,7 @@ array_methods! {
     outer(a, b: impl ArrayLike) -> Array;
     tensordot(a, b: impl ArrayLike, axes_a: &[isize], axes_b: &[isize]) -> Array;
     trace(x, offset: isize, axis1: isize, axis2: isize) -> Array;
+    trace_with(x, offset: isize, axis1: isize, axis2: isize, dtype: Option<DType>) -> Array;
     vdot(a, b: impl ArrayLike) -> Array;
 }
 
@@ -307,9 +308,13 @@ array_methods! {
     array(x) -> Array;
     asarray(x) -> Array;
     empty_like(x) -> Array;
+    empty_like_with(x, dtype: Option<DType>, shape: Option<&[usize]>) -> Array;
     full_like(x, fill_value: impl ArrayLike) -> Array;
+    full_like_with(x, fill_value: impl ArrayLike, dtype: Option<DType>, shape: Option<&[usize]>) -> Array;
     ones_like(x) -> Array;
+    ones_like_with(x, dtype: Option<DType>, shape: Option<&[usize]>) -> Array;
     zeros_like(x) -> Array;
+    zeros_like_with(x, dtype: Option<DType>, shape: Option<&[usize]>) -> Array;
     acos(x) -> Array;
     acosh(x) -> Array;
     asin(x) -> Array;

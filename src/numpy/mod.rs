@@ -40,9 +40,9 @@ pub use arith::{
 pub use bits::{packbits, unpackbits, BitOrder};
 pub use covariance::{average, average_returned, corrcoef, cov, cov_with};
 pub use creation::{
-    arange, arange_with, array, asarray, astype, copy, empty, empty_like, eye, full, full_like,
-    identity, linspace, linspace_with, ndim, ones, ones_like, shape, size, zeros, zeros_like,
-    ArangeSpec,
+    arange, arange_with, array, asarray, astype, copy, empty, empty_like, empty_like_with, eye,
+    full, full_like, full_like_with, identity, linspace, linspace_with, ndim, ones, ones_like,
+    ones_like_with, shape, size, zeros, zeros_like, zeros_like_with, ArangeSpec,
 };
 pub use duck::{duck_as, duckarray, DuckArray, IntoDuckArray};
 pub use einsum::{einsum, einsum_path, einsum_with, EinsumPath, EinsumStep};
@@ -61,15 +61,17 @@ pub use indexing::{
     Ellipsis, IndexMode, NewAxis, Order, SliceElem, SliceSpec,
 };
 pub use joins::{
-    array_split, column_stack, concat, concatenate, dsplit, dstack, hsplit, hstack, pad, repeat,
-    roll, rot90, split, stack, tile, tri, tril, triu, vsplit, vstack, PadMode, Repeats, Sections,
+    array_split, column_stack, concat, concatenate, concatenate_with, dsplit, dstack, dstack_with,
+    hsplit, hstack, hstack_with, pad, repeat, roll, rot90, split, stack, stack_with, tile, tri,
+    tril, triu, vsplit, vstack, vstack_with, PadMode, Repeats, Sections,
 };
 pub use kinds::{
     can_cast, get_printoptions, isdtype, isscalar, issubdtype, printoptions, set_printoptions,
     Casting, DTypeClass, Kind,
 };
 pub use linalg::{
-    diagonal, dot, dot_with, inner, matmul, matmul_with, outer, tensordot, trace, vdot, Precision,
+    diagonal, dot, dot_with, inner, matmul, matmul_with, outer, tensordot, trace, trace_with, vdot,
+    Precision,
 };
 pub use polynomials::{
     convolve, correlate, poly, polyadd, polyder, polydiv, polyint, polymul, polymul_with, polysub,

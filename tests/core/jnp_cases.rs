@@ -834,11 +834,12 @@ pub(super) fn call(
         "cross" => one(np::cross(x0()?, x1()?, p.i_or("axis", -1) as isize)?),
         "outer" => one(np::outer(x0()?, x1()?)?),
         "kron" => one(np::kron(x0()?, x1()?)?),
-        "trace" => one(np::trace(
+        "trace" => one(np::trace_with(
             x0()?,
             p.i_or("offset", 0) as isize,
             p.i_or("axis1", 0) as isize,
             p.i_or("axis2", 1) as isize,
+            p.dtype("dtype"),
         )?),
         // ---- triangles, diagonals, grids ----
         "tril" => one(np::tril(x0()?, p.i_or("k", 0) as isize)?),
@@ -929,21 +930,18 @@ pub(super) fn call(
             };
             one(r)
         }
-        "full_like" => {
-            let x = x0()?;
-            match p.dtype("dtype") {
-                Some(d) => one(np::full(x.shape(), x1()?, Some(d))?),
-                None => one(np::full_like(&x, x1()?)?),
-            }
-        }
-        "zeros_like" | "ones_like" => {
-            let x = x0()?;
-            match (p.dtype("dtype"), name) {
-                (Some(d), "zeros_like") => one(np::zeros(x.shape(), d)?),
-                (Some(d), _) => one(np::ones(x.shape(), d)?),
-                (None, "zeros_like") => one(np::zeros_like(&x)?),
-                (None, _) => one(np::ones_like(&x)?),
-            }
+        "full_like" | "zeros_like" | "ones_like" => {
+            // JAX's `shape=`: an int or a list.
+            let shape = p.has("shape").then(|| match p.raw("shape") {
+                v if v.starts_with('[') => p.ints("shape").iter().map(|&v| v as usize).collect(),
+                v => vec![v.parse::<usize>().expect("shape")],
+            });
+            let (x, d, shape) = (x0()?, p.dtype("dtype"), shape.as_deref());
+            one(match name {
+                "full_like" => np::full_like_with(&x, x1()?, d, shape)?,
+                "zeros_like" => np::zeros_like_with(&x, d, shape)?,
+                _ => np::ones_like_with(&x, d, shape)?,
+            })
         }
         // ---- rounding, floats ----
         "round" => one(np::round(x0()?, p.i_or("decimals", 0) as i32)?),

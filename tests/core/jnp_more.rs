@@ -380,6 +380,13 @@ fn call_more(
     let pair = |(r, c): (Array, Array)| Ok(vec![r, c]);
     // The reductions' `dtype=`, `initial=` and `where=`.
     let masked_or_initial = p.has("initial") || a.get("where").is_some();
+    // JAX's `shape=` of the `_like` functions (an int or a list).
+    let shape_opt = || {
+        p.has("shape").then(|| match p.raw("shape") {
+            v if v.starts_with('[') => usizes("shape"),
+            v => vec![v.parse::<usize>().expect("shape")],
+        })
+    };
     let with_options = masked_or_initial || a.get("mean").is_some() || dtype.is_some();
     let options = || {
         let mut o = np::ReduceOptions::from(dtype);
@@ -442,10 +449,7 @@ fn call_more(
         "zeros" => one(np::zeros(&usizes("shape"), dtype.expect("dtype"))?),
         "ones" => one(np::ones(&usizes("shape"), dtype.expect("dtype"))?),
         "empty" => one(np::empty(&usizes("shape"), dtype.expect("dtype"))?),
-        "empty_like" => match dtype {
-            Some(d) => one(np::empty(x0()?.shape(), d)?),
-            None => one(np::empty_like(x0()?)?),
-        },
+        "empty_like" => one(np::empty_like_with(x0()?, dtype, shape_opt().as_deref())?),
         // ---- shapes ----
         "reshape" => one(np::reshape(x0()?, &isizes("shape")[..])?),
         "ravel" => one(np::ravel(x0()?)?),
@@ -481,13 +485,20 @@ fn call_more(
         "fliplr" => one(np::fliplr(x0()?)?),
         "flipud" => one(np::flipud(x0()?)?),
         "unstack" => Ok(np::unstack(x0()?, p.i_or("axis", 0) as isize)?),
-        "concatenate" | "concat" => {
-            one(np::concatenate(a.positional(), p.i_or("axis", 0) as isize)?)
-        }
-        "stack" => one(np::stack(a.positional(), p.i_or("axis", 0) as isize)?),
-        "hstack" => one(np::hstack(a.positional())?),
-        "vstack" => one(np::vstack(a.positional())?),
-        "dstack" => one(np::dstack(a.positional())?),
+        "concatenate" => one(np::concatenate_with(
+            a.positional(),
+            p.i_or("axis", 0) as isize,
+            dtype,
+        )?),
+        "concat" => one(np::concatenate(a.positional(), p.i_or("axis", 0) as isize)?),
+        "stack" => one(np::stack_with(
+            a.positional(),
+            p.i_or("axis", 0) as isize,
+            dtype,
+        )?),
+        "hstack" => one(np::hstack_with(a.positional(), dtype)?),
+        "vstack" => one(np::vstack_with(a.positional(), dtype)?),
+        "dstack" => one(np::dstack_with(a.positional(), dtype)?),
         "column_stack" => one(np::column_stack(a.positional())?),
         "split" => Ok(np::split(
             x0()?,

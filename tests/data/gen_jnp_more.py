@@ -960,6 +960,35 @@ def sec_where_initial():
             case(fname, x, axis=1, dtype=F16 if dt != F16 else F32)
 
 
+def sec_with_dtype_shape():
+    """`dtype=` and `shape=` of the `_like` functions, `dtype=` of the joins and `trace`."""
+    rng = np.random.default_rng(13)
+    for dt in ALL:
+        x = mat(rng, dt, (2, 3), special=True)
+        case("zeros_like", x, dtype=F16, shape=(3, 2))
+        case("ones_like", x, shape=4)
+        case("zeros_like", x, shape=())
+        case("empty_like", x, dtype=I8, shape=(2,))
+        case("full_like", x, 300, shape=(2, 2))
+        case("full_like", x, 2.7, dtype=BF16, shape=(3,))
+        case("full_like", x, -1, dtype=dt, shape=(1, 2))
+    for src, other, dst in [(I8, F32, I32), (F32, I8, I16), (U8, I32, U16), (BF16, F16, F32),
+                            (F32, F32, B), (I32, U32, F16), (F16, B, U8)]:
+        a = mat(rng, src, (2, 3), special=True)
+        b = mat(rng, other, (2, 3), special=True)
+        case("concatenate", a, b, axis=0, dtype=dst, call=L(jnp.concatenate))
+        case("stack", a, b, axis=-1, dtype=dst, call=L(jnp.stack))
+        case("hstack", a, b, dtype=dst, call=L(jnp.hstack))
+        case("vstack", a, b[0], dtype=dst, call=L(jnp.vstack))
+        case("dstack", a, b, dtype=dst, call=L(jnp.dstack))
+    for src, dst in [(I8, I8), (U8, U8), (I8, F32), (F32, I32), (B, I32), (F16, F16), (F32, BF16),
+                     (I16, F32), (U32, F16)]:
+        x = rand(rng, src, (3, 4), 0, 100) if isint(src) else mat(rng, src, (3, 4))
+        case("trace", x, dtype=dst)
+        case("trace", x, offset=1, dtype=dst)
+        case("trace", x, view={"_0": "T"}, offset=-1, dtype=dst)
+
+
 def main():
     sections = [v for k, v in sorted(globals().items()) if k.startswith("sec_")]
     only = sys.argv[1:]
