@@ -188,6 +188,8 @@ table! {
     argwhere => |w, x| one(np::argwhere(w.w(&x.b), Some(4), None));
     compress => |w, x| one(np::compress(w.w(&x.b), w.w(&x.f), None));
     extract => |w, x| one(np::extract(w.w(&x.b), w.w(&x.f)));
+    extract_with => |w, x| one(np::extract_with(w.w(&x.b), w.w(&x.f), Some(4), Some(-1.0)));
+    compress_with => |w, x| one(np::compress_with(w.w(&x.b), w.w(&x.m), Some(1), Some(2), None));
     nonzero => |w, x| np::nonzero(w.w(&x.i), Some(4), Some(-1.0));
     take => |w, x| one(np::take(w.w(&x.f), w.w(&x.idx), None));
     take_along_axis => |w, x| one(np::take_along_axis(w.w(&x.m), w.w(&np::argsort(&x.m, Some(1))?), 1));

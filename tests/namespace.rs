@@ -516,6 +516,9 @@ const PARAMS_NAMED_OTHERWISE: &[(&str, &str, &str)] = &[
     ("var", "correction", "ddof"),
     ("nanstd", "correction", "ddof"),
     ("nanvar", "correction", "ddof"),
+    // JAX's one-argument `where(condition, size=, fill_value=)` is `nonzero`.
+    ("where", "size", "nonzero"),
+    ("where", "fill_value", "nonzero"),
 ];
 
 /// The parameters `#46` asked for: the test fails if any is missing (its `gradient`

@@ -826,8 +826,10 @@ fn true_positions(x: &Array) -> Result<Vec<usize>> {
 }
 
 /// The elements of `arr` where `condition` is true, flattened (NumPy's `extract`, and
-/// `x[mask]` for a mask of `x`'s shape). The mask is read back (the result's size depends
-/// on it); the selection is a gather on the device.
+/// `x[mask]` for a mask of `x`'s shape), as JAX's `compress` of both flattened: a shorter
+/// condition selects among the first elements, a longer one may only hold false past
+/// them. The mask is read back (the result's size depends on it); the selection is a
+/// gather on the device. [`extract_with`]'s `size` works under `jit`.
 ///
 /// ```
 /// use olympus::numpy as np;
@@ -838,41 +840,87 @@ fn true_positions(x: &Array) -> Result<Vec<usize>> {
 /// ```
 pub fn extract(condition: impl ArrayLike, arr: impl ArrayLike) -> Result<Array> {
     overridable!("extract"; [one condition, one arr]; []);
-    let func = "extract";
-    let c = super::asarray(operand(func, 0, condition)?)?;
-    let x = super::asarray(operand(func, 1, arr)?)?;
-    if c.size() != x.size() {
-        return Err(Error::shape(
-            func,
-            &[c.shape(), x.shape()],
-            format!(
-                "the condition ({}) must have as many elements as the array ({})",
-                fmt_shape(c.shape()),
-                fmt_shape(x.shape())
-            ),
-        ));
-    }
-    let pos: Vec<i32> = true_positions(&c)?.iter().map(|&p| p as i32).collect();
-    let idx = Array::from_slice_on(x.device(), &pos, &[pos.len()])?;
-    let flat = super::ravel(&x)?;
-    lax::gather(&flat, &idx, 0)
+    extract_impl("extract", condition, arr, None, None)
+}
+
+/// [`extract`] with JAX's `size=` and `fill_value=`: exactly `size` elements (at most the
+/// condition's length), the selected ones first and then `fill_value` (0 by default),
+/// with no read-back, so it works under `jit`.
+pub fn extract_with(
+    condition: impl ArrayLike,
+    arr: impl ArrayLike,
+    size: Option<usize>,
+    fill_value: Option<f64>,
+) -> Result<Array> {
+    overridable!("extract_with"; [one condition, one arr]; [size, fill_value]);
+    extract_impl("extract_with", condition, arr, size, fill_value)
+}
+
+fn extract_impl(
+    func: &str,
+    condition: impl ArrayLike,
+    arr: impl ArrayLike,
+    size: Option<usize>,
+    fill_value: Option<f64>,
+) -> Result<Array> {
+    let c = super::ravel(super::asarray(operand(func, 0, condition)?)?)?;
+    let x = super::ravel(super::asarray(operand(func, 1, arr)?)?)?;
+    compress_impl(func, c, x, 0, size, fill_value)
 }
 
 /// The slices of `a` along `axis` (the flattened array when `None`) where the 1-D
-/// `condition` is true (NumPy's `compress`; a shorter condition selects among the first
-/// elements).
+/// `condition` is true (NumPy's `compress`, as JAX's: a shorter condition selects among
+/// the first slices, a longer one may only hold false past them). The condition is read
+/// back; [`compress_with`]'s `size` works under `jit`.
+///
+/// ```
+/// use olympus::numpy as np;
+/// let x = np::array([[1, 2], [3, 4], [5, 6]])?;
+/// let r = np::compress([false, true, true, false], &x, Some(0))?;
+/// assert_eq!(r.to_vec::<i32>()?, vec![3, 4, 5, 6]);
+/// # Ok::<(), olympus::Error>(())
+/// ```
 pub fn compress(
     condition: impl ArrayLike,
     a: impl ArrayLike,
     axis: Option<isize>,
 ) -> Result<Array> {
     overridable!("compress"; [one condition, one a]; [axis]);
-    let func = "compress";
+    compress_args("compress", condition, a, axis, None, None)
+}
+
+/// [`compress`] with JAX's `size=` and `fill_value=`: exactly `size` slices (at most the
+/// number the condition covers), the selected ones first in order and then slices of
+/// `fill_value` (0 by default), with no read-back, so it works under `jit`.
+///
+/// ```
+/// use olympus::numpy as np;
+/// let x = np::array([1.0f32, 2.0, 3.0, 4.0])?;
+/// let r = np::compress_with([true, false, true, false], &x, None, Some(3), Some(-1.0))?;
+/// assert_eq!(r.to_vec::<f32>()?, vec![1.0, 3.0, -1.0]);
+/// # Ok::<(), olympus::Error>(())
+/// ```
+pub fn compress_with(
+    condition: impl ArrayLike,
+    a: impl ArrayLike,
+    axis: Option<isize>,
+    size: Option<usize>,
+    fill_value: Option<f64>,
+) -> Result<Array> {
+    overridable!("compress_with"; [one condition, one a]; [axis, size, fill_value]);
+    compress_args("compress_with", condition, a, axis, size, fill_value)
+}
+
+fn compress_args(
+    func: &str,
+    condition: impl ArrayLike,
+    a: impl ArrayLike,
+    axis: Option<isize>,
+    size: Option<usize>,
+    fill_value: Option<f64>,
+) -> Result<Array> {
     let c = super::asarray(operand(func, 0, condition)?)?;
     let x = super::asarray(operand(func, 1, a)?)?;
-    if c.ndim() != 1 {
-        return Err(Error::shape(func, &[c.shape()], "condition must be 1-D"));
-    }
     let (x, ax) = match axis {
         None => (super::ravel(&x)?, 0),
         Some(a) => {
@@ -880,22 +928,83 @@ pub fn compress(
             (x, ax)
         }
     };
-    if c.size() > x.shape()[ax] {
-        return Err(Error::shape(
+    compress_impl(func, c, x, ax, size, fill_value)
+}
+
+/// JAX's `compress` of `x` along `ax` by the 1-D `c`.
+fn compress_impl(
+    func: &str,
+    c: Array,
+    x: Array,
+    ax: usize,
+    size: Option<usize>,
+    fill_value: Option<f64>,
+) -> Result<Array> {
+    if c.ndim() != 1 {
+        return Err(Error::shape(func, &[c.shape()], "condition must be 1-D"));
+    }
+    let c = c.astype(DType::Bool)?;
+    let n = x.shape()[ax];
+    let m = c.size().min(n);
+    let (used, extra) = (c.slice(crate::s![..m])?, c.slice(crate::s![m..])?);
+    let x = slice_axis(&x, ax, m)?;
+    let Some(size) = size else {
+        if !true_positions(&extra)?.is_empty() {
+            return Err(Error::shape(
+                func,
+                &[used.shape(), x.shape()],
+                format!("condition holds true past the {n} elements of axis {ax}"),
+            ));
+        }
+        let pos: Vec<i32> = true_positions(&used)?.iter().map(|&p| p as i32).collect();
+        let idx = Array::from_slice_on(x.device(), &pos, &[pos.len()])?;
+        return take_with(
+            &x,
+            &idx,
+            Some(ax as isize),
+            IndexMode::PromiseInBounds,
+            None,
+        );
+    };
+    if size > m {
+        return Err(Error::arg(
             func,
-            &[c.shape(), x.shape()],
-            format!("condition is longer than axis {ax}"),
+            format!(
+                "size {size} is more than the {m} elements the condition covers along axis {ax}"
+            ),
         ));
     }
-    let pos: Vec<i32> = true_positions(&c)?.iter().map(|&p| p as i32).collect();
-    let idx = Array::from_slice_on(x.device(), &pos, &[pos.len()])?;
+    // JAX's: the unselected slices become `fill_value`, then a stable descending sort of
+    // the condition puts the selected ones first, in order.
+    let mut mshape = vec![1; x.ndim()];
+    mshape[ax] = m;
+    let mask = super::broadcast_to(lax::reshape(&used, &mshape)?, x.shape())?;
+    let fill = lax::full(
+        x.shape(),
+        fill_literal(x.dtype(), Some(fill_value.unwrap_or(0.0))),
+        Some(x.device()),
+    )?;
+    let filled = lax::select(&mask, &x, &fill)?;
+    let unselected = lax::unary(crate::primitive::UnaryOp::Not, &used)?.astype(DType::Int32)?;
+    let order = lax::sort(&unselected, true)?;
+    let first = order.slice(crate::s![..size])?;
     take_with(
-        &x,
-        &idx,
+        &filled,
+        &first,
         Some(ax as isize),
         IndexMode::PromiseInBounds,
         None,
     )
+}
+
+/// `x`'s first `m` elements along `ax`.
+fn slice_axis(x: &Array, ax: usize, m: usize) -> Result<Array> {
+    if x.shape()[ax] == m {
+        return Ok(x.clone());
+    }
+    let mut limit = x.shape().to_vec();
+    limit[ax] = m;
+    lax::slice(x, &vec![0; x.ndim()], &limit, None)
 }
 
 /// Where a functional update lands: a basic index, or integer positions along the first

@@ -257,6 +257,7 @@ array_methods! {
     /// Index functions as methods: `x.take(&idx, None)`, `x.nonzero(None, None)`.
     ;
     extract(condition, arr: impl ArrayLike) -> Array;
+    extract_with(condition, arr: impl ArrayLike, size: Option<usize>, fill_value: Option<f64>) -> Array;
     take(x, indices: impl ArrayLike, axis: Option<isize>) -> Array;
     take_along_axis(x, indices: impl ArrayLike, axis: isize) -> Array;
 }
@@ -272,6 +273,18 @@ impl Array {
     /// `condition` is true (NumPy's `a.compress(condition)`, with the data first).
     pub fn compress(&self, condition: impl ArrayLike, axis: Option<isize>) -> Result<Array> {
         np::compress(condition, self, axis)
+    }
+
+    /// [`numpy::compress_with`](crate::numpy::compress_with) of this array (the data
+    /// first, as [`compress`](Array::compress)).
+    pub fn compress_with(
+        &self,
+        condition: impl ArrayLike,
+        axis: Option<isize>,
+        size: Option<usize>,
+        fill_value: Option<f64>,
+    ) -> Result<Array> {
+        np::compress_with(condition, self, axis, size, fill_value)
     }
 
     /// [`numpy::nonzero`](crate::numpy::nonzero) of this array.

@@ -57,8 +57,8 @@ pub use grids::{
     unravel_index, Indexing,
 };
 pub use indexing::{
-    compress, extract, take, take_along_axis, take_along_axis_with, take_with, At, AtIndex,
-    Ellipsis, IndexMode, NewAxis, Order, SliceElem, SliceSpec,
+    compress, compress_with, extract, extract_with, take, take_along_axis, take_along_axis_with,
+    take_with, At, AtIndex, Ellipsis, IndexMode, NewAxis, Order, SliceElem, SliceSpec,
 };
 pub use joins::{
     array_split, column_stack, concat, concatenate, concatenate_with, dsplit, dstack, dstack_with,

@@ -1057,13 +1057,14 @@ pub(super) fn call(
             p.has("size").then(|| p.i("size") as usize),
             p.opt_f("fill_value"),
         )?),
-        "extract" => {
-            if p.has("size") {
-                return unsupported("extract's size and fill_value");
-            }
-            one(np::extract(x0()?, x1()?)?)
+        "extract" | "compress" => {
+            let size = p.has("size").then(|| p.i("size") as usize);
+            let fill = p.has("fill_value").then(|| p.f("fill_value"));
+            one(match name {
+                "extract" => np::extract_with(x0()?, x1()?, size, fill)?,
+                _ => np::compress_with(x0()?, x1()?, axis_opt(p, "axis"), size, fill)?,
+            })
         }
-        "compress" => one(np::compress(x0()?, x1()?, axis_opt(p, "axis"))?),
         // ---- indexing ----
         "take" => {
             let axis = axis_opt(p, "axis");

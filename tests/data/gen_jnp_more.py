@@ -989,6 +989,27 @@ def sec_with_dtype_shape():
         case("trace", x, view={"_0": "T"}, offset=-1, dtype=dst)
 
 
+def sec_with_size():
+    """`size=` and `fill_value=` of `compress` and `extract`, and their conditions shorter
+    or longer than the array."""
+    rng = np.random.default_rng(14)
+    for dt in [F32, I8, B, BF16, U16]:
+        x = mat(rng, dt, (3, 4), special=True)
+        c4 = np.array([True, False, True, True])
+        case("compress", c4, x, axis=1, size=2)
+        case("compress", c4, x, axis=-1, size=4, fill_value=7)
+        case("compress", np.array([0, 2, 0], I8), x, axis=0, size=3, fill_value=-1)
+        case("compress", c4[:2], x, axis=1)  # shorter: the first columns
+        case("compress", np.array([True, False, True, False, False, False]), x, axis=1)
+        case("compress", c4[:3], x, size=2)  # flattened, shorter
+        case("compress", np.array([False, True]), x, axis=0, size=1, fill_value=3)
+        m = rng.random((3, 4)) < 0.5
+        case("extract", m, x, size=5, fill_value=2)
+        case("extract", m, x, size=12)
+        case("extract", m[:2], x)  # shorter: the first elements
+        case("extract", m[:2], x, size=3)
+
+
 def main():
     sections = [v for k, v in sorted(globals().items()) if k.startswith("sec_")]
     only = sys.argv[1:]
