@@ -222,13 +222,16 @@ table! {
     einsum_with => |w, x| one(np::einsum_with("ij,jk,kl->li", vec![w.w(&x.m), w.w(&x.n), w.w(&x.m)], np::EinsumOptimize::Greedy));
     einsum_path => |w, x| one(np::asarray(np::einsum_path("ij,jk,kl", vec![w.w(&x.m), w.w(&x.n), w.w(&x.m)], np::EinsumOptimize::Auto)?.path.concat().iter().map(|&p| p as i32).collect::<Vec<_>>()));
     inner => |w, x| one(np::inner(w.w(&x.f), w.w(&x.g)));
+    inner_with => |w, x| one(np::inner_with(w.w(&x.f), w.w(&x.g), np::DotOptions::new().preferred_element_type(DType::Float16)));
     matmul => |w, x| one(np::matmul(w.w(&x.m), w.w(&x.n)));
     matmul_with => |w, x| one(np::matmul_with(w.w(&x.m), w.w(&x.n), np::Precision::Highest));
     outer => |w, x| one(np::outer(w.w(&x.f), w.w(&x.g)));
     tensordot => |w, x| one(np::tensordot(w.w(&x.t), w.w(&x.m), &[1], &[0]));
+    tensordot_with => |w, x| one(np::tensordot_with(w.w(&x.t), w.w(&x.m), &[1], &[0], np::DotOptions::new().preferred_element_type(DType::BFloat16)));
     trace => |w, x| one(np::trace(w.w(&x.m), 0, 0, 1));
     trace_with => |w, x| one(np::trace_with(w.w(&x.m), 1, 0, 1, Some(DType::Int32)));
     vdot => |w, x| one(np::vdot(w.w(&x.f), w.w(&x.g)));
+    vdot_with => |w, x| one(np::vdot_with(w.w(&x.f), w.w(&x.g), np::DotOptions::new().preferred_element_type(DType::Int32)));
     // reductions
     all => |w, x| one(np::all(w.w(&x.b), None, false));
     any => |w, x| one(np::any(w.w(&x.b), None, false));
@@ -496,6 +499,7 @@ table! {
     matvec => |w, x| one(np::matvec(w.w(&x.t.slice(olympus::s![.., .., ..3])?), w.w(&x.g.slice(olympus::s![..3])?)));
     vecmat => |w, x| one(np::vecmat(w.w(&x.g.slice(olympus::s![..3])?), w.w(&x.t)));
     vecdot => |w, x| one(np::vecdot(w.w(&x.m), w.w(&x.n), 0));
+    vecdot_with => |w, x| one(np::vecdot_with(w.w(&x.m), w.w(&x.n), 0, np::Precision::High));
     around => |w, x| one(np::around(w.w(&x.f), 1));
     divmod => |w, x| { let (q, r) = np::divmod(w.w(&x.i), w.w(&x.j))?; Ok(vec![q, r]) };
     modf => |w, x| { let (f, i) = np::modf(w.w(&x.f))?; Ok(vec![f, i]) };

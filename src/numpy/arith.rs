@@ -283,6 +283,19 @@ pub fn vecmat(x1: impl ArrayLike, x2: impl ArrayLike) -> Result<Array> {
     super::squeeze(&r, Some(&[-2]))
 }
 
+/// [`vecdot`] with JAX's `precision=` and `preferred_element_type=`
+/// ([`DotOptions`](super::DotOptions)).
+pub fn vecdot_with(
+    x1: impl ArrayLike,
+    x2: impl ArrayLike,
+    axis: isize,
+    options: impl Into<super::DotOptions>,
+) -> Result<Array> {
+    let options = options.into();
+    overridable!("vecdot_with"; [one x1, one x2]; [axis, options]);
+    super::linalg::preferred("vecdot_with", x1, x2, options, |a, b| vecdot(a, b, axis))
+}
+
 /// The dot product of vectors along `axis` of `x1` and `x2` (broadcast together).
 pub fn vecdot(x1: impl ArrayLike, x2: impl ArrayLike, axis: isize) -> Result<Array> {
     overridable!("vecdot"; [one x1, one x2]; [axis]);

@@ -200,8 +200,103 @@ pub enum Precision {
 
 super::overrides::debug_param!(Precision);
 
-/// [`matmul`] with JAX's `precision=` (see [`Precision`]: every level computes in full
-/// float32 here).
+/// JAX's keyword options of the products (`matmul`, `dot`, `inner`, `tensordot`, `vdot`,
+/// `vecdot`): `precision=` (see [`Precision`]: every level computes in full float32 here)
+/// and `preferred_element_type=`, the result's dtype. A [`Precision`] converts into it.
+///
+/// With `preferred_element_type`, as JAX's `dot_general` computes it: integer (and bool)
+/// operands accumulate without wrapping in the narrow type (int8 `100 * 2 + 100 * 3` is 500
+/// in int32; an integer type narrower than the operands' is an error, as in JAX) and
+/// convert to a float type before the product; float operands multiply and accumulate in
+/// float32 and the result converts once (to bfloat16, say); into an integer type the
+/// product is rounded to the operands' float type and then truncated.
+///
+/// ```
+/// use olympus::numpy::{self as np, DType, DotOptions};
+/// let a = np::array([[100i8, 100]])?;
+/// let b = np::array([[2i8], [3]])?;
+/// assert_eq!(np::matmul(&a, &b)?.item::<i8>()?, -12); // wraps in int8
+/// let wide = DotOptions::new().preferred_element_type(DType::Int32);
+/// assert_eq!(np::matmul_with(&a, &b, wide)?.item::<i32>()?, 500);
+/// # Ok::<(), olympus::Error>(())
+/// ```
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct DotOptions {
+    /// JAX's `precision=`.
+    pub precision: Precision,
+    /// The result's dtype (`preferred_element_type=`); `None` is the operands' promoted
+    /// dtype.
+    pub preferred_element_type: Option<DType>,
+}
+
+impl DotOptions {
+    /// The defaults: default precision, the promoted dtype.
+    pub fn new() -> DotOptions {
+        DotOptions::default()
+    }
+
+    /// With `precision=`.
+    pub fn precision(mut self, precision: Precision) -> DotOptions {
+        self.precision = precision;
+        self
+    }
+
+    /// With `preferred_element_type=`.
+    pub fn preferred_element_type(mut self, dtype: DType) -> DotOptions {
+        self.preferred_element_type = Some(dtype);
+        self
+    }
+}
+
+impl From<Precision> for DotOptions {
+    fn from(precision: Precision) -> DotOptions {
+        DotOptions::new().precision(precision)
+    }
+}
+
+super::overrides::debug_param!(DotOptions);
+
+/// `product` of `a` and `b` promoted together, in `options`' preferred dtype (see
+/// [`DotOptions`]).
+pub(super) fn preferred(
+    func: &str,
+    a: impl ArrayLike,
+    b: impl ArrayLike,
+    options: DotOptions,
+    product: impl Fn(Array, Array) -> Result<Array>,
+) -> Result<Array> {
+    let (a, b) = two(func, a, b)?;
+    let Some(p) = options.preferred_element_type else {
+        return product(a, b);
+    };
+    if p == DType::Bool {
+        return Err(Error::dtype(
+            func,
+            &[p],
+            "preferred_element_type must be a numeric dtype",
+        ));
+    }
+    let t = a.dtype();
+    if t.is_integer() && p.is_integer() && p.storage_bytes() < t.storage_bytes() {
+        return Err(Error::dtype(
+            func,
+            &[t, p],
+            "preferred_element_type must not be narrower than the operands' integer dtype, as in JAX",
+        ));
+    }
+    let compute = match (t.is_floating(), p.is_floating()) {
+        (false, true) => p,
+        (true, true) => DType::Float32,
+        // Rounded to the operands' own float type before the conversion (XLA's dot of
+        // bfloat16 into int32 rounds to bfloat16 first).
+        (true, false) => t,
+        (false, false) => DType::Int32,
+    };
+    product(a.astype(compute)?, b.astype(compute)?)?.astype(p)
+}
+
+/// [`matmul`] with JAX's `precision=` and `preferred_element_type=` ([`DotOptions`]; a
+/// [`Precision`] converts into it).
 ///
 /// ```
 /// use olympus::numpy as np;
@@ -210,16 +305,62 @@ super::overrides::debug_param!(Precision);
 /// assert_eq!(c.to_vec::<f32>()?, np::matmul(&a, &a)?.to_vec::<f32>()?);
 /// # Ok::<(), olympus::Error>(())
 /// ```
-pub fn matmul_with(a: impl ArrayLike, b: impl ArrayLike, precision: Precision) -> Result<Array> {
-    overridable!("matmul_with"; [one a, one b]; [precision]);
-    matmul(a, b)
+pub fn matmul_with(
+    a: impl ArrayLike,
+    b: impl ArrayLike,
+    options: impl Into<DotOptions>,
+) -> Result<Array> {
+    let options = options.into();
+    overridable!("matmul_with"; [one a, one b]; [options]);
+    preferred("matmul_with", a, b, options, matmul)
 }
 
-/// [`dot`] with JAX's `precision=` (see [`Precision`]: every level computes in full
-/// float32 here).
-pub fn dot_with(a: impl ArrayLike, b: impl ArrayLike, precision: Precision) -> Result<Array> {
-    overridable!("dot_with"; [one a, one b]; [precision]);
-    dot(a, b)
+/// [`dot`] with JAX's `precision=` and `preferred_element_type=` ([`DotOptions`]).
+pub fn dot_with(
+    a: impl ArrayLike,
+    b: impl ArrayLike,
+    options: impl Into<DotOptions>,
+) -> Result<Array> {
+    let options = options.into();
+    overridable!("dot_with"; [one a, one b]; [options]);
+    preferred("dot_with", a, b, options, dot)
+}
+
+/// [`inner`] with JAX's `precision=` and `preferred_element_type=` ([`DotOptions`]).
+pub fn inner_with(
+    a: impl ArrayLike,
+    b: impl ArrayLike,
+    options: impl Into<DotOptions>,
+) -> Result<Array> {
+    let options = options.into();
+    overridable!("inner_with"; [one a, one b]; [options]);
+    preferred("inner_with", a, b, options, inner)
+}
+
+/// [`vdot`] with JAX's `precision=` and `preferred_element_type=` ([`DotOptions`]).
+pub fn vdot_with(
+    a: impl ArrayLike,
+    b: impl ArrayLike,
+    options: impl Into<DotOptions>,
+) -> Result<Array> {
+    let options = options.into();
+    overridable!("vdot_with"; [one a, one b]; [options]);
+    preferred("vdot_with", a, b, options, vdot)
+}
+
+/// [`tensordot`] with JAX's `precision=` and `preferred_element_type=` ([`DotOptions`]).
+pub fn tensordot_with(
+    a: impl ArrayLike,
+    b: impl ArrayLike,
+    axes_a: &[isize],
+    axes_b: &[isize],
+    options: impl Into<DotOptions>,
+) -> Result<Array> {
+    let options = options.into();
+    overridable!("tensordot_with"; [one a, one b]; [axes_a, axes_b, options]);
+    preferred("tensordot_with", a, b, options, |a, b| {
+        tensordot(a, b, axes_a, axes_b)
+    })
 }
 
 /// NumPy's `dot`: scalars multiply; 1-D with 1-D is the inner product; otherwise a sum over

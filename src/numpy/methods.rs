@@ -242,15 +242,18 @@ array_methods! {
     ;
     diagonal(x, offset: isize, axis1: isize, axis2: isize) -> Array;
     dot(a, b: impl ArrayLike) -> Array;
-    dot_with(a, b: impl ArrayLike, precision: np::Precision) -> Array;
+    dot_with(a, b: impl ArrayLike, options: impl Into<np::DotOptions>) -> Array;
     inner(a, b: impl ArrayLike) -> Array;
+    inner_with(a, b: impl ArrayLike, options: impl Into<np::DotOptions>) -> Array;
     matmul(a, b: impl ArrayLike) -> Array;
-    matmul_with(a, b: impl ArrayLike, precision: np::Precision) -> Array;
+    matmul_with(a, b: impl ArrayLike, options: impl Into<np::DotOptions>) -> Array;
     outer(a, b: impl ArrayLike) -> Array;
     tensordot(a, b: impl ArrayLike, axes_a: &[isize], axes_b: &[isize]) -> Array;
+    tensordot_with(a, b: impl ArrayLike, axes_a: &[isize], axes_b: &[isize], options: impl Into<np::DotOptions>) -> Array;
     trace(x, offset: isize, axis1: isize, axis2: isize) -> Array;
     trace_with(x, offset: isize, axis1: isize, axis2: isize, dtype: Option<DType>) -> Array;
     vdot(a, b: impl ArrayLike) -> Array;
+    vdot_with(a, b: impl ArrayLike, options: impl Into<np::DotOptions>) -> Array;
 }
 
 array_methods! {
@@ -423,6 +426,7 @@ array_methods! {
     matvec(x1, x2: impl ArrayLike) -> Array;
     vecmat(x1, x2: impl ArrayLike) -> Array;
     vecdot(x1, x2: impl ArrayLike, axis: isize) -> Array;
+    vecdot_with(x1, x2: impl ArrayLike, axis: isize, options: impl Into<np::DotOptions>) -> Array;
     around(a, decimals: i32) -> Array;
     divmod(x1, x2: impl ArrayLike) -> (Array, Array);
     modf(x) -> (Array, Array);

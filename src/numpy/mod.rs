@@ -35,7 +35,8 @@ mod windows;
 pub use crate::lax::PrintOptions;
 pub use arith::{
     append, around, array_equiv, cross, cross_with, divmod, float_power, geomspace, gradient,
-    gradient_with, kron, matvec, modf, resize, rollaxis, unstack, unwrap, vecdot, vecmat, Spacing,
+    gradient_with, kron, matvec, modf, resize, rollaxis, unstack, unwrap, vecdot, vecdot_with,
+    vecmat, Spacing,
 };
 pub use bits::{packbits, unpackbits, BitOrder};
 pub use covariance::{average, average_returned, corrcoef, cov, cov_with};
@@ -70,8 +71,8 @@ pub use kinds::{
     Casting, DTypeClass, Kind,
 };
 pub use linalg::{
-    diagonal, dot, dot_with, inner, matmul, matmul_with, outer, tensordot, trace, trace_with, vdot,
-    Precision,
+    diagonal, dot, dot_with, inner, inner_with, matmul, matmul_with, outer, tensordot,
+    tensordot_with, trace, trace_with, vdot, vdot_with, DotOptions, Precision,
 };
 pub use polynomials::{
     convolve, correlate, poly, polyadd, polyder, polydiv, polyint, polymul, polymul_with, polysub,

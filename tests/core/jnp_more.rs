@@ -380,6 +380,11 @@ fn call_more(
     let pair = |(r, c): (Array, Array)| Ok(vec![r, c]);
     // The reductions' `dtype=`, `initial=` and `where=`.
     let masked_or_initial = p.has("initial") || a.get("where").is_some();
+    // The products' `preferred_element_type=`.
+    let dot_options = np::DotOptions {
+        precision: np::Precision::Default,
+        preferred_element_type: p.dtype("preferred_element_type"),
+    };
     // JAX's `shape=` of the `_like` functions (an int or a list).
     let shape_opt = || {
         p.has("shape").then(|| match p.raw("shape") {
@@ -516,18 +521,24 @@ fn call_more(
         "delete" => one(np::delete(x0()?, &isizes("obj"), axis())?),
         "insert" => one(np::insert(x0()?, &isizes("obj"), kw("values"), axis())?),
         // ---- products ----
-        "dot" => one(np::dot(x0()?, x1()?)?),
-        "vdot" => one(np::vdot(x0()?, x1()?)?),
-        "inner" => one(np::inner(x0()?, x1()?)?),
-        "matmul" => one(np::matmul(x0()?, x1()?)?),
+        "dot" => one(np::dot_with(x0()?, x1()?, dot_options)?),
+        "vdot" => one(np::vdot_with(x0()?, x1()?, dot_options)?),
+        "inner" => one(np::inner_with(x0()?, x1()?, dot_options)?),
+        "matmul" => one(np::matmul_with(x0()?, x1()?, dot_options)?),
         "matvec" => one(np::matvec(x0()?, x1()?)?),
         "vecmat" => one(np::vecmat(x0()?, x1()?)?),
-        "vecdot" => one(np::vecdot(x0()?, x1()?, p.i_or("axis", -1) as isize)?),
-        "tensordot" => one(np::tensordot(
+        "vecdot" => one(np::vecdot_with(
+            x0()?,
+            x1()?,
+            p.i_or("axis", -1) as isize,
+            dot_options,
+        )?),
+        "tensordot" => one(np::tensordot_with(
             x0()?,
             x1()?,
             &isizes("axes_a"),
             &isizes("axes_b"),
+            dot_options,
         )?),
         // ---- indexing ----
         "put" => one(np::put(x0()?, x1()?, lit(2), mode())?),

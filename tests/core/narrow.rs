@@ -529,3 +529,24 @@ fn ravel_multi_index_keeps_narrow_index_dtypes() {
         (DType::UInt16, vec![10, 2])
     );
 }
+
+/// `preferred_element_type=` refuses what JAX refuses: an integer type narrower than the
+/// operands', and bool.
+#[test]
+fn preferred_element_type_refuses_narrower_integers() {
+    let a = np::array([[1u32, 2]]).unwrap();
+    let b = np::array([[3u32], [4]]).unwrap();
+    for d in [DType::Int8, DType::UInt16, DType::Bool] {
+        let o = np::DotOptions::new().preferred_element_type(d);
+        let e = np::matmul_with(&a, &b, o).unwrap_err().to_string();
+        assert!(
+            e.contains("matmul_with") && e.contains("preferred_element_type"),
+            "{e}"
+        );
+    }
+    let o = np::DotOptions::new().preferred_element_type(DType::Int32);
+    assert_eq!(
+        np::matmul_with(&a, &b, o).unwrap().to_vec::<i32>().unwrap(),
+        vec![11]
+    );
+}

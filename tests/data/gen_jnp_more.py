@@ -1010,6 +1010,30 @@ def sec_with_size():
         case("extract", m[:2], x, size=3)
 
 
+def sec_with_types():
+    """The products' `preferred_element_type=`: integer accumulation past the narrow
+    types, float inputs rounded once to a narrow result, ints through floats and back."""
+    rng = np.random.default_rng(15)
+    combos = [(I8, I8, I32), (I8, I8, I16), (I8, I8, U8), (I8, I8, F32), (I8, I8, BF16),
+              (BF16, BF16, F32), (F16, F16, F32), (F32, F32, BF16), (F32, F32, F16),
+              (BF16, BF16, I32), (F32, F32, I32), (B, B, I32), (I8, U8, I32), (U8, U8, F16),
+              (I16, I16, F32), (I32, I32, F32), (U32, U32, I8)]
+
+    def m(shape, dt):
+        return mat(rng, dt, shape) if isf(dt) or dt == B else rand(rng, dt, shape)
+
+    for da, db, p in combos:
+        kw = {"preferred_element_type": p}
+        case("matmul", m((3, 4), da), m((4, 2), db), **kw)
+        case("dot", m((2, 5), da), m((5,), db), **kw)
+        case("inner", m((3, 4), da), m((2, 4), db), **kw)
+        case("vdot", m((2, 3), da), m((3, 2), db), **kw)
+        case("vecdot", m((2, 4), da), m((4,), db), axis=-1, **kw)
+        case("tensordot", m((2, 3, 4), da), m((4, 5), db), axes_a=[2], axes_b=[0],
+             call=lambda a, b, axes_a, axes_b, **k: jnp.tensordot(a, b, axes=(axes_a, axes_b),
+                                                                   **k), **kw)
+
+
 def main():
     sections = [v for k, v in sorted(globals().items()) if k.startswith("sec_")]
     only = sys.argv[1:]
