@@ -451,7 +451,7 @@ pub fn linspace_with(
         if num == 1 {
             // JAX's one value is `start` (floored for integer dtypes), endpoint or not.
             let a = if dtype == DType::Float16 {
-                f32::from(f16::from_f64(start))
+                f32::from(f16::from_f32(start as f32))
             } else {
                 start as f32
             };
@@ -467,7 +467,8 @@ pub fn linspace_with(
         }
         if dtype == DType::Float16 {
             // Every operation rounded to float16, as XLA computes float16 arithmetic.
-            let (a, b) = (f16::from_f64(start), f16::from_f64(stop));
+            // (The bounds become float32 first, as JAX's Python floats do.)
+            let (a, b) = (f16::from_f32(start as f32), f16::from_f32(stop as f32));
             let r = f16::ONE / f16::from_f64(div as f64);
             let t = f16::from_f64(i as f64) * r;
             return f32::from(a * (f16::ONE - t) + b * t);

@@ -844,8 +844,8 @@ pub fn extract(condition: impl ArrayLike, arr: impl ArrayLike) -> Result<Array> 
 }
 
 /// [`extract`] with JAX's `size=` and `fill_value=`: exactly `size` elements (at most the
-/// condition's length), the selected ones first and then `fill_value` (0 by default),
-/// with no read-back, so it works under `jit`.
+/// smaller of the condition's and the array's sizes), the selected ones first and then
+/// `fill_value` (0 by default), with no read-back, so it works under `jit`.
 pub fn extract_with(
     condition: impl ArrayLike,
     arr: impl ArrayLike,

@@ -204,12 +204,12 @@ super::overrides::debug_param!(Precision);
 /// `vecdot`): `precision=` (see [`Precision`]: every level computes in full float32 here)
 /// and `preferred_element_type=`, the result's dtype. A [`Precision`] converts into it.
 ///
-/// With `preferred_element_type`, as JAX's `dot_general` computes it: integer (and bool)
-/// operands accumulate without wrapping in the narrow type (int8 `100 * 2 + 100 * 3` is 500
-/// in int32; an integer type narrower than the operands' is an error, as in JAX) and
-/// convert to a float type before the product; float operands multiply and accumulate in
-/// float32 and the result converts once (to bfloat16, say); into an integer type the
-/// product is rounded to the operands' float type and then truncated.
+/// With `preferred_element_type`, as JAX's `dot_general` computes it: integer and bool
+/// operands accumulate in 32 bits, without wrapping in their narrow type (int8 `100 * 2 +
+/// 100 * 3` is 500 in int32), and convert once, or convert to a float type before the
+/// product; float operands accumulate in float32 and round once to a float type, or round
+/// to their own type and then convert (truncated) to an integer or bool type. For integer
+/// operands a type narrower than theirs, bool included, is an error, as in JAX.
 ///
 /// ```
 /// use olympus::numpy::{self as np, DType, DotOptions};
@@ -269,15 +269,9 @@ pub(super) fn preferred(
     let Some(p) = options.preferred_element_type else {
         return product(a, b);
     };
-    if p == DType::Bool {
-        return Err(Error::dtype(
-            func,
-            &[p],
-            "preferred_element_type must be a numeric dtype",
-        ));
-    }
     let t = a.dtype();
-    if t.is_integer() && p.is_integer() && p.storage_bytes() < t.storage_bytes() {
+    // JAX's rule: integer operands need a type at least as wide (bool is narrower than all).
+    if t.is_integer() && (p == DType::Bool || p.storage_bytes() < t.storage_bytes()) {
         return Err(Error::dtype(
             func,
             &[t, p],

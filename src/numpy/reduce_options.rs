@@ -38,7 +38,9 @@ pub struct ReduceOptions {
     pub dtype: Option<DType>,
     /// A value combined with each result by the reduction's operation (`initial=`): added
     /// to a sum, multiplied into a product, the bound of a maximum or minimum (and the
-    /// result over an empty axis). Converted to the reduction's dtype first.
+    /// result over an empty axis). Converted to the reduction's dtype first: a whole
+    /// number as JAX's Python int (wrapping: -1 is 255 in uint8), a fraction as a float
+    /// (truncated toward zero).
     pub initial: Option<f64>,
     /// A bool array broadcasting to the input's shape: only the elements where it is true
     /// take part (`where=`).
@@ -201,7 +203,14 @@ impl ReduceOptions {
                 ))
             }
         };
-        let init = lax::full(r.shape(), Literal::from_f64(v, d), Some(r.device()))?;
+        // A whole number converts as JAX's Python int does (wrapping into an integer
+        // type: -1 is 255 in uint8), a fraction as its float (truncated, saturating).
+        let lit = if v.fract() == 0.0 && v.abs() < 9.0e18 {
+            Literal::from_i64(v as i64, d)
+        } else {
+            Literal::from_f64(v, d)
+        };
+        let init = lax::full(r.shape(), lit, Some(r.device()))?;
         lax::binary(bop, &init, &r)
     }
 }

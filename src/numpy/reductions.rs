@@ -685,7 +685,9 @@ pub fn prod_with(
 }
 
 /// A sum or product (`op`) of `x` with every option applied: the mask (the op's
-/// identity where it does not hold), the dtype, then `initial`.
+/// identity where it does not hold), the dtype, then `initial`, as JAX's `_reduction`:
+/// 16-bit float results are computed in float32 with `initial` applied before the one
+/// rounding (and `dtype=float16` sums float32 elements without rounding them first).
 fn summed(
     func: &str,
     x: &Array,
@@ -696,23 +698,40 @@ fn summed(
 ) -> Result<Array> {
     options.only(func, &["dtype", "initial"])?;
     let x = options.masked(func, x, op)?;
-    let r = match options.dtype {
-        None => numeric(func, &x, axis, keepdims, op)?,
-        Some(d) => {
-            let (x, axes) = prepare(func, &x, axis)?;
-            finish(reduce_as(&x, &axes, op, d)?, x.shape(), &axes, keepdims)?
-        }
+    if options.dtype.is_none() && options.initial.is_none() {
+        return numeric(func, &x, axis, keepdims, op);
+    }
+    let (x, axes) = prepare(func, &x, axis)?;
+    let result = options.dtype.unwrap_or(match x.dtype() {
+        DType::Bool => DType::Int32,
+        d if d.is_integer() => d.compute_dtype(),
+        d => d,
+    });
+    let compute = match result {
+        DType::Float16 | DType::BFloat16 => DType::Float32,
+        d => d,
     };
-    options.with_initial(r, op)
+    let r = finish(
+        reduce_as(&x, &axes, op, compute)?,
+        x.shape(),
+        &axes,
+        keepdims,
+    )?;
+    let r = options.with_initial(r, op)?;
+    if r.dtype() == result {
+        Ok(r)
+    } else {
+        r.astype(result)
+    }
 }
 
 /// [`mean`] with JAX's `dtype=` and `where=` ([`ReduceOptions`]; no `initial`). With
-/// `dtype` the sum is taken in it (float32 for float16 and bfloat16, rounded to them at
-/// the end) and divided by the count in it, so an integer `dtype` gives the quotient
+/// `dtype` the sum is taken in it (accumulated in float32 for float16 and bfloat16, and
+/// rounded to them) and divided by the count in it, so an integer `dtype` gives the quotient
 /// rounded toward zero (`mean([1, 2, 4])` in int32 is 2); the elements are converted first
 /// (`mean([1.5, 2.5, 3.7])` in int32 is 2). A bool `dtype` is an error, as in JAX. With a
 /// mask, the sum of the elements where it holds divided by their count (NaN where it holds
-/// nowhere).
+/// nowhere; -1 in an integer `dtype`, XLA's quotient by zero).
 ///
 /// ```
 /// use olympus::numpy::{self as np, ReduceOptions};
@@ -761,13 +780,24 @@ pub fn mean_with(
     let Some(d) = options.dtype else {
         return mean(&x, axis, keepdims);
     };
+    if matches!(d, DType::Float16 | DType::BFloat16) {
+        // JAX computes in `dtype` itself here: the sum rounded to it, then divided by the
+        // count converted to it (XLA's product by the rounded reciprocal, as `divide`).
+        let (_, axes) = prepare(func, &x, axis)?;
+        let count: usize = axes.iter().map(|&a| x.shape()[a]).product();
+        let s = summed(
+            func,
+            &x,
+            axis,
+            keepdims,
+            &ReduceOptions::new().dtype(d),
+            ReduceOp::Sum,
+        )?;
+        return super::divide(&s, count as f64)?.astype(d);
+    }
     let (x, axes) = prepare(func, &x, axis)?;
     let count: usize = axes.iter().map(|&a| x.shape()[a]).product();
-    let comp = if matches!(d, DType::Float16 | DType::BFloat16) {
-        DType::Float32
-    } else {
-        d
-    };
+    let comp = d;
     let s = reduce_as(&x, &axes, ReduceOp::Sum, comp)?;
     let m = if comp.is_floating() {
         // As `mean`: XLA turns the division by a constant into a product by its reciprocal.

@@ -549,13 +549,19 @@ fn ravel_impl<A: ArrayLike>(
     if let Some(x) = idx.iter().find(|x| !x.dtype().is_integer()) {
         return Err(Error::dtype(func, &[x.dtype()], "indices must be integers"));
     }
+    // JAX's `result_type(int, *multi_index)`: weak scalars defer to the arrays.
     let dtype = match dtype {
         Some(d) => d,
-        None => idx
-            .iter()
-            .map(|x| x.dtype())
-            .reduce(crate::dtype::promote_types)
-            .unwrap_or(DType::Int32),
+        None => {
+            use crate::dtype::TypeSpec;
+            let specs: Vec<TypeSpec> = std::iter::once(TypeSpec::weak(DType::Int32))
+                .chain(idx.iter().map(|x| match x.weak_type() {
+                    true => TypeSpec::weak(x.dtype()),
+                    false => TypeSpec::strong(x.dtype()),
+                }))
+                .collect();
+            crate::dtype::result_type(&specs).dtype
+        }
     };
     if !dtype.is_integer() {
         return Err(Error::dtype(

@@ -271,7 +271,18 @@ fn masks_nonzero_argwhere() {
     // NaN counts as non-zero, as in NumPy.
     let n = np::nonzero(np::array([0.0f32, f32::NAN, 1.0]).unwrap(), None, None).unwrap();
     assert_eq!(n[0].to_vec::<i32>().unwrap(), vec![1, 2]);
-    assert_error(np::extract([true], &x), "extract", "ShapeMismatch");
+    // Conditions of another length follow JAX's compress: a shorter one selects among the
+    // first elements, a longer one may hold only false past them.
+    let first = np::extract([false, true], &x).unwrap();
+    assert_close("extract, shorter", &first, &[xv[1]], DType::Float32, EXACT);
+    let mut long = [false; 21];
+    long[3] = true;
+    let third = np::extract(long, &x).unwrap();
+    assert_close("extract, longer", &third, &[xv[3]], DType::Float32, EXACT);
+    long[20] = true;
+    assert_error(np::extract(long, &x), "extract", "ShapeMismatch");
+    let c = np::compress([true, false, false, false, false, false], &x, Some(1)).unwrap();
+    assert_eq!(c.shape(), &[4, 1]);
     assert_error(
         np::compress([true; 6], &x, Some(1)),
         "compress",

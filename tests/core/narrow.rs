@@ -517,6 +517,15 @@ fn ravel_multi_index_keeps_narrow_index_dtypes() {
         )),
         (DType::Int16, vec![7, 8])
     );
+    // A Rust integer is weak, as JAX's Python int: it takes the array's dtype.
+    let with_scalar = [
+        olympus::numpy::overrides::Arg::new(i8a.clone()),
+        olympus::numpy::overrides::Arg::new(2),
+    ];
+    assert_eq!(
+        flat(np::ravel_multi_index(with_scalar, &[3, 4], IndexMode::Clip)),
+        (DType::Int8, vec![6, 10])
+    );
     let u16s = [idx(&[1, 2], DType::UInt16), idx(&[3, 0], DType::UInt16)];
     assert_eq!(
         flat(np::ravel_multi_index_with(

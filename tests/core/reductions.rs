@@ -543,6 +543,17 @@ fn reduce_options_errors_gradients_and_empty_axes() {
         "sum_with",
         "broadcast",
     );
+    // `initial` joins a float16 sum before its one rounding, as JAX's (2048 + 1 would
+    // round to 2048 in float16 on its own); a whole `initial` wraps as a Python int.
+    let ones = np::ones(&[2048], DType::Float16).unwrap();
+    let s = np::sum_with(&ones, None, false, R::new().initial(2.0)).unwrap();
+    assert_eq!(
+        s.astype(DType::Float32).unwrap().item::<f32>().unwrap(),
+        2050.0
+    );
+    let u = np::array([3u8, 7]).unwrap();
+    let m8 = np::min_with(&u, None, false, R::new().initial(-1.0)).unwrap();
+    assert_eq!(m8.astype(DType::Int32).unwrap().item::<i32>().unwrap(), 3);
     // Gradients: the mask's zeros, and `initial` adds nothing to them.
     let g = olympus::grad(|x: olympus::Array| {
         np::sum_with(&x, None, false, R::new().where_(&m).initial(3.0))
@@ -568,7 +579,8 @@ fn reduce_options_errors_gradients_and_empty_axes() {
         let e = np::zeros(&[0, 2], d).unwrap();
         for (init, is_max) in [(5.0, false), (-5.0, true), (300.0, false)] {
             let opts = R::new().initial(init);
-            let want = olympus::numpy::full(&[2], init, Some(d)).unwrap();
+            // (A whole `initial` converts as a Python int: 300 wraps to 44 in int8.)
+            let want = olympus::numpy::full(&[2], init as i64, Some(d)).unwrap();
             let f = |e: &olympus::Array| {
                 if is_max {
                     np::max_with(e, Some(&[0]), false, opts.clone())

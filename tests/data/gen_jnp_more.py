@@ -1034,6 +1034,30 @@ def sec_with_types():
                                                                    **k), **kw)
 
 
+def sec_with_widths():
+    """Roundings and conversions of the options: `initial` on 16-bit float sums (applied
+    before the one rounding), whole `initial`s that wrap, `dtype=float16` sums and means,
+    `linspace`'s float32 bounds."""
+    rng = np.random.default_rng(16)
+    case("sum", np.ones(2048, F16), initial=1)
+    case("sum", np.ones((3, 700), BF16), axis=1, initial=3)
+    case("prod", np.full((3, 683), 1.0, F16), axis=1, initial=3)
+    case("prod", mat(rng, F16, (2, 9)), axis=1, initial=1.5)
+    case("min", rand(rng, U8, (2, 5)), axis=1, initial=-1)
+    case("max", rand(rng, U32, (2, 5)), axis=0, initial=-1)
+    case("sum", rand(rng, I8, (3, 4)), dtype=I8, initial=300)
+    case("sum", rand(rng, I16, (3, 4)), axis=0, initial=70000)
+    for dt, dst in [(F32, F16), (I32, F16), (F32, BF16), (F16, F16), (BF16, BF16)]:
+        x = (rng.random((4, 7)) * 1000).astype(dt if dt != BF16 else F32)
+        x = x.astype(dt) if dt == BF16 else x
+        case("sum", x, axis=1, dtype=dst)
+        case("mean", x, axis=1, dtype=dst)
+        case("mean", x, dtype=dst)
+    case("linspace", start=1.0 + 2.0 ** -11 + 2.0 ** -30, stop=3.0, num=1, dtype=F16)
+    case("linspace", start=1.0 + 2.0 ** -11 + 2.0 ** -30, stop=3.0 + 2.0 ** -30, num=5,
+         dtype=F16)
+
+
 def main():
     sections = [v for k, v in sorted(globals().items()) if k.startswith("sec_")]
     only = sys.argv[1:]
