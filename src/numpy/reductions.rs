@@ -366,7 +366,8 @@ pub fn var(
 /// for integers; 16-bit floats compute in float32 and round at the end), centered on
 /// `mean` (by default the mean over the mask), squared, summed over the mask and divided
 /// by the mask's count less `ddof` (NaN where that is not positive). `dtype` must be a
-/// float dtype.
+/// float dtype here: JAX also computes a variance in an integer `dtype` (integer mean and
+/// quotient), which Olympus does not implement.
 ///
 /// ```
 /// use olympus::numpy::{self as np, ReduceOptions};
@@ -427,7 +428,11 @@ pub(super) fn variance(
     // JAX's _var_promote_types: the result's dtype, and the one it is computed in.
     let out = match options.dtype {
         Some(d) if !d.is_floating() => {
-            return Err(Error::dtype(func, &[d], "dtype must be a float dtype"));
+            return Err(Error::dtype(
+                func,
+                &[d],
+                "dtype must be a float dtype (a variance in an integer dtype is not implemented)",
+            ));
         }
         Some(d) => d,
         None if x.dtype().is_floating() => x.dtype(),
@@ -686,8 +691,8 @@ pub fn prod_with(
 
 /// A sum or product (`op`) of `x` with every option applied: the mask (the op's
 /// identity where it does not hold), the dtype, then `initial`, as JAX's `_reduction`:
-/// 16-bit float results are computed in float32 with `initial` applied before the one
-/// rounding (and `dtype=float16` sums float32 elements without rounding them first).
+/// without `dtype`, 16-bit float results are computed in float32 with `initial` applied
+/// before the one rounding; with it, in `dtype`.
 fn summed(
     func: &str,
     x: &Array,
@@ -707,9 +712,11 @@ fn summed(
         d if d.is_integer() => d.compute_dtype(),
         d => d,
     });
-    let compute = match result {
-        DType::Float16 | DType::BFloat16 => DType::Float32,
-        d => d,
+    // JAX upcasts 16-bit floats only when no `dtype` is given: `dtype=float16` converts
+    // the elements to float16 first (float32 [7e4, -7e4] sums to NaN).
+    let compute = match (options.dtype, result) {
+        (None, DType::Float16 | DType::BFloat16) => DType::Float32,
+        _ => result,
     };
     let r = finish(
         reduce_as(&x, &axes, op, compute)?,
