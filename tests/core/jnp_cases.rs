@@ -135,6 +135,13 @@ impl Params {
             .map(|s| s.parse().unwrap())
             .collect()
     }
+    /// JAX's `shape=` of the `_like` functions (an int or a list), when given.
+    pub(super) fn shape(&self, k: &str) -> Option<Vec<usize>> {
+        self.has(k).then(|| match self.raw(k) {
+            v if v.starts_with('[') => self.ints(k).iter().map(|&v| v as usize).collect(),
+            v => vec![v.parse::<usize>().expect("shape")],
+        })
+    }
     /// A scalar or a flat list, as floats.
     fn floats(&self, k: &str) -> Vec<f64> {
         list(self.raw(k)).iter().map(|s| num(s)).collect()
@@ -931,11 +938,7 @@ pub(super) fn call(
             one(r)
         }
         "full_like" | "zeros_like" | "ones_like" => {
-            // JAX's `shape=`: an int or a list.
-            let shape = p.has("shape").then(|| match p.raw("shape") {
-                v if v.starts_with('[') => p.ints("shape").iter().map(|&v| v as usize).collect(),
-                v => vec![v.parse::<usize>().expect("shape")],
-            });
+            let shape = p.shape("shape");
             let (x, d, shape) = (x0()?, p.dtype("dtype"), shape.as_deref());
             one(match name {
                 "full_like" => np::full_like_with(&x, x1()?, d, shape)?,

@@ -385,13 +385,6 @@ fn call_more(
         precision: np::Precision::Default,
         preferred_element_type: p.dtype("preferred_element_type"),
     };
-    // JAX's `shape=` of the `_like` functions (an int or a list).
-    let shape_opt = || {
-        p.has("shape").then(|| match p.raw("shape") {
-            v if v.starts_with('[') => usizes("shape"),
-            v => vec![v.parse::<usize>().expect("shape")],
-        })
-    };
     let with_options = masked_or_initial || a.get("mean").is_some() || dtype.is_some();
     let options = || {
         let mut o = np::ReduceOptions::from(dtype);
@@ -454,7 +447,11 @@ fn call_more(
         "zeros" => one(np::zeros(&usizes("shape"), dtype.expect("dtype"))?),
         "ones" => one(np::ones(&usizes("shape"), dtype.expect("dtype"))?),
         "empty" => one(np::empty(&usizes("shape"), dtype.expect("dtype"))?),
-        "empty_like" => one(np::empty_like_with(x0()?, dtype, shape_opt().as_deref())?),
+        "empty_like" => one(np::empty_like_with(
+            x0()?,
+            dtype,
+            p.shape("shape").as_deref(),
+        )?),
         // ---- shapes ----
         "reshape" => one(np::reshape(x0()?, &isizes("shape")[..])?),
         "ravel" => one(np::ravel(x0()?)?),
