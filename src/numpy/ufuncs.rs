@@ -524,32 +524,7 @@ pub fn floor_divide(x: impl ArrayLike, y: impl ArrayLike) -> Result<Array> {
     if !b.dtype().is_floating() || b.shape() == shape.as_slice() {
         return lax::binary(BinaryOp::FloorDiv, &spread(&a)?, &spread(&b)?);
     }
-    // JAX's _float_divmod, with XLA's product by the reciprocal for the division.
-    let (x, y) = (spread(&a)?, spread(&b)?);
-    let m = lax::binary(BinaryOp::Fmod, &x, &y)?;
-    let zero = super::zeros_like(&y)?;
-    let corrected = lax::select(
-        &lax::compare(CompareOp::Eq, &y, &zero)?,
-        &x,
-        &lax::binary(BinaryOp::Sub, &x, &m)?,
-    )?;
-    let d = times_reciprocal(&corrected, &b, &shape)?;
-    let off = super::logical_and(
-        super::not_equal(&m, 0)?,
-        super::not_equal(
-            lax::unary(UnaryOp::Sign, &y)?,
-            lax::unary(UnaryOp::Sign, &m)?,
-        )?,
-    )?;
-    let d = super::r#where(off, super::subtract(&d, 1)?, &d)?;
-    // lax.round rounds halves away from zero.
-    let t = lax::unary(UnaryOp::Trunc, &d)?;
-    let half = super::equal(super::abs(super::subtract(&d, &t)?)?, 0.5)?;
-    let r = super::r#where(
-        half,
-        super::add(&t, lax::unary(UnaryOp::Sign, &d)?)?,
-        lax::unary(UnaryOp::Round, &d)?,
-    )?;
+    let r = FLOOR_BY_RECIPROCAL.call((a.clone(), b.clone()))?;
     Ok(r.with_weak(a.weak_type() && b.weak_type()))
 }
 
@@ -576,6 +551,47 @@ numeric_binary! {
     /// Remainder with the sign of the divisor (`x % y`, NumPy's `mod`); `x % 0` is 0 for
     /// integers and NaN for floats.
     remainder => Rem;
+}
+
+type Pair = (Array, Array);
+type PairFn = fn(Pair) -> Result<Array>;
+
+/// The float quotient of a broadcast divisor, compiled once per shape and dtype (eagerly,
+/// its twenty operations would be as many launches).
+static FLOOR_BY_RECIPROCAL: std::sync::LazyLock<crate::jit::Jit<Pair, Array, PairFn>> =
+    std::sync::LazyLock::new(|| crate::jit::jit(floor_by_reciprocal as PairFn));
+
+/// JAX's `_float_divmod` quotient of `a` by the broadcast `b`, with XLA's product by the
+/// reciprocal for the division and `lax.round`'s halves away from zero.
+fn floor_by_reciprocal((a, b): Pair) -> Result<Array> {
+    let shape = crate::shape::broadcast_shapes_for("floor_divide", &[a.shape(), b.shape()])?;
+    let spread = |a: &Array| super::spread_to(a, &shape);
+    let (x, y) = (spread(&a)?, spread(&b)?);
+    let m = lax::binary(BinaryOp::Fmod, &x, &y)?;
+    let zero = super::zeros_like(&y)?;
+    let corrected = lax::select(
+        &lax::compare(CompareOp::Eq, &y, &zero)?,
+        &x,
+        &lax::binary(BinaryOp::Sub, &x, &m)?,
+    )?;
+    let d = times_reciprocal(&corrected, &b, &shape)?;
+    let off = super::logical_and(
+        super::not_equal(&m, 0)?,
+        super::not_equal(
+            lax::unary(UnaryOp::Sign, &y)?,
+            lax::unary(UnaryOp::Sign, &m)?,
+        )?,
+    )?;
+    let d = super::r#where(off, super::subtract(&d, 1)?, &d)?;
+    // lax.round rounds halves away from zero.
+    let t = lax::unary(UnaryOp::Trunc, &d)?;
+    let half = super::equal(super::abs(super::subtract(&d, &t)?)?, 0.5)?;
+    let r = super::r#where(
+        half,
+        super::add(&t, lax::unary(UnaryOp::Sign, &d)?)?,
+        lax::unary(UnaryOp::Round, &d)?,
+    )?;
+    Ok(r)
 }
 
 /// `x ** y`. Integer powers wrap (the full modular power, as NumPy computes it; JAX
